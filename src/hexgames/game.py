@@ -1,0 +1,225 @@
+"""The one small protocol through which everything game-agnostic talks to a game.
+
+The AI (:mod:`hexgames.ai`), the arena, the web app, the terminal game and the research
+integrations never import a game package directly and never branch on a game's name:
+they ask the registry (:func:`get_game`) for a :class:`Game` and use only what is declared
+here. A game package provides
+
+* a **position** class that satisfies :class:`GameState` (python-chess's ``Board``:
+  ``legal_actions``/``play``/``undo`` with make/unmake, not copies), and
+* one module-level :class:`Game` object that describes the game: its options, how to
+  read and write positions and records, how to draw it, how the web board turns clicks
+  into actions, a heuristic for the AI, and the fixed action-id / observation encoding
+  for research frameworks.
+
+Seats vs colours: seat 0 is the player who acts first in the game, seat 1 the other.
+In Benediction a seat keeps its colour; in Dendria the pie rule's ``swap`` exchanges the
+colours of the two seats. Results for tournaments and research are reported per seat.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+
+@dataclass(frozen=True)
+class Option:
+    """One rules option of a game, described so that CLIs, the web form and OpenSpiel's
+    game parameters can be generated from it without knowing the game.
+
+    ``kind`` is ``"int"`` or ``"bool"``; ``default`` may be ``None`` for "off"
+    (e.g. Benediction's unlimited ``supply``), in which case ``nullable`` is true.
+    """
+
+    name: str
+    kind: str
+    default: Any
+    help: str
+    minimum: int | None = None
+    maximum: int | None = None
+    nullable: bool = False
+
+
+@dataclass(frozen=True)
+class Gesture:
+    """How a person enters an action on the web board by clicking.
+
+    ``tool`` names a tool that must be selected first (``None`` for the default
+    select-and-move tool; e.g. ``"drop"``, ``"block"``). ``points`` are the labels clicked
+    in order (empty for actions entered by a button, such as ``end``/``pass``/``swap``).
+    ``label`` is a short text shown on a button when one click sequence completes more
+    than one action (e.g. ``"merge"``, ``"split 2"``), or for button-only actions.
+    """
+
+    tool: str | None
+    points: tuple[str, ...]
+    label: str
+
+
+@runtime_checkable
+class GameState(Protocol):
+    """What every position class provides (Benediction's and Dendria's ``Position``).
+
+    Actions are hashable values whose ``str()`` is the game's notation; ``play`` also
+    accepts that notation as a string. An action refused by ``play`` raises
+    :class:`hexgames.IllegalAction` and leaves the position exactly as it was.
+    """
+
+    @property
+    def rules(self) -> Any: ...
+
+    @property
+    def to_move(self) -> str:
+        """Colour to act now (``"red"``/``"blue"``, ``"dark"``/``"light"``)."""
+
+    @property
+    def current_seat(self) -> int:
+        """Seat (0 or 1) to act now."""
+
+    @property
+    def is_over(self) -> bool: ...
+
+    @property
+    def winner(self) -> str | None:
+        """Winning colour, ``"draw"``, or ``None`` while the game goes on."""
+
+    @property
+    def key(self) -> int:
+        """A hash of everything that decides the future of the game from here
+        (board, player to move, turn progress): equal positions have equal keys.
+        Maintained incrementally (Zobrist), so it is cheap to read."""
+
+    @property
+    def history(self) -> Sequence[Hashable]:
+        """Actions played since the start position, oldest first."""
+
+    def seat_of(self, color: str) -> int: ...
+
+    def color_of_seat(self, seat: int) -> str: ...
+
+    def returns(self) -> tuple[float, float]:
+        """Per seat: +1 win, -1 loss, 0 draw; ``(0.0, 0.0)`` while not over."""
+
+    def legal_actions(self) -> list[Any]:
+        """Every legal action (step) exactly once; empty when the game is over."""
+
+    def parse_action(self, text: str) -> Any:
+        """Read notation into an action of this position (raises ``IllegalAction`` when
+        malformed; does not check legality)."""
+
+    def play(self, action: Any) -> None: ...
+
+    def undo(self) -> None:
+        """Take back the last action (unlimited; raises ``IndexError`` at the start)."""
+
+    def copy(self) -> GameState:
+        """An independent position with the same state and history (undo still works)."""
+
+    def is_turn_start(self) -> bool:
+        """True when no action of the current turn has been played yet."""
+
+    def to_text(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class Game:
+    """Description of one game, as every game-agnostic part of hexgames sees it.
+
+    Each game package builds one instance (``hexgames.benediction.GAME``,
+    ``hexgames.dendria.GAME``) from its own functions.
+    """
+
+    name: str
+    title: str
+    #: Colours in seat order at the start: seat 0's colour first.
+    colors: tuple[str, str]
+    options: tuple[Option, ...]
+    #: ``make_rules(**options)`` -> validated, immutable rules object.
+    make_rules: Any
+    #: ``new_position(rules)`` -> start position.
+    new_position: Any
+    #: ``position_from_text(text, rules)`` -> position (``ValueError`` when malformed).
+    position_from_text: Any
+    #: ``write_record(position, tags: Mapping[str, str]) -> str``: the game record of
+    #: the position's history from its start.
+    write_record: Any
+    #: ``read_record(text) -> (position_at_end, tags)``.
+    read_record: Any
+    #: ``render_svg(position, highlights=(), **kw) -> str``; every point/cell element
+    #: carries ``data-point="<label>"`` so a front end can map clicks to labels.
+    render_svg: Any
+    #: ``render_text(position) -> str`` for terminals.
+    render_text: Any
+    #: ``gesture(position, action) -> Gesture`` for click-based input.
+    gesture: Any
+    #: ``heuristic(position) -> float`` in [-1, 1], positive when seat 0 stands better.
+    heuristic: Any
+    #: ``num_distinct_actions(rules) -> int``: size of the fixed action-id space.
+    num_distinct_actions: Any
+    #: ``action_to_id(position, action) -> int`` and ``action_from_id(position, id)``.
+    action_to_id: Any
+    action_from_id: Any
+    #: ``observation_shape(rules) -> tuple[int, ...]`` and
+    #: ``observation(position, seat) -> numpy.ndarray`` (float32, that shape).
+    observation_shape: Any
+    observation: Any
+    #: ``max_game_length(rules) -> int``: an upper bound on actions per game (for
+    #: research frameworks; games hitting it are scored as draws).
+    max_game_length: Any
+    #: ``rules_options(rules) -> dict``: the options a rules object was made with
+    #: (``make_rules(**rules_options(r)) == r``).
+    rules_options: Any
+    #: Free-form extras a game may offer (e.g. ``"queries"``); never required.
+    extras: Mapping[str, Any] = field(default_factory=dict)
+
+    def rules(self, **options: Any) -> Any:
+        return self.make_rules(**options)
+
+    def new(self, **options: Any) -> GameState:
+        """A start position with the given rules options."""
+        return self.new_position(self.make_rules(**options))
+
+
+#: Registered games: name -> "module:attribute" of their :class:`Game` object.
+REGISTRY: dict[str, str] = {
+    "benediction": "hexgames.benediction:GAME",
+    "dendria": "hexgames.dendria:GAME",
+}
+
+
+def game_names() -> list[str]:
+    return list(REGISTRY)
+
+
+def get_game(name: str) -> Game:
+    """The :class:`Game` registered under ``name`` (case-insensitive).
+
+    Raises ``ValueError`` listing the known games when the name is unknown.
+    """
+    key = name.strip().lower()
+    if key not in REGISTRY:
+        raise ValueError(f"unknown game {name!r}; known games: {', '.join(REGISTRY)}")
+    module_name, attribute = REGISTRY[key].split(":")
+    return getattr(importlib.import_module(module_name), attribute)
+
+
+def parse_option_value(option: Option, raw: str) -> Any:
+    """Convert a command-line/web string to the option's type (``ValueError`` if not)."""
+    text = raw.strip().lower()
+    if option.nullable and text in {"", "none", "off", "unlimited"}:
+        return None
+    if option.kind == "bool":
+        if text in {"1", "true", "yes", "on"}:
+            return True
+        if text in {"0", "false", "no", "off"}:
+            return False
+        raise ValueError(f"option {option.name} expects true/false, got {raw!r}")
+    if option.kind == "int":
+        try:
+            return int(text)
+        except ValueError:
+            raise ValueError(f"option {option.name} expects an integer, got {raw!r}") from None
+    raise ValueError(f"option {option.name} has unknown kind {option.kind!r}")
