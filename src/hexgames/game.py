@@ -223,3 +223,24 @@ def parse_option_value(option: Option, raw: str) -> Any:
         except ValueError:
             raise ValueError(f"option {option.name} expects an integer, got {raw!r}") from None
     raise ValueError(f"option {option.name} has unknown kind {option.kind!r}")
+
+
+def lazy(target: str) -> Any:
+    """A callable standing for ``"module:function"``, imported on first call.
+
+    Game descriptions use it so that importing a game's rules engine does not import its
+    renderer, AI evaluation or research encoding (and so that those modules may import
+    the engine without a cycle).
+    """
+    module_name, attribute = target.split(":")
+    resolved: list[Any] = []
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if not resolved:
+            resolved.append(getattr(importlib.import_module(module_name), attribute))
+        return resolved[0](*args, **kwargs)
+
+    call.__name__ = attribute
+    call.__qualname__ = attribute
+    call.__doc__ = f"Calls {target} (imported on first use)."
+    return call

@@ -1,0 +1,34 @@
+"""The :class:`hexgames.game.Game` description of Dendria.
+
+This is the only object the AI, arena, web app and research integrations use to reach
+Dendria. Functions are referenced lazily so that the engine imports nothing else.
+"""
+
+from __future__ import annotations
+
+from hexgames.dendria.position import Position
+from hexgames.dendria.rules import OPTIONS, Rules
+from hexgames.game import Game, lazy
+
+GAME = Game(
+    name="dendria",
+    title="Dendria",
+    colors=("dark", "light"),
+    options=OPTIONS,
+    make_rules=Rules,
+    new_position=lambda rules=None: Position.initial(rules),
+    position_from_text=lambda text, rules=None: Position.from_text(text, rules),
+    write_record=lazy("hexgames.dendria.records:write_record"),
+    read_record=lazy("hexgames.dendria.records:read_record"),
+    render_svg=lazy("hexgames.dendria.render:svg"),
+    render_text=lazy("hexgames.dendria.render:ascii_board"),
+    gesture=lazy("hexgames.dendria.gestures:gesture"),
+    heuristic=lazy("hexgames.dendria.evaluation:heuristic"),
+    num_distinct_actions=lazy("hexgames.dendria.encoding:num_distinct_actions"),
+    action_to_id=lazy("hexgames.dendria.encoding:action_to_id"),
+    action_from_id=lazy("hexgames.dendria.encoding:action_from_id"),
+    observation_shape=lazy("hexgames.dendria.encoding:observation_shape"),
+    observation=lazy("hexgames.dendria.encoding:observation"),
+    max_game_length=lazy("hexgames.dendria.encoding:max_game_length"),
+    rules_options=lambda rules: rules.as_dict(),
+)
