@@ -31,4 +31,6 @@ GAME = Game(
     observation=lazy("hexgames.benediction.encoding:observation"),
     max_game_length=lazy("hexgames.benediction.encoding:max_game_length"),
     rules_options=lambda rules: rules.as_dict(),
+    # Variants `python -m hexgames.bench` measures when none is named.
+    extras={"bench_variants": ({"max_turns": 200},)},
 )

@@ -31,4 +31,6 @@ GAME = Game(
     observation=lazy("hexgames.dendria.encoding:observation"),
     max_game_length=lazy("hexgames.dendria.encoding:max_game_length"),
     rules_options=lambda rules: rules.as_dict(),
+    # Variants `python -m hexgames.bench` measures when none is named.
+    extras={"bench_variants": ({"size": 5}, {"size": 7})},
 )

@@ -1,0 +1,94 @@
+"""Strength levels 1..5 and the player-spec mini-language of the arena.
+
+Levels are the settings a person picks in the terminal game or the web app; each is one
+fixed configuration so that results in ``docs/ai.md`` stay comparable. Budgets 1..4 are
+iteration counts (reproducible with a seed, and independent of machine load, which keeps
+tournaments fair on a busy machine); level 5 is time-limited, the strongest this machine
+allows in about 5 s per turn.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from hexgames.ai.base import Player, resolve_game
+from hexgames.ai.mcts import MCTSPlayer
+from hexgames.ai.simple import GreedyPlayer, RandomPlayer
+from hexgames.game import Game
+
+
+@dataclass(frozen=True)
+class Level:
+    """Settings of one strength level (see :func:`player`)."""
+
+    number: int
+    description: str
+    #: ``None``: greedy one-ply player with this much noise.
+    iterations: int | None = None
+    time_limit: float | None = None
+    noise: float = 0.0
+
+
+LEVELS: dict[int, Level] = {
+    1: Level(1, "beginner: greedy one-ply on the heuristic, with noise", noise=0.5),
+    2: Level(2, "casual: MCTS, 150 iterations per action", iterations=150),
+    3: Level(3, "club: MCTS, 600 iterations per action (about 1 s per turn)", iterations=600),
+    4: Level(4, "strong: MCTS, 1500 iterations per action", iterations=1500),
+    5: Level(5, "strongest: MCTS, 2.5 s per action (about 5 s per turn)", time_limit=2.5),
+}
+
+
+def player(game: Game | str, level: int, seed: int | None = None) -> Player:
+    """A player of strength ``level`` (1 = beginner .. 5 = strongest) for ``game``."""
+    if level not in LEVELS:
+        raise ValueError(f"level must be one of {sorted(LEVELS)}, got {level!r}")
+    settings = LEVELS[level]
+    resolved = resolve_game(game)
+    name = f"L{level}"
+    if settings.iterations is None and settings.time_limit is None:
+        return GreedyPlayer(seed, game=resolved, noise=settings.noise, name=name)
+    return MCTSPlayer(
+        resolved,
+        iterations=settings.iterations,
+        time_limit=settings.time_limit,
+        seed=seed,
+        name=name,
+    )
+
+
+_MCTS_SPEC = re.compile(r"^mcts(?::(?P<amount>\d+(?:\.\d+)?)(?P<unit>s?))?$")
+
+
+def from_spec(game: Game | str, spec: str, seed: int | None = None) -> Player:
+    """Build a player from a short spec, as used by ``hexgames arena --players``.
+
+    ``random``, ``greedy``, ``L1`` .. ``L5`` (also ``level3``), ``mcts`` (1000
+    iterations), ``mcts:400`` (400 iterations per action) or ``mcts:2s`` (2 seconds per
+    action). ``ValueError`` names the accepted forms for anything else.
+    """
+    text = spec.strip().lower()
+    resolved = resolve_game(game)
+    if text == "random":
+        return RandomPlayer(seed)
+    if text == "greedy":
+        return GreedyPlayer(seed, game=resolved)
+    level = re.fullmatch(r"(?:l|level)(\d+)", text)
+    if level:
+        return player(resolved, int(level.group(1)), seed)
+    mcts = _MCTS_SPEC.match(text)
+    if mcts:
+        amount, unit = mcts.group("amount"), mcts.group("unit")
+        options: dict[str, Any] = {}
+        if amount is not None and unit == "s":
+            options["time_limit"] = float(amount)
+        elif amount is not None:
+            if "." in amount:
+                raise ValueError(f"player spec {spec!r}: iterations must be a whole number")
+            options["iterations"] = int(amount)
+        return MCTSPlayer(resolved, seed=seed, name=text, **options)
+    raise ValueError(
+        f"unknown player spec {spec!r}; expected random, greedy, L1..L5, mcts, "
+        "mcts:ITERATIONS or mcts:SECONDSs"
+    )

@@ -1,0 +1,392 @@
+"""Monte Carlo tree search (UCT) over single actions, with game knowledge.
+
+Design choices, and why:
+
+* **One tree level per action.** A Benediction turn is two levels and a Dendria turn is as
+  many levels as it has steps. Each node records the seat to move there
+  (``position.current_seat``), which stays the same across the actions of one turn, so
+  values are backed up from the point of view of whoever chose each action.
+* **Make/unmake.** One copy of the position per ``choose``; every iteration plays down the
+  tree and undoes back up, which is much cheaper than copying positions.
+* **Progressive widening** with children ordered by the game's cheap priors (root children
+  by the heuristic after each action): a node of ``n`` visits considers only its first
+  ``widen_base + widen_factor * sqrt(n)`` children, so the search goes deep along
+  promising lines instead of spreading thinly over a hundred actions.
+* **Cut-off playouts.** A new leaf plays ``playout_depth`` random actions and then asks
+  ``GAME.heuristic`` (a value in [-1, 1] for seat 0); with ``use_heuristic=False`` it plays
+  random actions to the end instead (classic MCTS, slow on long games).
+* **Exact tactics inside the tree (a light MCTS-solver).** A new node whose player to move
+  has an immediately winning action (the game's fast ``winning_actions`` hook) is a proven
+  win for that player; proven results propagate upwards (a win for the player to move if
+  one child wins, a loss if every action loses), proven losses are never selected, and
+  proven values are backed up exactly.
+* **A tactical layer at the root** (:mod:`hexgames.ai.tactics`): always take a win within
+  the turn, and never choose an action after which every way of finishing the turn lets the
+  opponent win at once, when a safe action exists.
+* **Tree reuse.** The root is kept between calls; when the new position continues the old
+  one (its ``history`` extends the root's history and every action since is in the tree),
+  the matching subtree becomes the new root with its statistics.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from typing import Any
+
+from hexgames.ai.base import require_actions, resolve_game, seat_sign
+from hexgames.ai.knowledge import Knowledge, knowledge
+from hexgames.ai.tactics import Budget, first_safe, winning_action
+from hexgames.game import Game, GameState
+
+#: A node's ``result`` is its exact value for seat 0 once proven (terminal or solved).
+_UNSOLVED = None
+
+
+class Node:
+    """One position in the tree, reached by ``action`` from its parent."""
+
+    __slots__ = (
+        "action",
+        "children",
+        "index",
+        "key",
+        "mover",
+        "next_child",
+        "order",
+        "result",
+        "seat",
+        "value",
+        "visits",
+    )
+
+    def __init__(self, action: Any, mover: int) -> None:
+        self.action = action
+        #: Seat that played ``action`` (values are summed from its point of view).
+        self.mover = mover
+        self.seat = -1  # seat to move here; set when first visited
+        self.key: int | None = None
+        self.visits = 0
+        self.value = 0.0
+        self.result: float | None = _UNSOLVED
+        #: Actions in the order they will be expanded (None until the node is expanded).
+        self.order: list[Any] | None = None
+        self.next_child = 0
+        self.children: list[Node] = []
+        self.index: dict[Any, Node] = {}
+
+    def mean(self) -> float:
+        """Mean value from the mover's point of view (exact when solved)."""
+        if self.result is not None:
+            return seat_sign(self.mover) * self.result
+        return self.value / self.visits if self.visits else 0.0
+
+    def __repr__(self) -> str:
+        return f"Node({self.action!s}, n={self.visits}, q={self.mean():+.3f})"
+
+
+class MCTSPlayer:
+    """UCT search over single actions with heuristic cut-offs and a tactical layer.
+
+    Budget: ``iterations`` (reproducible with ``seed``), ``time_limit`` seconds per
+    call, or both (whichever ends first; then results depend on machine speed). With
+    neither, 1000 iterations. Calls for a later action of a turn already started
+    (Benediction's second action, Dendria's follow-up steps) get ``continuation_share``
+    of the budget: the tree kept from the first call already covers them.
+    """
+
+    def __init__(
+        self,
+        game: Game | str,
+        *,
+        time_limit: float | None = None,
+        iterations: int | None = None,
+        seed: int | None = None,
+        exploration: float = 0.6,
+        use_heuristic: bool = True,
+        playout_depth: int = 2,
+        widen_base: float = 3.0,
+        widen_factor: float = 1.0,
+        tactics: bool = True,
+        tactics_budget: int = 4000,
+        reuse_tree: bool = True,
+        continuation_share: float = 0.5,
+        name: str | None = None,
+    ) -> None:
+        if time_limit is not None and time_limit <= 0:
+            raise ValueError(f"time_limit must be positive, got {time_limit}")
+        if iterations is not None and iterations < 1:
+            raise ValueError(f"iterations must be at least 1, got {iterations}")
+        if not 0 < continuation_share <= 1:
+            raise ValueError(f"continuation_share must be in (0, 1], got {continuation_share}")
+        self.game = resolve_game(game)
+        self.time_limit = time_limit
+        self.iterations = iterations if iterations is not None or time_limit else 1000
+        self.exploration = exploration
+        self.use_heuristic = use_heuristic
+        self.playout_depth = playout_depth
+        self.widen_base = widen_base
+        self.widen_factor = widen_factor
+        self.tactics = tactics
+        self.tactics_budget = tactics_budget
+        self.reuse_tree = reuse_tree
+        self.continuation_share = continuation_share
+        self.name = name or self._default_name()
+        self._seed = seed
+        self._rng = random.Random(seed)
+        self._know: Knowledge = knowledge(self.game)
+        self._root: Node | None = None
+        self._root_history: tuple[Any, ...] = ()
+        #: Statistics of the last ``choose`` (for tests, logs and tuning).
+        self.last_stats: dict[str, Any] = {}
+
+    def _default_name(self) -> str:
+        budget = f"{self.iterations}it" if self.iterations else f"{self.time_limit}s"
+        return f"mcts-{budget}"
+
+    def reset(self) -> None:
+        """Forget the kept tree and restart the random sequence (call between games)."""
+        self._root = None
+        self._root_history = ()
+        self._rng = random.Random(self._seed)
+
+    # ------------------------------------------------------------------ choose
+    def choose(self, position: GameState) -> Any:
+        actions = require_actions(position)
+        started = time.perf_counter()
+        self.last_stats = {"iterations": 0, "reason": "search", "reused": 0}
+        if len(actions) == 1:
+            self.last_stats["reason"] = "forced"
+            return actions[0]
+        work = position.copy()
+        if self.tactics:
+            win = winning_action(self._know, work, depth=2, budget=Budget(self.tactics_budget))
+            if win is not None:
+                self.last_stats["reason"] = "win"
+                return win
+        root = self._take_root(work)
+        share = 1.0 if work.is_turn_start() else self.continuation_share
+        iterations = None if self.iterations is None else max(1, int(self.iterations * share))
+        deadline = None if self.time_limit is None else started + self.time_limit * share
+        done = self._search(work, root, iterations, deadline)
+        self.last_stats["iterations"] = done
+        choice = self._final_choice(work, root)
+        self.last_stats["seconds"] = time.perf_counter() - started
+        return choice
+
+    def _final_choice(self, work: GameState, root: Node) -> Any:
+        """Most visited child that the tactical layer accepts."""
+        assert root.order is not None
+        seat = root.seat
+        sign = seat_sign(seat)
+        if root.result is not None and sign * root.result > 0:
+            for child in root.children:
+                if child.result is not None and sign * child.result > 0:
+                    self.last_stats["reason"] = "proven win"
+                    return child.action
+        ranked = sorted(
+            root.children,
+            key=lambda c: (c.result is None or sign * c.result >= 0, c.visits, c.mean()),
+            reverse=True,
+        )
+        candidates = [c.action for c in ranked]
+        candidates += [a for a in root.order[root.next_child :]]
+        if not self.tactics:
+            return candidates[0]
+
+        def preferred(action: Any) -> list[Any]:
+            child = root.index.get(action)
+            if child is None:
+                return []
+            return [c.action for c in sorted(child.children, key=lambda c: -c.visits)]
+
+        safe = first_safe(
+            self._know, work, candidates, budget=Budget(self.tactics_budget), preferred=preferred
+        )
+        if safe is None:
+            self.last_stats["reason"] = "no safe action found"
+            return candidates[0]
+        if safe != candidates[0]:
+            self.last_stats["reason"] = "safety"
+        return safe
+
+    # ------------------------------------------------------------- tree reuse
+    def _take_root(self, position: GameState) -> Node:
+        history = tuple(position.history)
+        root = self._root if self.reuse_tree else None
+        if root is not None and history[: len(self._root_history)] == self._root_history:
+            for action in history[len(self._root_history) :]:
+                root = root.index.get(action)
+                if root is None:
+                    break
+            if root is not None and root.key == position.key and root.seat == position.current_seat:
+                self.last_stats["reused"] = root.visits
+            else:
+                root = None
+        else:
+            root = None
+        if root is None:
+            root = Node(None, 1 - position.current_seat)
+        root.action = None
+        self._root = root
+        self._root_history = history
+        return root
+
+    # ---------------------------------------------------------------- search
+    def _search(
+        self, pos: GameState, root: Node, iterations: int | None, deadline: float | None
+    ) -> int:
+        if root.order is None:
+            self._visit_new(root, pos)
+            self._expand(root, pos, at_root=True)
+        elif root.result is None:
+            self._reorder_root(root, pos)
+        done = 0
+        clock = time.perf_counter
+        while root.result is None:
+            if iterations is not None and done >= iterations:
+                break
+            if deadline is not None and done % 16 == 0 and clock() >= deadline:
+                break
+            self._iterate(pos, root)
+            done += 1
+        return done
+
+    def _iterate(self, pos: GameState, root: Node) -> None:
+        node = root
+        path = [root]
+        played = 0
+        try:
+            while True:
+                if node.result is not None:
+                    value = node.result
+                    break
+                if node.order is None:
+                    self._expand(node, pos)
+                child = self._select(node, pos)
+                if child is None:  # every action proven lost: node got solved
+                    value = node.result if node.result is not None else 0.0
+                    break
+                pos.play(child.action)
+                played += 1
+                path.append(child)
+                if child.visits == 0:
+                    value = self._visit_new(child, pos)
+                    break
+                node = child
+        finally:
+            for _ in range(played):
+                pos.undo()
+        self._backup(path, value)
+
+    def _visit_new(self, node: Node, pos: GameState) -> float:
+        """First visit of a node: exact value if decided, else a playout estimate."""
+        node.seat = pos.current_seat
+        node.key = pos.key
+        if pos.is_over:
+            node.result = float(pos.returns()[0])
+            return node.result
+        if self.tactics and self._know.fast_wins and self._know.winning_actions(pos):
+            node.result = seat_sign(node.seat)
+            return node.result
+        return self._playout(pos)
+
+    def _playout(self, pos: GameState) -> float:
+        know = self._know
+        rng = self._rng
+        played = 0
+        limit = self.playout_depth if self.use_heuristic else 10_000
+        try:
+            while played < limit and not pos.is_over:
+                pos.play(know.random_action(pos, rng))
+                played += 1
+            if pos.is_over:
+                return float(pos.returns()[0])
+            if not self.use_heuristic:
+                return 0.0
+            return float(know.heuristic(pos))
+        finally:
+            for _ in range(played):
+                pos.undo()
+
+    def _expand(self, node: Node, pos: GameState, *, at_root: bool = False) -> None:
+        """Fix the order in which ``node``'s actions will be tried."""
+        actions = list(pos.legal_actions())
+        self._rng.shuffle(actions)  # random tie-breaks, reproducible with the seed
+        if at_root and self.use_heuristic:
+            actions = self._by_heuristic(node, pos, actions)
+        elif self._know.action_priors is not None:
+            priors = self._know.action_priors(pos, actions)
+            ranked = sorted(zip(priors, range(len(actions)), actions, strict=True), reverse=True)
+            actions = [a for _, _, a in ranked]
+        node.order = actions
+
+    def _by_heuristic(self, node: Node, pos: GameState, actions: list[Any]) -> list[Any]:
+        """``actions`` sorted by the heuristic one action later, best for the mover first.
+
+        Worth its cost only at the root, where it decides which children the widening
+        lets in first; deeper nodes use the game's cheap priors.
+        """
+        sign = seat_sign(node.seat)
+        scores = {}
+        for action in actions:
+            pos.play(action)
+            try:
+                if pos.is_over:
+                    scores[action] = 10.0 * pos.returns()[node.seat]
+                else:
+                    scores[action] = sign * self._know.heuristic(pos)
+            finally:
+                pos.undo()
+        return sorted(actions, key=lambda a: -scores[a])
+
+    def _reorder_root(self, root: Node, pos: GameState) -> None:
+        """A reused root was ordered by cheap priors when it was an inner node: order its
+        not yet expanded actions by the heuristic now that it is the root."""
+        assert root.order is not None
+        if self.use_heuristic and root.next_child < len(root.order):
+            rest = self._by_heuristic(root, pos, root.order[root.next_child :])
+            root.order[root.next_child :] = rest
+
+    def _select(self, node: Node, pos: GameState) -> Node | None:
+        """UCT among the children the widening allows; expands one more when due."""
+        order = node.order
+        assert order is not None
+        sign = seat_sign(node.seat)
+        allowed = self.widen_base + self.widen_factor * math.sqrt(node.visits)
+        live = 0
+        best: Node | None = None
+        best_score = -math.inf
+        log_n = math.log(node.visits + 1)
+        c = self.exploration
+        for child in node.children:
+            if child.result is not None:
+                exact = sign * child.result
+                if exact > 0:  # a proven win for the player to move here
+                    node.result = child.result
+                    return child
+                if exact < 0:
+                    continue
+            live += 1
+            score = child.mean() + c * math.sqrt(log_n / child.visits)
+            if score > best_score:
+                best, best_score = child, score
+        if node.next_child < len(order) and (live < allowed or best is None):
+            action = order[node.next_child]
+            node.next_child += 1
+            child = Node(action, node.seat)
+            node.children.append(child)
+            node.index[action] = child
+            return child
+        if best is None:
+            # Every action is expanded and proven: the node takes its best exact value.
+            node.result = max(node.children, key=lambda ch: sign * ch.result).result
+            return None
+        return best
+
+    @staticmethod
+    def _backup(path: list[Node], value: float) -> None:
+        for node in path:
+            node.visits += 1
+            node.value += seat_sign(node.mover) * value

@@ -1,0 +1,163 @@
+"""``hexgames arena``: a tournament between AI players, with records, tables and Elo.
+
+Example::
+
+    hexgames arena benediction --players random,greedy,L1,L3 --games 20 --jobs 2 \\
+        --set max_turns=150 --out arena-bene
+
+Every game is saved as a game record (``GAME.write_record``) in the output directory,
+next to ``results.csv`` (one line per game) and ``summary.md`` (the tables).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from rich.console import Console
+
+from hexgames.ai.levels import from_spec
+from hexgames.arena.match import GameResult
+from hexgames.arena.options import parse_settings
+from hexgames.arena.progress import game_progress
+from hexgames.arena.standings import Standings, head_to_head_table, results_table, standings
+from hexgames.arena.tournament import (
+    Setup,
+    default_jobs,
+    gauntlet,
+    round_robin,
+    run_all,
+    save_record,
+)
+from hexgames.game import game_names, get_game
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("game", choices=game_names(), help="which game to play")
+    parser.add_argument(
+        "--players",
+        default="random,greedy",
+        help="comma-separated player specs: random, greedy, L1..L5, mcts, mcts:ITERATIONS, "
+        "mcts:SECONDSs (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--gauntlet",
+        action="store_true",
+        help="the first player meets every other player (default: round robin, everyone "
+        "meets everyone)",
+    )
+    parser.add_argument(
+        "--games", type=int, default=10,
+        help="games per pairing, seats alternating (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--jobs", type=int, default=default_jobs(),
+        help="worker processes (default: all cores, %(default)s)",
+    )
+    parser.add_argument(
+        "--set", dest="settings", action="append", default=[], metavar="OPTION=VALUE",
+        help="rules option, repeatable (e.g. --set max_turns=150)",
+    )
+    parser.add_argument(
+        "--max-actions", type=int, default=None,
+        help="stop a game after this many actions and score it a draw "
+        "(default: the game's own bound)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="tournament seed (default: 0)")
+    parser.add_argument(
+        "--out", type=Path, default=Path("arena-results"),
+        help="directory for game records, results.csv and summary.md (default: %(default)s)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    console = Console()
+    game = get_game(args.game)
+    specs = [s.strip() for s in args.players.split(",") if s.strip()]
+    try:
+        options = parse_settings(game, args.settings)
+        for spec in specs:
+            from_spec(game, spec)  # refuse bad specs before starting any process
+        if args.gauntlet:
+            tasks = gauntlet(specs[0], specs[1:], args.games, args.seed)
+        else:
+            tasks = round_robin(specs, args.games, args.seed)
+        if args.jobs < 1:
+            raise ValueError(f"--jobs must be at least 1, got {args.jobs}")
+    except ValueError as error:
+        console.print(f"[red]error:[/red] {error}")
+        return 2
+    args.out.mkdir(parents=True, exist_ok=True)
+    setup = Setup(args.game, options, max_actions=args.max_actions)
+    console.print(
+        f"{game.title}: {len(tasks)} games between {', '.join(specs)} on {args.jobs} "
+        f"process(es); options: {options or 'default'}; records in {args.out}/"
+    )
+    started = time.perf_counter()
+    with game_progress(console) as progress:
+        bar = progress.add_task("arena", total=len(tasks))
+
+        def finished(result: GameResult) -> None:
+            save_record(args.out, result)
+            progress.advance(bar)
+
+        results = run_all(setup, tasks, jobs=args.jobs, on_result=finished)
+    elapsed = time.perf_counter() - started
+    table = standings(results, specs)
+    console.print(results_table(table))
+    console.print(head_to_head_table(table))
+    rate = len(results) / elapsed if elapsed > 0 else float("inf")
+    console.print(
+        f"seat 0 scored {100 * table.seat0_score:.1f}% "
+        f"(first-move advantage {table.ratings.first_move:+.0f} ± "
+        f"{table.ratings.first_move_margin:.0f} Elo)"
+    )
+    console.print(f"{len(results)} games in {elapsed:.1f} s: {rate:.2f} games/s "
+                  f"({args.jobs} process(es))")
+    write_csv(args.out / "results.csv", results)
+    (args.out / "summary.md").write_text(
+        summary_markdown(game.title, options, table, len(results), elapsed, args.jobs),
+        encoding="utf-8",
+    )
+    return 0
+
+
+def write_csv(path: Path, results: Sequence[GameResult]) -> None:
+    """One line per game, for spreadsheets and further analysis."""
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["game", "seat0", "seat1", "seat0_result", "turns", "actions",
+                         "end_reason", "seconds"])
+        for r in results:
+            writer.writerow([r.index + 1, r.players[0], r.players[1], r.returns[0], r.turns,
+                             r.actions, r.end_reason, f"{r.seconds:.2f}"])
+
+
+def summary_markdown(title: str, options: dict, table: Standings, games: int,
+                     seconds: float, jobs: int) -> str:
+    """The tables of a tournament as Markdown (for docs and issue comments)."""
+    lines = [
+        f"# {title} arena",
+        "",
+        f"Options: {options or 'default'}. {games} games in {seconds:.1f} s on {jobs} "
+        f"process(es): {games / seconds if seconds else 0:.2f} games/s.",
+        "",
+        "| player | games | wins | draws | losses | score | Elo (95%) |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for line in table.lines:
+        rating = table.ratings.of(line.name)
+        lines.append(
+            f"| {line.name} | {line.games} | {line.wins} | {line.draws} | {line.losses} | "
+            f"{100 * line.score:.1f}% | {rating.elo:+.0f} ± {rating.margin:.0f} |"
+        )
+    lines += [
+        "",
+        f"Seat 0 scored {100 * table.seat0_score:.1f}%; first-move advantage "
+        f"{table.ratings.first_move:+.0f} ± {table.ratings.first_move_margin:.0f} Elo.",
+        "",
+    ]
+    return "\n".join(lines)

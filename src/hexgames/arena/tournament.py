@@ -1,0 +1,157 @@
+"""Tournaments: who plays whom, in which seat, on how many processes.
+
+A tournament is a list of :class:`Pairing` tasks (one game each) built by
+:func:`round_robin` or :func:`gauntlet`; every pair plays an even number of games split
+between the two seatings, so no player gets the first move more often. Tasks carry only
+plain data (game name, rules options, player specs, seed), so they can run in worker
+processes that rebuild game and players themselves.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hexgames.ai.levels import from_spec
+from hexgames.arena.match import GameResult, play_game
+from hexgames.game import Game, get_game
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """One game to play: ``specs[s]`` sits in seat s."""
+
+    index: int
+    specs: tuple[str, str]
+    seed: int
+
+
+def round_robin(specs: Sequence[str], games_per_pair: int, seed: int = 0) -> list[Pairing]:
+    """Every pair of players meets ``games_per_pair`` times, seats alternating."""
+    _check(specs, games_per_pair)
+    pairs = list(itertools.combinations(specs, 2))
+    return _schedule(pairs, games_per_pair, seed)
+
+
+def gauntlet(
+    challenger: str, opponents: Sequence[str], games_per_pair: int, seed: int = 0
+) -> list[Pairing]:
+    """``challenger`` meets each opponent ``games_per_pair`` times, seats alternating."""
+    _check([challenger, *opponents], games_per_pair)
+    return _schedule([(challenger, o) for o in opponents], games_per_pair, seed)
+
+
+def _check(specs: Sequence[str], games_per_pair: int) -> None:
+    if len(specs) < 2:
+        raise ValueError("a tournament needs at least two players")
+    if len(set(specs)) != len(specs):
+        raise ValueError(f"players must be distinct, got {list(specs)}")
+    if games_per_pair < 1:
+        raise ValueError(f"games per pairing must be at least 1, got {games_per_pair}")
+
+
+def _schedule(pairs: Sequence[tuple[str, str]], games: int, seed: int) -> list[Pairing]:
+    tasks = []
+    for round_number in range(games):
+        for a, b in pairs:  # interleave pairings so partial results stay balanced
+            specs = (a, b) if round_number % 2 == 0 else (b, a)
+            index = len(tasks)
+            tasks.append(Pairing(index, specs, seed * 1_000_003 + index))
+    return tasks
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What every game of a tournament shares."""
+
+    game: str
+    options: Mapping[str, Any]
+    max_actions: int | None = None
+    track_branching: bool = False
+
+
+def run_pairing(setup: Setup, task: Pairing, game: Game | None = None) -> GameResult:
+    """Play one scheduled game (in whichever process calls it)."""
+    game = game or get_game(setup.game)
+    rules = game.make_rules(**dict(setup.options))
+    players = [from_spec(game, spec, seed=task.seed * 2 + seat)
+               for seat, spec in enumerate(task.specs)]
+    for player, spec in zip(players, task.specs, strict=True):
+        player.name = spec  # results are reported per spec, e.g. "L3"
+    tags = {"Game": game.title, "Options": _options_text(setup.options)}
+    max_actions = setup.max_actions
+    if max_actions is None:
+        max_actions = game.max_game_length(rules)
+    return play_game(game, rules, players, index=task.index, max_actions=max_actions,
+                     track_branching=setup.track_branching, tags=tags)
+
+
+def _options_text(options: Mapping[str, Any]) -> str:
+    return " ".join(f"{k}={v}" for k, v in sorted(options.items())) or "default"
+
+
+def run_all(
+    setup: Setup,
+    tasks: Sequence[Pairing],
+    *,
+    jobs: int = 1,
+    game: Game | None = None,
+    on_result: Callable[[GameResult], None] | None = None,
+) -> list[GameResult]:
+    """Play ``tasks`` on ``jobs`` processes; results in task order.
+
+    ``jobs == 1`` plays in this process (and may use an unregistered ``game`` object,
+    as tests do). ``on_result`` is called as each game finishes (progress bars,
+    writing records).
+    """
+    if jobs < 1:
+        raise ValueError(f"jobs must be at least 1, got {jobs}")
+    results: dict[int, GameResult] = {}
+
+    def done(result: GameResult) -> None:
+        results[result.index] = result
+        if on_result is not None:
+            on_result(result)
+
+    if jobs == 1 or len(tasks) <= 1:
+        for task in tasks:
+            done(run_pairing(setup, task, game))
+    else:
+        for result in _in_processes(setup, tasks, jobs):
+            done(result)
+    return [results[t.index] for t in tasks]
+
+
+def _in_processes(setup: Setup, tasks: Sequence[Pairing], jobs: int) -> Iterator[GameResult]:
+    """Results as they complete, keeping at most ``2 * jobs`` tasks in flight."""
+    with ProcessPoolExecutor(max_workers=min(jobs, len(tasks))) as pool:
+        pending = iter(tasks)
+        running: set[Future[GameResult]] = set()
+        for task in itertools.islice(pending, 2 * jobs):
+            running.add(pool.submit(run_pairing, setup, task))
+        while running:
+            finished, running = wait(running, return_when=FIRST_COMPLETED)
+            for future in finished:
+                yield future.result()
+                for task in itertools.islice(pending, 1):
+                    running.add(pool.submit(run_pairing, setup, task))
+
+
+def default_jobs() -> int:
+    """All cores this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return os.cpu_count() or 1
+
+
+def save_record(directory: Path, result: GameResult) -> Path:
+    """Write one game's record as ``game-0001.txt`` (1-based, in schedule order)."""
+    path = directory / f"game-{result.index + 1:04d}.txt"
+    path.write_text(result.record, encoding="utf-8")
+    return path

@@ -1,0 +1,152 @@
+"""Precomputed Benediction geometry per board side: walls, portal rays, block adjacency,
+Zobrist keys and cached action objects.
+
+Everything the move generator asks about the board's shape is answered by a table
+lookup, computed once per side (:func:`tables`), so that the hot loop only reads lists.
+
+Colour codes used by the engine (and these tables): ``EMPTY=0, RED=1, BLUE=2, BLOCK=3``.
+Man flags are a bit mask: ``KING=1, BLESSED=2, CURSED=4, LOCKED=8``.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from functools import cache
+
+from hexgames.benediction.actions import Action
+from hexgames.hexgrid import NE, NW, SE, SW, HexBoard, N, S, board, opposite
+
+EMPTY, RED, BLUE, BLOCK = 0, 1, 2, 3
+KING, BLESSED, CURSED, LOCKED = 1, 2, 4, 8
+COLOR_NAMES = ("", "red", "blue")
+#: Longest travel any stack can make (the largest allowed ``max_stack``).
+MAX_TRAVEL = 15
+#: Forward directions per colour: the only directions in which the portal works.
+FORWARD = {RED: (N, NE, NW), BLUE: (S, SW, SE)}
+
+
+@dataclass(eq=False)
+class Tables:
+    """Shape tables of one board side (see the module docstring for the codes)."""
+
+    board: HexBoard
+    #: ``wall[c][i]``: point ``i`` is on colour ``c``'s own wall.
+    wall: tuple[tuple[bool, ...], ...]
+    #: ``wall_points[c]``: the points of colour ``c``'s wall.
+    wall_points: tuple[tuple[int, ...], ...]
+    #: ``rays[c][i]``: for each direction with at least one step, ``(points, portal_at)``:
+    #: the points a stack of colour ``c`` at ``i`` passes, step by step (up to
+    #: :data:`MAX_TRAVEL` steps, the portal included, blocks ignored), and the 0-based
+    #: step index from which the path has passed the enemy wall (``len(points)`` if never).
+    rays: tuple[tuple[tuple[tuple[tuple[int, ...], int], ...], ...], ...]
+    #: ``block_adjacent[i]``: neighbours of ``i`` plus, where ``i`` ends a grid line, the
+    #: point at the other end of that line.
+    block_adjacent: tuple[tuple[int, ...], ...]
+    #: Zobrist numbers: ``zman[i][owner*16+size] ^ zflag[i][owner*16+flags]``.
+    zman: tuple[tuple[int, ...], ...]
+    zflag: tuple[tuple[int, ...], ...]
+    zblue: int
+    ztwo: int
+    zwin: tuple[int, ...]
+    index: dict[str, int]
+    actions: dict[int, Action] = field(default_factory=dict)
+
+    def action(self, kind: int, origin: int, target: int, count: int = 0) -> Action:
+        """The cached :class:`Action` for integer arguments (kind = index in KINDS)."""
+        n = len(self.board.labels)
+        code = ((kind * n + origin + 1) * n + target) * 16 + count
+        act = self.actions.get(code)
+        if act is not None:
+            return act
+        from hexgames.benediction.actions import KINDS, cached
+
+        labels = self.board.labels
+        return cached(
+            self.actions, code, KINDS[kind], labels[origin] if origin >= 0 else None,
+            labels[target], count,
+        )
+
+
+def wall_of(b: HexBoard, color: int, index: int) -> bool:
+    """Red's wall is the two bottom sides, Blue's the two top sides (rules section 1)."""
+    n1 = b.side - 1
+    x, y = b.coords[index]
+    if color == RED:
+        return y == 0 or x - y == n1
+    return y - x == n1 or y == 2 * n1
+
+
+def portal_ray(b: HexBoard, color: int, start: int, direction: int) -> tuple[tuple[int, ...], int]:
+    """Points passed by a stack of ``color`` leaving ``start`` in ``direction``.
+
+    The portal: stepping off the board from a point of the enemy wall in a forward
+    direction lands on the other end of the same grid line (one step), and the line goes
+    on. Any other way off the board ends the line.
+    """
+    enemy = BLUE if color == RED else RED
+    forward = direction in FORWARD[color]
+    points: list[int] = []
+    portal_at = -1
+    cur = start
+    while len(points) < MAX_TRAVEL:
+        nxt = b.step[cur][direction]
+        if nxt < 0:
+            if not (forward and wall_of(b, enemy, cur)):
+                break
+            nxt = b.line_end(cur, opposite(direction))
+            if portal_at < 0:
+                portal_at = len(points)
+        points.append(nxt)
+        cur = nxt
+    return tuple(points), (portal_at if portal_at >= 0 else len(points))
+
+
+def _block_adjacent(b: HexBoard, index: int) -> tuple[int, ...]:
+    near = set(b.neighbours[index])
+    for d in range(6):
+        if b.step[index][d] < 0:
+            near.add(b.line_end(index, opposite(d)))
+    near.discard(index)
+    return tuple(sorted(near))
+
+
+@cache
+def tables(side: int) -> Tables:
+    """The shared tables for a board side (computed once)."""
+    b = board(side)
+    size = len(b.labels)
+    wall = tuple(
+        tuple(c != EMPTY and wall_of(b, c, i) for i in range(size)) for c in (EMPTY, RED, BLUE)
+    )
+    rays = tuple(
+        tuple(
+            tuple(
+                ray
+                for ray in (portal_ray(b, c, i, d) for d in range(6))
+                if ray[0]
+            )
+            for i in range(size)
+        )
+        if c != EMPTY
+        else ()
+        for c in (EMPTY, RED, BLUE)
+    )
+    rng = random.Random(0xBE4ED1C7 + side)
+
+    def block() -> tuple[int, ...]:
+        return tuple(rng.getrandbits(64) for _ in range(64))
+
+    return Tables(
+        board=b,
+        wall=wall,
+        wall_points=tuple(tuple(i for i in range(size) if wall[c][i]) for c in range(3)),
+        rays=rays,
+        block_adjacent=tuple(_block_adjacent(b, i) for i in range(size)),
+        zman=tuple(block() for _ in range(size)),
+        zflag=tuple(block() for _ in range(size)),
+        zblue=rng.getrandbits(64),
+        ztwo=rng.getrandbits(64),
+        zwin=(0, rng.getrandbits(64), rng.getrandbits(64), rng.getrandbits(64)),
+        index={label: i for i, label in enumerate(b.labels)},
+    )

@@ -1,0 +1,158 @@
+"""Benediction actions as immutable values, and their notation (rules section 7).
+
+``e3e4`` move · ``@e3`` drop · ``Bc2`` block · ``f8+f7`` merge · ``f4-1-f5`` split.
+
+An :class:`Action` only names points by label; it does not know a board. Whether it is
+legal (or even on the board) is decided by :meth:`Position.play`. Actions are created in
+the engine's hot loop, so the engine reuses cached instances per board
+(:func:`cached`) instead of constructing new ones: equal actions are interchangeable,
+and the hash is computed once.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from hexgames.errors import IllegalAction
+
+KINDS: tuple[str, ...] = ("move", "merge", "split", "drop", "block")
+_LABEL = re.compile(r"[a-z]\d+")
+_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("drop", re.compile(r"@([a-z]\d+)")),
+    ("block", re.compile(r"b([a-z]\d+)")),
+    ("move", re.compile(r"([a-z]\d+)([a-z]\d+)")),
+    ("merge", re.compile(r"([a-z]\d+)\+([a-z]\d+)")),
+    ("split", re.compile(r"([a-z]\d+)-(\d+)-([a-z]\d+)")),
+)
+
+
+class Action:
+    """One action: ``kind`` (``move``/``merge``/``split``/``drop``/``block``), ``origin``
+    (label, ``None`` for drop and block), ``target`` (label) and ``count`` (checkers split
+    off; 0 for every other kind).
+
+    Immutable and hashable; equality compares the four public attributes only.
+    """
+
+    __slots__ = ("_hash", "count", "kind", "origin", "target")
+
+    kind: str
+    origin: str | None
+    target: str
+    count: int
+
+    def __init__(self, kind: str, origin: str | None, target: str, count: int = 0) -> None:
+        if kind not in KINDS:
+            raise IllegalAction(f"unknown action kind {kind!r}; expected one of {KINDS}")
+        target = _label(target, "target")
+        if kind in ("drop", "block"):
+            if origin is not None:
+                raise IllegalAction(f"a {kind} has no origin point, got {origin!r}")
+        else:
+            origin = _label(origin, "origin")
+        if kind == "split":
+            if not isinstance(count, int) or isinstance(count, bool) or count < 1:
+                raise IllegalAction(f"a split takes at least 1 checker, got {count!r}")
+        elif count != 0:
+            raise IllegalAction(f"only a split has a checker count, got {count!r} for a {kind}")
+        _init(self, kind, origin, target, count)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("Action is immutable")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError("Action is immutable")
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if not isinstance(other, Action):
+            return NotImplemented
+        return (
+            self.kind == other.kind
+            and self.target == other.target
+            and self.origin == other.origin
+            and self.count == other.count
+        )
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Action, (self.kind, self.origin, self.target, self.count))
+
+    def __str__(self) -> str:
+        kind = self.kind
+        if kind == "move":
+            return f"{self.origin}{self.target}"
+        if kind == "merge":
+            return f"{self.origin}+{self.target}"
+        if kind == "split":
+            return f"{self.origin}-{self.count}-{self.target}"
+        if kind == "drop":
+            return f"@{self.target}"
+        return f"B{self.target}"
+
+    def __repr__(self) -> str:
+        return f"Action({str(self)!r})"
+
+    @classmethod
+    def parse(cls, text: str) -> Action:
+        """Read notation case-insensitively (``E3E4``, ``bc2``, ``f4-1-f5`` ...).
+
+        Raises :class:`IllegalAction` naming the text when it is not an action. Only the
+        form is checked: whether the points exist is up to the position.
+        """
+        if not isinstance(text, str):
+            raise IllegalAction(f"an action must be given as text, got {text!r}")
+        clean = text.strip().lower()
+        for kind, pattern in _PATTERNS:
+            match = pattern.fullmatch(clean)
+            if match is None:
+                continue
+            groups = match.groups()
+            if kind in ("drop", "block"):
+                return cls(kind, None, groups[0])
+            if kind == "split":
+                count = int(groups[1])
+                if count < 1:
+                    raise IllegalAction(f"{text.strip()!r}: a split takes at least 1 checker")
+                return cls(kind, groups[0], groups[2], count)
+            return cls(kind, groups[0], groups[1])
+        raise IllegalAction(
+            f"{text.strip()!r} is not an action; write e3e4 (move), @e3 (drop), "
+            "Bc2 (block), f8+f7 (merge) or f4-1-f5 (split)"
+        )
+
+
+def _init(action: Action, kind: str, origin: str | None, target: str, count: int) -> None:
+    """Fill the slots of a new action (bypassing the immutability guard)."""
+    set_ = object.__setattr__
+    set_(action, "kind", kind)
+    set_(action, "origin", origin)
+    set_(action, "target", target)
+    set_(action, "count", count)
+    set_(action, "_hash", hash((kind, origin, target, count)))
+
+
+def _label(value: Any, role: str) -> str:
+    if not isinstance(value, str):
+        raise IllegalAction(f"the {role} must be a point label such as 'e3', got {value!r}")
+    label = value.strip().lower()
+    if not _LABEL.fullmatch(label) or label[1] == "0":
+        raise IllegalAction(f"{value!r} is not a point label (column letter and row, e.g. 'e3')")
+    return label
+
+
+def cached(
+    cache: dict[int, Action], code: int, kind: str, origin: str | None, target: str, count: int
+) -> Action:
+    """The shared instance for ``code`` (the engine's integer id of the action), creating it
+    on first use. Skips validation: the engine only passes labels of its own board."""
+    action = cache.get(code)
+    if action is None:
+        action = object.__new__(Action)
+        _init(action, kind, origin, target, count)
+        cache[code] = action
+    return action

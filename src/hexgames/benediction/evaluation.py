@@ -1,0 +1,313 @@
+"""Benediction knowledge for the AI: a position heuristic, fast win detection, priors.
+
+Everything here reads the engine's documented flat arrays (``_owner``, ``_size``,
+``_flags``, ``_count``, ``_starts``, ``_tables``) and its reach helper
+(:meth:`Position.reach_indices`), never copies a position, and never plays an action
+except to confirm a candidate win. The AI reaches these functions only through
+``GAME.heuristic`` and ``GAME.extras["ai"]`` (:func:`ai_hooks`).
+
+How the game is won shapes the heuristic (rules section 6): a king is captured, or a king
+gets blessed (passing the enemy wall through the portal, or being in a bridge). So the
+terms are, per side:
+
+* **king safety** -- how many enemy men can reach one of its kings with their next action
+  (a capture wins on the spot);
+* **king race** -- steps from its best king to the enemy wall (a king on the enemy wall
+  facing a free portal step wins with its next action);
+* **men progress** -- checkers' mean distance to the enemy wall (men there make bridges
+  and bless themselves, and blessed men may build big stacks, which travel far);
+* **bridge progress** -- how far the best group connected to its own wall reaches
+  towards the enemy wall;
+* **blessings and curses** -- blessed men may merge into big stacks; cursed men are
+  hampered (they merge only onto blessed men);
+* **material** -- checkers on the board (captures remove enemy checkers).
+
+A side to act that has a winning action is scored as all but won (the search would find
+the win anyway; this keeps leaf values consistent with it).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from functools import cache
+from typing import Any
+
+from hexgames.benediction._tables import (
+    BLESSED,
+    BLOCK,
+    BLUE,
+    CURSED,
+    EMPTY,
+    KING,
+    RED,
+    tables,
+)
+from hexgames.benediction.actions import Action
+from hexgames.benediction.position import Position
+
+#: Value of a position whose side to act can win at once (not 1: not yet played).
+WON = 0.95
+_WIN_CACHE_LIMIT = 50_000
+#: rules -> position key -> winning actions (keys alone do not encode the rules options).
+_win_cache: dict[Any, dict[int, list[Action]]] = {}
+
+# Weights of the terms (each term lies roughly in [-1, 1]); the sum goes through tanh.
+W_MATERIAL = 1.0
+W_KING_RACE = 1.2
+W_MEN_PROGRESS = 0.6
+W_BRIDGE = 0.5
+W_BLESSED = 0.35
+W_CURSED = 0.25
+W_ATTACKED = 0.9  # per side: one of its kings can be captured by the enemy's next action
+W_PORTAL = 0.9  # per side: one of its kings stands one action from a blessing
+
+
+@cache
+def _wall_distance(side: int) -> tuple[tuple[int, ...], ...]:
+    """``dist[c][i]``: hex steps from point ``i`` to the nearest point of the wall that
+    colour ``c`` must pass (the enemy's wall)."""
+    t = tables(side)
+    b = t.board
+    out: list[tuple[int, ...]] = [()]
+    for c in (RED, BLUE):
+        enemy_wall = t.wall_points[3 - c]
+        out.append(tuple(min(b.distance(i, w) for w in enemy_wall) for i in range(b.size)))
+    return tuple(out)
+
+
+def _kings(position: Position, color: int) -> list[int]:
+    owner, flags = position._owner, position._flags
+    return [i for i, o in enumerate(owner) if o == color and flags[i] & KING]
+
+
+def attackers(position: Position, color: int) -> int:
+    """Men of the enemy of ``color`` that could capture one of its kings with one action
+    (a move or a split onto it), ignoring this turn's locks: the question is about the
+    enemy's next turn, when locks have cleared."""
+    kings = _kings(position, color)
+    if not kings:
+        return 0
+    enemy = 3 - color
+    owner, size = position._owner, position._size
+    reach = position.reach_indices
+    count = 0
+    for i, o in enumerate(owner):
+        if o == enemy:
+            targets = reach(i, size[i], enemy)
+            if any(k in targets for k in kings):
+                count += 1
+    return count
+
+
+def portal_threat(position: Position, color: int) -> bool:
+    """True when a king of ``color`` can pass the enemy wall with one action (a move onto
+    an empty or enemy point, or a merge onto a friendly non-king man), which blesses it."""
+    owner, size, flags = position._owner, position._size, position._flags
+    for k in _kings(position, color):
+        for j, passed in position.reach_indices(k, size[k], color).items():
+            if passed and (owner[j] != color or not flags[j] & KING):
+                return True
+    return False
+
+
+def winning_actions(position: Position) -> list[Action]:
+    """Actions of the side to act that win at once (confirmed by playing them).
+
+    Candidates come from the board, not from trying every action: captures of an enemy
+    king, actions of one of the mover's kings (a portal pass blesses it), and actions
+    landing on or next to a group of the mover's men that holds a king (only such an
+    arrival can complete a bridge containing a king, which blesses it). A win by
+    leaving the opponent without any legal action is not looked for (it needs the
+    opponent's whole move list; the search sees it when it plays the action).
+    Memoised by rules and position key.
+    """
+    if position.is_over:
+        return []
+    key = position.key
+    memo = _win_cache.setdefault(position.rules, {})
+    found = memo.get(key)
+    if found is not None:
+        return list(found)
+    color = position._to_move
+    enemy = 3 - color
+    labels = position._tables.board.labels
+    enemy_kings = {labels[i] for i in _kings(position, enemy)}
+    own_kings = {labels[i] for i in _kings(position, color)}
+    bridge_targets = _bridge_targets(position, color)
+    wins = []
+    for action in position.legal_actions():
+        target = action.target
+        if not (
+            (target in enemy_kings and action.kind in ("move", "split"))
+            or action.origin in own_kings
+            or target in bridge_targets
+        ):
+            continue
+        position.play(action)
+        won = position.is_over and position.winner == ("red" if color == RED else "blue")
+        position.undo()
+        if won:
+            wins.append(action)
+    if len(memo) >= _WIN_CACHE_LIMIT:
+        memo.clear()
+    memo[key] = wins
+    return list(wins)
+
+
+def _bridge_targets(position: Position, color: int) -> set[str]:
+    """Labels where an arriving man could complete a bridge holding a king of ``color``:
+    the points of each connected group of ``color``'s men that contains a king, and the
+    points next to it not held by ``color``."""
+    t = position._tables
+    owner = position._owner
+    neighbours = t.board.neighbours
+    labels = t.board.labels
+    seen: set[int] = set()
+    out: set[str] = set()
+    for king in _kings(position, color):
+        if king in seen:
+            continue
+        group = [king]
+        seen.add(king)
+        for q in group:  # grows while iterating: breadth-first search
+            for r in neighbours[q]:
+                if owner[r] == color and r not in seen:
+                    seen.add(r)
+                    group.append(r)
+        for q in group:
+            out.add(labels[q])
+            out.update(labels[r] for r in neighbours[q] if owner[r] != color)
+    return out
+
+
+def heuristic(position: Position) -> float:
+    """Value in [-1, 1], positive when Red (seat 0) stands better."""
+    if position.is_over:
+        return position.returns()[0]
+    mover = position._to_move
+    sign = 1.0 if mover == RED else -1.0
+    if winning_actions(position):
+        return sign * WON
+    side = position._tables.board.side
+    dist = _wall_distance(side)
+    far = float(2 * (side - 1))
+    owner, size, flags = position._owner, position._size, position._flags
+    count = position._count
+    progress = [0.0, 0.0, 0.0]
+    best_king = [0.0, 0.0, 0.0]
+    blessed = [0, 0, 0]
+    cursed = [0, 0, 0]
+    for i, o in enumerate(owner):
+        if o in (EMPTY, BLOCK):
+            continue
+        d = dist[o][i]
+        s = size[i]
+        progress[o] += s * (far - d) / far
+        f = flags[i]
+        if f & KING:
+            closeness = (far - d) / far
+            if closeness > best_king[o]:
+                best_king[o] = closeness
+        elif f & BLESSED:
+            blessed[o] += 1
+        elif f & CURSED:
+            cursed[o] += 1
+    total = max(1, count[RED] + count[BLUE])
+    bridge = _bridge_progress(position, dist, far)
+    value = (
+        W_MATERIAL * (count[RED] - count[BLUE]) / total
+        + W_KING_RACE * (best_king[RED] ** 2 - best_king[BLUE] ** 2)
+        + W_MEN_PROGRESS * (progress[RED] / max(1, count[RED])
+                            - progress[BLUE] / max(1, count[BLUE]))
+        + W_BRIDGE * (bridge[RED] - bridge[BLUE])
+        + W_BLESSED * math.tanh((blessed[RED] - blessed[BLUE]) / 3)
+        - W_CURSED * math.tanh((cursed[RED] - cursed[BLUE]) / 3)
+    )
+    # Threats by the side *not* to act are real (the mover has no win, so it must
+    # answer them); threats by the mover were ruled out above except for capture threats
+    # against the other side's kings that locks hide now -- those count half.
+    other = 3 - mover
+    danger = W_ATTACKED * min(1, attackers(position, mover)) + W_PORTAL * portal_threat(
+        position, other
+    )
+    pressure = 0.5 * (
+        W_ATTACKED * min(1, attackers(position, other))
+        + W_PORTAL * portal_threat(position, mover)
+    )
+    value += sign * (pressure - danger)
+    return 0.9 * math.tanh(value)
+
+
+def _bridge_progress(position: Position, dist: Sequence[Sequence[int]], far: float) -> list[float]:
+    """Per colour: how close (0..1) the best group touching its own wall comes to the
+    enemy wall (1 = a bridge)."""
+    t = position._tables
+    owner = position._owner
+    neighbours = t.board.neighbours
+    out = [0.0, 0.0, 0.0]
+    for color in (RED, BLUE):
+        d = dist[color]
+        seen: set[int] = set()
+        best = 0.0
+        for start in t.wall_points[color]:
+            if owner[start] != color or start in seen:
+                continue
+            group = [start]
+            seen.add(start)
+            nearest = d[start]
+            for q in group:
+                if d[q] < nearest:
+                    nearest = d[q]
+                for r in neighbours[q]:
+                    if owner[r] == color and r not in seen:
+                        seen.add(r)
+                        group.append(r)
+            best = max(best, (far - nearest) / far)
+        out[color] = best
+    return out
+
+
+def action_priors(position: Position, actions: Sequence[Action]) -> list[float]:
+    """Cheap scores to order the search's children: captures (above all of a king),
+    king actions towards the enemy wall, advances, merges; blocks last unless they sit
+    next to a king (where they defend or hem in)."""
+    t = position._tables
+    index = t.index
+    owner, flags, size = position._owner, position._flags, position._size
+    color = position._to_move
+    enemy = 3 - color
+    dist = _wall_distance(t.board.side)[color]
+    near_king = set()
+    for k in _kings(position, color) + _kings(position, enemy):
+        near_king.update(t.board.neighbours[k])
+    out = []
+    for action in actions:
+        j = index[action.target]
+        kind = action.kind
+        if kind == "block":
+            out.append(1.0 if j in near_king else -1.0)
+            continue
+        if kind == "drop":
+            out.append(0.2)
+            continue
+        i = index[action.origin]  # type: ignore[index]
+        score = 0.0
+        if owner[j] == enemy:
+            score += 3.0 + size[j] + (20.0 if flags[j] & KING else 0.0)
+        advance = dist[i] - dist[j]
+        score += 0.5 * advance
+        if flags[i] & KING:
+            score += 1.0 + advance
+        if kind == "merge":
+            score += 0.5
+        elif kind == "split":
+            score -= 0.3
+        out.append(score)
+    return out
+
+
+def ai_hooks() -> dict[str, Any]:
+    """The optional AI hooks (``GAME.extras["ai"]``) described in
+    :mod:`hexgames.ai.knowledge`."""
+    return {"winning_actions": winning_actions, "action_priors": action_priors}

@@ -1,0 +1,197 @@
+"""Game records: PGN-like plain text that replays to the same final position.
+
+::
+
+    [Game "Benediction"]
+    [Red "alice"]
+    [Blue "bob"]
+    [MaxTurns "200"]
+    [Result "red"]
+    [Termination "blessed king"]
+
+    1. e3e4  2. f8f7 @f8  3. e4e5 Bc2
+
+* One tag per non-default rules option (``BoardSide``, ``FirstTurnActions``,
+  ``MaxStack``, ``Supply``, ``MaxTurns``; the snake_case option names and a
+  ``[Variant "max_turns=200 supply=5"]`` summary are read too).
+* ``[Start "..."]`` holds the board text of a non-standard start, its lines joined by
+  ``" / "``. Tag values escape ``\\`` and ``"`` with a backslash.
+* Turns are numbered from 1; each holds the one or two actions of one player's turn.
+
+Reading replays every action through :meth:`Position.play`, so a record can only
+describe legal games; errors name the turn number and the action.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from hexgames.benediction.position import Position
+from hexgames.benediction.rules import OPTIONS, Rules
+from hexgames.errors import IllegalAction
+from hexgames.game import parse_option_value
+
+GAME_NAME = "Benediction"
+_TAG_OF_OPTION = {
+    "board_side": "BoardSide",
+    "first_turn_actions": "FirstTurnActions",
+    "max_stack": "MaxStack",
+    "supply": "Supply",
+    "max_turns": "MaxTurns",
+}
+_OPTION_BY_KEY = {name.replace("_", ""): name for name in _TAG_OF_OPTION}
+_OPTIONS = {option.name: option for option in OPTIONS}
+_TAG_LINE = re.compile(r'\[\s*([A-Za-z_][A-Za-z0-9_]*)\s+"((?:[^"\\]|\\.)*)"\s*\]')
+_TURN_NUMBER = re.compile(r"(\d+)\.(.*)")
+_RESULTS = ("red", "blue", "draw", "*")
+_WRAP = 80
+
+
+def _escape(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _unescape(value: str) -> str:
+    return re.sub(r"\\(.)", r"\1", value)
+
+
+def write_record(position: Position, tags: Mapping[str, str] | None = None) -> str:
+    """The record of ``position``'s history from its start.
+
+    ``tags`` (e.g. ``Red``, ``Blue``, ``Date``, ``Event``) are written after ``Game``;
+    ``Result``, ``Termination``, ``Start`` and the rules options are derived from the
+    position and override tags of the same name.
+    """
+    lines = [f'[Game "{GAME_NAME}"]']
+    derived = {"Game", "Result", "Termination", "Start", "Variant", *_TAG_OF_OPTION.values()}
+    for name, value in (tags or {}).items():
+        if name not in derived:
+            lines.append(f'[{name} "{_escape(str(value))}"]')
+    for option, value in position.rules.non_default().items():
+        lines.append(f'[{_TAG_OF_OPTION[option]} "{"off" if value is None else value}"]')
+    start = position._start_text
+    if start is not None and start != Position.initial(position.rules).to_text():
+        lines.append(f'[Start "{_escape(" / ".join(start.splitlines()))}"]')
+    lines.append(f'[Result "{position.winner or "*"}"]')
+    if position.win_reason is not None:
+        lines.append(f'[Termination "{position.win_reason}"]')
+    lines.append("")
+    lines.extend(_movetext(position))
+    return "\n".join(lines) + "\n"
+
+
+def _movetext(position: Position) -> list[str]:
+    turns: list[str] = []
+    current: list[str] = []
+    for action, ends in zip(position.history, position.turn_ends(), strict=True):
+        current.append(str(action))
+        if ends:
+            turns.append(f"{len(turns) + 1}. {' '.join(current)}")
+            current = []
+    if current:
+        turns.append(f"{len(turns) + 1}. {' '.join(current)}")
+    out: list[str] = []
+    line = ""
+    for turn in turns:
+        if line and len(line) + 2 + len(turn) > _WRAP:
+            out.append(line)
+            line = ""
+        line = f"{line}  {turn}" if line else turn
+    if line:
+        out.append(line)
+    return out
+
+
+def read_record(text: str) -> tuple[Position, dict[str, str]]:
+    """Replay a record: ``(position at the end, tags)``.
+
+    Raises ``ValueError`` for malformed tags or rules options and :class:`IllegalAction`
+    (a ``ValueError``) naming the turn number and action for a refused action.
+    """
+    tags: dict[str, str] = {}
+    body: list[str] = []
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if line.startswith("[") and not body:
+            match = _TAG_LINE.fullmatch(line)
+            if match is None:
+                raise ValueError(f"record line {number}: malformed tag {line!r}")
+            tags[match[1]] = _unescape(match[2])
+        elif line:
+            body.append(line)
+    game = tags.get("Game", GAME_NAME)
+    if game.strip().lower() != GAME_NAME.lower():
+        raise ValueError(f"not a Benediction record: [Game {game!r}]")
+    rules = Rules(**_options_from_tags(tags))
+    if "Start" in tags:
+        try:
+            position = Position.from_text("\n".join(tags["Start"].split("/")), rules)
+        except ValueError as exc:
+            raise ValueError(f"[Start] tag: {exc}") from None
+    else:
+        position = Position.initial(rules)
+    _replay(position, " ".join(body).split())
+    result = tags.get("Result", "*").strip().lower()
+    if result not in _RESULTS:
+        raise ValueError(f"[Result {tags['Result']!r}]: expected one of {', '.join(_RESULTS)}")
+    if result != "*" and position.is_over and position.winner != result:
+        raise ValueError(
+            f"[Result {result!r}] contradicts the moves, which end with {position.winner}"
+        )
+    return position, tags
+
+
+def _options_from_tags(tags: Mapping[str, str]) -> dict[str, Any]:
+    raw: dict[str, str] = {}
+    variant = tags.get("Variant", "").strip()
+    if variant and variant.lower() != "standard":
+        for pair in variant.replace(",", " ").split():
+            name, sep, value = pair.partition("=")
+            if not sep:
+                raise ValueError(f"[Variant {variant!r}]: expected option=value pairs")
+            raw[name] = value
+    for name, value in tags.items():
+        raw[name] = value
+    options: dict[str, Any] = {}
+    for name, value in raw.items():
+        option = _OPTION_BY_KEY.get(name.replace("_", "").lower())
+        if option is None:
+            continue
+        try:
+            options[option] = parse_option_value(_OPTIONS[option], value)
+        except ValueError as exc:
+            raise ValueError(f"record tag {name}: {exc}") from None
+    return options
+
+
+def _replay(position: Position, tokens: list[str]) -> None:
+    """Play the movetext tokens, checking turn numbers and turn boundaries."""
+    turn = 0
+    in_turn: list[str] = []
+    for index, token in enumerate(tokens):
+        match = _TURN_NUMBER.fullmatch(token)
+        if match is not None:
+            number = int(match[1])
+            if number != turn + 1:
+                raise ValueError(f"turn {number} follows turn {turn}: expected {turn + 1}")
+            if turn and in_turn and not position.is_turn_start() and not position.is_over:
+                raise ValueError(f"turn {turn} ends after {len(in_turn)} action(s): "
+                                 f"{position.to_move} still has an action to play")
+            turn = number
+            in_turn = []
+            token = match[2]
+            if not token:
+                continue
+        if token.lower() in _RESULTS and index == len(tokens) - 1:
+            break
+        if turn == 0:
+            raise ValueError(f"action {token!r} before turn number '1.'")
+        if in_turn and position.is_turn_start():
+            raise ValueError(f"turn {turn}, action {token!r}: the turn already ended")
+        try:
+            position.play(token)
+        except IllegalAction as exc:
+            raise IllegalAction(f"turn {turn}, action {token!r}: {exc}") from None
+        in_turn.append(token)

@@ -1,0 +1,100 @@
+"""Benediction's rules options, validated once so the engine never re-checks them.
+
+A :class:`Rules` object is immutable and hashable: positions share it, records and the
+web form rebuild it from :meth:`Rules.as_dict`, and the engine's precomputed tables are
+keyed by ``board_side``. :data:`OPTIONS` describes the same five options for
+game-agnostic tools (CLI ``--set``, web form, OpenSpiel parameters).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from hexgames.game import Option
+
+#: Bounds of each option, shared by validation and :data:`OPTIONS` so they cannot drift.
+MIN_SIDE, MAX_SIDE = 4, 7
+MIN_STACK, MAX_STACK = 2, 15
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The options a Benediction game is played with (defaults = the standard game).
+
+    * ``board_side``: side of the hex-hex grid of points (4..7; standard 5).
+    * ``first_turn_actions``: actions in Red's very first turn; 1 is the 12* protocol,
+      2 gives the first turn two actions like every other turn.
+    * ``max_stack``: largest stack a Merge or split-merge may build (2..15).
+    * ``supply``: ``None`` for unlimited checkers, else the checkers each side has in
+      reserve at the start (see ``docs/benediction.md`` for the exact accounting).
+    * ``max_turns``: ``None`` for no cap, else the game is a draw once that many turns
+      (one player's one or two actions each) have been played without a winner.
+    """
+
+    board_side: int = 5
+    first_turn_actions: int = 1
+    max_stack: int = 8
+    supply: int | None = None
+    max_turns: int | None = None
+
+    def __post_init__(self) -> None:
+        _require_int("board_side", self.board_side, MIN_SIDE, MAX_SIDE)
+        _require_int("first_turn_actions", self.first_turn_actions, 1, 2)
+        _require_int("max_stack", self.max_stack, MIN_STACK, MAX_STACK)
+        if self.supply is not None:
+            _require_int("supply", self.supply, 1, None)
+        if self.max_turns is not None:
+            _require_int("max_turns", self.max_turns, 1, None)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The constructor keyword arguments: ``Rules(**r.as_dict()) == r``."""
+        return asdict(self)
+
+    def non_default(self) -> dict[str, Any]:
+        """Only the options that differ from the standard game (for records and titles)."""
+        return {k: v for k, v in self.as_dict().items() if v != _DEFAULTS[k]}
+
+
+def _require_int(name: str, value: Any, low: int, high: int | None) -> None:
+    """Raise a ValueError that names the option, its range and the bad value."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ValueError(f"rules option {name} must be an integer, got {value!r}")
+    if value < low or (high is not None and value > high):
+        wanted = f"between {low} and {high}" if high is not None else f"at least {low}"
+        raise ValueError(f"rules option {name} must be {wanted}, got {value}")
+
+
+_DEFAULTS: dict[str, Any] = {
+    "board_side": 5,
+    "first_turn_actions": 1,
+    "max_stack": 8,
+    "supply": None,
+    "max_turns": None,
+}
+
+OPTIONS: tuple[Option, ...] = (
+    Option(
+        "board_side", "int", 5, "side of the hexagonal board of points (standard 5)",
+        minimum=MIN_SIDE, maximum=MAX_SIDE,
+    ),
+    Option(
+        "first_turn_actions", "int", 1,
+        "actions in Red's first turn: 1 = the 12* protocol, 2 = two actions from the start",
+        minimum=1, maximum=2,
+    ),
+    Option(
+        "max_stack", "int", 8, "largest stack a merge may build",
+        minimum=MIN_STACK, maximum=MAX_STACK,
+    ),
+    Option(
+        "supply", "int", None,
+        "checkers each side has in reserve for drops (unlimited when off)",
+        minimum=1, nullable=True,
+    ),
+    Option(
+        "max_turns", "int", None,
+        "turns after which an undecided game is scored a draw (no cap when off)",
+        minimum=1, nullable=True,
+    ),
+)

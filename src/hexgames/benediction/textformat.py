@@ -1,0 +1,316 @@
+"""The board-text format of rules section 8 (the earlier Windows client's save files).
+
+::
+
+    Benediction v1: R-E2 B E8
+    R:D12E12k3F12
+    B:D78E78k9F78
+    X:E5G3
+
+Header flags after ``R``/``B``: ``-`` acts with two actions left (first action of a
+turn), ``=`` acts with one action left, space = not acting, ``x`` = king taken,
+``W`` = won. Lists: a column letter (upper case) then its points: the row, then any of
+``k`` king, ``b`` blessed, ``c`` cursed, ``l`` locked (this project's extension), one ``+``
+per checker above the first. Sides 6 and 7 separate points by commas and may use rows
+above 9 (``E1,2k,12+``); commas are accepted on every side. Any line may be wrapped in
+``| ... |``. Errors are ``ValueError("line L, column C: ...")``.
+
+Project rulings (see ``docs/benediction.md``): Red's single opening action under the
+12* protocol is written ``=`` (one action left) so that reading the text back keeps it a
+one-action turn; both flags blank means the game ended in a draw (the ``max_turns`` cap).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from hexgames.benediction._tables import (
+    BLESSED,
+    BLOCK,
+    BLUE,
+    CURSED,
+    EMPTY,
+    KING,
+    LOCKED,
+    RED,
+)
+from hexgames.benediction.position import Position
+from hexgames.benediction.rules import Rules
+from hexgames.hexgrid import COLUMN_LETTERS
+
+MAGIC = "Benediction v1:"
+_FLAG_LETTERS = {"k": KING, "b": BLESSED, "c": CURSED, "l": LOCKED}
+_HEADER = re.compile(
+    r"R(?P<rf>[-= xW])(?P<rs>[A-Za-z]\d+) +B(?P<bf>[-= xW])(?P<bs>[A-Za-z]\d+)\s*"
+)
+
+
+@dataclass
+class _Line:
+    """A content line: its text without ``| |`` wrapping, and where that text starts."""
+
+    number: int
+    text: str
+    offset: int  # 0-based column of text[0] in the original line
+
+    def error(self, pos: int, message: str) -> ValueError:
+        return ValueError(f"line {self.number}, column {self.offset + pos + 1}: {message}")
+
+
+def _content_lines(text: str) -> list[_Line]:
+    lines = []
+    for number, raw in enumerate(text.splitlines(), 1):
+        body = raw.rstrip()
+        start = len(body) - len(body.lstrip())
+        body = body.strip()
+        if not body:
+            continue
+        if body.startswith("|"):
+            if len(body) < 2 or not body.endswith("|"):
+                raise ValueError(
+                    f"line {number}, column {start + len(body)}: "
+                    "a line wrapped in '|' must also end with '|'"
+                )
+            inner = body[1:-1]
+            lead = len(inner) - len(inner.lstrip())
+            body = inner.strip()
+            start += 1 + lead
+            if not body:
+                continue
+        lines.append(_Line(number, body, start))
+    return lines
+
+
+def _infer_side(red_start: str, blue_start: str) -> int:
+    """Board side whose standard starting points the header names (5 otherwise)."""
+    for side in range(4, 8):
+        column = COLUMN_LETTERS[side - 1]
+        if (red_start.lower(), blue_start.lower()) == (f"{column}2", f"{column}{2 * side - 2}"):
+            return side
+    return 5
+
+
+def read_text(text: str, rules: Rules | None = None) -> Position:
+    """Parse board text into a position (``ValueError`` naming line and column).
+
+    Without ``rules`` the board side is taken from the standard starting points the
+    header names (d2/d6 -> 4, e2/e8 -> 5, f2/f10 -> 6, g2/g12 -> 7), else 5.
+    """
+    if not isinstance(text, str):
+        raise ValueError(f"board text must be a string, got {type(text).__name__}")
+    lines = _content_lines(text)
+    if not lines:
+        raise ValueError("line 1, column 1: empty board text; expected the header "
+                         f"'{MAGIC} R-E2 B E8'")
+    head = lines[0]
+    if not head.text.lower().startswith(MAGIC.lower()):
+        raise head.error(0, f"the first line must start with {MAGIC!r}")
+    rest = head.text[len(MAGIC):]
+    pos = len(MAGIC) + len(rest) - len(rest.lstrip())
+    match = _HEADER.fullmatch(head.text, pos)
+    if match is None:
+        raise head.error(
+            pos, "expected 'R<flag><start> B<flag><start>' with flags '-', '=', ' ', 'x' "
+            "or 'W' (e.g. 'R-E2 B E8')"
+        )
+    red_flag, blue_flag = match["rf"], match["bf"]
+    if rules is None:
+        rules = Rules(board_side=_infer_side(match["rs"], match["bs"]))
+    try:
+        position = Position(rules, starts=(match["rs"], match["bs"]))
+    except ValueError as exc:
+        raise head.error(match.start("rs"), str(exc)) from None
+
+    seen: dict[str, _Line] = {}
+    for line in lines[1:]:
+        tag = line.text[:2].upper()
+        if tag not in ("R:", "B:", "X:"):
+            raise line.error(0, "expected a line starting with 'R:', 'B:' or 'X:'")
+        if tag in seen:
+            raise line.error(0, f"a second {tag!r} line (the first is line {seen[tag].number})")
+        seen[tag] = line
+        owner = {"R:": RED, "B:": BLUE, "X:": BLOCK}[tag]
+        for pos, label, size, flags in _parse_list(line, 2, position.board.side, owner == BLOCK):
+            try:
+                i = position.board.index(label)
+            except ValueError as exc:
+                raise line.error(pos, str(exc)) from None
+            if position._owner[i] != EMPTY:
+                raise line.error(pos, f"{label} is listed twice")
+            if size > rules.max_stack:
+                raise line.error(
+                    pos, f"{label}: a stack of {size} exceeds the largest stack {rules.max_stack}"
+                )
+            if owner == BLOCK:
+                if position._is_start[i]:
+                    raise line.error(pos, f"a block cannot stand on the starting point {label}")
+                position._place_block(i)
+            else:
+                position._put(i, owner, size, flags)
+                if flags & LOCKED:
+                    position._locked.append(i)
+    _set_state(position, head, red_flag, blue_flag, match)
+    position._start_text = write_text(position)
+    return position
+
+
+def _parse_list(
+    line: _Line, start: int, side: int, blocks: bool
+) -> list[tuple[int, str, int, int]]:
+    """``(column in text, label, size, flags)`` for each point of an ``R:``/``B:``/``X:``
+    list. Rows are single digits unless the side is 6 or more (then commas separate)."""
+    text = line.text
+    multi_digit = side >= 6
+    out: list[tuple[int, str, int, int]] = []
+    column: str | None = None
+    pos = start
+    while pos < len(text):
+        ch = text[pos]
+        if ch == " ":
+            pos += 1
+            continue
+        if ch == ",":
+            if column is None:
+                raise line.error(pos, "a comma before any column letter")
+            pos += 1
+            continue
+        if ch.isupper():
+            if ch.lower() not in COLUMN_LETTERS[: 2 * side - 1]:
+                raise line.error(pos, f"{ch!r} is not a column of a side-{side} board")
+            column = ch.lower()
+            pos += 1
+            if pos >= len(text) or not text[pos].isdigit():
+                raise line.error(pos, f"column {ch} must be followed by a row number")
+            continue
+        if ch.isdigit():
+            if column is None:
+                raise line.error(pos, "a row number before any column letter")
+            entry_pos = pos
+            end = pos + 1
+            if multi_digit:
+                while end < len(text) and text[end].isdigit():
+                    end += 1
+            row = text[pos:end]
+            if row.startswith("0"):
+                raise line.error(pos, f"row {row!r} does not exist")
+            pos = end
+            size, flags = 1, 0
+            while pos < len(text) and (text[pos] in _FLAG_LETTERS or text[pos] == "+"):
+                letter = text[pos]
+                if blocks:
+                    raise line.error(pos, f"a block takes no flags or checkers, got {letter!r}")
+                if letter == "+":
+                    size += 1
+                else:
+                    bit = _FLAG_LETTERS[letter]
+                    if flags & bit:
+                        raise line.error(pos, f"flag {letter!r} given twice")
+                    flags |= bit
+                pos += 1
+            if flags & CURSED and flags & (KING | BLESSED):
+                raise line.error(
+                    entry_pos, "a man cannot be cursed and also a king or blessed"
+                )
+            out.append((entry_pos, f"{column}{row}", size, flags))
+            continue
+        raise line.error(
+            pos, f"unexpected {ch!r}: expected a column letter (upper case), a row digit, "
+            "a flag k/b/c/l or '+'"
+        )
+    return out
+
+
+def _set_state(
+    position: Position, head: _Line, red_flag: str, blue_flag: str, match: re.Match[str]
+) -> None:
+    """Turn the two header flags into side to act, actions left and result."""
+    flags = {RED: red_flag, BLUE: blue_flag}
+    acting = [c for c in (RED, BLUE) if flags[c] in "-="]
+    winners = [c for c in (RED, BLUE) if flags[c] == "W"]
+    where = match.start("rf")
+    if len(acting) == 2:
+        raise head.error(where, "both players cannot be acting")
+    if len(winners) == 2:
+        raise head.error(where, "both players cannot have won")
+    if acting and winners:
+        raise head.error(where, "a player cannot act after the game was won")
+    for c in (RED, BLUE):
+        if flags[c] == "x" and flags[3 - c] != "W":
+            raise head.error(where, "a player whose king was taken must face a winner 'W'")
+    if acting:
+        c = acting[0]
+        position._to_move = c
+        position._al = 2 if flags[c] == "-" else 1
+        position._acted = 0 if flags[c] == "-" else 1
+        for color in (RED, BLUE):
+            if position._bk[color]:
+                raise head.error(
+                    where, f"{('', 'red', 'blue')[color]} has a blessed king, so the game "
+                    "is over; mark the winner with 'W'"
+                )
+        position._update_skey()
+        if not position._generate(True):
+            position._winner, position._reason = 3 - c, "no legal action"
+    elif winners:
+        w = winners[0]
+        position._to_move = 3 - w
+        position._winner = w
+        if flags[3 - w] == "x":
+            position._reason = "king captured"
+        elif position._bk[w]:
+            position._reason = "blessed king"
+        else:
+            position._reason = "no legal action"
+    else:
+        position._winner, position._reason = 3, "turn limit"
+    position._update_skey()
+
+
+def _entry(row: int, size: int, flags: int) -> str:
+    return (
+        f"{row}"
+        + "".join(letter for letter, bit in _FLAG_LETTERS.items() if flags & bit)
+        + "+" * (size - 1)
+    )
+
+
+def _list(position: Position, owner: int) -> str:
+    """Points of one owner, grouped by column (index order is column by column)."""
+    b = position.board
+    comma = b.side >= 6
+    parts: list[str] = []
+    column = -1
+    for i, o in enumerate(position._owner):
+        if o != owner:
+            continue
+        x = b.coords[i][0]
+        entry = _entry(b.row_of(i), position._size[i], position._flags[i])
+        if x != column:
+            column = x
+            parts.append(COLUMN_LETTERS[x].upper() + entry)
+        else:
+            parts.append(("," if comma else "") + entry)
+    return "".join(parts)
+
+
+def write_text(position: Position) -> str:
+    """The board text of a position (lines joined by ``\\n``, no trailing newline)."""
+    flags = {RED: " ", BLUE: " "}
+    winner = position._winner
+    if winner in (RED, BLUE):
+        flags[winner] = "W"
+        if position._reason == "king captured":
+            flags[3 - winner] = "x"
+    elif winner == 0:
+        flags[position._to_move] = "-" if position._al == 2 else "="
+    red_start, blue_start = (label.upper() for label in position.starting_points)
+    lines = [
+        f"{MAGIC} R{flags[RED]}{red_start} B{flags[BLUE]}{blue_start}",
+        "R:" + _list(position, RED),
+        "B:" + _list(position, BLUE),
+    ]
+    blocks = _list(position, BLOCK)
+    if blocks:
+        lines.append("X:" + blocks)
+    return "\n".join(lines)

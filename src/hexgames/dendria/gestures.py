@@ -1,0 +1,39 @@
+"""How a person enters a Dendria step on the web board by clicking.
+
+The web front end is game-agnostic: it collects the gestures of all legal steps,
+highlights the cells that can be clicked next, and offers a button (with the gesture's
+``label``) when a click sequence completes more than one step or a step needs no click.
+Every legal step maps to its own gesture (the map is injective over ``legal_actions()``):
+
+* plant ``e5``: one click on an empty cell (at the start of a turn only a plant names a
+  single empty cell);
+* dendrid leg ``d2-d6``: click the dendrid, then the cell where it stops;
+* continuation ``-d8``: one click on the empty cell further along the line (only offered
+  after a stop, when no plant can be);
+* follow-ups ``^e5``, ``+e6``, ``=f6``: one click on the seed, seedbed or forest; a seed
+  that may both sprout and grow gets two buttons, ``sprout`` and ``grow``;
+* ``end``, ``pass``, ``swap``: buttons, no click.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hexgames.game import Gesture
+
+__all__ = ["BUTTON_LABELS", "gesture"]
+
+#: Button texts of the steps entered without clicking a cell.
+BUTTON_LABELS: dict[str, str] = {"end": "End turn", "pass": "Pass", "swap": "Swap"}
+
+
+def gesture(position: Any, step: Any) -> Gesture:
+    """The clicks that enter ``step`` (a ``Step`` or its notation) in ``position``."""
+    if isinstance(step, str):
+        step = position.parse_action(step)
+    kind = step.kind
+    if kind in BUTTON_LABELS:
+        return Gesture(None, (), BUTTON_LABELS[kind])
+    if kind == "leg":
+        return Gesture(None, (step.origin, step.target), "move")
+    return Gesture(None, (step.target,), kind)

@@ -1,0 +1,171 @@
+"""Dendria game records: tag lines, then one numbered line per turn.
+
+::
+
+    [Game "Dendria"]
+    [Size "7"]
+    [Pie "on"]
+    [QuietLimit "10"]
+    [Dark "Ann"]
+    [Light "Bob"]
+    [Date "2026.11.30"]
+    [Result "light"]
+    [Termination "both passed"]
+    1. g7 end
+    2. swap
+    3. f5 ^e4 end
+
+Every finished turn is written with its closing ``end`` (or ``pass``/``swap``); when
+reading, a line without one is ended as if ``end`` followed, so ``1. g7`` reads too. A
+turn still in progress is written last, followed by ``...``. A game that did not start
+from the empty board carries its start position in a ``[Start "..."]`` tag (the text
+format's lines joined by `` / ``). Reading replays every step, so a record that breaks
+a rule is refused with an error naming the turn.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from collections.abc import Mapping
+
+from hexgames.dendria.position import Position
+from hexgames.dendria.rules import Rules
+from hexgames.dendria.steps import parse_steps
+from hexgames.errors import IllegalAction
+
+_TAG = re.compile(r'^\[([A-Za-z][A-Za-z0-9_]*)\s+"((?:[^"\\]|\\.)*)"\]$')
+_TURN = re.compile(r"^(\d+)\.\s*(.*)$")
+_UNFINISHED = "..."
+_SEPARATOR = " / "
+#: Tags the writer derives from the position; callers' values for these are ignored.
+_DERIVED = ("Game", "Size", "Pie", "QuietLimit", "Start", "Result", "Termination")
+
+
+def _escape(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
+
+
+def _unescape(value: str) -> str:
+    return re.sub(r"\\(.)", r"\1", value)
+
+
+def _result(position: Position) -> str:
+    return position.winner or "*"
+
+
+def write_record(position: Position, tags: Mapping[str, str] | None = None) -> str:
+    """The record of ``position``'s history from its start.
+
+    ``tags`` adds or overrides descriptive tags (``Dark``, ``Light``, ``Date``, ``Event``,
+    ...). ``Date`` defaults to today (UTC). Tags that follow from the game itself
+    (``Game``, the options, ``Start``, ``Result``, ``Termination``) are always derived
+    from the position, so a record can never contradict its moves.
+    """
+    rules = position.rules
+    out: dict[str, str] = {
+        "Game": "Dendria",
+        "Size": str(rules.size),
+        "Pie": "on" if rules.pie else "off",
+        "QuietLimit": str(rules.quiet_limit),
+    }
+    extra = dict(tags or {})
+    for name in extra:
+        if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name):
+            raise ValueError(f"tag name {name!r} must be a word (letters, digits, _)")
+    extra.setdefault("Date", _dt.datetime.now(_dt.UTC).strftime("%Y.%m.%d"))
+    out.update({k: str(v) for k, v in extra.items() if k not in _DERIVED})
+    if position.start_text != Position.initial(rules).to_text():
+        out["Start"] = _SEPARATOR.join(position.start_text.strip().splitlines())
+    out["Result"] = _result(position)
+    if position.end_reason:
+        out["Termination"] = position.end_reason
+    lines = [f'[{name} "{_escape(value)}"]' for name, value in out.items()]
+    turn: list[str] = []
+    number = 1
+    for step in position.history:
+        turn.append(str(step))
+        if step.kind in ("end", "pass", "swap"):
+            lines.append(f"{number}. {' '.join(turn)}")
+            number += 1
+            turn = []
+    if turn:
+        lines.append(f"{number}. {' '.join(turn)} {_UNFINISHED}")
+    return "\n".join(lines) + "\n"
+
+
+def _bool_tag(value: str) -> bool:
+    text = value.strip().lower()
+    if text in ("on", "true", "yes", "1"):
+        return True
+    if text in ("off", "false", "no", "0"):
+        return False
+    raise ValueError(f"tag Pie must be on or off, got {value!r}")
+
+
+def _int_tag(name: str, value: str) -> int:
+    try:
+        return int(value)
+    except ValueError:
+        raise ValueError(f"tag {name} must be an integer, got {value!r}") from None
+
+
+def read_record(text: str) -> tuple[Position, dict[str, str]]:
+    """Replay a record: the position at its end and its tags.
+
+    Raises ``ValueError`` (an :class:`~hexgames.IllegalAction` for a refused step) naming
+    the line or turn at fault, and when the ``Result`` tag contradicts the replay.
+    """
+    tags: dict[str, str] = {}
+    turns: list[tuple[int, str, int]] = []
+    for line_number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line:
+            continue
+        tag = _TAG.match(line)
+        if tag:
+            if turns:
+                raise ValueError(f"line {line_number}: tag {tag.group(1)} after the moves")
+            tags[tag.group(1)] = _unescape(tag.group(2))
+            continue
+        turn = _TURN.match(line)
+        if not turn:
+            raise ValueError(f"line {line_number}: expected a tag or a numbered turn: {line!r}")
+        turns.append((int(turn.group(1)), turn.group(2).strip(), line_number))
+    if tags.get("Game", "Dendria").lower() != "dendria":
+        raise ValueError(f"not a Dendria record (Game is {tags['Game']!r})")
+    rules = Rules(
+        size=_int_tag("Size", tags.get("Size", "7")),
+        pie=_bool_tag(tags.get("Pie", "on")),
+        quiet_limit=_int_tag("QuietLimit", tags.get("QuietLimit", "10")),
+    )
+    if "Start" in tags:
+        start = "\n".join(part.strip() for part in tags["Start"].split("/"))
+        position = Position.from_text(start, rules)
+    else:
+        position = Position.initial(rules)
+    for expected, (number, body, line_number) in enumerate(turns, start=1):
+        if number != expected:
+            raise ValueError(f"line {line_number}: turn {number} where turn {expected} belongs")
+        if position.is_over:
+            raise ValueError(f"turn {number}: the game was already over ({position.end_reason})")
+        unfinished = body.endswith(_UNFINISHED)
+        if unfinished:
+            if expected != len(turns):
+                raise ValueError(f"turn {number}: only the last turn may be unfinished (...)")
+            body = body[: -len(_UNFINISHED)].strip()
+        try:
+            if unfinished:
+                steps = parse_steps(body)
+                for step in steps:
+                    position.play(step)
+            else:
+                position.play_turn(body)
+        except IllegalAction as error:
+            raise IllegalAction(f"turn {number} ({body}): {error}") from None
+    claimed = tags.get("Result", "*").strip().lower()
+    if claimed != "*" and claimed != _result(position):
+        raise ValueError(
+            f"the Result tag says {claimed!r} but replaying the turns gives {_result(position)!r}"
+        )
+    return position, tags

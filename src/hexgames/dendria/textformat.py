@@ -1,0 +1,131 @@
+"""The Dendria position text format (rules section 5), independent of the engine.
+
+::
+
+    Dendria v1: size=7 to-move=light pie=pending quiet=3 passes=1
+    dark seeds: c4 d5
+    dark trees: e5 e6
+    dark dendrids: f6
+    light seeds: a1
+
+Lines with no cells are omitted. Header fields after ``to-move`` are optional:
+``pie=pending`` (Light may still swap), ``quiet=N`` (turns since the last plant),
+``passes=N`` (consecutive passes) and this engine's extension ``seats=swapped`` (the pie
+rule's swap was played, so Dark is the second player). Parsing checks everything that
+can be checked without the rules engine and raises ``ValueError`` naming the line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from hexgames.hexgrid import board
+
+MAGIC = "Dendria v1:"
+COLORS = ("dark", "light")
+KINDS = ("seed", "tree", "dendrid")
+
+
+@dataclass
+class TextPosition:
+    """The content of a position text: board side, pieces and turn counters."""
+
+    size: int
+    to_move: str = "dark"
+    #: label -> (colour, kind)
+    pieces: dict[str, tuple[str, str]] = field(default_factory=dict)
+    pie_pending: bool = False
+    quiet: int = 0
+    passes: int = 0
+    seats_swapped: bool = False
+
+
+def format_text(position: TextPosition) -> str:
+    """Write a position in the section-5 format (cells in board order)."""
+    geometry = board(position.size)
+    header = [MAGIC, f"size={position.size}", f"to-move={position.to_move}"]
+    if position.pie_pending:
+        header.append("pie=pending")
+    if position.quiet:
+        header.append(f"quiet={position.quiet}")
+    if position.passes:
+        header.append(f"passes={position.passes}")
+    if position.seats_swapped:
+        header.append("seats=swapped")
+    lines = [" ".join(header)]
+    order = {label: i for i, label in enumerate(geometry.labels)}
+    for color in COLORS:
+        for kind in KINDS:
+            cells = sorted(
+                (label for label, piece in position.pieces.items() if piece == (color, kind)),
+                key=order.__getitem__,
+            )
+            if cells:
+                lines.append(f"{color} {kind}s: {' '.join(cells)}")
+    return "\n".join(lines) + "\n"
+
+
+def _count(name: str, value: str) -> int:
+    if not value.isdigit():
+        raise ValueError(f"header field {name} must be a non-negative integer, got {value!r}")
+    return int(value)
+
+
+def parse_text(text: str) -> TextPosition:
+    """Read a position text; ``ValueError`` names the first problem found."""
+    if not isinstance(text, str):
+        raise ValueError(f"a position text must be a string, got {type(text).__name__}")
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    if not lines or not lines[0].lower().startswith(MAGIC.lower()):
+        raise ValueError(f"a Dendria position text starts with {MAGIC!r}")
+    fields: dict[str, str] = {}
+    for word in lines[0][len(MAGIC):].split():
+        name, sep, value = word.partition("=")
+        name = name.lower()
+        if not sep or not value:
+            raise ValueError(f"header field {word!r} is not of the form name=value")
+        if name in fields:
+            raise ValueError(f"header field {name} is given twice")
+        fields[name] = value.lower()
+    known = {"size", "to-move", "pie", "quiet", "passes", "seats"}
+    unknown = sorted(set(fields) - known)
+    if unknown:
+        raise ValueError(f"unknown header field(s) {', '.join(unknown)}; known: {sorted(known)}")
+    if "size" not in fields:
+        raise ValueError("the header must give the board size (size=N)")
+    size = _count("size", fields["size"])
+    to_move = fields.get("to-move", "")
+    if to_move not in COLORS:
+        raise ValueError(f"to-move must be dark or light, got {to_move or 'nothing'!r}")
+    if fields.get("pie", "pending") != "pending":
+        raise ValueError(f"the only pie field is pie=pending, got pie={fields['pie']}")
+    if fields.get("seats", "swapped") != "swapped":
+        raise ValueError(f"the only seats field is seats=swapped, got seats={fields['seats']}")
+    result = TextPosition(
+        size=size,
+        to_move=to_move,
+        pie_pending="pie" in fields,
+        quiet=_count("quiet", fields.get("quiet", "0")),
+        passes=_count("passes", fields.get("passes", "0")),
+        seats_swapped="seats" in fields,
+    )
+    geometry = board(size)
+    for line in lines[1:]:
+        head, sep, rest = line.partition(":")
+        words = head.lower().split()
+        if not sep or len(words) != 2 or words[0] not in COLORS or words[1][:-1] not in KINDS:
+            raise ValueError(
+                f"cannot read line {line!r}: expected '<dark|light> <seeds|trees|dendrids>: "
+                "cells'"
+            )
+        if not words[1].endswith("s"):
+            raise ValueError(f"cannot read line {line!r}: write the kind in the plural")
+        piece = (words[0], words[1][:-1])
+        for label in rest.split():
+            if not geometry.is_label(label):
+                raise ValueError(f"{label!r} in line {line!r} is not a cell of a side-{size} board")
+            key = label.lower()
+            if key in result.pieces:
+                raise ValueError(f"cell {key} is given twice")
+            result.pieces[key] = piece
+    return result

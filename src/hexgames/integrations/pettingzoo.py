@@ -1,0 +1,234 @@
+"""PettingZoo AEC environments for every registered hexgames game.
+
+Used like the environments in ``pettingzoo.classic``::
+
+    from hexgames.integrations.pettingzoo import dendria_v0
+
+    env = dendria_v0.env(size=5, render_mode="rgb_array")
+    env.reset(seed=0)
+    for agent in env.agent_iter():
+        observation, reward, termination, truncation, info = env.last()
+        if termination or truncation:
+            action = None
+        else:
+            action = env.action_space(agent).sample(observation["action_mask"])
+        env.step(action)
+
+Agents are the seats, ``player_0`` (acts first) and ``player_1``; the agent to act is
+always the engine's current seat, so a Benediction turn of two actions is two consecutive
+steps by the same agent. Keyword arguments other than ``render_mode`` are the game's rules
+options (``GAME.options``).
+
+Observations are dicts with ``observation`` (the game's float32 tensor, seen from the
+agent's seat, values in [0, 1]) and ``action_mask`` (int8 over the fixed action-id space;
+all zeros for the agent that is not to act). Rewards (+1/-1, 0 for a draw) are given when
+the game ends; a game that reaches ``GAME.max_game_length(rules)`` actions without ending
+is **truncated** with zero rewards. An action outside the mask raises
+:class:`hexgames.IllegalAction` and changes nothing (wrap the environment in
+``pettingzoo.utils.wrappers.TerminateIllegalWrapper`` to punish it instead).
+
+``render_mode="human"`` prints the game's text diagram; ``"rgb_array"`` rasterises its SVG
+drawing with cairosvg into an ``H x W x 3`` uint8 array.
+"""
+
+from __future__ import annotations
+
+import io
+from types import SimpleNamespace
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from hexgames.errors import IllegalAction
+from hexgames.game import Game, GameState, game_names, get_game
+
+__all__ = ["HexGameEnv", "environment_module"]
+
+AGENTS = ("player_0", "player_1")
+
+
+class HexGameEnv(AECEnv, EzPickle):
+    """AEC environment over one :class:`hexgames.game.Game` (see the module docstring).
+
+    Subclassed once per game by :func:`environment_module`, so that ``metadata["name"]``
+    (which PettingZoo reads from the class) names the game.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["human", "rgb_array"],
+        "name": "hexgame_v0",
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+    game_name: ClassVar[str] = ""
+
+    def __init__(self, render_mode: str | None = None, **options: Any) -> None:
+        EzPickle.__init__(self, render_mode=render_mode, **options)
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode must be one of {self.metadata['render_modes']} or None, "
+                f"got {render_mode!r}"
+            )
+        self.game: Game = get_game(self.game_name)
+        self.rules = self.game.make_rules(**options)
+        self.render_mode = render_mode
+        self.max_length = int(self.game.max_game_length(self.rules))
+        self.num_actions = int(self.game.num_distinct_actions(self.rules))
+        shape = tuple(self.game.observation_shape(self.rules))
+        self.possible_agents = list(AGENTS)
+        self.agents = list(AGENTS)
+        self.observation_spaces = {
+            agent: spaces.Dict(
+                {
+                    "observation": spaces.Box(0.0, 1.0, shape=shape, dtype=np.float32),
+                    "action_mask": spaces.Box(0, 1, shape=(self.num_actions,), dtype=np.int8),
+                }
+            )
+            for agent in AGENTS
+        }
+        self.action_spaces = {agent: spaces.Discrete(self.num_actions) for agent in AGENTS}
+        self.position: GameState = self.game.new_position(self.rules)
+        self._reset_bookkeeping()
+
+    # ------------------------------------------------------------------ spaces
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # --------------------------------------------------------------- lifecycle
+    def _reset_bookkeeping(self) -> None:
+        self.agents = list(AGENTS)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
+        self.agent_selection = AGENTS[self.position.current_seat]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a new game. The games are deterministic, so ``seed`` only seeds the
+        action spaces (for reproducible ``sample()`` calls); ``options`` is unused."""
+        if seed is not None:
+            for index, agent in enumerate(AGENTS):
+                self.action_spaces[agent].seed(seed + index)
+        self.position = self.game.new_position(self.rules)
+        self._reset_bookkeeping()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = AGENTS.index(agent)
+        mask = np.zeros(self.num_actions, dtype=np.int8)
+        if not self._finished() and seat == self.position.current_seat:
+            encode = self.game.action_to_id
+            for action in self.position.legal_actions():
+                mask[encode(self.position, action)] = 1
+        observation = np.asarray(self.game.observation(self.position, seat), dtype=np.float32)
+        return {"observation": observation, "action_mask": mask}
+
+    def _finished(self) -> bool:
+        return self.position.is_over or len(self.position.history) >= self.max_length
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if action is None:
+            raise IllegalAction(f"{agent} must choose an action: the game is not over")
+        action_id = int(action)
+        if not 0 <= action_id < self.num_actions:
+            raise IllegalAction(
+                f"action id {action_id} is outside the action space 0..{self.num_actions - 1}"
+            )
+        move = self.game.action_from_id(self.position, action_id)
+        self.position.play(move)  # raises IllegalAction, position unchanged, when refused
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        if self.position.is_over:
+            for seat, value in enumerate(self.position.returns()):
+                self.rewards[AGENTS[seat]] = float(value)
+            self.terminations = dict.fromkeys(self.agents, True)
+        elif len(self.position.history) >= self.max_length:
+            self.truncations = dict.fromkeys(self.agents, True)
+        else:
+            self.agent_selection = AGENTS[self.position.current_seat]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    # ---------------------------------------------------------------- display
+    def render(self) -> np.ndarray | None:
+        if self.render_mode is None:
+            return None
+        if self.render_mode == "human":
+            print(self.game.render_text(self.position))
+            return None
+        return svg_to_rgb(self.game.render_svg(self.position))
+
+    def close(self) -> None:
+        """Nothing to release: rendering opens no window."""
+
+
+def svg_to_rgb(svg: str) -> np.ndarray:
+    """Rasterise an SVG drawing into an ``H x W x 3`` uint8 array (white background)."""
+    import cairosvg
+    from PIL import Image
+
+    png = cairosvg.svg2png(bytestring=svg.encode("utf-8"), background_color="white")
+    with Image.open(io.BytesIO(png)) as image:
+        return np.asarray(image.convert("RGB"), dtype=np.uint8).copy()
+
+
+_MODULES: dict[str, SimpleNamespace] = {}
+
+
+def _class_name(game: Game) -> str:
+    return f"{game.title.replace(' ', '')}Env"
+
+
+def environment_module(name: str) -> SimpleNamespace:
+    """``raw_env`` and ``env`` for the game ``name``, like a ``pettingzoo.classic`` module.
+
+    ``env(**kwargs)`` adds PettingZoo's standard checks (action bounds, call order). Built
+    once per game, so ``raw_env`` is one class that pickle finds again by its name.
+    """
+    game = get_game(name)
+    if game.name in _MODULES:
+        return _MODULES[game.name]
+    raw_env = type(
+        _class_name(game),
+        (HexGameEnv,),
+        {
+            "game_name": game.name,
+            "metadata": {**HexGameEnv.metadata, "name": f"{game.name}_v0"},
+            "__doc__": f"PettingZoo AEC environment of {game.title} (see {__name__}).",
+            "__module__": __name__,
+        },
+    )
+
+    def env(**kwargs: Any) -> AECEnv:
+        wrapped: AECEnv = raw_env(**kwargs)
+        wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+        return wrappers.OrderEnforcingWrapper(wrapped)
+
+    env.__doc__ = f"The {game.title} environment with PettingZoo's standard wrappers."
+    module = SimpleNamespace(raw_env=raw_env, env=env, name=f"{game.name}_v0")
+    _MODULES[game.name] = module
+    return module
+
+
+def __getattr__(name: str) -> Any:
+    """``benediction_v0``, ``dendria_v0``, ... (and their ``raw_env`` classes, by class
+    name, for pickle) built on first use for every registered game."""
+    for game_name in game_names():
+        if name == f"{game_name}_v0":
+            return environment_module(game_name)
+        if name == _class_name(get_game(game_name)):
+            return environment_module(game_name).raw_env
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,494 @@
+"""``hexgames play``: play any registered game in the terminal.
+
+The terminal game knows games only through :mod:`hexgames.game` (``get_game`` and the
+protocol): it draws boards with ``GAME.render_text``, reads actions in the game's notation
+with ``position.play``, and saves records with ``GAME.write_record``, so a new game plays
+here without a line changing.
+
+A line of input is either a command (``help``, ``moves``, ``undo``, ``board``,
+``save FILE``, ``quit``) or one or more actions separated by spaces, e.g. a whole turn
+(``e3e4 e5e6``, ``d2-d6 +e5 end``). The actions of a line are played together: if one of
+them is refused, the ones before it are taken back, so a typo never leaves half a turn on
+the board. When a turn under way allows exactly one action (Dendria's ``end`` after a
+plant with no follow-up), it is played for the player and said so.
+
+The whole session runs on an input reader and an output stream, so tests script it with
+:func:`run_session` and a list of lines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import random
+import sys
+import textwrap
+from collections.abc import Callable, Iterable
+from typing import Any, ClassVar, TextIO
+
+from hexgames.errors import IllegalAction
+from hexgames.game import Game, GameState, game_names, get_game, parse_option_value
+
+__all__ = ["Session", "add_arguments", "run", "run_session"]
+
+OPPONENTS = ("ai", "random", "human")
+#: Reads one line after showing a prompt; ``None`` at the end of the input.
+Reader = Callable[[str], str | None]
+
+HELP = """\
+Type the actions of your turn in the game's notation, separated by spaces, e.g. {example}.
+Commands:
+  moves       list every legal action
+  board       show the board again
+  undo        take back your last turn (and the opponent's reply)
+  save FILE   write the game record to FILE
+  help        show this help
+  quit        leave the game"""
+
+
+class RandomOpponent:
+    """Chooses uniformly among the legal actions, reproducibly from a seed."""
+
+    name = "random"
+
+    def __init__(self, seed: int | None) -> None:
+        self._random = random.Random(seed)
+
+    def choose(self, position: GameState) -> Any:
+        return self._random.choice(position.legal_actions())
+
+
+def make_opponent(
+    game: Game, kind: str, level: int, seed: int | None, say: Callable[[str], None]
+) -> Any:
+    """The computer player for ``--opponent`` (``None`` for hot-seat play).
+
+    ``ai`` uses :func:`hexgames.ai.player` when that package is importable and otherwise
+    falls back to the random player, saying so.
+    """
+    if kind == "human":
+        return None
+    if kind == "random":
+        return RandomOpponent(seed)
+    if kind != "ai":
+        raise ValueError(f"unknown opponent {kind!r}; expected one of {', '.join(OPPONENTS)}")
+    try:
+        from hexgames.ai import player
+    except ImportError as error:
+        say(f"The AI is not available ({error}); you play against a random opponent instead.")
+        return RandomOpponent(seed)
+    return player(game, level, seed=seed)
+
+
+class Session:
+    """One game in the terminal: the position, who sits where, and the dialogue."""
+
+    def __init__(
+        self,
+        game: Game,
+        position: GameState,
+        output: TextIO,
+        *,
+        opponent: Any = None,
+        human_seat: int = 0,
+        color: bool = False,
+        opponent_name: str = "computer",
+    ) -> None:
+        self.game = game
+        self.position = position
+        self.output = output
+        self.opponent = opponent
+        #: Seats played at this keyboard (both when there is no computer opponent).
+        self.humans = {0, 1} if opponent is None else {human_seat}
+        self.color = color
+        self.opponent_name = opponent_name
+        #: Points of the last actions played, highlighted on the next board drawn.
+        self.last_points: tuple[str, ...] = ()
+
+    # ------------------------------------------------------------------ output
+    def say(self, text: str = "") -> None:
+        print(text, file=self.output)
+
+    def show_board(self) -> None:
+        """Draw the board, the last actions' points highlighted.
+
+        Both games' ``render_text`` take ``(position, highlights=(), *, color=False)``;
+        ``color`` is passed only when asked for, so a game without colours still works.
+        """
+        options = {"color": True} if self.color else {}
+        self.say(self.game.render_text(self.position, self.last_points, **options))
+
+    def prompt(self) -> str:
+        position = self.position
+        if position.is_over:
+            return "game over> "
+        who = ""
+        if self.opponent is not None:
+            who = " (you)"
+        return f"{position.to_move}{who}> "
+
+    # ------------------------------------------------------------------ loop
+    def play(self, read: Reader) -> int:
+        """Run the dialogue until the input ends or the player quits; the exit status."""
+        self.say(f"{self.game.title}: type `help` for commands, `moves` for legal actions.")
+        self.show_board()
+        announced = self.position.is_over
+        if announced:
+            self.announce_result()
+        while True:
+            if not self.position.is_over and self.position.current_seat not in self.humans:
+                self.computer_turn()
+                continue
+            if self.position.is_over and not announced:
+                self.announce_result()
+                announced = True
+            line = read(self.prompt())
+            if line is None:
+                self.say("")
+                self.say("Input ended; leaving the game.")
+                return 0
+            words = line.split()
+            if not words:
+                continue
+            command = words[0].lower()
+            if command in ("quit", "exit"):
+                self.say("Bye.")
+                return 0
+            handler = self.COMMANDS.get(command)
+            if handler is not None:
+                handler(self, words[1:])
+            else:
+                self.play_line(words)
+            announced = announced and self.position.is_over
+
+    def computer_turn(self) -> None:
+        """Let the computer play until it is a human's turn or the game ends."""
+        position = self.position
+        seat = position.current_seat
+        played = []
+        points: list[str] = []
+        while not position.is_over and position.current_seat == seat:
+            action = self.opponent.choose(position)
+            points.extend(self._points_of(action))
+            position.play(action)
+            played.append(str(action))
+        self.last_points = tuple(points)
+        self.say(f"{self.opponent_name} plays: {' '.join(played)}")
+        self.show_board()
+
+    def play_line(self, words: list[str]) -> None:
+        """Play the actions of one input line, all or none."""
+        if self.position.is_over:
+            self.say("The game is over: `undo` to take back, `save FILE`, or `quit`.")
+            return
+        position = self.position
+        points: list[str] = []
+        for played, word in enumerate(words):
+            if position.is_over:
+                self._take_back(played)
+                self.say(f"The game ended before {word!r}; nothing was played from this line.")
+                return
+            if position.current_seat not in self.humans:
+                self._take_back(played)
+                self.say(
+                    f"Your turn ends before {word!r}: type one turn at a time "
+                    "(nothing was played from this line)."
+                )
+                return
+            try:
+                action = position.parse_action(word)
+                step_points = self._points_of(action)
+                position.play(action)
+            except IllegalAction as error:
+                self._take_back(played)
+                taken = " (nothing was played from this line)" if played else ""
+                self.say(f"Illegal: {error}{taken}. Type `moves` to list the legal actions.")
+                return
+            points.extend(step_points)
+        points.extend(self._play_forced())
+        self.last_points = tuple(points)
+        self.show_board()
+
+    def _play_forced(self) -> list[str]:
+        """Play actions that are the only possibility in a turn under way."""
+        position = self.position
+        points: list[str] = []
+        while (
+            not position.is_over
+            and position.current_seat in self.humans
+            and not position.is_turn_start()
+        ):
+            actions = position.legal_actions()
+            if len(actions) != 1:
+                break
+            points.extend(self._points_of(actions[0]))
+            position.play(actions[0])
+            self.say(f"Only one action was possible, played for you: {actions[0]}")
+        return points
+
+    def _take_back(self, count: int) -> None:
+        for _ in range(count):
+            self.position.undo()
+
+    def _points_of(self, action: Any) -> tuple[str, ...]:
+        try:
+            return tuple(self.game.gesture(self.position, action).points)
+        except (ImportError, AttributeError, ValueError):
+            return ()
+
+    def announce_result(self) -> None:
+        position = self.position
+        winner = position.winner
+        if winner is None or winner == "draw":
+            self.say("Game over: a draw.")
+        else:
+            line = f"Game over: {winner.capitalize()} wins."
+            if self.opponent is not None:
+                mine = position.seat_of(winner) in self.humans
+                line += " You win!" if mine else f" The {self.opponent_name} wins."
+            self.say(line)
+        self.say("Type `save FILE` to keep the record, `undo` to take back, or `quit`.")
+
+    # ------------------------------------------------------------------ commands
+    def cmd_help(self, _args: list[str]) -> None:
+        actions = [] if self.position.is_over else self.position.legal_actions()
+        example = " or ".join(f"`{a}`" for a in sorted(map(str, actions))[:2]) or "`e3e4`"
+        self.say(HELP.format(example=example))
+
+    def cmd_moves(self, _args: list[str]) -> None:
+        if self.position.is_over:
+            self.say("The game is over: there are no legal actions.")
+            return
+        names = sorted(str(action) for action in self.position.legal_actions())
+        self.say(f"{len(names)} legal actions:")
+        self.say(textwrap.fill("  ".join(names), width=78))
+
+    def cmd_board(self, _args: list[str]) -> None:
+        self.show_board()
+
+    def cmd_undo(self, _args: list[str]) -> None:
+        """Take back to the start of the latest turn of a human, at least one action."""
+        position = self.position
+        probe = position.copy()
+        undone = 0
+        while probe.history:
+            probe.undo()
+            undone += 1
+            if probe.is_turn_start() and probe.current_seat in self.humans:
+                break
+        else:
+            self.say("Nothing to undo.")
+            return
+        for _ in range(undone):
+            position.undo()
+        self.last_points = ()
+        self.say(f"Took back {undone} action{'s' if undone != 1 else ''}.")
+        self.show_board()
+
+    def cmd_save(self, args: list[str]) -> None:
+        if len(args) != 1:
+            self.say("Usage: save FILE")
+            return
+        tags = {
+            "Event": f"{self.game.title} terminal game",
+            "Date": datetime.date.today().strftime("%Y.%m.%d"),
+        }
+        for seat, color in enumerate(self.game.colors):
+            tags[color.capitalize()] = "human" if seat in self.humans else self.opponent_name
+        try:
+            text = self.game.write_record(self.position, tags)
+            with open(args[0], "w", encoding="utf-8") as handle:
+                handle.write(text)
+        except OSError as error:
+            self.say(f"Could not save to {args[0]}: {error.strerror or error}.")
+            return
+        self.say(f"Saved the game record to {args[0]}.")
+
+    COMMANDS: ClassVar[dict[str, Callable[[Session, list[str]], None]]] = {
+        "help": cmd_help,
+        "?": cmd_help,
+        "moves": cmd_moves,
+        "board": cmd_board,
+        "undo": cmd_undo,
+        "save": cmd_save,
+    }
+
+
+def choose_game(read: Reader, say: Callable[[str], None]) -> Game | None:
+    """The menu shown when no game is named: pick one by number or name."""
+    names = game_names()
+    games = [get_game(name) for name in names]
+    say("Which game?")
+    for number, game in enumerate(games, start=1):
+        say(f"  {number}. {game.title}")
+    while True:
+        answer = read(f"game [1-{len(games)}]> ")
+        if answer is None:
+            return None
+        text = answer.strip().lower()
+        if text.isdigit() and 1 <= int(text) <= len(games):
+            return games[int(text) - 1]
+        if text in names:
+            return get_game(text)
+        if text in ("quit", "exit"):
+            return None
+        say(f"Please answer a number from 1 to {len(games)} or a game name ({', '.join(names)}).")
+
+
+def parse_settings(game: Game, settings: Iterable[str]) -> dict[str, Any]:
+    """``["name=value", ...]`` -> rules options, checked against ``game.options``."""
+    by_name = {option.name: option for option in game.options}
+    options: dict[str, Any] = {}
+    for setting in settings:
+        name, sep, raw = setting.partition("=")
+        name = name.strip()
+        if not sep:
+            raise ValueError(f"--set expects option=value, got {setting!r}")
+        if name not in by_name:
+            known = ", ".join(by_name) or "none"
+            raise ValueError(f"{game.title} has no option {name!r}; options: {known}")
+        options[name] = parse_option_value(by_name[name], raw)
+    return options
+
+
+def line_reader(lines: Iterable[str], output: TextIO, *, echo: bool = True) -> Reader:
+    """A :data:`Reader` over given lines that writes each prompt (and, to make a readable
+    transcript, each line read) to ``output``."""
+    iterator = iter(lines)
+
+    def read(prompt: str) -> str | None:
+        output.write(prompt)
+        line = next(iterator, None)
+        if line is None:
+            return None
+        line = line.rstrip("\n")
+        if echo:
+            output.write(line)
+        output.write("\n")
+        return line
+
+    return read
+
+
+def run_session(
+    game: Game | str | None,
+    input_lines: Iterable[str],
+    output: TextIO,
+    *,
+    opponent: str = "human",
+    level: int = 2,
+    color: str | None = None,
+    settings: Iterable[str] = (),
+    seed: int | None = None,
+    ansi: bool = False,
+    read: Reader | None = None,
+) -> int:
+    """Play a whole session from ``input_lines``, writing everything to ``output``.
+
+    ``game`` may be ``None`` to show the game menu first. Returns the exit status (2 for
+    bad options, which are explained on ``output``).
+    """
+    reader = read or line_reader(input_lines, output)
+
+    def say(text: str) -> None:
+        print(text, file=output)
+
+    if game is None:
+        game = choose_game(reader, say)
+        if game is None:
+            say("No game chosen.")
+            return 0
+    try:
+        if isinstance(game, str):
+            game = get_game(game)
+        position = game.new(**parse_settings(game, settings))
+        human_seat = _seat_of_color(game, color)
+        computer = make_opponent(game, opponent, level, seed, say)
+    except ValueError as error:
+        say(f"error: {error}")
+        return 2
+    opponent_name = "random player" if isinstance(computer, RandomOpponent) else "AI"
+    if computer is not None:
+        strength = f" (level {level})" if opponent_name == "AI" else ""
+        say(f"You play {game.colors[human_seat]} against the {opponent_name}{strength}.")
+    session = Session(
+        game,
+        position,
+        output,
+        opponent=computer,
+        human_seat=human_seat,
+        color=ansi,
+        opponent_name=opponent_name,
+    )
+    return session.play(reader)
+
+
+def _seat_of_color(game: Game, color: str | None) -> int:
+    if color is None:
+        return 0
+    key = color.strip().lower()
+    if key not in game.colors:
+        raise ValueError(
+            f"{game.title} is played by {' and '.join(game.colors)}; no colour {color!r}"
+        )
+    return game.colors.index(key)
+
+
+# --------------------------------------------------------------------------- CLI
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "game", nargs="?", help=f"the game to play ({', '.join(game_names())}); "
+        "a menu asks when omitted",
+    )
+    parser.add_argument(
+        "--opponent", choices=OPPONENTS, default="ai",
+        help="who plays the other side: the AI (default), a random player, or a second "
+        "human at the same keyboard (hot-seat)",
+    )
+    parser.add_argument("--level", type=int, default=2, help="AI strength, 1 (beginner) to 5")
+    parser.add_argument(
+        "--color", help="the colour you play (default: the colour that acts first)"
+    )
+    parser.add_argument(
+        "--set", dest="settings", action="append", default=[], metavar="OPTION=VALUE",
+        help="a rules option, e.g. --set max_turns=100 (repeatable)",
+    )
+    parser.add_argument("--seed", type=int, help="seed for the computer's choices")
+    parser.add_argument(
+        "--no-color", action="store_true", help="no colours, even on a terminal"
+    )
+
+
+def _stdin_reader() -> Reader:
+    """Read from the keyboard with line editing, or from piped input with an echo."""
+    if sys.stdin.isatty():
+
+        def read(prompt: str) -> str | None:
+            try:
+                return input(prompt)
+            except EOFError:
+                return None
+
+        return read
+    return line_reader(sys.stdin, sys.stdout)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.game is not None and args.game.strip().lower() not in game_names():
+        print(f"error: unknown game {args.game!r}; known games: {', '.join(game_names())}",
+              file=sys.stderr)
+        return 2
+    return run_session(
+        args.game,
+        (),
+        sys.stdout,
+        opponent=args.opponent,
+        level=args.level,
+        color=args.color,
+        settings=args.settings,
+        seed=args.seed,
+        ansi=sys.stdout.isatty() and not args.no_color,
+        read=_stdin_reader(),
+    )

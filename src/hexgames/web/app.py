@@ -1,0 +1,354 @@
+"""The FastAPI application: JSON API, WebSocket play, pages and the static front end.
+
+``create_app(data_dir=..., database_url=...)`` builds a self-contained app (its own
+storage, AI workers and connection hub), so tests can run several side by side and a
+"restart" is simply a new app on the same data directory.
+
+Error policy: bad input of any kind (malformed JSON, unknown game or id, bad options,
+illegal or out-of-turn actions, a token for another seat) is answered with a 4xx and a
+JSON ``{"error": "..."}`` naming the problem, and changes nothing. Unexpected failures
+are logged and answered with a JSON 500 that reveals no internals.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from hexgames.errors import IllegalAction
+from hexgames.game import game_names, get_game
+from hexgames.web.ai_worker import AiWorkers
+from hexgames.web.hub import Hub
+from hexgames.web.matches import Match, rebuild, render
+from hexgames.web.options import describe_options
+from hexgames.web.rules_pages import rules_page
+from hexgames.web.service import GameNotFound, GameService
+from hexgames.web.storage import StoredGame, open_storage
+
+log = logging.getLogger(__name__)
+
+STATIC = Path(__file__).parent / "static"
+
+
+# ------------------------------------------------------------------ request bodies
+class NewGame(BaseModel):
+    game: str
+    mode: str = "ai"
+    options: dict[str, Any] = Field(default_factory=dict)
+    seat: int = 0
+    level: int = 3
+
+
+class ActionIn(BaseModel):
+    token: str | None = None
+    action: str
+    ply: int | None = None
+
+
+class TokenIn(BaseModel):
+    token: str | None = None
+
+
+class RecordIn(BaseModel):
+    text: str
+    game: str | None = None
+
+
+def error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+def summary(stored: StoredGame) -> dict[str, Any]:
+    """A line of the games list (no tokens: the list is public)."""
+    return {
+        "id": stored.id,
+        "game": stored.game,
+        "title": get_game(stored.game).title if stored.game in game_names() else stored.game,
+        "mode": stored.mode,
+        "players": stored.players,
+        "status": stored.status,
+        "winner": stored.winner,
+        "reason": stored.reason,
+        "options": stored.options,
+        "created_at": stored.created_at,
+        "updated_at": stored.updated_at,
+    }
+
+
+def links(match: Match, tokens: list[str | None]) -> dict[str, Any]:
+    base = f"/play/{match.id}"
+    return {
+        "seats": [f"{base}?token={token}" if token else None for token in tokens],
+        "spectate": base,
+        "replay": f"/replay/{match.id}",
+    }
+
+
+def create_app(
+    data_dir: str | Path = "data",
+    database_url: str | None = None,
+    ai_processes: int | None = None,
+) -> FastAPI:
+    """A complete web app storing games in ``data_dir`` (SQLite) or ``database_url``.
+
+    ``database_url`` defaults to the ``DATABASE_URL`` environment variable.
+    """
+    database_url = database_url if database_url is not None else os.environ.get("DATABASE_URL")
+    storage = open_storage(data_dir=data_dir, database_url=database_url or None)
+    processes = ai_processes or max(1, min(4, (os.cpu_count() or 2) - 1))
+    service = GameService(storage, AiWorkers(processes), Hub())
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        yield
+        await service.close()
+
+    app = FastAPI(title="hexgames", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)
+    app.state.service = service
+
+    # -------------------------------------------------------------- errors
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+        problems = []
+        for item in exc.errors():
+            where = ".".join(str(part) for part in item.get("loc", ()) if part != "body")
+            problems.append(f"{where}: {item.get('msg')}" if where else str(item.get("msg")))
+        return error(400, "bad request: " + "; ".join(problems))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return error(exc.status_code, str(exc.detail))
+
+    @app.exception_handler(GameNotFound)
+    async def not_found(request: Request, exc: GameNotFound) -> JSONResponse:
+        return error(404, str(exc))
+
+    @app.exception_handler(PermissionError)
+    async def forbidden(request: Request, exc: PermissionError) -> JSONResponse:
+        return error(403, str(exc))
+
+    @app.exception_handler(IllegalAction)
+    async def illegal(request: Request, exc: IllegalAction) -> JSONResponse:
+        return error(409, str(exc))
+
+    @app.exception_handler(ValueError)
+    async def invalid(request: Request, exc: ValueError) -> JSONResponse:
+        return error(400, str(exc))
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unexpected error on %s %s", request.method, request.url.path)
+        return error(500, "internal error: the server could not handle this request")
+
+    # ---------------------------------------------------------------- API
+    @app.get("/api/catalog")
+    async def catalog() -> dict[str, Any]:
+        """The games, their colours and options: everything the home page's form needs."""
+        return {
+            "games": [
+                {
+                    "name": game.name,
+                    "title": game.title,
+                    "colors": list(game.colors),
+                    "options": describe_options(game),
+                    "blurb": str(game.extras.get("tagline", "")),
+                    "preview_svg": preview(game.name),
+                }
+                for game in map(get_game, game_names())
+            ],
+            "levels": [1, 2, 3, 4, 5],
+        }
+
+    @app.post("/api/games", status_code=201)
+    async def new_game(body: NewGame) -> dict[str, Any]:
+        match, tokens = await service.create(
+            body.game, body.options, body.mode, seat=body.seat, level=body.level
+        )
+        seat_token = tokens[body.seat] if body.mode != "hotseat" else tokens[0]
+        return {
+            "id": match.id,
+            "token": seat_token,
+            "tokens": tokens,
+            "links": links(match, tokens),
+        }
+
+    @app.get("/api/games")
+    async def list_games(limit: int = Query(50, ge=1, le=500)) -> dict[str, Any]:
+        return {"games": [summary(stored) for stored in await service.list(limit)]}
+
+    @app.get("/api/games/{game_id}")
+    async def game_state(game_id: str, token: str | None = None) -> dict[str, Any]:
+        match = await service.get(game_id)
+        return match.view(token)
+
+    @app.post("/api/games/{game_id}/actions")
+    async def play(game_id: str, body: ActionIn) -> dict[str, Any]:
+        match = await service.act(game_id, body.token, body.action, body.ply)
+        return match.view(body.token)
+
+    @app.post("/api/games/{game_id}/undo")
+    async def undo(game_id: str, body: TokenIn) -> dict[str, Any]:
+        match = await service.undo(game_id, body.token)
+        return match.view(body.token)
+
+    @app.post("/api/games/{game_id}/resign")
+    async def resign(game_id: str, body: TokenIn) -> dict[str, Any]:
+        match = await service.resign(game_id, body.token)
+        return match.view(body.token)
+
+    @app.get("/api/games/{game_id}/record")
+    async def record(game_id: str) -> PlainTextResponse:
+        match = await service.get(game_id)
+        text = match.game.write_record(match.position, record_tags(match))
+        filename = f"{match.game.name}-{match.id}.txt"
+        return PlainTextResponse(
+            text, headers={"Content-Disposition": f'attachment; filename="{filename}"'}
+        )
+
+    @app.post("/api/records", status_code=201)
+    async def upload(body: RecordIn) -> dict[str, Any]:
+        match, token = await service.import_record(body.text, body.game)
+        return {"id": match.id, "token": token, "links": links(match, [token, token])}
+
+    @app.get("/api/games/{game_id}/replay")
+    async def replay(game_id: str, ply: int = Query(..., ge=0)) -> dict[str, Any]:
+        """The board after the first ``ply`` actions (the replay viewer steps through these)."""
+        match = await service.get(game_id)
+        actions = [p.notation for p in match.plies]
+        if ply > len(actions):
+            raise ValueError(f"ply {ply} is past the end of the game ({len(actions)} actions)")
+        position, _ = rebuild(match.game, match.stored.options, actions[:ply])
+        return {"ply": ply, "total": len(actions), "svg": render(match.game, position)}
+
+    @app.get("/api/games/{game_id}/board")
+    async def board(game_id: str, overlays: str = "") -> dict[str, Any]:
+        """The current board with optional overlays (those the game lists in
+        ``extras["overlays"]``, e.g. Dendria's fertilized and plantable cells)."""
+        match = await service.get(game_id)
+        offered = tuple(match.game.extras.get("overlays", ()))
+        chosen = tuple(name for name in overlays.split(",") if name)
+        unknown = [name for name in chosen if name not in offered]
+        if unknown:
+            raise ValueError(
+                f"{match.game.title} has no overlay {unknown[0]!r}; "
+                f"offered: {', '.join(offered) or 'none'}"
+            )
+        return {"ply": len(match.plies), "svg": render(match.game, match.position, chosen)}
+
+    # ---------------------------------------------------------- WebSocket
+    @app.websocket("/ws/games/{game_id}")
+    async def socket(websocket: WebSocket, game_id: str, token: str | None = None) -> None:
+        await websocket.accept()
+        try:
+            match = await service.get(game_id)
+        except GameNotFound as exc:
+            await websocket.send_json({"type": "error", "message": str(exc)})
+            await websocket.close(code=4404)
+            return
+        if token and not match.seats_of(token):
+            await websocket.send_json(
+                {"type": "error", "message": "this token holds no seat here: you are watching"}
+            )
+            token = None
+        service.hub.join(game_id, websocket, token)
+        try:
+            await websocket.send_json(match.view(token))
+            while True:
+                text = await websocket.receive_text()
+                reply = await handle_message(service, game_id, token, text)
+                if reply is not None:
+                    await websocket.send_json(reply)
+        except WebSocketDisconnect:
+            pass
+        finally:
+            service.hub.leave(game_id, websocket)
+
+    # -------------------------------------------------------------- pages
+    @app.get("/", include_in_schema=False)
+    async def home() -> FileResponse:
+        return FileResponse(STATIC / "index.html")
+
+    @app.get("/play/{game_id}", include_in_schema=False)
+    async def play_page(game_id: str) -> FileResponse:
+        return FileResponse(STATIC / "play.html")
+
+    @app.get("/replay/{game_id}", include_in_schema=False)
+    async def replay_page(game_id: str) -> FileResponse:
+        return FileResponse(STATIC / "replay.html")
+
+    @app.get("/rules/{game_name}", include_in_schema=False)
+    async def rules(game_name: str) -> HTMLResponse:
+        return HTMLResponse(rules_page(get_game(game_name)))
+
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    return app
+
+
+@cache
+def preview(game_name: str) -> str:
+    """The start position of a game's default variant, drawn once for the home page."""
+    game = get_game(game_name)
+    return str(game.render_svg(game.new()))
+
+
+def record_tags(match: Match) -> dict[str, str]:
+    players = match.players_view()
+    tags = {
+        "Site": "hexgames",
+        "Date": match.stored.created_at[:10],
+        "Mode": match.stored.mode,
+    }
+    for player in players:
+        tags[player["color"].capitalize()] = player["name"]
+    if match.is_over:
+        tags["Result"] = match.result_text()
+    return tags
+
+
+async def handle_message(
+    service: GameService, game_id: str, token: str | None, text: str
+) -> dict[str, Any] | None:
+    """Act on one WebSocket message; returns an error message for the sender, or None.
+
+    Successful changes reach the sender through the broadcast like everybody else.
+    """
+    try:
+        message = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return {"type": "error", "message": f"malformed JSON: {exc.msg}"}
+    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+        return {"type": "error", "message": 'a message is a JSON object with a "type"'}
+    kind = message["type"]
+    try:
+        if kind == "action":
+            ply = message.get("ply")
+            if ply is not None and (not isinstance(ply, int) or isinstance(ply, bool)):
+                return {"type": "error", "message": '"ply" must be an integer'}
+            action = message.get("action")
+            if not isinstance(action, str):
+                return {"type": "error", "message": '"action" must be a string of notation'}
+            await service.act(game_id, token, action, ply)
+        elif kind == "undo":
+            await service.undo(game_id, token)
+        elif kind == "resign":
+            await service.resign(game_id, token)
+        elif kind == "ping":
+            return {"type": "pong"}
+        else:
+            return {"type": "error", "message": f"unknown message type {kind!r}"}
+    except (IllegalAction, PermissionError, ValueError, GameNotFound) as exc:
+        return {"type": "error", "message": str(exc)}
+    return None

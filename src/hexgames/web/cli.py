@@ -1,0 +1,58 @@
+"""``hexgames serve``: run the web app with uvicorn and print where to open it."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="interface to listen on (default: 127.0.0.1; 0.0.0.0 for a LAN)")
+    parser.add_argument("--port", type=int, default=8000,
+                        help="TCP port (default: 8000; 0 picks a free one)")
+    parser.add_argument("--data-dir", type=Path, default=Path("data"),
+                        help="folder for the SQLite database (default: ./data)")
+    parser.add_argument("--database-url", default=os.environ.get("DATABASE_URL"),
+                        help="postgresql://... to store games in PostgreSQL "
+                             "(default: $DATABASE_URL, else SQLite in --data-dir)")
+    parser.add_argument("--ai-processes", type=int, default=None,
+                        help="worker processes for the AI (default: CPU cores - 1, at most 4)")
+
+
+def run(args: argparse.Namespace) -> int:
+    import socket
+
+    import uvicorn
+
+    from hexgames.web.app import create_app
+
+    if not 0 <= args.port <= 65535:
+        print(f"error: --port must be between 0 and 65535, got {args.port}")
+        return 2
+    try:
+        app = create_app(data_dir=args.data_dir, database_url=args.database_url or None,
+                         ai_processes=args.ai_processes)
+    except (ValueError, RuntimeError, OSError) as error:
+        print(f"error: cannot open the game storage: {error}")
+        return 2
+    # Bind the socket ourselves so that the printed URL is right even for --port 0.
+    family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((args.host, args.port))
+    except OSError as error:
+        print(f"error: cannot listen on {args.host}:{args.port}: {error.strerror}")
+        return 2
+    port = sock.getsockname()[1]
+    shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
+    where = "PostgreSQL" if args.database_url else f"SQLite in {args.data_dir.resolve()}"
+    print(f"hexgames is running: open http://{shown}:{port}/  (games stored in {where})",
+          flush=True)
+    print("Press Ctrl+C to stop.", flush=True)
+    config = uvicorn.Config(app, log_level="warning", ws="websockets")
+    server = uvicorn.Server(config)
+    server.run(sockets=[sock])
+    return 0

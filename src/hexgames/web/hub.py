@@ -1,0 +1,67 @@
+"""Who is watching which game, and pushing each of them the state they may see.
+
+Every browser showing a game holds a WebSocket registered here with the token it
+presented. After any change the hub sends each connection its own view: the seat to act
+gets the legal actions and their gestures, everybody else only the board and history.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import defaultdict
+from typing import Any
+
+from fastapi import WebSocket
+
+from hexgames.web.matches import Match
+
+log = logging.getLogger(__name__)
+
+
+class Hub:
+    def __init__(self) -> None:
+        self._connections: dict[str, dict[WebSocket, str | None]] = defaultdict(dict)
+
+    def join(self, game_id: str, socket: WebSocket, token: str | None) -> None:
+        self._connections[game_id][socket] = token
+
+    def leave(self, game_id: str, socket: WebSocket) -> None:
+        connections = self._connections.get(game_id)
+        if connections is not None:
+            connections.pop(socket, None)
+            if not connections:
+                del self._connections[game_id]
+
+    def watchers(self, game_id: str) -> int:
+        return len(self._connections.get(game_id, {}))
+
+    async def broadcast(self, match: Match) -> None:
+        """Send every connection of the game its view of the current state.
+
+        Views are built once per distinct token (players and spectators differ), and a
+        connection that fails to receive is dropped rather than failing the others.
+        """
+        connections = list(self._connections.get(match.id, {}).items())
+        if not connections:
+            return
+        views: dict[str | None, dict[str, Any]] = {}
+        for _, token in connections:
+            if token not in views:
+                views[token] = match.view(token)
+        results = await asyncio.gather(
+            *(socket.send_json(views[token]) for socket, token in connections),
+            return_exceptions=True,
+        )
+        for (socket, _), result in zip(connections, results, strict=True):
+            if isinstance(result, Exception):
+                log.info("dropping a connection to game %s: %s", match.id, result)
+                self.leave(match.id, socket)
+
+    async def close_all(self) -> None:
+        for connections in list(self._connections.values()):
+            for socket in list(connections):
+                with contextlib.suppress(Exception):
+                    await socket.close(code=1001)
+        self._connections.clear()

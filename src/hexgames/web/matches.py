@@ -1,0 +1,349 @@
+"""A game being played on the site: its position, who sits where, and what each viewer sees.
+
+A :class:`Match` wraps a stored game and the live position rebuilt from its actions. It is
+synchronous and knows nothing about HTTP, WebSockets or the database: the service layer
+(:mod:`hexgames.web.service`) serialises access to it, persists what changed and
+broadcasts. Everything here goes through the game protocol (:mod:`hexgames.game`), so the
+same code serves every registered game.
+
+Authority: a browser acts for the seats whose secret token it presents. The server, not
+the client, decides whose turn it is, and every action is checked by the engine.
+"""
+
+from __future__ import annotations
+
+import hmac
+from dataclasses import dataclass
+from typing import Any
+
+from hexgames.errors import IllegalAction
+from hexgames.game import Game, GameState, get_game
+from hexgames.web.storage import StoredGame
+
+MODES = ("ai", "hotseat", "online")
+
+
+@dataclass(frozen=True)
+class Ply:
+    """One action of the history, as the move list shows it."""
+
+    notation: str
+    seat: int
+    color: str
+    #: True when this action opened its player's turn (move lists group by turn).
+    turn_start: bool
+
+
+def _describe(value: Any) -> Any:
+    """Make a value an engine returns (score, options) JSON-friendly without knowing it."""
+    if isinstance(value, dict):
+        return {str(k): _describe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_describe(v) for v in value]
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return str(value)
+
+
+def rebuild(game: Game, options: dict[str, Any], actions: list[str]) -> tuple[GameState, list[Ply]]:
+    """The position after ``actions`` from the start position of ``options``.
+
+    Raises ``IllegalAction``/``ValueError`` when the actions do not replay (e.g. a record
+    edited by hand), naming the ply that failed.
+    """
+    position = game.new_position(game.make_rules(**options))
+    plies: list[Ply] = []
+    for number, text in enumerate(actions, start=1):
+        try:
+            plies.append(play_checked(position, text))
+        except ValueError as error:
+            raise IllegalAction(f"action {number} ({text!r}) cannot be replayed: {error}") from None
+    return position, plies
+
+
+def play_checked(position: GameState, text: str) -> Ply:
+    """Play one action given in notation, refusing anything the engine does not list.
+
+    The engine's ``play`` names the reason for a refusal; the membership test against
+    ``legal_actions`` is a second line of defence so that a client can never slip an
+    action past a lenient parser.
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise IllegalAction("an action must be a non-empty string in the game's notation")
+    if position.is_over:
+        raise IllegalAction("the game is over")
+    action = position.parse_action(text.strip())
+    legal = position.legal_actions()
+    seat, color, start = position.current_seat, position.to_move, position.is_turn_start()
+    if action not in legal:
+        position.play(action)  # raises IllegalAction with the engine's reason
+        position.undo()  # the engine accepted what it does not list: refuse anyway
+        raise IllegalAction(f"{text.strip()} is not a legal action here")
+    position.play(action)
+    return Ply(notation=str(position.history[-1]), seat=seat, color=color, turn_start=start)
+
+
+class Match:
+    """A stored game plus its live position.
+
+    ``revision`` grows with every change (action, undo, resignation), so a background AI
+    search can tell whether the position it was given is still the current one.
+    """
+
+    def __init__(self, stored: StoredGame) -> None:
+        self.stored = stored
+        self.game: Game = get_game(stored.game)
+        self.position, self.plies = rebuild(self.game, stored.options, stored.actions)
+        self.revision = 0
+        self.thinking = False
+        #: Why the last AI search failed (shown to players until a search succeeds).
+        self.ai_error: str | None = None
+        self._legal_cache: tuple[int, list[dict[str, Any]]] | None = None
+        self._svg_cache: tuple[int, str] | None = None
+
+    # ------------------------------------------------------------- who may act
+    @property
+    def id(self) -> str:
+        return self.stored.id
+
+    @property
+    def is_over(self) -> bool:
+        return self.stored.status == "over" or self.position.is_over
+
+    def seats_of(self, token: str | None) -> frozenset[int]:
+        """Seats a token may act for (none for a spectator or a wrong token)."""
+        if not token:
+            return frozenset()
+        return frozenset(
+            seat
+            for seat, secret in enumerate(self.stored.seat_tokens)
+            if secret is not None and hmac.compare_digest(secret, token)
+        )
+
+    def ai_level(self, seat: int) -> int | None:
+        player = self.stored.players[seat]
+        return int(player["level"]) if player.get("kind") == "ai" else None
+
+    def ai_to_move(self) -> bool:
+        return not self.is_over and self.ai_level(self.position.current_seat) is not None
+
+    def _require_seat(self, token: str | None) -> frozenset[int]:
+        seats = self.seats_of(token)
+        if not seats:
+            raise PermissionError("this link does not hold a seat in this game (spectators watch)")
+        return seats
+
+    # ----------------------------------------------------------------- changes
+    def play(self, token: str | None, text: str, expected_ply: int | None = None) -> Ply:
+        """Play an action for the seat the token holds; refuse out-of-turn or stale input."""
+        seats = self._require_seat(token)
+        if self.is_over:
+            raise IllegalAction(f"the game is over: {self.result_text()}")
+        seat = self.position.current_seat
+        if seat not in seats:
+            mover = self.position.to_move
+            raise IllegalAction(f"it is not your turn: {mover} is to act")
+        if expected_ply is not None and expected_ply != len(self.plies):
+            raise IllegalAction("the position changed before your action arrived; look again")
+        return self.play_for_seat(seat, text)
+
+    def play_for_seat(self, seat: int, text: str) -> Ply:
+        """Play an action for ``seat`` (the AI's own entry point; no token involved)."""
+        if self.position.current_seat != seat:
+            raise IllegalAction("it is not this seat's turn")
+        ply = play_checked(self.position, text)
+        self.plies.append(ply)
+        self.revision += 1
+        return ply
+
+    def undo(self, token: str | None) -> int:
+        """Take back actions; returns how many. Refused online and when nothing is left.
+
+        Against the AI the human gets back to their own turn: their last action and every
+        AI action after it are undone, so the AI does not simply replay at once.
+        """
+        seats = self._require_seat(token)
+        if self.stored.mode == "online":
+            raise IllegalAction("undo is not available in online games")
+        if self.stored.status == "over" and not self.position.is_over:
+            raise IllegalAction("a resigned game cannot be undone")
+        human_plies = [i for i, ply in enumerate(self.plies) if ply.seat in seats]
+        if not human_plies:
+            raise IllegalAction("there is no action of yours to take back")
+        keep = human_plies[-1]
+        count = len(self.plies) - keep
+        for _ in range(count):
+            self.position.undo()
+            self.plies.pop()
+        # Only an engine-decided end can be undone (resignations are refused above).
+        self.stored.status, self.stored.winner, self.stored.reason = "playing", None, None
+        self.revision += 1
+        return count
+
+    def resign(self, token: str | None) -> None:
+        seats = self._require_seat(token)
+        if self.is_over:
+            raise IllegalAction(f"the game is already over: {self.result_text()}")
+        current = self.position.current_seat
+        seat = current if current in seats else min(seats)
+        loser = self.position.color_of_seat(seat)
+        winner = self.position.color_of_seat(1 - seat)
+        self.stored.status, self.stored.winner = "over", winner
+        self.stored.reason = f"{loser.capitalize()} resigned"
+        self.revision += 1
+
+    def sync_result(self) -> bool:
+        """Copy the engine's end of game into the stored record; True when it changed."""
+        if not self.position.is_over:
+            return False
+        winner, reason = self.position.winner, self.engine_reason()
+        if (self.stored.status, self.stored.winner, self.stored.reason) == ("over", winner, reason):
+            return False
+        self.stored.status, self.stored.winner, self.stored.reason = "over", winner, reason
+        return True
+
+    def engine_reason(self) -> str | None:
+        for name in ("win_reason", "end_reason"):
+            reason = getattr(self.position, name, None)
+            if reason:
+                return str(reason)
+        return None
+
+    def result_text(self) -> str:
+        winner, reason = self.stored.winner, self.stored.reason
+        if self.position.is_over and winner is None:
+            winner, reason = self.position.winner, self.engine_reason()
+        if winner == "draw":
+            head = "draw"
+        elif winner:
+            head = f"{winner.capitalize()} wins"
+        else:
+            head = "game over"
+        return f"{head} ({reason})" if reason else head
+
+    # ------------------------------------------------------------------ views
+    def legal_for_client(self) -> list[dict[str, Any]]:
+        """Every legal action with the clicks that enter it (cached per revision)."""
+        if self._legal_cache and self._legal_cache[0] == self.revision:
+            return self._legal_cache[1]
+        entries: list[dict[str, Any]] = []
+        if not self.is_over:
+            for action in self.position.legal_actions():
+                gesture = self.game.gesture(self.position, action)
+                entries.append(
+                    {
+                        "action": str(action),
+                        "tool": gesture.tool,
+                        "points": list(gesture.points),
+                        "label": gesture.label,
+                    }
+                )
+        self._legal_cache = (self.revision, entries)
+        return entries
+
+    def svg(self) -> str:
+        if self._svg_cache and self._svg_cache[0] == self.revision:
+            return self._svg_cache[1]
+        svg = render(self.game, self.position)
+        self._svg_cache = (self.revision, svg)
+        return svg
+
+    def players_view(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "seat": seat,
+                "color": self.position.color_of_seat(seat),
+                "kind": player.get("kind", "human"),
+                "level": player.get("level"),
+                "name": player_name(player, self.stored.mode, seat),
+            }
+            for seat, player in enumerate(self.stored.players)
+        ]
+
+    def view(self, token: str | None) -> dict[str, Any]:
+        """The state one viewer receives: the board, the history, and (when it is their
+        turn) the legal actions with their gestures."""
+        seats = self.seats_of(token)
+        position = self.position
+        my_turn = not self.is_over and position.current_seat in seats and not self.ai_to_move()
+        state: dict[str, Any] = {
+            "type": "state",
+            "id": self.id,
+            "game": self.game.name,
+            "title": self.game.title,
+            "mode": self.stored.mode,
+            "options": self.stored.options,
+            "players": self.players_view(),
+            "your_seats": sorted(seats),
+            "role": "player" if seats else "spectator",
+            "ply": len(self.plies),
+            "to_move": position.to_move,
+            "current_seat": position.current_seat,
+            "turn_start": position.is_turn_start(),
+            "is_over": self.is_over,
+            "winner": self.stored.winner if self.stored.status == "over" else position.winner,
+            "result": self.result_text() if self.is_over else None,
+            "thinking": self.thinking,
+            "ai_error": self.ai_error,
+            "svg": self.svg(),
+            "history": [ply.__dict__ for ply in self.plies],
+            "actions_left": _optional_number(position, "actions_left"),
+            "score": _optional_score(position),
+            "overlays": list(self.game.extras.get("overlays", ())),
+            "your_turn": my_turn,
+            "legal": self.legal_for_client() if my_turn else [],
+            "can_undo": self.stored.mode != "online"
+            and bool(seats)
+            and any(ply.seat in seats for ply in self.plies)
+            and not (self.stored.status == "over" and not position.is_over),
+            "created_at": self.stored.created_at,
+            "updated_at": self.stored.updated_at,
+        }
+        return state
+
+
+def render(game: Game, position: GameState, overlays: tuple[str, ...] = ()) -> str:
+    """The board SVG with the latest turn's actions highlighted.
+
+    The latest turn is the one in progress, or the last one completed when a new turn
+    has not started: for games with several actions a turn, showing only the very last
+    action would hide what the opponent just did.
+    """
+    history = list(position.history)
+    latest: list[Any] = []
+    if history:
+        probe = position.copy()
+        while probe.history:
+            latest.insert(0, probe.history[-1])
+            probe.undo()
+            if probe.is_turn_start():
+                break
+    extra = {"overlays": overlays} if overlays else {}
+    return str(game.render_svg(position, last_action=latest or None, **extra))
+
+
+def player_name(player: dict[str, Any], mode: str, seat: int) -> str:
+    if player.get("kind") == "ai":
+        return f"Computer (level {player.get('level')})"
+    if mode == "hotseat":
+        return f"Player {seat + 1}"
+    return "You" if mode == "ai" else f"Player {seat + 1}"
+
+
+def _optional_number(position: GameState, name: str) -> int | None:
+    value = getattr(position, name, None)
+    if callable(value):
+        value = value()
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _optional_score(position: GameState) -> Any:
+    """The live score when the game keeps one (Dendria does; Benediction does not)."""
+    score = getattr(position, "score", None)
+    if score is None:
+        return None
+    try:
+        value = score() if callable(score) else score
+    except Exception:  # a score that cannot be computed mid-turn is simply not shown
+        return None
+    return _describe(value)

@@ -1,0 +1,76 @@
+"""Turning the options a browser sends into a game's validated rules options.
+
+The form is generated from ``Game.options``, so this is the one place that checks what
+comes back: unknown names, wrong types and out-of-range values are refused with a message
+naming the option, before the game's own ``make_rules`` gets the final say.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from hexgames.game import Game, Option, parse_option_value
+
+
+def describe_options(game: Game) -> list[dict[str, Any]]:
+    """The options of a game as the home page's form needs them."""
+    return [
+        {
+            "name": option.name,
+            "kind": option.kind,
+            "default": option.default,
+            "help": option.help,
+            "minimum": option.minimum,
+            "maximum": option.maximum,
+            "nullable": option.nullable,
+        }
+        for option in game.options
+    ]
+
+
+def _coerce(option: Option, raw: Any) -> Any:
+    if raw is None or (isinstance(raw, str) and not raw.strip() and option.nullable):
+        if option.nullable:
+            return None
+        raise ValueError(f"option {option.name} needs a value")
+    if isinstance(raw, str):
+        value = parse_option_value(option, raw)
+    elif option.kind == "bool":
+        if not isinstance(raw, bool):
+            raise ValueError(f"option {option.name} expects true/false, got {raw!r}")
+        value = raw
+    elif option.kind == "int":
+        if isinstance(raw, bool) or not isinstance(raw, int):
+            raise ValueError(f"option {option.name} expects an integer, got {raw!r}")
+        value = raw
+    else:
+        raise ValueError(f"option {option.name} has unknown kind {option.kind!r}")
+    if value is not None and option.kind == "int":
+        if option.minimum is not None and value < option.minimum:
+            raise ValueError(f"option {option.name} must be at least {option.minimum}, got {value}")
+        if option.maximum is not None and value > option.maximum:
+            raise ValueError(f"option {option.name} must be at most {option.maximum}, got {value}")
+    return value
+
+
+def parse_options(game: Game, raw: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Validated rules options (every option, defaults filled in).
+
+    Raises ``ValueError`` naming the offending option, including options the game does not
+    have and combinations its ``make_rules`` refuses.
+    """
+    raw = dict(raw or {})
+    known = {option.name: option for option in game.options}
+    unknown = sorted(set(raw) - set(known))
+    if unknown:
+        raise ValueError(
+            f"{game.title} has no option {', '.join(map(repr, unknown))}; "
+            f"its options are: {', '.join(known) or 'none'}"
+        )
+    chosen = {name: _coerce(option, raw[name]) for name, option in known.items() if name in raw}
+    try:
+        rules = game.make_rules(**chosen)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"invalid options for {game.title}: {error}") from None
+    return dict(game.rules_options(rules))

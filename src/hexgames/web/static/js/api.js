@@ -1,0 +1,46 @@
+// Talking to the server, and remembering which seats this browser holds.
+// Seat tokens live in localStorage so that a reload or a later visit resumes the game.
+
+const TOKENS = "hexgames.tokens";
+const INVITES = "hexgames.invites";
+
+function readMap(key) {
+  try { return JSON.parse(localStorage.getItem(key) || "{}"); } catch { return {}; }
+}
+
+function writeMap(key, map) { localStorage.setItem(key, JSON.stringify(map)); }
+
+export function tokenFor(gameId) { return readMap(TOKENS)[gameId] || null; }
+
+export function rememberToken(gameId, token) {
+  if (!token) return;
+  const map = readMap(TOKENS); map[gameId] = token; writeMap(TOKENS, map);
+}
+
+export function inviteFor(gameId) { return readMap(INVITES)[gameId] || null; }
+
+export function rememberInvite(gameId, invite) {
+  const map = readMap(INVITES); map[gameId] = invite; writeMap(INVITES, map);
+}
+
+/** JSON request; throws an Error carrying the server's message on any 4xx/5xx. */
+export async function api(path, { method = "GET", body } = {}) {
+  const response = await fetch(path, {
+    method,
+    headers: body === undefined ? {} : { "Content-Type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  let data = null;
+  try { data = await response.json(); } catch { /* not JSON */ }
+  if (!response.ok) {
+    throw new Error((data && data.error) || `request failed (${response.status})`);
+  }
+  return data;
+}
+
+export function gameIdFromPath() {
+  const parts = location.pathname.split("/").filter(Boolean);
+  return decodeURIComponent(parts[parts.length - 1] || "");
+}
+
+export function absolute(path) { return new URL(path, location.origin).href; }

@@ -1,0 +1,103 @@
+// Pieces shared by the game page and the replay viewer: players, move list, banner.
+
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+export const cap = (text) => (text ? text[0].toUpperCase() + text.slice(1) : "");
+
+export function swatch(color) {
+  return el("span", { class: `swatch swatch-${color}`, "aria-hidden": "true" });
+}
+
+/** Player cards: colour, name, who is to act, and the AI's thinking indicator. */
+export function renderPlayers(container, state, { showTurn = true } = {}) {
+  container.replaceChildren(...state.players.map((player) => {
+    const active = showTurn && !state.is_over && player.seat === state.current_seat;
+    const you = state.your_seats.includes(player.seat) && state.mode !== "hotseat";
+    const won = state.is_over && state.winner === player.color;
+    return el("div", {
+      class: `player${active ? " active" : ""}${won ? " won" : ""}`,
+      "data-seat": player.seat,
+    },
+      swatch(player.color),
+      el("div", { class: "who" },
+        el("strong", { text: cap(player.color) }),
+        el("span", { class: "name", text: player.name + (you && player.kind !== "ai" ? "" : "") })),
+      you ? el("span", { class: "tag", text: "you" }) : null,
+      active && state.thinking && player.kind === "ai"
+        ? el("span", { class: "thinking", title: "thinking" }, el("i"), el("i"), el("i")) : null,
+      won ? el("span", { class: "tag win", text: "winner" }) : null,
+    );
+  }));
+}
+
+/** Group the history into turns: a new turn starts at every action that opened one. */
+export function groupTurns(history) {
+  const turns = [];
+  history.forEach((ply, index) => {
+    if (ply.turn_start || !turns.length) turns.push({ color: ply.color, plies: [] });
+    turns[turns.length - 1].plies.push({ ...ply, index });
+  });
+  return turns;
+}
+
+/**
+ * The move list, grouped by turn. `current` (number of plies shown) marks the last shown
+ * action; `onPick(ply)` makes each action clickable (the replay viewer jumps there).
+ */
+export function renderMoves(container, history, { current = history.length, onPick } = {}) {
+  const turns = groupTurns(history);
+  container.replaceChildren(...turns.map((turn, number) => el("li", { class: "turn" },
+    el("span", { class: "num", text: `${number + 1}.` }),
+    swatch(turn.color),
+    el("span", { class: "acts" }, ...turn.plies.map((ply) => el(onPick ? "button" : "span", {
+      class: `act${ply.index === current - 1 ? " current" : ""}`,
+      text: ply.notation,
+      onclick: onPick ? () => onPick(ply.index + 1) : null,
+    }))),
+  )));
+  const mark = container.querySelector(".current");
+  if (mark) mark.scrollIntoView({ block: "nearest" });
+  else container.scrollTop = container.scrollHeight;
+}
+
+export function showBanner(banner, state) {
+  if (!state.is_over) { banner.hidden = true; return; }
+  banner.hidden = false;
+  const you = state.your_seats.length === 1
+    ? state.players.find((p) => p.seat === state.your_seats[0]) : null;
+  let head = state.winner === "draw" ? "Draw" : `${cap(state.winner || "")} wins`;
+  if (you && state.winner && state.winner !== "draw") {
+    head = state.winner === you.color ? "You win!" : "You lose";
+  }
+  banner.replaceChildren(el("strong", { text: head }),
+    el("span", { text: state.result ? state.result.replace(/^[^(]*\(?/, "").replace(/\)$/, "") : "" }));
+}
+
+/** Put the server's SVG in place so that it scales to its box (keeps the viewBox). */
+export function mountSvg(container, svgText) {
+  container.innerHTML = svgText;
+  const svg = container.querySelector("svg");
+  if (!svg) return null;
+  if (!svg.getAttribute("viewBox")) {
+    const w = parseFloat(svg.getAttribute("width")), h = parseFloat(svg.getAttribute("height"));
+    if (w && h) svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
+  }
+  svg.removeAttribute("width");
+  svg.removeAttribute("height");
+  svg.setAttribute("preserveAspectRatio", "xMidYMid meet");
+  return svg;
+}

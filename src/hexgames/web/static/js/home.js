@@ -1,0 +1,182 @@
+// The home page: choose a game, its variant options (generated from the game's option
+// list) and an opponent; list this site's games; open an uploaded record.
+
+import { api, rememberInvite, rememberToken, tokenFor } from "./api.js";
+import { cap, el, swatch } from "./common.js";
+
+const $ = (id) => document.getElementById(id);
+const LEVELS = ["Beginner", "Easy", "Medium", "Hard", "Expert"];
+let catalog = null;
+
+function chosenGame() {
+  const name = document.querySelector("input[name=game]:checked")?.value;
+  return catalog.games.find((g) => g.name === name) || catalog.games[0];
+}
+
+function mode() { return document.querySelector("input[name=mode]:checked").value; }
+
+function renderPicker() {
+  $("game-picker").replaceChildren(...catalog.games.map((game, i) => el("label", {
+    class: "game-choice", "data-game": game.name,
+  },
+    el("input", { type: "radio", name: "game", value: game.name, checked: i === 0,
+      onchange: () => { renderSeats(); renderOptions(); } }),
+    el("span", { class: "preview", "aria-hidden": "true" }),
+    el("span", { class: "title", text: game.title }),
+    el("span", { class: "blurb", text: game.blurb || "" }),
+    el("a", { class: "rules", href: `/rules/${game.name}`, text: "rules", onclick: (e) => e.stopPropagation() }),
+  )));
+  for (const game of catalog.games) {
+    const slot = document.querySelector(`.game-choice[data-game="${game.name}"] .preview`);
+    if (game.preview_svg) slot.innerHTML = game.preview_svg;
+  }
+}
+
+function renderSeats() {
+  const game = chosenGame();
+  const current = Number(document.querySelector("input[name=seat]:checked")?.value || 0);
+  $("seat-picker").replaceChildren(...game.colors.map((color, seat) => el("label", {},
+    el("input", { type: "radio", name: "seat", value: String(seat), checked: seat === current }),
+    el("span", {}, swatch(color), `${cap(color)}${seat === 0 ? " (first)" : ""}`))));
+}
+
+function renderOptions() {
+  const game = chosenGame();
+  if (!game.options.length) {
+    $("options").replaceChildren(el("p", { class: "hint", text: "This game has no variants." }));
+    return;
+  }
+  $("options").replaceChildren(...game.options.map((option) => {
+    const id = `opt-${option.name}`;
+    const label = option.name.replace(/_/g, " ");
+    if (option.kind === "bool") {
+      return el("label", { class: "option toggle" },
+        el("input", { type: "checkbox", id, "data-option": option.name, checked: Boolean(option.default) }),
+        el("span", { class: "name", text: cap(label) }),
+        el("small", { text: option.help }));
+    }
+    const number = el("input", { type: "number", id, "data-option": option.name,
+      min: option.minimum ?? null, max: option.maximum ?? null,
+      value: option.default ?? "", placeholder: option.nullable ? "off" : "" });
+    return el("label", { class: "option" },
+      el("span", { class: "name", text: cap(label) }), number,
+      el("small", { text: option.help + (option.nullable ? " (leave empty for none)" : "") }));
+  }));
+}
+
+function collectOptions() {
+  const game = chosenGame();
+  const options = {};
+  for (const option of game.options) {
+    const input = document.querySelector(`[data-option="${option.name}"]`);
+    if (!input) continue;
+    if (option.kind === "bool") options[option.name] = input.checked;
+    else if (input.value.trim() === "") { if (option.nullable) options[option.name] = null; }
+    else options[option.name] = input.value.trim();
+  }
+  return options;
+}
+
+function syncMode() {
+  for (const node of document.querySelectorAll(".mode-detail")) {
+    node.hidden = !node.dataset.mode.split(" ").includes(mode());
+  }
+}
+
+async function start(event) {
+  event.preventDefault();
+  $("form-error").textContent = "";
+  const button = $("start");
+  button.disabled = true;
+  const seat = Number(document.querySelector("input[name=seat]:checked")?.value || 0);
+  try {
+    const created = await api("/api/games", { method: "POST", body: {
+      game: chosenGame().name, mode: mode(), options: collectOptions(), seat,
+      level: Number($("level").value),
+    } });
+    rememberToken(created.id, created.token);
+    if (mode() === "online") {
+      rememberInvite(created.id, { opponent: created.links.seats[1 - seat], spectate: created.links.spectate });
+    }
+    location.href = `/play/${created.id}`;
+  } catch (error) {
+    $("form-error").textContent = error.message;
+    button.disabled = false;
+  }
+}
+
+function when(stamp) {
+  const date = new Date(stamp);
+  const minutes = Math.round((Date.now() - date.getTime()) / 60000);
+  if (minutes < 1) return "just now";
+  if (minutes < 60) return `${minutes} min ago`;
+  if (minutes < 60 * 24) return `${Math.round(minutes / 60)} h ago`;
+  return date.toLocaleDateString();
+}
+
+function describeOpponents(game) {
+  if (game.mode === "hotseat") return "same screen";
+  if (game.mode === "online") return "online";
+  const ai = game.players.find((p) => p.kind === "ai");
+  return `vs computer · level ${ai ? ai.level : "?"}`;
+}
+
+async function renderGames() {
+  const list = $("game-list");
+  try {
+    const { games } = await api("/api/games?limit=30");
+    if (!games.length) {
+      list.replaceChildren(el("li", { class: "empty", text: "No games yet — start one above." }));
+      return;
+    }
+    list.replaceChildren(...games.map((game) => {
+      const mine = Boolean(tokenFor(game.id));
+      const over = game.status === "over";
+      return el("li", { class: `game-row${over ? " over" : ""}`, "data-id": game.id },
+        el("span", { class: `badge badge-${game.game}`, text: game.title }),
+        el("span", { class: "what" },
+          el("strong", { text: describeOpponents(game) }),
+          el("small", { text: over ? (game.reason ? `${cap(game.winner || "")} won · ${game.reason}` : "finished")
+            : "in progress" })),
+        el("span", { class: "when", text: when(game.updated_at) }),
+        el("span", { class: "go" },
+          over ? null : el("a", { class: "button small", href: `/play/${game.id}`, text: mine ? "Resume" : "Watch" }),
+          el("a", { class: "button small ghost", href: `/replay/${game.id}`, text: "Replay" })));
+    }));
+  } catch (error) {
+    list.replaceChildren(el("li", { class: "empty", text: `Could not load games: ${error.message}` }));
+  }
+}
+
+async function upload(event) {
+  const file = event.target.files[0];
+  if (!file) return;
+  try {
+    const text = await file.text();
+    const created = await api("/api/records", { method: "POST", body: { text } });
+    rememberToken(created.id, created.token);
+    location.href = `/play/${created.id}`;
+  } catch (error) {
+    $("form-error").textContent = `Could not open ${file.name}: ${error.message}`;
+  } finally {
+    event.target.value = "";
+  }
+}
+
+async function init() {
+  catalog = await api("/api/catalog");
+  renderPicker();
+  renderSeats();
+  renderOptions();
+  syncMode();
+  for (const input of document.querySelectorAll("input[name=mode]")) input.addEventListener("change", syncMode);
+  const level = $("level");
+  const name = () => { $("level-name").textContent = `${level.value} · ${LEVELS[level.value - 1]}`; };
+  level.addEventListener("input", name);
+  name();
+  $("new-game").addEventListener("submit", start);
+  $("upload").addEventListener("change", upload);
+  renderGames();
+}
+
+init().catch((error) => { $("form-error").textContent = `The site could not load: ${error.message}`; });

@@ -1,0 +1,92 @@
+// Turning clicks into actions, for any game: the server sends every legal action with the
+// tool and the points that enter it (its gesture); this module only matches prefixes.
+// It has no knowledge of either game.
+
+export const DEFAULT_TOOL = "";  // the gesture tool `null`: select-and-move
+
+const toolOf = (entry) => entry.tool || DEFAULT_TOOL;
+
+export class Picker {
+  /** @param {Array<{action:string, tool:string|null, points:string[], label:string}>} legal */
+  constructor(legal) {
+    this.legal = legal;
+    this.clickable = legal.filter((entry) => entry.points.length > 0);
+    this.tool = DEFAULT_TOOL;
+    this.clicks = [];
+  }
+
+  /** Tools present in the gestures, default first; one tool means no toolbar. */
+  tools() {
+    const seen = [...new Set(this.clickable.map(toolOf))];
+    return seen.sort((a, b) => (a === DEFAULT_TOOL ? -1 : b === DEFAULT_TOOL ? 1 : a.localeCompare(b)));
+  }
+
+  /** Actions entered by a button alone (end turn, pass, swap...). */
+  buttons() { return this.legal.filter((entry) => entry.points.length === 0); }
+
+  selectTool(tool) { this.tool = tool; this.clicks = []; }
+
+  reset() { this.clicks = []; }
+
+  candidates(tool = this.tool, clicks = this.clicks) {
+    return this.clickable.filter((entry) => toolOf(entry) === tool
+      && clicks.every((point, i) => entry.points[i] === point));
+  }
+
+  /** Points that can be clicked next (with the current tool). */
+  targets() {
+    const next = new Set();
+    for (const entry of this.candidates()) {
+      if (entry.points.length > this.clicks.length) next.add(entry.points[this.clicks.length]);
+    }
+    return next;
+  }
+
+  /** Actions the clicks so far enter completely. */
+  complete() { return this.candidates().filter((e) => e.points.length === this.clicks.length); }
+
+  /**
+   * A click on `point`. Returns one of
+   *   {kind: "send", entry}              exactly one action, nothing longer possible
+   *   {kind: "choose", entries}          the clicks complete several actions (buttons)
+   *   {kind: "more"}                     keep clicking (targets() lights up)
+   *   {kind: "cleared"}                  the selected point was clicked again
+   *   {kind: "error", message}           nothing legal goes that way
+   */
+  click(point) {
+    if (this.clicks.length && this.clicks[this.clicks.length - 1] === point) {
+      this.clicks = [];
+      return { kind: "cleared" };
+    }
+    let attempt = [...this.clicks, point];
+    if (!this.candidates(this.tool, attempt).length) {
+      // Not a continuation: maybe the start of another action (re-selecting a piece).
+      attempt = [point];
+      if (!this.candidates(this.tool, attempt).length) {
+        const other = this.tools().filter((tool) => this.candidates(tool, attempt).length);
+        if (other.length === 1) {
+          this.tool = other[0];  // only one tool can start here: switch to it
+        } else {
+          const tool = this.tool ? `${this.tool} ` : "";
+          const hint = other.length
+            ? ` with this tool (try ${other.map((t) => t || "move").join(" or ")})` : "";
+          const message = this.clicks.length
+            ? `no legal ${tool}action goes from ${this.clicks.join("-")} to ${point}`
+            : `no legal ${tool}action starts at ${point}${hint}`;
+          this.clicks = [];
+          return { kind: "error", message };
+        }
+      }
+    }
+    this.clicks = attempt;
+    const candidates = this.candidates();
+    const complete = candidates.filter((e) => e.points.length === this.clicks.length);
+    const longer = candidates.length - complete.length;
+    if (complete.length === 1 && longer === 0) {
+      this.clicks = [];
+      return { kind: "send", entry: complete[0] };
+    }
+    if (complete.length >= 1) return { kind: "choose", entries: complete };
+    return { kind: "more" };
+  }
+}

@@ -1,0 +1,273 @@
+// The game page: one WebSocket to the server, the board, and everything around it.
+// The server is the authority: it sends the state (and, on our turn, the legal actions
+// with their gestures); we only send what the player clicked, in notation.
+
+import { absolute, api, gameIdFromPath, inviteFor, rememberToken, tokenFor } from "./api.js";
+import { Board } from "./board.js";
+import { cap, el, renderMoves, renderPlayers, showBanner } from "./common.js";
+import { DEFAULT_TOOL, Picker } from "./input.js";
+
+const $ = (id) => document.getElementById(id);
+const gameId = gameIdFromPath();
+
+// A token in the link is remembered, then removed from the address bar so that copying
+// the address shares a spectator link rather than the seat.
+const params = new URLSearchParams(location.search);
+if (params.get("token")) {
+  rememberToken(gameId, params.get("token"));
+  history.replaceState(null, "", location.pathname);
+}
+const token = tokenFor(gameId);
+
+let state = null;
+let picker = null;
+let socket = null;
+let pending = false;
+let retry = 500;
+let toastTimer = null;
+
+const board = new Board($("board"), { onPoint: clickPoint });
+
+function toast(message, kind = "error") {
+  const node = $("toast");
+  node.textContent = message;
+  node.className = `toast show ${kind}`;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { node.className = "toast"; }, 4200);
+}
+
+// ------------------------------------------------------------------ connection
+function connect() {
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  const query = token ? `?token=${encodeURIComponent(token)}` : "";
+  socket = new WebSocket(`${scheme}://${location.host}/ws/games/${encodeURIComponent(gameId)}${query}`);
+  setConn("connecting…", "wait");
+  socket.addEventListener("open", () => { retry = 500; setConn("online", "ok"); });
+  socket.addEventListener("message", (event) => {
+    const message = JSON.parse(event.data);
+    if (message.type === "state") receive(message);
+    else if (message.type === "error") { pending = false; toast(message.message); refreshInput(); }
+  });
+  socket.addEventListener("close", (event) => {
+    if (event.code === 4404) { setConn("no such game", "bad"); showMissing(); return; }
+    setConn("reconnecting…", "wait");
+    setTimeout(connect, retry);
+    retry = Math.min(retry * 2, 8000);
+  });
+}
+
+function setConn(text, kind) {
+  const node = $("conn");
+  node.textContent = text;
+  node.dataset.state = kind;
+}
+
+function showMissing() {
+  $("board").replaceChildren(el("div", { class: "missing" },
+    el("h2", { text: "This game does not exist" }),
+    el("p", { text: "The link may be mistyped, or the game was stored on another server." }),
+    el("a", { class: "button primary", href: "/", text: "Start a new game" })));
+}
+
+function send(message) {
+  if (!socket || socket.readyState !== WebSocket.OPEN) {
+    toast("not connected to the server; retrying…");
+    return false;
+  }
+  socket.send(JSON.stringify(message));
+  return true;
+}
+
+// --------------------------------------------------------------------- state
+function receive(next) {
+  const fresh = !state || state.ply !== next.ply || state.your_turn !== next.your_turn
+    || state.is_over !== next.is_over;
+  state = next;
+  pending = false;
+  document.title = `${state.title} · hexgames`;
+  document.body.dataset.game = state.game;
+  $("rules-link").href = `/rules/${state.game}`;
+  $("rules-link").textContent = `${state.title} rules`;
+  $("replay").href = `/replay/${state.id}`;
+  $("download").href = `/api/games/${state.id}/record`;
+  board.show(state.svg);
+  if (fresh) picker = new Picker(state.legal);
+  renderOverlayToggles();
+  if (overlays.size) loadOverlays();
+  renderPlayers($("players"), state);
+  renderStatus();
+  renderScore();
+  renderInvite();
+  renderMoves($("moves"), state.history);
+  $("ply-count").textContent = state.history.length ? `${state.history.length} actions` : "";
+  showBanner($("banner"), state);
+  $("undo").disabled = !state.can_undo;
+  $("undo").hidden = state.mode === "online" || state.role !== "player";
+  $("resign").hidden = state.role !== "player" || state.is_over;
+  refreshInput();
+}
+
+function renderStatus() {
+  const node = $("status");
+  const mover = state.players.find((p) => p.seat === state.current_seat);
+  let text;
+  if (state.is_over) text = state.result ? cap(state.result) : "Game over";
+  else if (state.thinking) text = "The computer is thinking…";
+  else if (state.your_turn && state.mode !== "hotseat") text = "Your turn";
+  else if (state.your_turn) text = `${cap(state.to_move)} to play`;
+  else if (state.role === "spectator") text = `${cap(state.to_move)} to play · you are watching`;
+  else text = `Waiting for ${mover && mover.kind === "ai" ? "the computer" : cap(state.to_move)}…`;
+  const parts = [el("span", { class: `headline${state.your_turn ? " go" : ""}`, text })];
+  if (!state.is_over && state.actions_left !== null && state.actions_left !== undefined) {
+    const n = state.actions_left;
+    parts.push(el("span", { class: "sub", text: `${n} action${n === 1 ? "" : "s"} left this turn` }));
+  } else if (!state.is_over && !state.turn_start) {
+    parts.push(el("span", { class: "sub", text: "turn in progress" }));
+  }
+  node.replaceChildren(...parts);
+}
+
+function renderScore() {
+  const node = $("score");
+  const score = state.score;
+  if (score === null || score === undefined) { node.hidden = true; return; }
+  node.hidden = false;
+  const rows = typeof score === "object" && !Array.isArray(score)
+    ? Object.entries(score) : [["score", score]];
+  node.replaceChildren(el("h3", { text: "Score" }), ...rows.map(([key, value]) =>
+    el("div", { class: "score-row" }, el("span", { class: `swatch swatch-${key}` }),
+      el("span", { text: cap(key) }),
+      el("strong", { text: typeof value === "object" ? JSON.stringify(value) : String(value) }))));
+}
+
+function renderInvite() {
+  const node = $("invite");
+  const invite = inviteFor(state.id);
+  if (state.mode !== "online" || !invite || state.is_over) { node.hidden = true; return; }
+  node.hidden = false;
+  const row = (label, path) => {
+    const url = absolute(path);
+    const input = el("input", { readonly: true, value: url, "aria-label": label, onfocus: (e) => e.target.select() });
+    return el("label", { class: "link-row" }, el("span", { text: label }), input,
+      el("button", { class: "ghost small", text: "Copy", type: "button",
+        onclick: async () => {
+          try { await navigator.clipboard.writeText(url); toast("link copied", "ok"); }
+          catch { input.select(); }
+        } }));
+  };
+  node.replaceChildren(el("h3", { text: "Invite a friend" }),
+    row("Send to your opponent", invite.opponent), row("Spectators", invite.spectate));
+}
+
+// An overlay (e.g. Dendria's fertilized or plantable cells) is a different drawing of the
+// same position: fetch it whenever the position changes while an overlay is on.
+const overlays = new Set();
+
+function renderOverlayToggles() {
+  const node = $("overlays");
+  if (!state.overlays || !state.overlays.length) { node.hidden = true; return; }
+  node.hidden = false;
+  if (node.dataset.built === state.game) return;
+  node.dataset.built = state.game;
+  node.replaceChildren(el("h3", { text: "Show" }), ...state.overlays.map((name) => el("label", {
+    class: "overlay-toggle" },
+    el("input", { type: "checkbox", "data-overlay": name, onchange: (event) => {
+      if (event.target.checked) overlays.add(name); else overlays.delete(name);
+      loadOverlays();
+    } }),
+    el("span", { text: cap(name.replace(/-/g, " ")) }))));
+}
+
+async function loadOverlays() {
+  const ply = state.ply;
+  let svg = state.svg;
+  if (overlays.size) {
+    try {
+      const query = encodeURIComponent([...overlays].join(","));
+      const data = await api(`/api/games/${encodeURIComponent(gameId)}/board?overlays=${query}`);
+      if (data.ply !== ply) return;
+      svg = data.svg;
+    } catch (error) { toast(error.message); return; }
+  }
+  if (state.ply !== ply) return;
+  board.show(svg);
+  refreshInput();
+}
+
+// --------------------------------------------------------------------- input
+function refreshInput() {
+  const active = Boolean(state && state.your_turn && !pending && picker);
+  const tools = $("tools"), choices = $("choices"), buttons = $("buttons");
+  if (!active) {
+    tools.replaceChildren();
+    choices.replaceChildren();
+    buttons.replaceChildren();
+    board.mark({ interactive: false });
+    $("input-bar").classList.toggle("idle", true);
+    return;
+  }
+  $("input-bar").classList.toggle("idle", false);
+  const toolList = picker.tools();
+  tools.replaceChildren(...(toolList.length > 1 ? toolList.map((tool) => el("button", {
+    class: `tool${tool === picker.tool ? " selected" : ""}`, "data-tool": tool || "default",
+    "aria-pressed": tool === picker.tool ? "true" : "false",
+    text: tool === DEFAULT_TOOL ? "Move" : cap(tool),
+    onclick: () => { picker.selectTool(tool); choices.replaceChildren(); refreshInput(); },
+  })) : []));
+  buttons.replaceChildren(...picker.buttons().map((entry) => el("button", {
+    class: "action-button", "data-action": entry.action, text: cap(entry.label || entry.action),
+    onclick: () => submit(entry.action),
+  })));
+  board.mark({ interactive: true, targets: picker.targets(), selected: picker.clicks });
+}
+
+function clickPoint(point) {
+  if (!state || !state.your_turn || pending || !picker) {
+    if (state && !state.is_over && state.role === "player" && !pending) {
+      toast(state.thinking ? "the computer is thinking…" : "it is not your turn");
+    }
+    return;
+  }
+  const result = picker.click(point);
+  $("choices").replaceChildren();
+  if (result.kind === "send") submit(result.entry.action);
+  else if (result.kind === "choose") {
+    $("choices").replaceChildren(...result.entries.map((entry) => el("button", {
+      class: "choice", "data-action": entry.action, text: cap(entry.label || entry.action),
+      title: entry.action, onclick: () => submit(entry.action),
+    })));
+  } else if (result.kind === "error") toast(result.message);
+  refreshInput();
+}
+
+function submit(action) {
+  if (pending) return;
+  if (send({ type: "action", action, ply: state.ply })) {
+    pending = true;
+    picker.reset();
+    $("choices").replaceChildren();
+    refreshInput();
+  }
+}
+
+// ------------------------------------------------------------------ controls
+$("undo").addEventListener("click", () => send({ type: "undo" }));
+$("resign").addEventListener("click", () => {
+  const dialog = $("confirm");
+  dialog.returnValue = "";
+  dialog.showModal();
+});
+$("confirm").addEventListener("close", () => {
+  if ($("confirm").returnValue === "yes") send({ type: "resign" });
+});
+document.addEventListener("keydown", (event) => {
+  if (event.target.closest("input, textarea")) return;
+  if (event.key === "Escape" && picker) { picker.reset(); $("choices").replaceChildren(); refreshInput(); }
+  if ((event.key === "u" || event.key === "U") && state && state.can_undo) send({ type: "undo" });
+});
+
+// The token is checked by the server; fetch once over HTTP so a bad id shows at once.
+api(`/api/games/${encodeURIComponent(gameId)}`).catch((error) => {
+  if (/no game/.test(error.message)) { showMissing(); }
+});
+connect();

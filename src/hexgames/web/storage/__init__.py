@@ -1,0 +1,40 @@
+"""Where the web app keeps its games: SQLite by default, PostgreSQL when asked.
+
+>>> storage = open_storage(data_dir="data")            # data/hexgames.sqlite3
+>>> storage = open_storage(database_url="postgresql://user@host/db")
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hexgames.web.storage.base import Storage, StoredGame
+
+__all__ = ["Storage", "StoredGame", "open_storage"]
+
+SQLITE_FILE = "hexgames.sqlite3"
+
+
+def open_storage(data_dir: str | Path = "data", database_url: str | None = None) -> Storage:
+    """Open the storage a server should use.
+
+    ``database_url`` wins when given: ``postgresql://``/``postgres://`` URLs open
+    PostgreSQL, ``sqlite:///path`` opens that SQLite file. Otherwise games go to an SQLite
+    file in ``data_dir``. An unsupported URL raises ``ValueError`` naming what is accepted.
+    """
+    if database_url:
+        url = database_url.strip()
+        if url.startswith(("postgresql://", "postgres://")):
+            from hexgames.web.storage.postgres import PostgresStorage
+
+            return PostgresStorage(url)
+        if url.startswith("sqlite:///"):
+            from hexgames.web.storage.sqlite import SqliteStorage
+
+            return SqliteStorage(url.removeprefix("sqlite:///"))
+        raise ValueError(
+            f"unsupported DATABASE_URL {database_url!r}: expected postgresql://... or sqlite:///path"
+        )
+    from hexgames.web.storage.sqlite import SqliteStorage
+
+    return SqliteStorage(Path(data_dir) / SQLITE_FILE)

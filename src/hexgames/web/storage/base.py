@@ -1,0 +1,236 @@
+"""What the web app stores about a game, and the interface every storage backend offers.
+
+The server never keeps a position in the database: a game is its options, its players and
+the list of actions in notation. Positions are rebuilt by replaying the actions, so a game
+survives a restart (and an engine speed-up) without any migration of stored boards.
+Both backends (SQLite, PostgreSQL) share one schema and one implementation of the SQL;
+they differ only in how they connect and in the placeholder style of their driver.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+#: The schema, written once for both backends (only portable types: TEXT and INTEGER).
+SCHEMA: tuple[str, ...] = (
+    """CREATE TABLE IF NOT EXISTS games (
+        id TEXT PRIMARY KEY,
+        game TEXT NOT NULL,
+        options TEXT NOT NULL,
+        mode TEXT NOT NULL,
+        players TEXT NOT NULL,
+        seat_tokens TEXT NOT NULL,
+        status TEXT NOT NULL,
+        winner TEXT,
+        reason TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+    )""",
+    """CREATE TABLE IF NOT EXISTS moves (
+        game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+        ply INTEGER NOT NULL,
+        action TEXT NOT NULL,
+        played_at TEXT NOT NULL,
+        PRIMARY KEY (game_id, ply)
+    )""",
+    "CREATE INDEX IF NOT EXISTS games_by_update ON games (updated_at)",
+)
+
+_INSERT_MOVE = "INSERT INTO moves (game_id, ply, action, played_at) VALUES (?,?,?,?)"
+_GAME_COLUMNS = (
+    "id, game, options, mode, players, seat_tokens, status, winner, reason, "
+    "created_at, updated_at"
+)
+
+
+@dataclass
+class StoredGame:
+    """One game as stored: everything needed to rebuild and present it.
+
+    ``players`` has one entry per seat (``{"kind": "human"|"ai", "level": int|None}``);
+    ``seat_tokens`` holds the secret that lets a browser act for each seat (``None`` for a
+    seat nobody may act for, i.e. the AI's). ``status`` is ``"playing"`` or ``"over"``;
+    ``winner``/``reason`` are set when the game is over (including by resignation, which is
+    not a property of the position and so must be stored).
+    """
+
+    id: str
+    game: str
+    options: dict[str, Any]
+    mode: str
+    players: list[dict[str, Any]]
+    seat_tokens: list[str | None]
+    status: str
+    winner: str | None
+    reason: str | None
+    created_at: str
+    updated_at: str
+    actions: list[str] = field(default_factory=list)
+
+
+class Storage(ABC):
+    """A place where games live between requests and across restarts."""
+
+    @abstractmethod
+    def create_game(self, game: StoredGame) -> None:
+        """Store a new game together with its initial actions (an uploaded record has some)."""
+
+    @abstractmethod
+    def load_game(self, game_id: str) -> StoredGame | None:
+        """The game with its actions in order, or ``None`` when there is no such game."""
+
+    @abstractmethod
+    def list_games(self, limit: int = 50) -> list[StoredGame]:
+        """Most recently updated games first; ``actions`` is left empty (summaries)."""
+
+    @abstractmethod
+    def append_actions(self, game_id: str, first_ply: int, actions: Sequence[str], at: str) -> None:
+        """Record actions played from ply ``first_ply`` on (0-based) and touch the game."""
+
+    @abstractmethod
+    def truncate_actions(self, game_id: str, keep: int, at: str) -> None:
+        """Forget every action from ply ``keep`` on (an undo) and touch the game."""
+
+    @abstractmethod
+    def finish_game(self, game_id: str, winner: str | None, reason: str | None, at: str) -> None:
+        """Mark the game over (or playing again, with ``winner=reason=None`` after an undo)."""
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+
+class SqlStorage(Storage):
+    """The SQL both backends run. Subclasses provide a DB-API connection and a placeholder.
+
+    One connection guarded by a lock: the web app calls storage from worker threads, and
+    both drivers allow a connection to be shared that way as long as calls don't overlap.
+    Statements are tiny, so a lock costs less than a pool would.
+    """
+
+    placeholder = "?"
+
+    def __init__(self, connection: Any) -> None:
+        self._connection = connection
+        self._lock = threading.Lock()
+        with self._transaction() as cursor:
+            for statement in SCHEMA:
+                cursor.execute(statement)
+
+    # ------------------------------------------------------------------ helpers
+    def _sql(self, text: str) -> str:
+        return text.replace("?", self.placeholder)
+
+    @contextmanager
+    def _transaction(self) -> Iterator[Any]:
+        with self._lock:
+            cursor = self._connection.cursor()
+            try:
+                yield cursor
+            except BaseException:
+                self._connection.rollback()
+                raise
+            else:
+                self._connection.commit()
+            finally:
+                cursor.close()
+
+    @staticmethod
+    def _game_from_row(row: Sequence[Any]) -> StoredGame:
+        return StoredGame(
+            id=row[0],
+            game=row[1],
+            options=json.loads(row[2]),
+            mode=row[3],
+            players=json.loads(row[4]),
+            seat_tokens=json.loads(row[5]),
+            status=row[6],
+            winner=row[7],
+            reason=row[8],
+            created_at=row[9],
+            updated_at=row[10],
+        )
+
+    # ---------------------------------------------------------------- interface
+    def create_game(self, game: StoredGame) -> None:
+        with self._transaction() as cursor:
+            cursor.execute(
+                self._sql(f"INSERT INTO games ({_GAME_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?)"),
+                (
+                    game.id,
+                    game.game,
+                    json.dumps(game.options, sort_keys=True),
+                    game.mode,
+                    json.dumps(game.players),
+                    json.dumps(game.seat_tokens),
+                    game.status,
+                    game.winner,
+                    game.reason,
+                    game.created_at,
+                    game.updated_at,
+                ),
+            )
+            for ply, action in enumerate(game.actions):
+                cursor.execute(
+                    self._sql(_INSERT_MOVE),
+                    (game.id, ply, action, game.created_at),
+                )
+
+    def load_game(self, game_id: str) -> StoredGame | None:
+        with self._transaction() as cursor:
+            cursor.execute(self._sql(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?"), (game_id,))
+            row = cursor.fetchone()
+            if row is None:
+                return None
+            game = self._game_from_row(row)
+            cursor.execute(
+                self._sql("SELECT action FROM moves WHERE game_id = ? ORDER BY ply"), (game_id,)
+            )
+            game.actions = [r[0] for r in cursor.fetchall()]
+            return game
+
+    def list_games(self, limit: int = 50) -> list[StoredGame]:
+        with self._transaction() as cursor:
+            cursor.execute(
+                self._sql(
+                    f"SELECT {_GAME_COLUMNS} FROM games ORDER BY updated_at DESC, id LIMIT ?"
+                ),
+                (limit,),
+            )
+            return [self._game_from_row(row) for row in cursor.fetchall()]
+
+    def append_actions(self, game_id: str, first_ply: int, actions: Sequence[str], at: str) -> None:
+        with self._transaction() as cursor:
+            for offset, action in enumerate(actions):
+                cursor.execute(
+                    self._sql(_INSERT_MOVE),
+                    (game_id, first_ply + offset, action, at),
+                )
+            cursor.execute(self._sql("UPDATE games SET updated_at = ? WHERE id = ?"), (at, game_id))
+
+    def truncate_actions(self, game_id: str, keep: int, at: str) -> None:
+        with self._transaction() as cursor:
+            cursor.execute(
+                self._sql("DELETE FROM moves WHERE game_id = ? AND ply >= ?"), (game_id, keep)
+            )
+            cursor.execute(self._sql("UPDATE games SET updated_at = ? WHERE id = ?"), (at, game_id))
+
+    def finish_game(self, game_id: str, winner: str | None, reason: str | None, at: str) -> None:
+        status = "playing" if winner is None and reason is None else "over"
+        with self._transaction() as cursor:
+            cursor.execute(
+                self._sql(
+                    "UPDATE games SET status = ?, winner = ?, reason = ?, updated_at = ? "
+                    "WHERE id = ?"
+                ),
+                (status, winner, reason, at, game_id),
+            )
+
+    def close(self) -> None:
+        with self._lock:
+            self._connection.close()
