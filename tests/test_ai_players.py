@@ -7,11 +7,11 @@ import random
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_ai_toygame import TOY, ToyPosition
 
 from hexgames.ai import GreedyPlayer, MCTSPlayer, Player, RandomPlayer
 from hexgames.ai.knowledge import brute_force_winning_actions, knowledge
 from hexgames.ai.tactics import Budget, is_safe, winning_action
+from test_ai_toygame import TOY, ToyPosition
 
 # X to move, second action of its turn: a4 completes a1-a4.
 WIN_IN_ONE = """

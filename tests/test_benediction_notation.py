@@ -30,7 +30,9 @@ def test_notation_round_trips(text, kind, origin, target, count):
     assert Action.parse(str(action)) == action
 
 
-@pytest.mark.parametrize("text,expected", [("E3E4", "e3e4"), (" bC2 ", "Bc2"), ("F4-2-F6", "f4-2-f6")])
+@pytest.mark.parametrize(
+    "text,expected", [("E3E4", "e3e4"), (" bC2 ", "Bc2"), ("F4-2-F6", "f4-2-f6")]
+)
 def test_notation_input_is_case_insensitive(text, expected):
     assert str(Action.parse(text)) == expected
 

@@ -69,13 +69,13 @@ def test_swap_is_undone_with_its_seats():
 
 
 def test_scores_and_returns_are_reported_per_seat_after_a_swap():
-    p = make(header="pie=pending", light_trees=["a1", "a2"], dark_trees=["m7"])
+    p = make(to_move="light", header="pie=pending", light_trees=["a1", "a2"], dark_trees=["m7"])
     p.play_turn("swap")
     p.play_turn("pass")
     p.play_turn("pass")
     assert p.is_over and p.winner == "light"
-    assert p.score() == {"dark": 1.0, "light": 2 + 1 + 1 + 0.5}
-    assert p.seat_scores() == (4.5, 1.0)  # seat 0 holds Light after the swap
+    assert p.score() == {"dark": 1 + 1, "light": 2 + 1 + 0.5}
+    assert p.seat_scores() == (3.5, 2.0)  # seat 0 holds Light after the swap
     assert p.returns() == (1.0, -1.0)
 
 
@@ -90,7 +90,7 @@ def test_two_consecutive_passes_end_the_game():
     p.play_turn("pass")
     p.play_turn("pass")
     assert p.is_over and p.end_reason == "both passed"
-    assert p.legal_actions() == [] and p.returns() != (0.0, 0.0) or p.winner == "draw"
+    assert p.legal_actions() == [] and p.winner == "draw" and p.returns() == (0.0, 0.0)
     assert_refused(p, "a2", "the game is over \\(both passed\\)")
     p.undo()
     assert not p.is_over and p.end_reason is None
@@ -128,10 +128,12 @@ def test_a_swap_counts_as_a_turn_without_a_plant():
 
 
 def test_a_text_position_may_be_over_already():
-    p = make(header="quiet=1 passes=2", dark_trees=["a1"])
     with pytest.raises(ValueError, match="cannot exceed quiet"):
         make(header="passes=2", dark_trees=["a1"])
-    assert p.is_over is False or p.end_reason == "both passed"
+    with pytest.raises(ValueError, match="beyond the end of the game"):
+        make(header="quiet=21", dark_trees=["a1"])
+    p = make(header="quiet=1 passes=1", dark_trees=["a1"])
+    assert not p.is_over and p.consecutive_passes == 1
     q = make(header="quiet=2 passes=2", dark_trees=["a1"])
     assert q.is_over and q.end_reason == "both passed" and q.winner == "dark"
     assert q.legal_actions() == []

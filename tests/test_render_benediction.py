@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import random
 import re
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 
+import hexgames.benediction as package
 from hexgames.benediction import GAME, Position, Rules
 from hexgames.benediction.render import ascii_board, svg
 
@@ -238,6 +242,12 @@ def test_svg_draws_the_last_actions(midgame):
     assert len(find_class(single, "last-action")) == 1
 
 
+def test_svg_accepts_no_overlays_but_names_unknown_ones(midgame):
+    assert svg(midgame, overlays=()) == svg(midgame)
+    with pytest.raises(ValueError, match="plantable"):
+        svg(midgame, overlays=("plantable",))
+
+
 def test_svg_labels_can_be_hidden(midgame):
     labelled = parse(svg(midgame))
     texts = {t.text for t in find_class(labelled, "edge-label")}
@@ -249,3 +259,19 @@ def test_svg_is_deterministic_and_reached_through_the_game_description(midgame):
     assert svg(midgame) == svg(midgame.copy())
     assert GAME.render_svg(midgame, ("e5",)) == svg(midgame, ("e5",))
     assert GAME.render_text(midgame) == ascii_board(midgame)
+    # The package re-exports both drawings under these names.
+    assert package.svg is svg and package.ascii_board is ascii_board
+
+
+def test_the_documentation_examples_render_to_png(tmp_path):
+    script = Path(__file__).resolve().parents[1] / "scripts" / "render_examples.py"
+    result = subprocess.run(
+        [sys.executable, str(script), "--out", str(tmp_path), "--width", "240"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    for name in ("benediction-board.png", "dendria-board.png"):
+        data = (tmp_path / name).read_bytes()
+        assert data.startswith(b"\x89PNG\r\n\x1a\n")
+        width = int.from_bytes(data[16:20], "big")
+        assert width == 240

@@ -99,7 +99,9 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[str, dict[s
     return "postgres", {"database_url": request.getfixturevalue("postgres_url")}
 
 
-def _game(game_id: str = "g1", actions: list[str] | None = None, stamp: str = "2026-01-01T00:00:00+00:00") -> StoredGame:
+def _game(
+    game_id: str = "g1", actions: list[str] | None = None, stamp: str = "2026-01-01T00:00:00+00:00"
+) -> StoredGame:
     return StoredGame(
         id=game_id, game="benediction", options={"side": 5, "supply": None}, mode="online",
         players=[{"kind": "human", "level": None}, {"kind": "ai", "level": 3}],
@@ -172,3 +174,22 @@ def test_open_storage_chooses_the_backend_from_the_url(tmp_path: Path) -> None:
     storage.close()
     with pytest.raises(ValueError, match="unsupported DATABASE_URL"):
         open_storage(database_url="mysql://somewhere/db")
+
+
+def test_the_web_app_keeps_games_in_postgresql_across_restarts(postgres_url: str) -> None:
+    """End to end: ``create_app(database_url=...)`` stores and reloads games in PostgreSQL."""
+    from fastapi.testclient import TestClient
+
+    from hexgames.web.app import create_app
+
+    with TestClient(create_app(database_url=postgres_url)) as client:
+        created = client.post("/api/games", json={"game": "dendria", "mode": "hotseat"}).json()
+        game_id, token = created["id"], created["token"]
+        legal = client.get(f"/api/games/{game_id}", params={"token": token}).json()["legal"]
+        played = client.post(f"/api/games/{game_id}/actions",
+                             json={"token": token, "action": legal[0]["action"]})
+        assert played.status_code == 200
+    with TestClient(create_app(database_url=postgres_url)) as client:
+        again = client.get(f"/api/games/{game_id}", params={"token": token}).json()
+        assert again["history"] == played.json()["history"]
+        assert [g["id"] for g in client.get("/api/games").json()["games"]] == [game_id]

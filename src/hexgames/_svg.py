@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
 from hexgames.hexgrid import HexBoard
@@ -99,14 +100,16 @@ def hexagon(cx: float, cy: float, radius: float) -> str:
     return " ".join(corners)
 
 
-def edge_label_positions(board: HexBoard) -> list[tuple[str, float, float]]:
+def edge_label_positions(board: HexBoard, *, level: bool = False) -> list[tuple[str, float, float]]:
     """Column letters and row numbers around the board, as (text, axial x, axial y).
 
     A column letter sits one step below the bottom of its column (the top is no place for
     it: there, the spots one step beyond the columns are where the rows end). Rows are
     counted from the bottom of each column, so a row is a bent line (down to the right in
-    the left half, up to the right in the right half); its number sits one step beyond
-    each end of it. Positions are axial and off the board.
+    the left half, up to the right in the right half); its number sits beyond each end:
+    one step further along the row's line (for drawings, where the line is seen), or, when
+    ``level``, straight beside the end cell at the same height (for text, which is read
+    line by line). Positions are axial and off the board.
     """
     n1 = board.side - 1
     labels: list[tuple[str, float, float]] = []
@@ -120,8 +123,11 @@ def edge_label_positions(board: HexBoard) -> list[tuple[str, float, float]]:
     for row, cells in sorted(by_row.items()):
         left_x, left_y = min(cells)
         right_x, right_y = max(cells)
-        # Continue the row's line one step past each end: NW on the left half, NE on the
-        # right half (rows bend at the centre column).
+        if level:
+            labels.append((str(row), left_x - 1, left_y - 0.5))
+            labels.append((str(row), right_x + 1, right_y + 0.5))
+            continue
+        # NW of the row's left end in the left half, NE of its right end in the right half.
         labels.append((str(row), left_x - 1, left_y if left_x <= n1 else left_y - 1))
         labels.append((str(row), right_x + 1, right_y + 1 if right_x >= n1 else right_y))
     return labels
@@ -157,6 +163,27 @@ class Frame:
 
     def point(self, board: HexBoard, index: int) -> tuple[float, float]:
         return self.at(*board.coords[index])
+
+
+#: Styles of the hit targets, the same for every game (the embedding page may override).
+HIT_STYLE = """
+.hexgames-board .hit { cursor: pointer; }
+.hexgames-board .hit:hover { fill: #ffffff; fill-opacity: 0.18; }
+.hexgames-board .hit.highlighted { fill: #ffd54f; fill-opacity: 0.4;
+  stroke: #d89b00; stroke-width: 2; stroke-opacity: 0.9; }
+.hexgames-board .hit.selected { fill: #90caf9; fill-opacity: 0.12;
+  stroke: #1e88e5; stroke-width: 4.5; stroke-opacity: 0.95; }
+"""
+
+
+def action_list(position: Any, actions: Any) -> list[Any]:
+    """``last_action`` of the renderers as a list of actions: ``None``, one action, its
+    notation, or a sequence of either (read with ``position.parse_action``)."""
+    if actions is None:
+        return []
+    if isinstance(actions, str) or not isinstance(actions, Sequence):
+        actions = [actions]
+    return [position.parse_action(a) if isinstance(a, str) else a for a in actions]
 
 
 def svg_document(
@@ -383,10 +410,11 @@ def text_board(
             text, style = f"[{text}]", "highlight"
         line, column = place(x, y)
         canvas.put(line, column, text, style)
-    for text, x, y in edge_label_positions(board):
+    edge_labels = edge_label_positions(board, level=True)
+    for text, x, y in edge_labels:
         line, column = place(x, y)
         canvas.put(line, column, text, "label")
-    last_line = max(place(x, y)[0] for _, x, y in edge_label_positions(board))
+    last_line = max(place(x, y)[0] for _, x, y in edge_labels)
     line = last_line + 2
     for fragments in legend:
         column = 0

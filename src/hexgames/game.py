@@ -151,7 +151,8 @@ class Game:
     #: ``render_svg(position, highlights=(), **kw) -> str``; every point/cell element
     #: carries ``data-point="<label>"`` so a front end can map clicks to labels.
     render_svg: Any
-    #: ``render_text(position) -> str`` for terminals.
+    #: ``render_text(position, highlights=(), *, color=False) -> str`` for terminals
+    #: (``color=True`` adds ANSI colours; only used when writing to a terminal).
     render_text: Any
     #: ``gesture(position, action) -> Gesture`` for click-based input.
     gesture: Any

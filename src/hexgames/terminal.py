@@ -20,16 +20,18 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import os
 import random
 import sys
 import textwrap
 from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any, ClassVar, TextIO
 
 from hexgames.errors import IllegalAction
 from hexgames.game import Game, GameState, game_names, get_game, parse_option_value
 
-__all__ = ["Session", "add_arguments", "run", "run_session"]
+__all__ = ["RandomOpponent", "Session", "add_arguments", "line_reader", "run", "run_session"]
 
 OPPONENTS = ("ai", "random", "human")
 #: Reads one line after showing a prompt; ``None`` at the end of the input.
@@ -104,6 +106,7 @@ class Session:
         self.opponent_name = opponent_name
         #: Points of the last actions played, highlighted on the next board drawn.
         self.last_points: tuple[str, ...] = ()
+        self._seat_colors = self._colors_by_seat()
 
     # ------------------------------------------------------------------ output
     def say(self, text: str = "") -> None:
@@ -127,6 +130,21 @@ class Session:
             who = " (you)"
         return f"{position.to_move}{who}> "
 
+    def _colors_by_seat(self) -> tuple[str, str]:
+        return (self.position.color_of_seat(0), self.position.color_of_seat(1))
+
+    def _notice_swap(self) -> None:
+        """Say so when the seats' colours changed (Dendria's pie rule ``swap``)."""
+        colors = self._colors_by_seat()
+        if colors == self._seat_colors:
+            return
+        self._seat_colors = colors
+        if self.opponent is None:
+            self.say(f"The players swapped colours: the first player now plays {colors[0]}.")
+        else:
+            mine = colors[min(self.humans)]
+            self.say(f"The colours were swapped: you now play {mine}.")
+
     # ------------------------------------------------------------------ loop
     def play(self, read: Reader) -> int:
         """Run the dialogue until the input ends or the player quits; the exit status."""
@@ -138,6 +156,7 @@ class Session:
         while True:
             if not self.position.is_over and self.position.current_seat not in self.humans:
                 self.computer_turn()
+                self._notice_swap()
                 continue
             if self.position.is_over and not announced:
                 self.announce_result()
@@ -159,22 +178,33 @@ class Session:
                 handler(self, words[1:])
             else:
                 self.play_line(words)
+            self._notice_swap()
             announced = announced and self.position.is_over
 
     def computer_turn(self) -> None:
         """Let the computer play until it is a human's turn or the game ends."""
         position = self.position
         seat = position.current_seat
+        color = position.to_move.capitalize()
         played = []
         points: list[str] = []
         while not position.is_over and position.current_seat == seat:
-            action = self.opponent.choose(position)
+            with self._thinking(f"{color} ({self.opponent_name}) is thinking..."):
+                action = self.opponent.choose(position)
             points.extend(self._points_of(action))
             position.play(action)
             played.append(str(action))
         self.last_points = tuple(points)
-        self.say(f"{self.opponent_name} plays: {' '.join(played)}")
+        self.say(f"{color} ({self.opponent_name}) plays: {' '.join(played)}")
         self.show_board()
+
+    def _thinking(self, message: str) -> AbstractContextManager[Any]:
+        """A spinner while the computer thinks (level 5 takes seconds), on terminals only."""
+        if not self.output.isatty():
+            return nullcontext()
+        from rich.console import Console
+
+        return Console(file=self.output).status(message)
 
     def play_line(self, words: list[str]) -> None:
         """Play the actions of one input line, all or none."""
@@ -202,7 +232,8 @@ class Session:
             except IllegalAction as error:
                 self._take_back(played)
                 taken = " (nothing was played from this line)" if played else ""
-                self.say(f"Illegal: {error}{taken}. Type `moves` to list the legal actions.")
+                reason = str(error).rstrip(".")
+                self.say(f"Illegal: {reason}{taken}. Type `moves` to list the legal actions.")
                 return
             points.extend(step_points)
         points.extend(self._play_forced())
@@ -231,10 +262,8 @@ class Session:
             self.position.undo()
 
     def _points_of(self, action: Any) -> tuple[str, ...]:
-        try:
-            return tuple(self.game.gesture(self.position, action).points)
-        except (ImportError, AttributeError, ValueError):
-            return ()
+        """The points an action names (its click gesture), to highlight it afterwards."""
+        return tuple(self.game.gesture(self.position, action).points)
 
     def announce_result(self) -> None:
         position = self.position
@@ -251,9 +280,16 @@ class Session:
 
     # ------------------------------------------------------------------ commands
     def cmd_help(self, _args: list[str]) -> None:
-        actions = [] if self.position.is_over else self.position.legal_actions()
-        example = " or ".join(f"`{a}`" for a in sorted(map(str, actions))[:2]) or "`e3e4`"
-        self.say(HELP.format(example=example))
+        self.say(HELP.format(example=self._examples()))
+
+    def _examples(self) -> str:
+        """A few legal actions of different kinds (told apart by their gesture labels)."""
+        if self.position.is_over:
+            return "(none: the game is over)"
+        by_kind: dict[str, str] = {}
+        for action in sorted(self.position.legal_actions(), key=str):
+            by_kind.setdefault(self.game.gesture(self.position, action).label, str(action))
+        return ", ".join(f"`{text}`" for text in list(by_kind.values())[:4])
 
     def cmd_moves(self, _args: list[str]) -> None:
         if self.position.is_over:
@@ -447,7 +483,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="who plays the other side: the AI (default), a random player, or a second "
         "human at the same keyboard (hot-seat)",
     )
-    parser.add_argument("--level", type=int, default=2, help="AI strength, 1 (beginner) to 5")
+    parser.add_argument(
+        "--level", type=int, default=2,
+        help="AI strength, 1 (beginner) to 5 (strongest, seconds per move); default 2",
+    )
     parser.add_argument(
         "--color", help="the colour you play (default: the colour that acts first)"
     )
@@ -480,15 +519,23 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: unknown game {args.game!r}; known games: {', '.join(game_names())}",
               file=sys.stderr)
         return 2
-    return run_session(
-        args.game,
-        (),
-        sys.stdout,
-        opponent=args.opponent,
-        level=args.level,
-        color=args.color,
-        settings=args.settings,
-        seed=args.seed,
-        ansi=sys.stdout.isatty() and not args.no_color,
-        read=_stdin_reader(),
-    )
+    try:
+        return run_session(
+            args.game,
+            (),
+            sys.stdout,
+            opponent=args.opponent,
+            level=args.level,
+            color=args.color,
+            settings=args.settings,
+            seed=args.seed,
+            ansi=sys.stdout.isatty() and not args.no_color,
+            read=_stdin_reader(),
+        )
+    except KeyboardInterrupt:
+        print("\nInterrupted; leaving the game.")
+        return 130
+    except BrokenPipeError:
+        # Whoever read our output went away (``| head``): leave without a traceback.
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - absorbs the final flush
+        return 1

@@ -40,9 +40,6 @@ from hexgames.ai.knowledge import Knowledge, knowledge
 from hexgames.ai.tactics import Budget, first_safe, winning_action
 from hexgames.game import Game, GameState
 
-#: A node's ``result`` is its exact value for seat 0 once proven (terminal or solved).
-_UNSOLVED = None
-
 
 class Node:
     """One position in the tree, reached by ``action`` from its parent."""
@@ -69,7 +66,8 @@ class Node:
         self.key: int | None = None
         self.visits = 0
         self.value = 0.0
-        self.result: float | None = _UNSOLVED
+        #: Exact value for seat 0 once proven (terminal or solved), else None.
+        self.result: float | None = None
         #: Actions in the order they will be expanded (None until the node is expanded).
         self.order: list[Any] | None = None
         self.next_child = 0
@@ -109,7 +107,8 @@ class MCTSPlayer:
         widen_base: float = 3.0,
         widen_factor: float = 1.0,
         tactics: bool = True,
-        tactics_budget: int = 4000,
+        tactics_depth: int = 3,
+        tactics_budget: int = 8000,
         reuse_tree: bool = True,
         continuation_share: float = 0.5,
         name: str | None = None,
@@ -129,6 +128,7 @@ class MCTSPlayer:
         self.widen_base = widen_base
         self.widen_factor = widen_factor
         self.tactics = tactics
+        self.tactics_depth = tactics_depth
         self.tactics_budget = tactics_budget
         self.reuse_tree = reuse_tree
         self.continuation_share = continuation_share
@@ -161,7 +161,9 @@ class MCTSPlayer:
             return actions[0]
         work = position.copy()
         if self.tactics:
-            win = winning_action(self._know, work, depth=2, budget=Budget(self.tactics_budget))
+            win = winning_action(
+                self._know, work, depth=self.tactics_depth, budget=Budget(self.tactics_budget)
+            )
             if win is not None:
                 self.last_stats["reason"] = "win"
                 return win
@@ -191,7 +193,7 @@ class MCTSPlayer:
             reverse=True,
         )
         candidates = [c.action for c in ranked]
-        candidates += [a for a in root.order[root.next_child :]]
+        candidates += root.order[root.next_child :]
         if not self.tactics:
             return candidates[0]
 
@@ -202,7 +204,12 @@ class MCTSPlayer:
             return [c.action for c in sorted(child.children, key=lambda c: -c.visits)]
 
         safe = first_safe(
-            self._know, work, candidates, budget=Budget(self.tactics_budget), preferred=preferred
+            self._know,
+            work,
+            candidates,
+            budget=Budget(self.tactics_budget),
+            depth=self.tactics_depth,
+            preferred=preferred,
         )
         if safe is None:
             self.last_stats["reason"] = "no safe action found"
@@ -244,14 +251,40 @@ class MCTSPlayer:
             self._reorder_root(root, pos)
         done = 0
         clock = time.perf_counter
+        begun = clock()
         while root.result is None:
             if iterations is not None and done >= iterations:
                 break
-            if deadline is not None and done % 16 == 0 and clock() >= deadline:
-                break
+            if done % 16 == 0:
+                now = clock()
+                if deadline is not None and now >= deadline:
+                    break
+                if done and self._decided(root, iterations, done, deadline, now - begun):
+                    self.last_stats["stopped_early"] = True
+                    break
             self._iterate(pos, root)
             done += 1
         return done
+
+    @staticmethod
+    def _decided(
+        root: Node, iterations: int | None, done: int, deadline: float | None, spent: float
+    ) -> bool:
+        """True when no other child can overtake the most visited one in the budget
+        left: the final choice (by visits) is already fixed, so stop early."""
+        if iterations is not None:
+            left = iterations - done
+        else:
+            assert deadline is not None
+            left = int(done / max(spent, 1e-9) * max(0.0, deadline - time.perf_counter()))
+        first = second = 0
+        for child in root.children:
+            v = child.visits
+            if v > first:
+                first, second = v, first
+            elif v > second:
+                second = v
+        return first - second > left
 
     def _iterate(self, pos: GameState, root: Node) -> None:
         node = root

@@ -3,8 +3,9 @@
 1. *Can I win now?* -- a winning action, or a sequence of my own actions within this turn
    (Benediction's two actions, Dendria's steps) that ends the game in my favour.
 2. *Does this action hand my opponent a win?* -- after my turn ends, can the opponent win
-   with their very first action (e.g. capture my king)? An action is **safe** when some
-   way of finishing my turn after it avoids that.
+   within their next turn (e.g. capture my king, in Benediction possibly with a
+   preparatory first action)? An action is **safe** when some way of finishing my turn
+   after it avoids that.
 
 Both are answered by make/unmake on a position the caller owns, using the game's
 ``winning_actions`` hook (fast, from reach tables) when the game provides one. A
@@ -82,11 +83,13 @@ def is_safe(
     seat: int,
     *,
     depth: int = 3,
+    threat_depth: int = 3,
     budget: Budget,
     preferred: Iterable[Any] = (),
 ) -> bool:
     """After some action of ``seat``: can ``seat`` finish its turn (within ``depth`` more
-    actions) so that the opponent has no immediately winning action?
+    actions) so that the opponent cannot win within their next turn (looking
+    ``threat_depth`` actions into it)?
 
     A game already over is safe unless ``seat`` lost. ``preferred`` actions are tried
     first when the turn goes on (e.g. the search's favourite continuations). An
@@ -95,7 +98,10 @@ def is_safe(
     if position.is_over:
         return position.returns()[seat] >= 0
     if position.current_seat != seat or position.is_turn_start():
-        return not know.winning_actions(position)
+        if budget.left <= 0:
+            return True
+        threat = winning_action(know, position, depth=threat_depth, budget=budget)
+        return threat is None or budget.left <= 0
     if depth <= 0:
         return True
     actions = position.legal_actions()
@@ -106,7 +112,9 @@ def is_safe(
             return True
         position.play(action)
         try:
-            if is_safe(know, position, seat, depth=depth - 1, budget=budget):
+            if is_safe(
+                know, position, seat, depth=depth - 1, threat_depth=threat_depth, budget=budget
+            ):
                 return True
         finally:
             position.undo()
@@ -134,7 +142,10 @@ def first_safe(
         position.play(action)
         try:
             follow = preferred(action) if preferred is not None else ()
-            if is_safe(know, position, seat, depth=depth, budget=budget, preferred=follow):
+            if is_safe(
+                know, position, seat, depth=depth, threat_depth=depth, budget=budget,
+                preferred=follow,
+            ):
                 return action
         finally:
             position.undo()

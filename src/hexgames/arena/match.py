@@ -132,11 +132,13 @@ def play_game(
     record_tags = {
         "Event": "hexgames arena",
         "Round": str(index + 1),
+        # Colours as the players started (Dendria's pie rule may swap them later).
+        **{game.colors[seat].title(): names[seat] for seat in (0, 1)},
         **{f"Seat{seat}": names[seat] for seat in (0, 1)},
-        "Result": _result_text(winning_seat),
-        "Termination": reason,
         **dict(tags or {}),
     }
+    if capped:
+        record_tags["Adjudication"] = f"draw: stopped after {actions} actions (arena cap)"
     return GameResult(
         index=index,
         players=names,
@@ -150,7 +152,3 @@ def play_game(
         branching=branching,
         record=game.write_record(position, record_tags),
     )
-
-
-def _result_text(winning_seat: int | None) -> str:
-    return {0: "1-0", 1: "0-1", None: "1/2-1/2"}[winning_seat]

@@ -14,10 +14,12 @@ import random
 from dataclasses import dataclass, field
 from functools import cache
 
-from hexgames.benediction.actions import Action
+from hexgames.benediction.actions import KINDS, Action, cached
 from hexgames.hexgrid import NE, NW, SE, SW, HexBoard, N, S, board, opposite
 
 EMPTY, RED, BLUE, BLOCK = 0, 1, 2, 3
+#: Action kind codes (index in :data:`actions.KINDS`).
+MOVE, MERGE, SPLIT, DROP, PLACE_BLOCK = range(5)
 KING, BLESSED, CURSED, LOCKED = 1, 2, 4, 8
 COLOR_NAMES = ("", "red", "blue")
 #: Longest travel any stack can make (the largest allowed ``max_stack``).
@@ -50,22 +52,78 @@ class Tables:
     ztwo: int
     zwin: tuple[int, ...]
     index: dict[str, int]
+    #: ``raymask[(c * size + i) << 4 | steps]``: bit mask of the points on the rays of a
+    #: colour-``c`` stack at ``i`` within ``steps`` steps (the blocks that matter to it).
+    raymask: list[int]
     actions: dict[int, Action] = field(default_factory=dict)
+    #: Reach results shared by all positions of this side (see ``Position._reach_list``).
+    reach_cache: dict[int, tuple[tuple[int, int, int], ...]] = field(default_factory=dict)
+    #: Rows of shared action instances, filled on first use: ``moves[i][j]``,
+    #: ``merges[i][j]``, ``splits[i][j][k]`` (index 0 unused), ``drops[j]``, ``blocks[j]``.
+    moves: list[list[Action] | None] = field(default_factory=list)
+    merges: list[list[Action] | None] = field(default_factory=list)
+    splits: list[list[tuple[Action, ...] | None] | None] = field(default_factory=list)
+    drops: tuple[Action, ...] = ()
+    blocks: tuple[Action, ...] = ()
+
+    def __post_init__(self) -> None:
+        n = len(self.board.labels)
+        self.moves = [None] * n
+        self.merges = [None] * n
+        self.splits = [None] * n
+        self.drops = tuple(self.action(DROP, -1, j) for j in range(n))
+        self.blocks = tuple(self.action(PLACE_BLOCK, -1, j) for j in range(n))
 
     def action(self, kind: int, origin: int, target: int, count: int = 0) -> Action:
-        """The cached :class:`Action` for integer arguments (kind = index in KINDS)."""
+        """The shared :class:`Action` for integer arguments (kind = index in KINDS)."""
         n = len(self.board.labels)
         code = ((kind * n + origin + 1) * n + target) * 16 + count
         act = self.actions.get(code)
         if act is not None:
             return act
-        from hexgames.benediction.actions import KINDS, cached
-
         labels = self.board.labels
         return cached(
             self.actions, code, KINDS[kind], labels[origin] if origin >= 0 else None,
             labels[target], count,
         )
+
+    def move_row(self, origin: int) -> list[Action]:
+        """Moves from ``origin`` indexed by target (created on first use)."""
+        row = self.moves[origin]
+        if row is None:
+            row = self.moves[origin] = [
+                self.action(MOVE, origin, j) for j in range(len(self.board.labels))
+            ]
+        return row
+
+    def merge_row(self, origin: int) -> list[Action]:
+        """Merges from ``origin`` indexed by target (created on first use)."""
+        row = self.merges[origin]
+        if row is None:
+            row = self.merges[origin] = [
+                self.action(MERGE, origin, j) for j in range(len(self.board.labels))
+            ]
+        return row
+
+    def split_row(self, origin: int) -> list[tuple[Action, ...] | None]:
+        """Per target, ``None`` or the splits of ``k = 0..MAX_TRAVEL`` checkers (see
+        :meth:`split_counts`); created on first use."""
+        row = self.splits[origin]
+        if row is None:
+            row = self.splits[origin] = [None] * len(self.board.labels)
+        return row
+
+    def split_counts(self, origin: int, target: int) -> tuple[Action, ...]:
+        """Splits from ``origin`` to ``target`` indexed by count (index 0 is a
+        placeholder, the move, never listed)."""
+        row = self.split_row(origin)
+        counts = row[target]
+        if counts is None:
+            counts = row[target] = (
+                self.action(MOVE, origin, target),
+                *(self.action(SPLIT, origin, target, k) for k in range(1, MAX_TRAVEL + 1)),
+            )
+        return counts
 
 
 def wall_of(b: HexBoard, color: int, index: int) -> bool:
@@ -137,8 +195,18 @@ def tables(side: int) -> Tables:
     def block() -> tuple[int, ...]:
         return tuple(rng.getrandbits(64) for _ in range(64))
 
+    raymask = [0] * (3 * size << 4)
+    for c in (RED, BLUE):
+        for i in range(size):
+            for steps in range(MAX_TRAVEL + 1):
+                mask = 0
+                for points, _ in rays[c][i]:
+                    for j in points[:steps]:
+                        mask |= 1 << j
+                raymask[(c * size + i) << 4 | steps] = mask
     return Tables(
         board=b,
+        raymask=raymask,
         wall=wall,
         wall_points=tuple(tuple(i for i in range(size) if wall[c][i]) for c in range(3)),
         rays=rays,

@@ -14,14 +14,14 @@ legal action must map to its own gesture (the map is injective over ``legal_acti
 
 from __future__ import annotations
 
-from typing import Any
-
+from hexgames.benediction.actions import Action
+from hexgames.benediction.position import Position
 from hexgames.game import Gesture
 
 __all__ = ["gesture"]
 
 
-def gesture(position: Any, action: Any) -> Gesture:
+def gesture(position: Position, action: Action | str) -> Gesture:
     """The clicks that enter ``action`` (an ``Action`` or its notation) in ``position``."""
     if isinstance(action, str):
         action = position.parse_action(action)

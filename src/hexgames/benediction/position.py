@@ -8,9 +8,14 @@ Design (speed is a feature: the AI is only as strong as this is fast):
 * ``play`` records compact change records ``(point, old_owner, old_size, old_flags)``
   plus a few scalars; ``undo`` replays them backwards. No copies.
 * The Zobrist key is kept up to date by the single mutation primitive ``_put``.
-* ``legal_actions`` remembers its result (by key) so that ``play`` of a listed action
-  skips re-validation; any other action is validated on its own, and a refused action
-  raises :class:`IllegalAction` before anything changes.
+* Actions are shared immutable instances per board (``Tables.move_row`` etc.), so the
+  generator never constructs objects. ``legal_actions`` remembers, by key, whether each
+  listed action passes the enemy wall, so ``play`` of a listed action skips validation;
+  any other action is validated on its own, and a refused action raises
+  :class:`IllegalAction` before anything changes.
+* Reach (where a stack can travel) depends only on the blocks on its rays, since men are
+  jumped: results are cached per board side, keyed by origin, colour, steps and the
+  blocks among the ray points (``_bm`` is the bit mask of blocks).
 
 Read access for the AI (cheap, documented, stable):
 
@@ -38,11 +43,16 @@ from hexgames.benediction._tables import (
     BLUE,
     COLOR_NAMES,
     CURSED,
+    DROP,
     EMPTY,
     KING,
     LOCKED,
+    MAX_TRAVEL,
+    MERGE,
+    MOVE,
+    PLACE_BLOCK,
     RED,
-    Tables,
+    SPLIT,
     tables,
 )
 from hexgames.benediction.actions import Action
@@ -50,13 +60,13 @@ from hexgames.benediction.rules import Rules
 from hexgames.errors import IllegalAction
 from hexgames.hexgrid import HexBoard
 
-#: Action kind codes (index in :data:`actions.KINDS`).
-MOVE, MERGE, SPLIT, DROP, PLACE_BLOCK = range(5)
 _KIND_CODE = {"move": MOVE, "merge": MERGE, "split": SPLIT, "drop": DROP, "block": PLACE_BLOCK}
 #: Checkers each side has on the board at the start; with the ``supply`` option a side
 #: owns this many plus ``supply`` (see docs/benediction.md, "Supply").
 START_CHECKERS = 7
 _NO_PATH = 1 << 20
+#: Entries of the shared reach cache before it is emptied (bounds memory in long runs).
+REACH_CACHE_LIMIT = 50_000
 _WIN_NONE, _DRAW = 0, 3
 _COLOR_CODE = {"red": RED, "blue": BLUE}
 
@@ -110,6 +120,7 @@ class Position:
         "_al",
         "_bk",
         "_bkey",
+        "_bm",
         "_changes",
         "_count",
         "_flags",
@@ -179,7 +190,8 @@ class Position:
         self._undo: list[tuple[Any, ...]] = []
         self._history: list[Action] = []
         self._changes: list[tuple[int, int, int, int]] = []
-        self._legal: dict[Action, bool] | None = None
+        self._legal: dict[int, bool] | None = None
+        self._bm = 0
         self._legal_key = -1
         self._start_text: str | None = None
         self._update_skey()
@@ -244,7 +256,8 @@ class Position:
 
     @property
     def to_move(self) -> str:
-        """Colour to act now. Once the game is over: the colour that would have acted."""
+        """Colour to act now. Once the game is over: the loser (after a draw: the side
+        that was due to act)."""
         return COLOR_NAMES[self._to_move]
 
     @property
@@ -253,7 +266,7 @@ class Position:
 
     @property
     def actions_left(self) -> int:
-        """Actions the player to act still has in this turn (1 or 2)."""
+        """Actions the player to act still has in this turn (1 or 2; 0 once over)."""
         return self._al
 
     @property
@@ -370,17 +383,23 @@ class Position:
     def reach_indices(self, origin: int, steps: int, color: int) -> dict[int, bool]:
         """``{target: passed_wall}`` for a stack of colour code ``color`` and at most
         ``steps`` steps from point ``origin`` (destination != origin; blocks stop)."""
-        return {j: mp <= steps for j, (mnp, mp) in self._reach(origin, steps, color).items()}
+        steps = min(steps, MAX_TRAVEL)
+        if steps < 1:
+            return {}
+        return {j: mp <= steps for j, _fewest, mp in self._reach_list(origin, steps, color)}
 
     # ------------------------------------------------------------- generation
     def legal_actions(self) -> list[Action]:
         """Every legal action exactly once (empty when the game is over)."""
         if self._winner:
             return []
-        legal = self._generate(False)
-        self._legal = legal
+        actions, passed = self._generate(False)
+        # Remember "passed the wall" per listed action so that play() of one of them
+        # skips validation. Keyed by identity: listed actions are the board's shared
+        # cached instances, which live as long as the tables.
+        self._legal = dict(zip(map(id, actions), passed, strict=True))
         self._legal_key = self._bkey ^ self._skey
-        return list(legal)
+        return actions
 
     def _reach(self, i: int, steps: int, color: int) -> dict[int, tuple[int, int]]:
         """``{target: (fewest steps without the portal, fewest steps through it)}``
@@ -407,69 +426,102 @@ class Position:
                     found[j] = (old[0], n)
         return found
 
-    def _generate(self, first_only: bool) -> dict[Action, bool]:
-        """Legal actions of the player to act, each mapped to "its path passed the enemy
-        wall". With ``first_only``, stops at the first one found (existence test)."""
-        out: dict[Action, bool] = {}
+    def _reach_list(self, i: int, steps: int, color: int) -> tuple[tuple[int, int, int], ...]:
+        """``(target, fewest steps, fewest steps through the portal)`` triples, cached.
+
+        Reach depends only on the blocks lying on the rays (men are jumped), so the
+        cache key is the origin, colour, steps and the blocks among those ray points.
+        """
+        t = self._tables
+        code = (color * len(self._owner) + i) << 4 | steps
+        key = (self._bm & t.raymask[code]) << 13 | code
+        cache = t.reach_cache
+        found = cache.get(key)
+        if found is None:
+            if len(cache) > REACH_CACHE_LIMIT:
+                cache.clear()
+            found = cache[key] = tuple(
+                (j, mnp if mnp < mp else mp, mp)
+                for j, (mnp, mp) in self._reach(i, steps, color).items()
+            )
+        return found
+
+    def _generate(self, first_only: bool) -> tuple[list[Action], list[bool]]:
+        """Legal actions of the player to act and, for each, whether its path passed the
+        enemy wall. With ``first_only``, stops at the first one found (existence test)."""
+        out: list[Action] = []
+        walls: list[bool] = []
+        add, add_wall = out.append, walls.append
+        extend, extend_walls = out.extend, walls.extend
         t = self._tables
         c = self._to_move
         owner, size, flags = self._owner, self._size, self._flags
         n = len(owner)
-        cache = t.actions
-        make = t.action
         max_stack = self._rules.max_stack
+        near, is_start = self._near, self._is_start
         if first_only:
             # A block is almost always possible: look for one before anything costly.
-            near, is_start = self._near, self._is_start
             for i in range(n):
                 if owner[i] == EMPTY and not near[i] and not is_start[i]:
-                    out[make(PLACE_BLOCK, -1, i)] = False
-                    return out
+                    return [t.blocks[i]], [False]
+        reach = self._reach_list
+        split_counts = t.split_counts
         for i in range(n):
             if owner[i] != c:
                 continue
             s = size[i]
             f = flags[i]
             movable = not f & LOCKED
-            base_mm = ((MOVE * n + i + 1) * n) * 16
-            base_merge = ((MERGE * n + i + 1) * n) * 16
-            base_split = ((SPLIT * n + i + 1) * n) * 16
-            for j, (mnp, mp) in self._reach(i, s, c).items():
-                oj = owner[j]
-                fewest = mnp if mnp < mp else mp
-                if oj == c:
+            moves = t.moves[i] or t.move_row(i)
+            merges = t.merges[i] or t.merge_row(i)
+            splits = t.splits[i] or t.split_row(i)
+            for j, fewest, mp in reach(i, s, c):
+                if owner[j] == c:
                     fj, sj = flags[j], size[j]
                     passed = mp <= s
                     if merge_problem(f, s, fj, sj, passed, max_stack) is None:
-                        a = cache.get(base_merge + j * 16) or make(MERGE, i, j)
-                        out[a] = passed
-                    for k in range(fewest, s):
-                        passed = mp <= k
-                        if merge_problem(f, k, fj, sj, passed, max_stack) is None:
-                            a = cache.get(base_split + j * 16 + k) or make(SPLIT, i, j, k)
-                            out[a] = passed
+                        add(merges[j])
+                        add_wall(passed)
+                    if fewest < s:
+                        counts = splits[j] or split_counts(i, j)
+                        for k in range(fewest, s):
+                            passed = mp <= k
+                            if merge_problem(f, k, fj, sj, passed, max_stack) is None:
+                                add(counts[k])
+                                add_wall(passed)
                 else:
                     if movable:
-                        a = cache.get(base_mm + j * 16) or make(MOVE, i, j)
-                        out[a] = mp <= s
-                    for k in range(fewest, s):
-                        a = cache.get(base_split + j * 16 + k) or make(SPLIT, i, j, k)
-                        out[a] = mp <= k
+                        add(moves[j])
+                        add_wall(mp <= s)
+                    if fewest < s:
+                        extend((splits[j] or split_counts(i, j))[fewest:s])
+                        if mp <= fewest:
+                            extend_walls((True,) * (s - fewest))
+                        elif mp >= s:
+                            extend_walls((False,) * (s - fewest))
+                        else:
+                            extend_walls((False,) * (mp - fewest))
+                            extend_walls((True,) * (s - mp))
                 if first_only and out:
-                    return out
+                    return out, walls
         if self._can_drop(c):
+            drops = t.drops
             for z in self._zone[c]:
                 if owner[z] == EMPTY:
-                    out[make(DROP, -1, z)] = False
+                    add(drops[z])
+                    add_wall(False)
                     if first_only:
-                        return out
+                        return out, walls
         if not first_only:
-            near, is_start = self._near, self._is_start
-            base_block = ((PLACE_BLOCK * n) * n) * 16
-            for i in range(n):
-                if owner[i] == EMPTY and not near[i] and not is_start[i]:
-                    out[cache.get(base_block + i * 16) or make(PLACE_BLOCK, -1, i)] = False
-        return out
+            blocks = t.blocks
+            placeable = [
+                blocks[i]
+                for i in range(n)
+                if owner[i] == EMPTY and not near[i] and not is_start[i]
+            ]
+            extend(placeable)
+            extend_walls((False,) * len(placeable))
+        return out, walls
 
     def _can_drop(self, color: int) -> bool:
         supply = self._rules.supply
@@ -487,7 +539,7 @@ class Position:
             raise IllegalAction(f"not a Benediction action: {action!r}")
         legal = self._legal
         if legal is not None and self._legal_key == self._bkey ^ self._skey:
-            passed = legal.get(action)
+            passed = legal.get(id(action))
             if passed is not None:
                 index = self._tables.index
                 origin = action.origin
@@ -538,9 +590,11 @@ class Position:
             return kind, -1, t, 0, False
         o = self._action_point(action.origin)
         org = action.origin
+        if owner[o] == EMPTY:
+            raise IllegalAction(f"{org} is empty: there is no man to act with")
         if owner[o] != c:
-            what = ("empty", "a red man", "a blue man", "a block")[owner[o]]
-            raise IllegalAction(f"{org} holds {what}, not a man of {name} (to act)")
+            what = ("", "a red man", "a blue man", "a block")[owner[o]]
+            raise IllegalAction(f"{org} holds {what}; {name} is to act")
         if o == t:
             raise IllegalAction(f"the destination must differ from the origin ({org})")
         s, f = size[o], flags[o]
@@ -684,8 +738,12 @@ class Position:
                 cap = self._rules.max_turns
                 if cap is not None and self._turn - 1 >= cap:
                     self._winner, self._reason = _DRAW, "turn limit"
-            if not self._winner and not self._generate(True):
+            if not self._winner and not self._generate(True)[0]:
                 self._winner, self._reason = 3 - self._to_move, "no legal action"
+        if self._winner:
+            self._al = 0
+            if self._winner != _DRAW:
+                self._to_move = 3 - self._winner  # as in a finished board text
         self._undo.append((*record, tuple(self._changes), block_at))
         self._history.append(action)
         self._update_skey()
@@ -764,6 +822,8 @@ class Position:
                 self._count[o] += s
                 if f & 3 == 3:
                     self._bk[o] += 1
+        if old == BLOCK or o == BLOCK:
+            self._bm = (self._bm & ~(1 << i)) | ((o == BLOCK) << i)
         owner[i] = o
         self._size[i] = s
         self._flags[i] = f
@@ -828,4 +888,4 @@ def _color_code(color: str) -> int:
         raise ValueError(f"colour must be 'red' or 'blue', got {color!r}") from None
 
 
-__all__ = ["Man", "Position", "Tables", "merge_problem"]
+__all__ = ["Man", "Position", "merge_problem"]

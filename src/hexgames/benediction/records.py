@@ -15,7 +15,8 @@
   ``MaxStack``, ``Supply``, ``MaxTurns``; the snake_case option names and a
   ``[Variant "max_turns=200 supply=5"]`` summary are read too).
 * ``[Start "..."]`` holds the board text of a non-standard start, its lines joined by
-  ``" / "``. Tag values escape ``\\`` and ``"`` with a backslash.
+  ``" / "``. Tag values escape ``\\`` and ``"`` with a backslash; a line break in a
+  value becomes a space (a tag is one line).
 * Turns are numbered from 1; each holds the one or two actions of one player's turn.
 
 Reading replays every action through :meth:`Position.play`, so a record can only
@@ -50,7 +51,7 @@ _WRAP = 80
 
 
 def _escape(value: str) -> str:
-    return value.replace("\\", "\\\\").replace('"', '\\"')
+    return " ".join(value.replace("\\", "\\\\").replace('"', '\\"').splitlines())
 
 
 def _unescape(value: str) -> str:

@@ -11,14 +11,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from hexgames import _svg
+from hexgames.benediction.actions import Action
+from hexgames.benediction.position import Man, Position
 from hexgames.hexgrid import HexBoard
 
-__all__ = ["ascii_board", "svg"]
+__all__ = ["OVERLAYS", "ascii_board", "svg"]
 
 COLORS = ("red", "blue")
+#: Overlays :func:`svg` can draw: none yet. The parameter exists so that a game-agnostic
+#: front end may pass the same keywords to every game's renderer.
+OVERLAYS: tuple[str, ...] = ()
 
 #: Checker faces and rims, per colour.
 FACE = {"red": ("#e0533f", "#b3261e", "#6e1410"), "blue": ("#4d86d9", "#1f56a8", "#0f2c5c")}
@@ -30,15 +34,8 @@ LABEL_INK = "#fbf0d9"
 GOLD, GOLD_DARK = "#f7c948", "#a87a00"
 LAST_ACTION = "#2e7d32"
 
-STYLE = """
-.hexgames-board .hit { cursor: pointer; }
-.hexgames-board .hit:hover { fill: #ffffff; fill-opacity: 0.18; }
-.hexgames-board .hit.highlighted { fill: #ffe066; fill-opacity: 0.35;
-  stroke: #e6a700; stroke-width: 3; }
-.hexgames-board .hit.selected { fill: #64b5f6; fill-opacity: 0.35;
-  stroke: #1e88e5; stroke-width: 3.5; }
-"""
-
+#: What ``svg(last_action=...)`` takes: an action, its notation, several of them, or none.
+LastActions = Action | str | Sequence[Action | str] | None
 
 @dataclass(frozen=True)
 class Features:
@@ -53,7 +50,7 @@ class Features:
     zones: dict[str, frozenset[int]]
 
 
-def features(position: Any) -> Features:
+def features(position: Position) -> Features:
     """Walls, starting points and zones of ``position`` as point indices (from the engine,
     which knows non-standard starting points read from text)."""
     board: HexBoard = position.board
@@ -65,25 +62,24 @@ def features(position: Any) -> Features:
     )
 
 
-def _men(position: Any) -> dict[int, Any]:
+def _men(position: Position) -> dict[int, Man]:
     board: HexBoard = position.board
     return {board.index(label): man for label, man in position.men().items()}
 
 
-def _blocks(position: Any) -> set[int]:
-    board: HexBoard = position.board
-    return {b if isinstance(b, int) else board.index(b) for b in position.blocks}
+def _blocks(position: Position) -> set[int]:
+    return {position.board.index(label) for label in position.blocks}
 
 
 def _indices(board: HexBoard, labels: Iterable[str]) -> set[int]:
     return _svg.labels_to_indices(board, labels)
 
 
-def status_line(position: Any) -> str:
+def status_line(position: Position) -> str:
     """Who is to act and how many actions are left, or who won and why."""
     if position.is_over:
         if position.winner in COLORS:
-            reason = getattr(position, "win_reason", None)
+            reason = position.win_reason
             why = f" ({reason})" if reason else ""
             return f"{position.winner.capitalize()} wins{why}."
         return "The game is drawn (turn limit reached)."
@@ -95,20 +91,23 @@ def status_line(position: Any) -> str:
 # --------------------------------------------------------------------------- text
 
 
-def man_token(man: Any) -> str:
+def man_token(man: Man) -> str:
     """``R3k*'``: colour letter, size, then k king, * blessed, ~ cursed, ' locked."""
     flags = ("k" if man.king else "") + ("*" if man.blessed else "") + ("~" if man.cursed else "")
     return f"{man.color[0].upper()}{man.size}{flags}{chr(39) if man.locked else ''}"
 
 
-LEGEND = (
-    "R2 red man of 2 checkers, B1 blue man;  k king  * blessed  ~ cursed  ' locked",
-    ". point  = wall (Red's at the bottom, Blue's at the top)  : zone  @ starting point",
-    "## block  [ ] highlighted",
+#: Legend lines, as (text, style) fragments so that a coloured board colours them too.
+LEGEND: tuple[tuple[tuple[str, str | None], ...], ...] = (
+    (("R2", "red"), (" red man of 2 checkers, ", None), ("B1", "blue"),
+     (" blue man;  k king  * blessed  ~ cursed  ' locked", None)),
+    ((". point  ", None), ("=", "dim-red"), (" wall (Red's at the bottom, Blue's at the top)  ",
+     None), (":", "dim-red"), (" zone  ", None), ("@", "dim-red"), (" starting point", None)),
+    (("##", "block"), (" block  ", None), ("[ ]", "highlight"), (" highlighted", None)),
 )
 
 
-def ascii_board(position: Any, highlights: Iterable[str] = (), *, color: bool = False) -> str:
+def ascii_board(position: Position, highlights: Iterable[str] = (), *, color: bool = False) -> str:
     """The board as text, with column letters, row numbers, a legend and a status line.
 
     Red's wall is at the bottom, Blue's at the top, as in the rules. ``highlights`` are
@@ -127,7 +126,7 @@ def ascii_board(position: Any, highlights: Iterable[str] = (), *, color: bool = 
             tokens.append(("##", "block"))
         else:
             tokens.append(_empty_token(marks, index))
-    legend = [[(line, None)] for line in LEGEND] + [[(status_line(position), None)]]
+    legend = [*LEGEND, ((status_line(position), None),)]
     return _svg.text_board(
         board,
         tokens,
@@ -155,12 +154,13 @@ def _empty_token(marks: Features, index: int) -> tuple[str, str | None]:
 
 
 def svg(
-    position: Any,
+    position: Position,
     highlights: Iterable[str] = (),
     *,
     size: int = 600,
     show_labels: bool = True,
-    last_action: Any = None,
+    last_action: LastActions = None,
+    overlays: Iterable[str] = (),
     selected: Iterable[str] = (),
     board_id: str = "benediction-board",
 ) -> str:
@@ -168,8 +168,12 @@ def svg(
 
     ``highlights`` and ``selected`` are point labels (e.g. the next possible clicks, and
     the clicks made so far). ``last_action`` is an action, its notation, or a sequence of
-    them (e.g. the actions of the last turn), drawn as arrows or rings.
+    them (e.g. the actions of the last turn), drawn as arrows or rings. ``overlays`` must
+    name entries of :data:`OVERLAYS` (``ValueError`` otherwise).
     """
+    unknown = [name for name in overlays if name not in OVERLAYS]
+    if unknown:
+        raise ValueError(f"unknown overlay {unknown[0]!r}; Benediction offers {OVERLAYS or 'none'}")
     board: HexBoard = position.board
     # The rim reaches 1.5 units beyond the corner points when it carries the labels.
     frame = _svg.Frame.around(board, margin=_svg.UNIT * (1.6 if show_labels else 0.85))
@@ -204,7 +208,7 @@ def svg(
         classes=f"hexgames-board hexgames-benediction to-move-{to_move}",
         data={"game": "benediction", "side": board.side, "to-move": to_move},
         title=title,
-        style=STYLE,
+        style=_svg.HIT_STYLE,
         defs=_defs(board_id),
         layers=layers,
     )
@@ -319,11 +323,16 @@ def _zone_layer(frame: _svg.Frame, board: HexBoard, marks: Features) -> str:
         if len(ring) < 6:
             ring.append(start)
         points = [frame.point(board, i) for i in ring]
+        # A pale wash first, so that the tint stays its colour on the yellow wood.
+        zones.append(
+            _svg.element("polygon", {"points": _polyline(points), "fill": "#ffffff",
+                                     "fill-opacity": 0.45, "stroke-linejoin": "round"})
+        )
         zones.append(
             _svg.element(
                 "polygon",
                 {"class": f"zone zone-{color}", "data-color": color, "points": _polyline(points),
-                 "fill": TINT[color], "fill-opacity": 0.2, "stroke": TINT[color],
+                 "fill": TINT[color], "fill-opacity": 0.16, "stroke": TINT[color],
                  "stroke-opacity": 0.55, "stroke-width": 2, "stroke-dasharray": "6 5",
                  "stroke-linejoin": "round"},
             )
@@ -371,14 +380,24 @@ def _point_layer(frame: _svg.Frame, board: HexBoard, marks: Features) -> str:
     return _svg.group({"class": "points"}, points)
 
 
-def _piece_layer(frame: _svg.Frame, position: Any, board_id: str) -> str:
+def _piece_layer(frame: _svg.Frame, position: Position, board_id: str) -> str:
+    """Blocks and men, drawn back to front (top of the board first) so that a stack, a
+    crown or a halo overlaps what stands behind it, as on a real board seen at an angle."""
     board: HexBoard = position.board
-    pieces = [
-        _block(frame, board.labels[index], frame.point(board, index), board_id)
-        for index in sorted(_blocks(position))
-    ]
-    for index, man in sorted(_men(position).items()):
-        pieces.append(_man(frame, board.labels[index], frame.point(board, index), man, board_id))
+    blocks = _blocks(position)
+    men = _men(position)
+
+    def back_to_front(index: int) -> tuple[float, float]:
+        x, y = frame.point(board, index)
+        return y, x
+
+    pieces = []
+    for index in sorted(blocks | set(men), key=back_to_front):
+        at = frame.point(board, index)
+        if index in blocks:
+            pieces.append(_block(frame, board.labels[index], at, board_id))
+        else:
+            pieces.append(_man(frame, board.labels[index], at, men[index], board_id))
     return _svg.group({"class": "pieces"}, pieces)
 
 
@@ -397,7 +416,7 @@ def _block(frame: _svg.Frame, label: str, at: tuple[float, float], board_id: str
     )
 
 
-def _man(frame: _svg.Frame, label: str, at: tuple[float, float], man: Any, board_id: str) -> str:
+def _man(frame: _svg.Frame, label: str, at: tuple[float, float], man: Man, board_id: str) -> str:
     """A stack of checkers seen from above at an angle: one disc edge per checker (up to
     five), the size on top, and badges for king, blessing, curse and lock."""
     cx, cy = at
@@ -409,10 +428,14 @@ def _man(frame: _svg.Frame, label: str, at: tuple[float, float], man: Any, board
     _light, mid, rim = FACE[man.color]
     parts = []
     if man.blessed:
-        parts.append(_svg.element("circle", {"class": "blessing", "cx": cx, "cy": top,
-                                             "r": radius + unit * 0.1, "fill": GOLD,
-                                             "fill-opacity": 0.35, "stroke": GOLD,
-                                             "stroke-width": unit * 0.05}))
+        # A golden halo around the whole stack, with a soft outer glow.
+        halo = {"cx": cx, "cy": cy, "r": radius + layer * (visible - 1) / 2 + unit * 0.1}
+        parts.append(_svg.group({"class": "blessing"}, [
+            _svg.element("circle", {**halo, "fill": GOLD, "fill-opacity": 0.55, "stroke": GOLD,
+                                    "stroke-opacity": 0.45, "stroke-width": unit * 0.14}),
+            _svg.element("circle", {**halo, "fill": "none", "stroke": GOLD_DARK,
+                                    "stroke-width": unit * 0.03}),
+        ]))
     parts.append(_svg.element("ellipse", {"cx": cx, "cy": cy + layer * visible / 2 + 2,
                                           "rx": radius, "ry": radius * 0.9, "fill": "#000000",
                                           "fill-opacity": 0.22}))
@@ -513,19 +536,13 @@ def _lock_badge(cx: float, cy: float, radius: float) -> str:
     )
 
 
-def _as_actions(position: Any, last_action: Any) -> list[Any]:
-    if last_action is None:
-        return []
-    if isinstance(last_action, str) or not isinstance(last_action, Sequence):
-        last_action = [last_action]
-    return [position.parse_action(a) if isinstance(a, str) else a for a in last_action]
-
-
-def _last_action_layer(frame: _svg.Frame, position: Any, last_action: Any, board_id: str) -> str:
+def _last_action_layer(
+    frame: _svg.Frame, position: Position, last_action: LastActions, board_id: str
+) -> str:
     """The last action(s): an arrow from origin to target, or a ring on a drop/block."""
     board: HexBoard = position.board
     marks = []
-    for action in _as_actions(position, last_action):
+    for action in _svg.action_list(position, last_action):
         target = frame.point(board, board.index(action.target))
         ring = {"cx": target[0], "cy": target[1], "r": frame.unit * 0.48, "fill": "none",
                 "stroke": LAST_ACTION, "stroke-width": 3, "stroke-opacity": 0.8}

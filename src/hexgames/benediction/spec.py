@@ -32,5 +32,6 @@ GAME = Game(
     max_game_length=lazy("hexgames.benediction.encoding:max_game_length"),
     rules_options=lambda rules: rules.as_dict(),
     # Variants `python -m hexgames.bench` measures when none is named.
-    extras={"bench_variants": ({"max_turns": 200},)},
+    extras={"bench_variants": ({"max_turns": 200},),
+            "ai": lazy("hexgames.benediction.evaluation:ai_hooks")},
 )

@@ -250,8 +250,9 @@ def _set_state(
                     "is over; mark the winner with 'W'"
                 )
         position._update_skey()
-        if not position._generate(True):
+        if not position._generate(True)[0]:
             position._winner, position._reason = 3 - c, "no legal action"
+            position._al = 0
     elif winners:
         w = winners[0]
         position._to_move = 3 - w
@@ -264,6 +265,8 @@ def _set_state(
             position._reason = "no legal action"
     else:
         position._winner, position._reason = 3, "turn limit"
+    if position._winner:
+        position._al = 0
     position._update_skey()
 
 

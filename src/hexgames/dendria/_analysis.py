@@ -1,10 +1,15 @@
 """Read-only analysis of a Dendria board: the definitions of rules section 2.
 
-Each function takes the per-side :class:`~._tables.Tables` and the board as a list of
-piece codes, so the same code serves the engine's legality checks, its cheap public
-queries and its move generation. :class:`Analysis` bundles the whole-board results
-(groups, fertilized cells, sproutable seeds) that several questions about one board
-share; the engine caches one per board.
+Whole-board questions (which cells are plantable, which seeds may sprout, what each
+colour's dendrids fertilize, the seedbeds and forests) are answered with the padded bit
+masks of :mod:`._tables`: one mask per piece code, moved a step at a time by shifts.
+:class:`Analysis` computes each answer on first use and keeps it, because move
+generation, legality checks and the public queries ask several questions about the same
+board; the engine caches one per board.
+
+Questions about one cell (a dendrid's stops, a cell's nourishers, why a seed may not
+sprout) walk the precomputed rays instead: they are short, and the walk is what names
+the reason in an error message.
 """
 
 from __future__ import annotations
@@ -22,23 +27,8 @@ from hexgames.dendria._tables import (
 )
 from hexgames.hexgrid import DIRECTION_NAMES
 
-
-def occupancy(cells: list[int], t: Tables) -> int:
-    """Bit mask of the occupied cells."""
-    mask = 0
-    bit = t.bit
-    for i, v in enumerate(cells):
-        if v:
-            mask |= bit[i]
-    return mask
-
-
-def is_plantable(i: int, cells: list[int], occupied: int, t: Tables) -> bool:
-    """An empty cell with at least one nutrientless root (a root whose cells are all
-    empty). Edge cells simply have fewer roots: a ray leaving the board at once is none."""
-    if cells[i]:
-        return False
-    return any(not (mask & occupied) for mask in t.root_masks[i])
+#: A seedbed or forest: (piece code, cell indices ascending, fertile-soil mask).
+Group = tuple[int, tuple[int, ...], int]
 
 
 def nourishers(i: int, cells: list[int], t: Tables) -> list[tuple[int, int]]:
@@ -67,41 +57,22 @@ def sprout_refusal(i: int, cells: list[int], t: Tables) -> str | None:
         return f"there is no seed on {label}"
     color = COLOR_OF[v]
     own = other = 0
-    for d, ray in t.roots[i]:
-        for j in ray:
-            w = cells[j]
-            if w:
-                if COLOR_OF[w] == color:
-                    own += 1
-                else:
-                    other += 1
-                break
-        else:
+    for d, first in nourishers(i, cells, t):
+        if first < 0:
             return (
                 f"the seed on {label} is not nourished: its root towards "
                 f"{DIRECTION_NAMES[d]} is nutrientless"
             )
+        if COLOR_OF[cells[first]] == color:
+            own += 1
+        else:
+            other += 1
     if own <= other:
         return (
             f"the seed on {label} may not sprout: {own} of its nourishers have its colour "
             f"and {other} the other colour (it needs more of its own)"
         )
     return None
-
-
-def can_sprout(i: int, cells: list[int], t: Tables) -> bool:
-    """Fast form of :func:`sprout_refusal` for move generation."""
-    color = COLOR_OF[cells[i]]
-    balance = 0
-    for _, ray in t.roots[i]:
-        for j in ray:
-            w = cells[j]
-            if w:
-                balance += 1 if COLOR_OF[w] == color else -1
-                break
-        else:
-            return False
-    return balance > 0
 
 
 def dendrid_stops(i: int, d: int, color: int, cells: list[int], t: Tables) -> Iterator[int]:
@@ -119,96 +90,147 @@ def dendrid_stops(i: int, d: int, color: int, cells: list[int], t: Tables) -> It
             return
 
 
-def fertilized(color: int, cells: list[int], t: Tables) -> int:
-    """Bit mask of the empty cells that ``color``'s dendrids see along their rays."""
-    friend = code(color, DENDRID)
-    bit = t.bit
-    rays = t.board.rays
-    mask = 0
-    for i, v in enumerate(cells):
-        if v == friend:
-            for ray in rays[i]:
-                for j in ray:
-                    if cells[j]:
-                        break
-                    mask |= bit[j]
-    return mask
-
-
-def groups(cells: list[int], t: Tables, kind: int) -> list[tuple[int, tuple[int, ...]]]:
-    """Maximal connected one-colour groups of ``kind`` pieces (seedbeds or forests), as
-    ``(piece code, cells ascending)``, ordered by their first cell."""
-    neighbours = t.board.neighbours
-    seen = [False] * len(cells)
-    out = []
-    for start, v in enumerate(cells):
-        if seen[start] or not v or KIND_OF[v] != kind:
-            continue
-        seen[start] = True
-        stack = [start]
-        members = []
-        while stack:
-            i = stack.pop()
-            members.append(i)
-            for j in neighbours[i]:
-                if not seen[j] and cells[j] == v:
-                    seen[j] = True
-                    stack.append(j)
-        members.sort()
-        out.append((v, tuple(members)))
-    return out
-
-
-def fertile_soils(members: tuple[int, ...], occupied: int, t: Tables) -> int:
-    """Bit mask of the empty cells adjacent to a group."""
-    mask = 0
-    nm = t.neighbour_mask
-    for i in members:
-        mask |= nm[i]
-    return mask & ~occupied
-
-
 class Analysis:
-    """Whole-board facts about one board, computed on first use.
+    """Whole-board facts about one board (given as its seven piece-code masks).
 
-    The engine keeps one per distinct board (keyed by the board's bytes), so that move
-    generation, legality checks and the public queries do not recompute flood fills
-    and dendrid sight lines for the same board.
+    Masks are in the padded layout of :mod:`._tables`; ``masks[c]`` holds the cells with
+    piece code ``c`` (``masks[0]``, the empty cells, is not trusted: it is recomputed).
     """
 
-    __slots__ = ("_fert", "_forests", "_seedbeds", "_sproutable", "cells", "occupied", "t")
+    __slots__ = (
+        "_fert", "_first", "_forests", "_plantable", "_seedbeds", "_sproutable",
+        "empty", "masks", "occupied", "t",
+    )
 
-    def __init__(self, cells: list[int], occupied: int, t: Tables) -> None:
-        self.cells = list(cells)
-        self.occupied = occupied
+    def __init__(self, masks: tuple[int, ...], t: Tables) -> None:
+        self.masks = masks
         self.t = t
+        self.occupied = masks[1] | masks[2] | masks[3] | masks[4] | masks[5] | masks[6]
+        self.empty = t.valid & ~self.occupied
         self._fert: list[int | None] = [None, None]
-        self._seedbeds: list[tuple[int, tuple[int, ...], int]] | None = None
-        self._forests: list[tuple[int, tuple[int, ...], int]] | None = None
+        self._first: list[list[int] | None] = [None, None]
+        self._plantable: int | None = None
+        self._seedbeds: list[Group] | None = None
+        self._forests: list[Group] | None = None
         self._sproutable: list[int] | None = None
 
+    # ------------------------------------------------------------ primitives
+    def dilate(self, mask: int) -> int:
+        """``mask`` and every neighbour of its cells."""
+        valid = self.t.valid
+        out = mask
+        for offset in self.t.offsets:
+            out |= mask << offset if offset > 0 else mask >> -offset
+        return out & valid
+
+    def first_piece(self, color: int) -> list[int]:
+        """Per direction ``d``: the cells whose first piece along the ray ``d`` (their
+        nourisher that way) is of ``color``."""
+        found = self._first[color]
+        if found is None:
+            m = self.masks
+            pieces = m[code(color, SEED)] | m[code(color, TREE)] | m[code(color, DENDRID)]
+            empty = self.empty
+            found = []
+            valid = self.t.valid
+            for offset in self.t.offsets:
+                # Cells whose neighbour that way is a piece of ``color``, then cells whose
+                # neighbour that way is empty and already known: one shift per step back.
+                if offset > 0:
+                    reach = (pieces >> offset) & valid
+                    while True:
+                        grown = reach | (((reach & empty) >> offset) & valid)
+                        if grown == reach:
+                            break
+                        reach = grown
+                else:
+                    reach = (pieces << -offset) & valid
+                    while True:
+                        grown = reach | (((reach & empty) << -offset) & valid)
+                        if grown == reach:
+                            break
+                        reach = grown
+                found.append(reach)
+            self._first[color] = found
+        return found
+
+    # ------------------------------------------------------------- questions
+    @property
+    def plantable(self) -> int:
+        """Empty cells with at least one nutrientless root (a ray with cells, all empty)."""
+        if self._plantable is None:
+            dark, light = self.first_piece(0), self.first_piece(1)
+            edge = self.t.edge
+            open_root = 0
+            for d in range(6):
+                open_root |= ~(dark[d] | light[d] | edge[d])
+            self._plantable = self.empty & open_root
+        return self._plantable
+
     def fertilized(self, color: int) -> int:
+        """Empty cells seen by ``color``'s dendrids along their rays (until a piece)."""
         mask = self._fert[color]
         if mask is None:
-            mask = self._fert[color] = fertilized(color, self.cells, self.t)
+            dendrids = self.masks[code(color, DENDRID)]
+            empty, valid = self.empty, self.t.valid
+            mask = 0
+            if dendrids:
+                for offset in self.t.offsets:
+                    front = dendrids
+                    while front:
+                        front = (front << offset if offset > 0 else front >> -offset)
+                        front &= valid & empty
+                        mask |= front
+            self._fert[color] = mask
         return mask
 
-    def _groups(self, kind: int) -> list[tuple[int, tuple[int, ...], int]]:
-        return [
-            (v, members, fertile_soils(members, self.occupied, self.t))
-            for v, members in groups(self.cells, self.t, kind)
-        ]
+    def _flood(self, v: int, cells: int) -> list[Group]:
+        """The groups of piece code ``v`` among ``cells`` (whole groups of that code)."""
+        out = []
+        pieces = self.masks[v]
+        while cells:
+            group = cells & -cells
+            while True:
+                grown = self.dilate(group) & pieces
+                if grown == group:
+                    break
+                group = grown
+            cells &= ~group
+            out.append((v, tuple(cells_of_mask(group, self.t)), self.dilate(group) & self.empty))
+        return out
+
+    def _groups(self, kind: int) -> list[Group]:
+        out = self._flood(code(0, kind), self.masks[code(0, kind)])
+        out += self._flood(code(1, kind), self.masks[code(1, kind)])
+        out.sort(key=lambda g: g[1][0])
+        return out
+
+    def _groups_fed_by(self, v: int, fed: int) -> list[Group]:
+        """The groups of code ``v`` that have a fertile soil and all of them in ``fed``.
+
+        Move generation asks only this, so instead of flood-filling every group it first
+        drops every group that touches an empty cell outside ``fed`` (flood-filling from
+        those pieces), which usually leaves few or none.
+        """
+        pieces = self.masks[v]
+        spoiled = self.dilate(self.empty & ~fed) & pieces
+        while True:
+            grown = self.dilate(spoiled) & pieces
+            if grown == spoiled:
+                break
+            spoiled = grown
+        return [g for g in self._flood(v, pieces & ~spoiled) if g[2]]
 
     @property
-    def seedbeds(self) -> list[tuple[int, tuple[int, ...], int]]:
-        """``(seed code, cells, fertile-soil mask)`` of every seedbed."""
+    def seedbeds(self) -> list[Group]:
+        """Every seedbed, ordered by its first cell."""
         if self._seedbeds is None:
             self._seedbeds = self._groups(SEED)
         return self._seedbeds
 
     @property
-    def forests(self) -> list[tuple[int, tuple[int, ...], int]]:
-        """``(tree code, cells, fertile-soil mask)`` of every forest."""
+    def forests(self) -> list[Group]:
+        """Every forest, ordered by its first cell."""
         if self._forests is None:
             self._forests = self._groups(TREE)
         return self._forests
@@ -217,29 +239,45 @@ class Analysis:
     def sproutable(self) -> list[int]:
         """Seeds (either colour) that may sprout, ascending."""
         if self._sproutable is None:
-            cells, t = self.cells, self.t
-            self._sproutable = [
-                i for i, v in enumerate(cells) if v and KIND_OF[v] == SEED
-                and can_sprout(i, cells, t)
-            ]
+            first = (self.first_piece(0), self.first_piece(1))
+            edge = self.t.edge
+            nourished = self.t.valid
+            for d in range(6):
+                nourished &= first[0][d] | first[1][d] | edge[d]
+            out = []
+            for color in (0, 1):
+                own, other = first[color], first[1 - color]
+                for i in cells_of_mask(self.masks[code(color, SEED)] & nourished, self.t):
+                    b = self.t.bit[i]
+                    balance = 0
+                    for d in range(6):
+                        if own[d] & b:
+                            balance += 1
+                        elif other[d] & b:
+                            balance -= 1
+                    if balance > 0:
+                        out.append(i)
+            out.sort()
+            self._sproutable = out
         return self._sproutable
 
-    def group_of(self, i: int) -> tuple[int, tuple[int, ...], int] | None:
+    def group_of(self, i: int) -> Group | None:
         """The seedbed or forest containing cell ``i`` (``None`` for other cells)."""
-        v = self.cells[i]
-        if not v or KIND_OF[v] == DENDRID:
+        b = self.t.bit[i]
+        if not (self.masks[1] | self.masks[2] | self.masks[4] | self.masks[5]) & b:
             return None
-        for group in self.seedbeds if KIND_OF[v] == SEED else self.forests:
+        groups = self.seedbeds if (self.masks[1] | self.masks[4]) & b else self.forests
+        for group in groups:
             if i in group[1]:
                 return group
         raise AssertionError("every seed and tree belongs to a group")
 
-    def can_grow(self, seedbed: tuple[int, tuple[int, ...], int]) -> bool:
+    def can_grow(self, seedbed: Group) -> bool:
         """At least one fertile soil, each fertilized by a dendrid of the seedbed's colour."""
         v, _, fertile = seedbed
         return bool(fertile) and not fertile & ~self.fertilized(COLOR_OF[v])
 
-    def can_convert(self, forest: tuple[int, tuple[int, ...], int], mover: int) -> bool:
+    def can_convert(self, forest: Group, mover: int) -> bool:
         """An enemy forest of ``mover`` with a fertile soil, all fertilized by the
         mover's dendrids and at least one fertilized by none of the owner's."""
         v, _, fertile = forest
@@ -251,12 +289,32 @@ class Analysis:
             and bool(fertile & ~self.fertilized(owner))
         )
 
-    def growable(self) -> list[tuple[int, tuple[int, ...], int]]:
-        return [g for g in self.seedbeds if self.can_grow(g)]
+    def growable(self) -> list[Group]:
+        """Seedbeds (either colour) that may grow, by first cell."""
+        out = self._groups_fed_by(code(0, SEED), self.fertilized(0))
+        out += self._groups_fed_by(code(1, SEED), self.fertilized(1))
+        out.sort(key=lambda g: g[1][0])
+        return out
 
-    def convertible(self, mover: int) -> list[tuple[int, tuple[int, ...], int]]:
-        return [g for g in self.forests if self.can_convert(g, mover)]
+    def convertible(self, mover: int) -> list[Group]:
+        """Enemy forests ``mover`` may convert, by first cell."""
+        owner = 1 - mover
+        theirs = self.fertilized(owner)
+        return [
+            g for g in self._groups_fed_by(code(owner, TREE), self.fertilized(mover))
+            if g[2] & ~theirs
+        ]
 
     def forest_sizes(self, color: int) -> list[int]:
         return [len(members) for v, members, _ in self.forests if COLOR_OF[v] == color]
 
+
+def cells_of_mask(mask: int, t: Tables) -> list[int]:
+    """Cell indices of a padded-layout mask, ascending (board order)."""
+    out = []
+    index_at = t.index_at
+    while mask:
+        low = mask & -mask
+        out.append(index_at[low.bit_length() - 1])
+        mask ^= low
+    return out

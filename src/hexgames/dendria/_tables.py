@@ -1,9 +1,14 @@
 """Per-side lookup tables of the Dendria engine: piece codes, bit masks and Zobrist keys.
 
 The engine keeps a board as a flat ``list[int]`` of piece codes indexed like
-:mod:`hexgames.hexgrid` and sets of cells as Python ``int`` bit masks, because set
-operations on one machine word per 60 cells are what make "is every fertile soil
-fertilized?" cheap. Everything here is computed once per board side and shared.
+:mod:`hexgames.hexgrid`, and also as one bit mask per piece code. Masks use a *padded*
+layout: cell ``(x, y)`` is bit ``x * W + y`` with ``W = 2n`` (one spare row per column),
+so that moving a whole set of cells one step in a direction is a single shift
+(N +1, NE +W+1, SE +W, and the negatives) followed by ``& valid``: a step off the board
+lands on a spare bit or outside the board's rectangle and is masked away. That turns
+"every cell a dendrid sees", "connected group" and "cells with an empty ray" into a few
+dozen big-integer operations instead of loops over cells. Bit order equals index order,
+so the lowest bit of a group is its first cell in board order.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ import random
 from dataclasses import dataclass
 from functools import cache
 
-from hexgames.hexgrid import HexBoard, board
+from hexgames.hexgrid import DIRECTIONS, HexBoard, board
 
 EMPTY = 0
 DARK, LIGHT = 0, 1
@@ -50,14 +55,18 @@ class Tables:
     """Everything the engine looks up for one board side."""
 
     board: HexBoard
-    #: ``bit[i] == 1 << i``.
+    #: ``bit[i]``: the padded-layout bit of cell index ``i``.
     bit: tuple[int, ...]
-    #: Bit mask of the on-board neighbours of each cell.
-    neighbour_mask: tuple[int, ...]
+    #: Cell index of each padded bit position (-1 for spare or off-board positions).
+    index_at: tuple[int, ...]
+    #: All cells of the board.
+    valid: int
+    #: Bit shift that moves a mask one step in each direction (may be negative).
+    offsets: tuple[int, ...]
+    #: ``edge[d]``: cells with no neighbour in direction ``d`` (no root that way).
+    edge: tuple[int, ...]
     #: Per cell, its roots: ``(direction, ray cells)`` for each ray that has cells.
     roots: tuple[tuple[tuple[int, tuple[int, ...]], ...], ...]
-    #: Per cell, the bit mask of each of its roots (same order as ``roots``).
-    root_masks: tuple[tuple[int, ...], ...]
     #: ``zobrist[i][c]``: key term of piece code ``c`` on cell ``i`` (0 for empty).
     zobrist: tuple[tuple[int, ...], ...]
 
@@ -67,16 +76,18 @@ def tables(side: int) -> Tables:
     """The shared tables of a board side (computed once)."""
     geometry = board(side)
     rng = random.Random(f"dendria-zobrist-{side}")
-    bit = tuple(1 << i for i in range(geometry.size))
-    neighbour_mask = tuple(
-        sum(bit[j] for j in geometry.neighbours[i]) for i in range(geometry.size)
+    width = 2 * side
+    positions = [x * width + y for x, y in geometry.coords]
+    bit = tuple(1 << p for p in positions)
+    index_at = [-1] * (width * (2 * side - 1))
+    for i, p in enumerate(positions):
+        index_at[p] = i
+    edge = tuple(
+        sum(bit[i] for i in range(geometry.size) if geometry.step[i][d] < 0) for d in range(6)
     )
     roots = tuple(
         tuple((d, ray) for d, ray in enumerate(geometry.rays[i]) if ray)
         for i in range(geometry.size)
-    )
-    root_masks = tuple(
-        tuple(sum(bit[j] for j in ray) for _, ray in cell_roots) for cell_roots in roots
     )
     zobrist = tuple(
         (0, *(rng.getrandbits(64) for _ in range(6))) for _ in range(geometry.size)
@@ -84,18 +95,10 @@ def tables(side: int) -> Tables:
     return Tables(
         board=geometry,
         bit=bit,
-        neighbour_mask=neighbour_mask,
+        index_at=tuple(index_at),
+        valid=sum(bit),
+        offsets=tuple(dx * width + dy for dx, dy in DIRECTIONS),
+        edge=edge,
         roots=roots,
-        root_masks=root_masks,
         zobrist=zobrist,
     )
-
-
-def cells_of(mask: int) -> list[int]:
-    """Indices of the set bits of ``mask``, ascending."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out

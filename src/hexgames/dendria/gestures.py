@@ -10,15 +10,18 @@ Every legal step maps to its own gesture (the map is injective over ``legal_acti
 * dendrid leg ``d2-d6``: click the dendrid, then the cell where it stops;
 * continuation ``-d8``: one click on the empty cell further along the line (only offered
   after a stop, when no plant can be);
-* follow-ups ``^e5``, ``+e6``, ``=f6``: one click on the seed, seedbed or forest; a seed
-  that may both sprout and grow gets two buttons, ``sprout`` and ``grow``;
+* follow-ups ``^e5``, ``+e6``, ``=f6``: one click on the cell the step names. For a
+  sprout that is the seed; for a grow or a convert it is the cell the engine names the
+  whole seedbed or forest by (its first cell in board order), and the front end
+  highlights exactly that cell. A seed that may both sprout and lead its seedbed's
+  growth gets two buttons, ``sprout`` and ``grow``;
 * ``end``, ``pass``, ``swap``: buttons, no click.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
+from hexgames.dendria.position import Position
+from hexgames.dendria.steps import Step
 from hexgames.game import Gesture
 
 __all__ = ["BUTTON_LABELS", "gesture"]
@@ -27,7 +30,7 @@ __all__ = ["BUTTON_LABELS", "gesture"]
 BUTTON_LABELS: dict[str, str] = {"end": "End turn", "pass": "Pass", "swap": "Swap"}
 
 
-def gesture(position: Any, step: Any) -> Gesture:
+def gesture(position: Position, step: Step | str) -> Gesture:
     """The clicks that enter ``step`` (a ``Step`` or its notation) in ``position``."""
     if isinstance(step, str):
         step = position.parse_action(step)

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from hexgames.dendria import _analysis as analysis
+from hexgames.dendria._analysis import cells_of_mask
 from hexgames.dendria._scoring import scores
 from hexgames.dendria._tables import (
     COLOR_NAMES,
@@ -38,7 +39,6 @@ from hexgames.dendria._tables import (
     SEED,
     TREE,
     Tables,
-    cells_of,
     code,
     mix,
     tables,
@@ -171,10 +171,12 @@ class Position:
         self._cells = [0] * geometry.size
         for label, piece in text.pieces.items():
             self._cells[geometry.index(label)] = _CODE_OF_PIECE[piece]
-        self._occ = analysis.occupancy(self._cells, self._t)
+        # One padded-layout mask per piece code; masks[0] holds the empty cells.
+        self._masks = [0] * 7
         self._hash = 0
         for i, v in enumerate(self._cells):
             self._hash ^= self._t.zobrist[i][v]
+            self._masks[v] |= self._t.bit[i]
         self._to_move = _color_index(text.to_move)
         if text.pie_pending:
             if not rules.pie:
@@ -184,7 +186,7 @@ class Position:
             if text.seats_swapped:
                 raise ValueError("pie=pending and seats=swapped contradict each other")
             self._pie = PIE_PENDING
-        elif rules.pie and not self._occ and self._to_move == 0:
+        elif rules.pie and not any(self._cells) and self._to_move == 0:
             self._pie = PIE_ARMED
         else:
             self._pie = PIE_OFF
@@ -218,7 +220,7 @@ class Position:
         self._seen_keys: dict[int, int] = {}
         self._remember_position()
         self._finish_memo: dict[int, bool] = {}
-        self._analyses: dict[bytes, analysis.Analysis] = {}
+        self._analyses: dict[int, analysis.Analysis] = {}
         self._start_text = self.to_text()
 
     def copy(self) -> Position:
@@ -226,6 +228,7 @@ class Position:
         other = Position.__new__(Position)
         other.__dict__.update(self.__dict__)
         other._cells = list(self._cells)
+        other._masks = list(self._masks)
         other._history = list(self._history)
         other._undo_stack = list(self._undo_stack)
         other._seen = {k: list(v) for k, v in self._seen.items()}
@@ -415,19 +418,23 @@ class Position:
         return [labels[i] for i in cells]
 
     def _analysis(self) -> analysis.Analysis:
-        snapshot = bytes(self._cells)
-        found = self._analyses.get(snapshot)
-        if found is None:
+        """The (cached) analysis of the board as it stands.
+
+        Keyed by the board's Zobrist hash and confirmed against the piece masks, so a hash
+        collision can never hand back another board's answers.
+        """
+        masks = tuple(self._masks)
+        found = self._analyses.get(self._hash)
+        if found is None or found.masks != masks:
             if len(self._analyses) >= _ANALYSIS_CACHE_LIMIT:
                 self._analyses.clear()
-            found = self._analyses[snapshot] = analysis.Analysis(self._cells, self._occ, self._t)
+            found = self._analyses[self._hash] = analysis.Analysis(masks, self._t)
         return found
 
     def plantable_cells(self) -> list[str]:
         """Empty cells with at least one nutrientless root (where a seed may be planted
         when a turn starts), in board order."""
-        cells, occ, t = self._cells, self._occ, self._t
-        return self._labels(i for i in range(len(cells)) if analysis.is_plantable(i, cells, occ, t))
+        return self._labels(cells_of_mask(self._analysis().plantable, self._t))
 
     def sproutable_seeds(self) -> list[str]:
         """Seeds of either colour that may sprout on this board."""
@@ -452,11 +459,13 @@ class Position:
     def fertile_soils(self, label: str) -> list[str]:
         """The empty cells adjacent to the seedbed or forest containing ``label``."""
         found = self._analysis().group_of(self._index(label))
-        return self._labels(cells_of(found[2])) if found else []
+        return self._labels(cells_of_mask(found[2], self._t)) if found else []
 
     def fertilized_cells(self, color: str) -> list[str]:
         """Empty cells that at least one ``color`` dendrid fertilizes (sees along a ray)."""
-        return self._labels(cells_of(self._analysis().fertilized(_color_index(color))))
+        return self._labels(
+            cells_of_mask(self._analysis().fertilized(_color_index(color)), self._t)
+        )
 
     def nourishers(self, label: str) -> list[str]:
         """The nourisher (first piece, any colour or kind) on each root of ``label`` that
@@ -520,14 +529,11 @@ class Position:
         if self._over is not None:
             return []
         if self._phase == START:
-            cells, occ, t = self._cells, self._occ, self._t
             plant = self._steps.plant
-            out = [plant[i] for i in range(len(cells)) if analysis.is_plantable(i, cells, occ, t)]
-            own = code(self._to_move, DENDRID)
+            out = [plant[i] for i in cells_of_mask(self._analysis().plantable, self._t)]
             side = self._rules.size
-            for i, v in enumerate(cells):
-                if v == own:
-                    out.extend(_leg(side, i, j) for j, _ in self._legs_from(i))
+            for i in cells_of_mask(self._masks[code(self._to_move, DENDRID)], self._t):
+                out.extend(_leg(side, i, j) for j, _ in self._legs_from(i))
             out.append(PASS)
             if self._pie == PIE_PENDING:
                 out.append(SWAP)
@@ -625,10 +631,9 @@ class Position:
         self._cells[i] = v
         z = self._t.zobrist[i]
         self._hash ^= z[old] ^ z[v]
-        if v:
-            self._occ |= self._t.bit[i]
-        else:
-            self._occ &= ~self._t.bit[i]
+        b = self._t.bit[i]
+        self._masks[old] ^= b
+        self._masks[v] ^= b
 
     def _make(self, op: tuple) -> None:
         """Apply an already-checked operation and push its undo record.
@@ -691,15 +696,13 @@ class Position:
         if remembered is not None:
             self._forget_position(remembered)
             self._finish_memo.clear()
-        cells, zobrist, bit = self._cells, self._t.zobrist, self._t.bit
+        cells, zobrist, bit, masks = self._cells, self._t.zobrist, self._t.bit, self._masks
         for i, old in reversed(changes):
             v = cells[i]
             cells[i] = old
             self._hash ^= zobrist[i][v] ^ zobrist[i][old]
-            if old:
-                self._occ |= bit[i]
-            else:
-                self._occ &= ~bit[i]
+            masks[v] ^= bit[i]
+            masks[old] ^= bit[i]
         (
             self._to_move, self._phase, self._mover, self._dir, self._pie, self._swapped,
             self._quiet, self._passes, self._over, self._turn_number,
@@ -837,7 +840,7 @@ class Position:
         i = self._index(step.target)
         if self._cells[i]:
             raise IllegalAction(f"{step}: {self._describe(i)} is not empty")
-        if not analysis.is_plantable(i, self._cells, self._occ, self._t):
+        if not self._analysis().plantable & self._t.bit[i]:
             raise IllegalAction(
                 f"{step}: every root of {step.target} has a nutrient (a seed needs at least "
                 "one nutrientless root)"
@@ -892,7 +895,7 @@ class Position:
         missing = fertile & ~self._analysis().fertilized(color)
         if missing:
             raise IllegalAction(
-                f"{step}: fertile soil {self._labels(cells_of(missing))[0]} of "
+                f"{step}: fertile soil {self._labels(cells_of_mask(missing, self._t))[0]} of "
                 f"the {COLOR_NAMES[color]} seedbed is fertilized by no {COLOR_NAMES[color]} "
                 "dendrid"
             )
@@ -910,7 +913,7 @@ class Position:
         missing = fertile & ~a.fertilized(mover)
         if missing:
             raise IllegalAction(
-                f"{step}: fertile soil {self._labels(cells_of(missing))[0]} of "
+                f"{step}: fertile soil {self._labels(cells_of_mask(missing, self._t))[0]} of "
                 f"the forest is fertilized by no {self.to_move} dendrid"
             )
         if not fertile & ~a.fertilized(owner):

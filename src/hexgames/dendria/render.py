@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 from hexgames import _svg
+from hexgames.dendria.position import Piece, Position
+from hexgames.dendria.steps import Step
 from hexgames.hexgrid import HexBoard
 
 __all__ = ["OVERLAYS", "ascii_board", "svg"]
@@ -35,17 +36,10 @@ BACKDROP = "#4e3a22"
 INK = "#f3e6cc"
 LAST_STEP = "#ff7043"
 
-STYLE = """
-.hexgames-board .hit { cursor: pointer; }
-.hexgames-board .hit:hover { fill: #ffffff; fill-opacity: 0.16; }
-.hexgames-board .hit.highlighted { fill: #ffe066; fill-opacity: 0.35;
-  stroke: #f5b800; stroke-width: 3.5; }
-.hexgames-board .hit.selected { fill: #64b5f6; fill-opacity: 0.35;
-  stroke: #1e88e5; stroke-width: 3.5; }
-"""
+#: What ``svg(last_action=...)`` takes: a step, its notation, several of them, or none.
+LastSteps = Step | str | Sequence[Step | str] | None
 
-
-def _pieces(position: Any) -> dict[int, Any]:
+def _pieces(position: Position) -> dict[int, Piece]:
     board: HexBoard = position.board
     pieces = {}
     for index, label in enumerate(board.labels):
@@ -55,28 +49,31 @@ def _pieces(position: Any) -> dict[int, Any]:
     return pieces
 
 
-def _indices(board: HexBoard, cells: Iterable[Any]) -> set[int]:
-    """Indices of cells given as labels or indices."""
-    return {c if isinstance(c, int) else board.index(c) for c in cells}
+def _indices(board: HexBoard, labels: Iterable[str]) -> set[int]:
+    return _svg.labels_to_indices(board, labels)
 
 
-def status_line(position: Any) -> str:
-    """Who is to act (and whether a turn is under way), the score, or the result."""
+def status_line(position: Position) -> str:
+    """Who is to act (whether a turn is under way, whether the pie rule's swap is open),
+    and the score; or the result and why the game ended."""
     dark, light = _scores(position)
     score = f"Score: Dark {_points(dark)}, Light {_points(light)}."
     if position.is_over:
+        why = f" ({position.end_reason})" if position.end_reason else ""
         if position.winner in COLORS:
-            return f"{position.winner.capitalize()} wins. {score}"
-        return f"The game is drawn. {score}"
-    under_way = "" if position.is_turn_start() else " (turn under way: follow up, or end)"
-    return f"{position.to_move.capitalize()} to move{under_way}. {score}"
+            return f"{position.winner.capitalize()} wins{why}. {score}"
+        return f"The game is drawn{why}. {score}"
+    mover = position.to_move.capitalize()
+    if not position.is_turn_start():
+        return f"{mover} to move (turn under way: follow up, or end). {score}"
+    if position.pie_pending:
+        return f"{mover} to move, and may swap colours (pie rule). {score}"
+    return f"{mover} to move. {score}"
 
 
-def _scores(position: Any) -> tuple[float, float]:
+def _scores(position: Position) -> tuple[float, float]:
     score = position.score()
-    if isinstance(score, dict):
-        return score["dark"], score["light"]
-    return score[0], score[1]
+    return score["dark"], score["light"]
 
 
 def _points(value: float) -> str:
@@ -94,13 +91,15 @@ TOKENS = {
     ("light", "tree"): "O",
     ("light", "dendrid"): "<O>",
 }
-LEGEND = (
-    "Dark: x seed  X tree  <X> dendrid    Light: o seed  O tree  <O> dendrid",
-    ". empty soil  [ ] highlighted",
+#: Legend lines, as (text, style) fragments so that a coloured board colours them too.
+LEGEND: tuple[tuple[tuple[str, str | None], ...], ...] = (
+    (("Dark: ", None), ("x seed  X tree  <X> dendrid", "dark"), ("    Light: ", None),
+     ("o seed  O tree  <O> dendrid", "light")),
+    ((". empty soil  ", None), ("[ ]", "highlight"), (" highlighted", None)),
 )
 
 
-def ascii_board(position: Any, highlights: Iterable[str] = (), *, color: bool = False) -> str:
+def ascii_board(position: Position, highlights: Iterable[str] = (), *, color: bool = False) -> str:
     """The board as text, with column letters, row numbers, a legend and a status line.
 
     ``highlights`` are labels shown in ``[ ]``; ``color=True`` adds ANSI colours.
@@ -114,12 +113,7 @@ def ascii_board(position: Any, highlights: Iterable[str] = (), *, color: bool = 
             tokens.append((".", "muted"))
         else:
             tokens.append((TOKENS[(piece.color, piece.kind)], piece.color))
-    legend = [
-        [("Dark: ", None), ("x seed  X tree  <X> dendrid", "dark"), ("    Light: ", None),
-         ("o seed  O tree  <O> dendrid", "light")],
-        [(LEGEND[1], None)],
-        [(status_line(position), None)],
-    ]
+    legend = [*LEGEND, ((status_line(position), None),)]
     return _svg.text_board(
         board,
         tokens,
@@ -134,12 +128,12 @@ def ascii_board(position: Any, highlights: Iterable[str] = (), *, color: bool = 
 
 
 def svg(
-    position: Any,
+    position: Position,
     highlights: Iterable[str] = (),
     *,
     size: int = 600,
     show_labels: bool = True,
-    last_action: Any = None,
+    last_action: LastSteps = None,
     overlays: Iterable[str] = (),
     selected: Iterable[str] = (),
     board_id: str = "dendria-board",
@@ -187,13 +181,13 @@ def svg(
         data={"game": "dendria", "side": board.side, "to-move": to_move,
               "score-dark": _points(dark), "score-light": _points(light)},
         title=f"Dendria board, side {board.side}: {status_line(position)}",
-        style=STYLE,
+        style=_svg.HIT_STYLE,
         defs=_svg.arrow_marker(f"{board_id}-arrow", LAST_STEP),
         layers=layers,
     )
 
 
-def _overlay_cells(position: Any, overlays: Sequence[str]) -> dict[str, set[int]]:
+def _overlay_cells(position: Position, overlays: Sequence[str]) -> dict[str, set[int]]:
     board: HexBoard = position.board
     cells: dict[str, set[int]] = {}
     for name in overlays:
@@ -263,13 +257,13 @@ def _overlay_layer(frame: _svg.Frame, board: HexBoard, overlay_cells: dict[str, 
             marks.append(_svg.element(
                 "circle",
                 {"class": f"overlay {name}", "data-point": label, "cx": cx + dx * unit,
-                 "cy": cy - unit * 0.2, "r": unit * 0.075, "fill": PAINT[color]["fill"],
-                 "stroke": PAINT[color]["edge"], "stroke-width": 1},
+                 "cy": cy - unit * 0.2, "r": unit * 0.08, "fill": PAINT[color]["fill"],
+                 "stroke": PAINT[color]["ink"], "stroke-width": 1.2},
             ))
     return _svg.group({"class": "overlays"}, marks)
 
 
-def _piece_layer(frame: _svg.Frame, position: Any) -> str:
+def _piece_layer(frame: _svg.Frame, position: Position) -> str:
     board: HexBoard = position.board
     drawn = []
     for index, piece in sorted(_pieces(position).items()):
@@ -365,21 +359,15 @@ def _dendrid(unit: float, at: tuple[float, float], color: str) -> list[str]:
     ]
 
 
-def _as_steps(position: Any, last_action: Any) -> list[Any]:
-    if last_action is None:
-        return []
-    if isinstance(last_action, str) or not isinstance(last_action, Sequence):
-        last_action = [last_action]
-    return [position.parse_action(s) if isinstance(s, str) else s for s in last_action]
-
-
-def _last_step_layer(frame: _svg.Frame, position: Any, last_action: Any, board_id: str) -> str:
+def _last_step_layer(
+    frame: _svg.Frame, position: Position, last_action: LastSteps, board_id: str
+) -> str:
     """The last step(s): an arrow for a dendrid's leg or continuation, a ring on the cell
     a plant or follow-up names. A continuation starts where the previous leg stopped."""
     board: HexBoard = position.board
     marks = []
     stop: str | None = None
-    for step in _as_steps(position, last_action):
+    for step in _svg.action_list(position, last_action):
         if step.target is None:
             continue
         target = frame.point(board, board.index(step.target))

@@ -32,5 +32,8 @@ GAME = Game(
     max_game_length=lazy("hexgames.dendria.encoding:max_game_length"),
     rules_options=lambda rules: rules.as_dict(),
     # Variants `python -m hexgames.bench` measures when none is named.
-    extras={"bench_variants": ({"size": 5}, {"size": 7})},
+    extras={"bench_variants": ({"size": 5}, {"size": 7}),
+            "ai": lazy("hexgames.dendria.evaluation:ai_hooks"),
+            # Names `render_svg(..., overlays=...)` accepts; the web app offers them as toggles.
+            "overlays": ("fertilized-dark", "fertilized-light", "plantable")},
 )

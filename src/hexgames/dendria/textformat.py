@@ -113,13 +113,14 @@ def parse_text(text: str) -> TextPosition:
     for line in lines[1:]:
         head, sep, rest = line.partition(":")
         words = head.lower().split()
-        if not sep or len(words) != 2 or words[0] not in COLORS or words[1][:-1] not in KINDS:
+        if sep and len(words) == 2 and words[0] in COLORS and words[1] in KINDS:
+            raise ValueError(f"cannot read line {line!r}: write the kind in the plural")
+        if not sep or len(words) != 2 or words[0] not in COLORS or words[1][:-1] not in KINDS \
+                or not words[1].endswith("s"):
             raise ValueError(
                 f"cannot read line {line!r}: expected '<dark|light> <seeds|trees|dendrids>: "
                 "cells'"
             )
-        if not words[1].endswith("s"):
-            raise ValueError(f"cannot read line {line!r}: write the kind in the plural")
         piece = (words[0], words[1][:-1])
         for label in rest.split():
             if not geometry.is_label(label):

@@ -27,7 +27,7 @@ both into the engine's own cheap ``copy()`` and into a replayable list of action
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pyspiel
@@ -36,6 +36,7 @@ from open_spiel.python.observation import IIGObserverForPublicInfoGame
 from hexgames.game import Game, GameState, Option, game_names, get_game
 
 __all__ = [
+    "GAME_CLASSES",
     "HexGame",
     "HexState",
     "PositionBox",
@@ -51,17 +52,17 @@ __all__ = [
 def off_value(option: Option) -> int:
     """The integer that stands for ``None`` ("off") in a nullable int option's parameter.
 
-    ``0`` when the option's values start above zero (the natural "unlimited"), otherwise
-    ``-1``; an option that could legitimately take every integer has no free value, and a
-    game declaring one would be refused here rather than silently misread.
+    ``0`` when the option's values start above zero (the natural "unlimited"), ``-1``
+    when they start at zero. An option without a minimum of 0 or more has no free value;
+    a game declaring one is refused here rather than silently misread.
     """
     if option.minimum is not None and option.minimum > 0:
         return 0
     if option.minimum == 0:
         return -1
     raise ValueError(
-        f"nullable option {option.name!r} allows negative values, so no integer is free "
-        "to mean 'off' in an OpenSpiel parameter"
+        f"nullable option {option.name!r} may be negative, so no integer is free to mean "
+        "'off' in an OpenSpiel parameter"
     )
 
 
@@ -242,12 +243,19 @@ class HexObserver:
 
 
 class HexGame(pyspiel.Game):
-    """An OpenSpiel game built from a :class:`hexgames.game.Game` and its parameters."""
+    """An OpenSpiel game built from a :class:`hexgames.game.Game` and its parameters.
 
-    def __init__(self, hex_game: Game, params: dict[str, Any] | None = None) -> None:
+    Registered through one subclass per game (:func:`register`) that sets
+    :attr:`hex_game`, because pyspiel creates games from a class and parameters only.
+    """
+
+    #: The hexgames game this OpenSpiel game plays (set by each registered subclass).
+    hex_game: ClassVar[Game]
+
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
+        hex_game = self.hex_game
         full = params_from_options(hex_game)
         full.update(params or {})
-        self.hex_game = hex_game
         self.rules = hex_game.make_rules(**options_from_params(hex_game, full))
         info = pyspiel.GameInfo(
             num_distinct_actions=int(hex_game.num_distinct_actions(self.rules)),
@@ -273,23 +281,34 @@ class HexGame(pyspiel.Game):
         return IIGObserverForPublicInfoGame(iig_obs_type, params)
 
 
-#: Factories handed to pyspiel, kept referenced from this module: pyspiel's registry is a
-#: C++ static that is destroyed after the interpreter has released the GIL, so a factory
-#: owned only by it would be freed there and abort the process at exit.
-_FACTORIES: dict[str, Any] = {}
+#: The class registered for each game, by name.
+GAME_CLASSES: dict[str, type[HexGame]] = {}
 
 
-def register(name: str) -> None:
-    """Register the hexgames game ``name`` with pyspiel (idempotent)."""
-    if name in pyspiel.registered_names():
-        return
+def register(name: str) -> type[HexGame]:
+    """Register the hexgames game ``name`` with pyspiel (idempotent); returns its class.
+
+    pyspiel is handed a class, as in OpenSpiel's own Python games, not a closure: its
+    registry is a C++ static destroyed after the interpreter has shut down, and an object
+    it owns alone would be freed then and abort the process at exit. A class keeps itself
+    alive (it is in its own ``__mro__``), so that last release never frees it.
+    """
     hex_game = get_game(name)
-
-    def factory(params: dict[str, Any] | None = None) -> HexGame:
-        return HexGame(hex_game, params)
-
-    _FACTORIES[name] = factory
-    pyspiel.register_game(game_type(hex_game), factory)
+    if hex_game.name in GAME_CLASSES:
+        return GAME_CLASSES[hex_game.name]
+    game_class = type(
+        f"{hex_game.title.replace(' ', '')}OpenSpielGame",
+        (HexGame,),
+        {
+            "hex_game": hex_game,
+            "__module__": __name__,
+            "__doc__": f"{hex_game.title} as an OpenSpiel game (see {__name__}).",
+        },
+    )
+    GAME_CLASSES[hex_game.name] = game_class
+    if hex_game.name not in pyspiel.registered_names():
+        pyspiel.register_game(game_type(hex_game), game_class)
+    return game_class
 
 
 for _name in game_names():

@@ -46,7 +46,7 @@ from pettingzoo.utils import wrappers
 from hexgames.errors import IllegalAction
 from hexgames.game import Game, GameState, game_names, get_game
 
-__all__ = ["HexGameEnv", "environment_module"]
+__all__ = ["AGENTS", "HexGameEnv", "environment_module", "svg_to_rgb"]
 
 AGENTS = ("player_0", "player_1")
 

@@ -76,8 +76,8 @@ class TimedMCTSBot(mcts.MCTSBot):
 
     ``MCTSBot`` runs a fixed number of simulations in a loop we cannot change, so this
     subclass checks the clock at the start of each tree descent and ends the search there
-    (the tree is consistent between simulations). It counts its simulations and search
-    time so that a rate can be reported.
+    (the tree is consistent between simulations), once the root has been expanded. It
+    counts its simulations and search time so that a rate can be reported.
     """
 
     def __init__(
@@ -118,9 +118,10 @@ class TimedMCTSBot(mcts.MCTSBot):
         return root
 
     def _apply_tree_policy(self, root: Any, state: pyspiel.State) -> Any:
-        if self._root is None:
-            self._root = root  # the first descent always runs, so a move exists
-        elif time.perf_counter() >= self._deadline:
+        self._root = root
+        # MCTSBot expands the root during its second simulation: stop only after that,
+        # so that there is always a child to choose.
+        if root.children and time.perf_counter() >= self._deadline:
             raise _OutOfTime
         self.simulations += 1
         return super()._apply_tree_policy(root, state)
@@ -217,9 +218,8 @@ def run_match(
         )
         theirs = TimedMCTSBot(spiel_game, seconds, seed=seed + 1000 + index)
         result = play_game(spiel_game, ours, theirs, our_seat, match)
-        theirs_simulations, theirs_seconds = theirs.simulations, theirs.search_seconds
-        match.their_simulations += theirs_simulations
-        match.their_seconds += theirs_seconds
+        match.their_simulations += theirs.simulations
+        match.their_seconds += theirs.search_seconds
         match.games += 1
         if result > 0:
             match.wins += 1
@@ -291,6 +291,8 @@ def run(args: argparse.Namespace) -> int:
             return 2
     try:
         plans = [(name, _parse_options(get_game(name), args.set)) for name in names]
+        for name, options in plans:
+            get_game(name).make_rules(**options)  # refuse bad values before playing
     except ValueError as error:
         console.print(f"[red]{error}[/red]")
         return 2
@@ -316,10 +318,9 @@ def run(args: argparse.Namespace) -> int:
 def _table(matches: list[Match]) -> Table:
     table = Table(title="hexgames MCTS vs OpenSpiel MCTSBot (random rollouts)")
     for heading in (
-        "game", "s/action", "games", "W-D-L (ours)", "score", "95% Wilson",
-        "ours it/s", "OpenSpiel sims/s", "capped",
+        "game", "s/act", "games", "W-D-L", "score", "95% CI", "ours it/s", "OS sims/s", "capped",
     ):
-        table.add_column(heading)
+        table.add_column(heading, no_wrap=True)
     for match in matches:
         summary = match.summary()
         low, high = summary["wilson95"]

@@ -12,6 +12,7 @@ are logged and answered with a JSON 500 that reveals no internals.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
@@ -28,6 +29,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from hexgames.ai import LEVELS
 from hexgames.errors import IllegalAction
 from hexgames.game import game_names, get_game
 from hexgames.web.ai_worker import AiWorkers
@@ -169,7 +171,10 @@ def create_app(
                 }
                 for game in map(get_game, game_names())
             ],
-            "levels": [1, 2, 3, 4, 5],
+            "levels": [
+                {"level": level, "description": spec.description}
+                for level, spec in sorted(LEVELS.items())
+            ],
         }
 
     @app.post("/api/games", status_code=201)
@@ -230,7 +235,9 @@ def create_app(
         actions = [p.notation for p in match.plies]
         if ply > len(actions):
             raise ValueError(f"ply {ply} is past the end of the game ({len(actions)} actions)")
-        position, _ = rebuild(match.game, match.stored.options, actions[:ply])
+        position, _ = await asyncio.to_thread(
+            rebuild, match.game, match.stored.options, actions[:ply]
+        )
         return {"ply": ply, "total": len(actions), "svg": render(match.game, position)}
 
     @app.get("/api/games/{game_id}/board")

@@ -31,12 +31,6 @@ def run(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
         print(f"error: --port must be between 0 and 65535, got {args.port}")
         return 2
-    try:
-        app = create_app(data_dir=args.data_dir, database_url=args.database_url or None,
-                         ai_processes=args.ai_processes)
-    except (ValueError, RuntimeError, OSError) as error:
-        print(f"error: cannot open the game storage: {error}")
-        return 2
     # Bind the socket ourselves so that the printed URL is right even for --port 0.
     family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
@@ -44,15 +38,25 @@ def run(args: argparse.Namespace) -> int:
     try:
         sock.bind((args.host, args.port))
     except OSError as error:
+        sock.close()
         print(f"error: cannot listen on {args.host}:{args.port}: {error.strerror}")
+        return 2
+    try:
+        app = create_app(data_dir=args.data_dir, database_url=args.database_url or None,
+                         ai_processes=args.ai_processes)
+    except Exception as error:  # e.g. PostgreSQL unreachable: a message, not a traceback
+        sock.close()
+        print(f"error: cannot open the game storage: {error}")
         return 2
     port = sock.getsockname()[1]
     shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
+    if ":" in shown:
+        shown = f"[{shown}]"
     where = "PostgreSQL" if args.database_url else f"SQLite in {args.data_dir.resolve()}"
     print(f"hexgames is running: open http://{shown}:{port}/  (games stored in {where})",
           flush=True)
     print("Press Ctrl+C to stop.", flush=True)
-    config = uvicorn.Config(app, log_level="warning", ws="websockets")
+    config = uvicorn.Config(app, log_level="warning")
     server = uvicorn.Server(config)
     server.run(sockets=[sock])
     return 0

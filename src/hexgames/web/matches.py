@@ -13,6 +13,7 @@ the client, decides whose turn it is, and every action is checked by the engine.
 from __future__ import annotations
 
 import hmac
+import logging
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +22,10 @@ from hexgames.game import Game, GameState, get_game
 from hexgames.web.storage import StoredGame
 
 MODES = ("ai", "hotseat", "online")
+#: Longer input is refused before it reaches an engine's parser.
+MAX_ACTION_LENGTH = 200
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -70,9 +75,17 @@ def play_checked(position: GameState, text: str) -> Ply:
     """
     if not isinstance(text, str) or not text.strip():
         raise IllegalAction("an action must be a non-empty string in the game's notation")
+    if len(text) > MAX_ACTION_LENGTH:
+        raise IllegalAction(f"an action is at most {MAX_ACTION_LENGTH} characters long")
     if position.is_over:
         raise IllegalAction("the game is over")
-    action = position.parse_action(text.strip())
+    try:
+        action = position.parse_action(text.strip())
+    except ValueError:
+        raise
+    except Exception as error:  # a parser tripping on odd input is still the input's fault
+        log.warning("parse_action(%r) raised %r", text, error)
+        raise IllegalAction(f"{text.strip()!r} is not an action of this game") from None
     legal = position.legal_actions()
     seat, color, start = position.current_seat, position.to_move, position.is_turn_start()
     if action not in legal:
@@ -155,6 +168,14 @@ class Match:
         self.plies.append(ply)
         self.revision += 1
         return ply
+
+    def take_back_unsaved(self) -> None:
+        """Forget the last action (it could not be stored) and any end it caused."""
+        self.position.undo()
+        self.plies.pop()
+        if self.stored.status == "over" and not self.position.is_over:
+            self.stored.status, self.stored.winner, self.stored.reason = "playing", None, None
+        self.revision += 1
 
     def undo(self, token: str | None) -> int:
         """Take back actions; returns how many. Refused online and when nothing is left.

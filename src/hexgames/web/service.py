@@ -116,7 +116,8 @@ class GameService:
                 continue
             options = dict(game.rules_options(position.rules))
             actions = [str(action) for action in position.history]
-            rebuild(game, options, actions)  # the stored form must replay; raises if not
+            # The stored form must replay (raises if not); off the loop, as it may be long.
+            await asyncio.to_thread(rebuild, game, options, actions)
             token = new_token()
             stamp = now()
             stored = StoredGame(
@@ -133,7 +134,7 @@ class GameService:
                 updated_at=stamp,
                 actions=actions,
             )
-            match = Match(stored)
+            match = await asyncio.to_thread(Match, stored)
             match.sync_result()
             await asyncio.to_thread(self.storage.create_game, stored)
             if stored.status == "over":
@@ -157,7 +158,7 @@ class GameService:
                 if stored is None:
                     self._locks.pop(game_id, None)
                     raise GameNotFound(f"there is no game {game_id!r}")
-                match = Match(stored)
+                match = await asyncio.to_thread(Match, stored)
                 self._matches[game_id] = match
         self._schedule_ai(match)  # a server restart interrupted the AI's turn
         return match
@@ -172,7 +173,7 @@ class GameService:
         async with self._locks[game_id]:
             first = len(match.plies)
             ply = match.play(token, action, expected_ply)
-            await self._save_actions(match, first, [ply.notation])
+            await self._save_or_take_back(match, first, ply.notation)
         await self.hub.broadcast(match)
         self._schedule_ai(match)
         return match
@@ -203,6 +204,15 @@ class GameService:
             stored.updated_at = stamp
         await self.hub.broadcast(match)
         return match
+
+    async def _save_or_take_back(self, match: Match, first: int, notation: str) -> None:
+        """Store an action just played; if storing fails, the live game forgets it too,
+        so that memory and database never disagree (the error then reaches the caller)."""
+        try:
+            await self._save_actions(match, first, [notation])
+        except BaseException:
+            match.take_back_unsaved()
+            raise
 
     async def _save_actions(self, match: Match, first: int, actions: list[str]) -> None:
         stamp = now()
@@ -257,7 +267,7 @@ class GameService:
                     ply = match.play_for_seat(seat, choice)
                     if not match.ai_to_move():
                         match.thinking = False
-                    await self._save_actions(match, first, [ply.notation])
+                    await self._save_or_take_back(match, first, ply.notation)
                 await self.hub.broadcast(match)
         finally:
             match.thinking = False

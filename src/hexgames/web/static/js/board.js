@@ -31,6 +31,7 @@ export class Board {
     this.svg.classList.toggle("interactive", interactive);
     this.svg.classList.toggle("passive", !interactive);
     const chosen = new Set(selected);
+    this.svg.classList.toggle("many", interactive && targets.size > Math.max(12, this.hits.size / 4));
     for (const [label, node] of this.hits) {
       node.classList.toggle("highlighted", interactive && targets.has(label));
       node.classList.toggle("selected", chosen.has(label));

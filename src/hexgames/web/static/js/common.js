@@ -35,8 +35,8 @@ export function renderPlayers(container, state, { showTurn = true } = {}) {
       swatch(player.color),
       el("div", { class: "who" },
         el("strong", { text: cap(player.color) }),
-        el("span", { class: "name", text: player.name + (you && player.kind !== "ai" ? "" : "") })),
-      you ? el("span", { class: "tag", text: "you" }) : null,
+        el("span", { class: "name", text: player.name })),
+      you && player.name !== "You" ? el("span", { class: "tag", text: "you" }) : null,
       active && state.thinking && player.kind === "ai"
         ? el("span", { class: "thinking", title: "thinking" }, el("i"), el("i"), el("i")) : null,
       won ? el("span", { class: "tag win", text: "winner" }) : null,

@@ -5,7 +5,6 @@ import { api, rememberInvite, rememberToken, tokenFor } from "./api.js";
 import { cap, el, swatch } from "./common.js";
 
 const $ = (id) => document.getElementById(id);
-const LEVELS = ["Beginner", "Easy", "Medium", "Hard", "Expert"];
 let catalog = null;
 
 function chosenGame() {
@@ -171,7 +170,14 @@ async function init() {
   syncMode();
   for (const input of document.querySelectorAll("input[name=mode]")) input.addEventListener("change", syncMode);
   const level = $("level");
-  const name = () => { $("level-name").textContent = `${level.value} · ${LEVELS[level.value - 1]}`; };
+  // Level names come from the AI's own descriptions ("beginner: greedy one-ply ...").
+  const describe = (n) => (catalog.levels.find((l) => l.level === n) || { description: "" })
+    .description;
+  const name = () => {
+    const text = describe(Number(level.value));
+    $("level-name").textContent = `${level.value} · ${cap(text.split(":")[0])}`;
+    level.title = text;
+  };
   level.addEventListener("input", name);
   name();
   $("new-game").addEventListener("submit", start);

@@ -63,19 +63,16 @@ export class Picker {
       // Not a continuation: maybe the start of another action (re-selecting a piece).
       attempt = [point];
       if (!this.candidates(this.tool, attempt).length) {
+        // Never switch tools by itself: a stray click must not place a block or a drop.
         const other = this.tools().filter((tool) => this.candidates(tool, attempt).length);
-        if (other.length === 1) {
-          this.tool = other[0];  // only one tool can start here: switch to it
-        } else {
-          const tool = this.tool ? `${this.tool} ` : "";
-          const hint = other.length
-            ? ` with this tool (try ${other.map((t) => t || "move").join(" or ")})` : "";
-          const message = this.clicks.length
-            ? `no legal ${tool}action goes from ${this.clicks.join("-")} to ${point}`
-            : `no legal ${tool}action starts at ${point}${hint}`;
-          this.clicks = [];
-          return { kind: "error", message };
-        }
+        const name = (tool) => (tool === DEFAULT_TOOL ? "move" : tool);
+        const hint = other.length ? ` (select the ${other.map(name).join(" or ")} tool)` : "";
+        const what = this.tool === DEFAULT_TOOL ? "action starts" : `${this.tool}`;
+        const message = this.clicks.length
+          ? `no legal action goes from ${this.clicks.join("-")} to ${point}${hint}`
+          : `no legal ${what} at ${point}${hint}`;
+        this.clicks = [];
+        return { kind: "error", message };
       }
     }
     this.clicks = attempt;

@@ -82,6 +82,7 @@ function send(message) {
 function receive(next) {
   const fresh = !state || state.ply !== next.ply || state.your_turn !== next.your_turn
     || state.is_over !== next.is_over;
+  if (state && state.ply !== next.ply) $("toast").className = "toast";  // old news
   state = next;
   pending = false;
   document.title = `${state.title} · hexgames`;
@@ -99,7 +100,8 @@ function receive(next) {
   renderScore();
   renderInvite();
   renderMoves($("moves"), state.history);
-  $("ply-count").textContent = state.history.length ? `${state.history.length} actions` : "";
+  const n = state.history.length;
+  $("ply-count").textContent = n ? `${n} action${n === 1 ? "" : "s"}` : "";
   showBanner($("banner"), state);
   $("undo").disabled = !state.can_undo;
   $("undo").hidden = state.mode === "online" || state.role !== "player";
@@ -112,6 +114,7 @@ function renderStatus() {
   const mover = state.players.find((p) => p.seat === state.current_seat);
   let text;
   if (state.is_over) text = state.result ? cap(state.result) : "Game over";
+  else if (state.ai_error) text = cap(state.ai_error);
   else if (state.thinking) text = "The computer is thinking…";
   else if (state.your_turn && state.mode !== "hotseat") text = "Your turn";
   else if (state.your_turn) text = `${cap(state.to_move)} to play`;

@@ -27,8 +27,17 @@ async function go(n) {
   $("next").disabled = $("last").disabled = ply === state.history.length;
   renderMoves($("moves"), state.history, { current: ply, onPick: go });
   const shown = ply;
-  const svg = await boardAt(ply);
-  if (shown === ply) board.show(svg);
+  let svg;
+  try {
+    svg = await boardAt(ply);
+  } catch (error) {
+    cache.delete(shown);  // let a later step retry
+    $("status").textContent = `Could not load this position: ${error.message}`;
+    return;
+  }
+  if (shown !== ply) return;  // a later step was asked for meanwhile
+  board.show(svg);
+  $("board").dataset.ply = String(ply);
   const atEnd = ply === state.history.length;
   $("banner").hidden = true;
   if (atEnd) showBanner($("banner"), state);
@@ -37,7 +46,9 @@ async function go(n) {
     className: "headline",
     textContent: ply === 0 ? "Start position" : `After ${move.notation} (${move.color})`,
   }));
-  if (ply + 1 <= state.history.length) boardAt(ply + 1);  // prefetch the next board
+  if (ply + 1 <= state.history.length) {
+    boardAt(ply + 1).catch(() => cache.delete(ply + 1));  // prefetch the next board
+  }
 }
 
 async function init() {

@@ -1,0 +1,149 @@
+"""Dendria knowledge for the AI: a position heuristic, fast win detection, priors.
+
+Reads the engine's flat board (``_cells``) and its cached whole-board analysis
+(:meth:`Position._analysis`: seedbeds, forests, fertilized cells as bit masks), never
+copies a position, and reaches the AI only through ``GAME.heuristic`` and
+``GAME.extras["ai"]`` (:func:`ai_hooks`).
+
+The game is decided by the score on the board when it ends, so the heuristic starts from
+the **score difference** and adds what can change it soon:
+
+* **forests about to appear or change hands** -- seedbeds that may grow (all their seeds
+  become trees) and enemy forests that may be converted; the side to act can cash its
+  own next turn, so its potential counts fully and the other side's half;
+* **fertilization control** -- empty cells seen by each side's dendrids (what makes
+  growing and converting possible later);
+* **plantable cells** and **dendrids** weigh little: they are means, not points.
+
+Near the end (few quiet turns left) the current score is almost the final one, so the
+potential terms fade as the quiet counter approaches the limit. Colours are mapped to
+seats with ``position.seat_of`` (after a pie-rule swap, seat 0 plays Light).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from hexgames.dendria._tables import COLOR_OF, DENDRID, KIND_OF
+from hexgames.dendria.position import END, PASS, SWAP, Position
+from hexgames.dendria.steps import Step
+from hexgames.errors import IllegalAction
+
+SCALE = 0.2  # score points -> tanh argument: a 5-point lead is worth tanh(1) ~ 0.76
+W_OWN_POTENTIAL = 0.6  # points per cell of the mover's growable seedbeds / convertible forests
+W_OTHER_POTENTIAL = 0.3
+W_FERTILIZED = 0.05  # points per empty cell a side's dendrids fertilize
+W_DENDRID = 0.3  # points per dendrid
+
+
+def heuristic(position: Position) -> float:
+    """Value in [-1, 1], positive when seat 0 stands better."""
+    if position.is_over:
+        return position.returns()[0]
+    a = position._analysis()
+    dark, light = position._scores()
+    mover = position._to_move
+    potential = [0.0, 0.0]
+    for v, members, _ in a.growable():
+        potential[COLOR_OF[v]] += len(members)
+    for color in (0, 1):
+        for _, members, _ in a.convertible(color):
+            potential[color] += len(members)
+    fertilized = [a.fertilized(0).bit_count(), a.fertilized(1).bit_count()]
+    dendrids = [0, 0]
+    for v in position._cells:
+        if v and KIND_OF[v] == DENDRID:
+            dendrids[COLOR_OF[v]] += 1
+    limit = position.rules.quiet_turns
+    fade = max(0.0, 1.0 - position.quiet_turns / limit)
+    weight = [W_OTHER_POTENTIAL, W_OTHER_POTENTIAL]
+    weight[mover] = W_OWN_POTENTIAL
+    dark_lead = (
+        (dark - light)
+        + fade * (weight[0] * potential[0] - weight[1] * potential[1])
+        + fade * W_FERTILIZED * (fertilized[0] - fertilized[1])
+        + fade * W_DENDRID * (dendrids[0] - dendrids[1])
+    )
+    value = 0.95 * math.tanh(SCALE * dark_lead)
+    return value if position.seat_of("dark") == 0 else -value
+
+
+def _turn_enders_that_end_the_game(position: Position) -> list[Step]:
+    """Turn-ending steps after which the game would be over (rules section 4): a pass
+    after the opponent passed, or any turn without a plant that reaches the quiet limit."""
+    last_quiet_turn = position.quiet_turns + 1 >= position.rules.quiet_turns
+    if position.is_turn_start():
+        steps = []
+        if last_quiet_turn or position.consecutive_passes == 1:
+            steps.append(PASS)
+        if last_quiet_turn and position.pie_pending:
+            steps.append(SWAP)
+        return steps
+    planted = position.moving_dendrid is None  # mid-turn without a moving dendrid
+    return [] if planted or not last_quiet_turn else [END]
+
+
+def winning_actions(position: Position) -> list[Step]:
+    """Steps that end the game at once with the mover ahead (confirmed by playing them).
+
+    The game only ends when a turn ends, so only ``pass``, ``end`` and ``swap`` can win
+    at once, and only when the pass rule or the quiet limit is about to trigger; those
+    few are tried (``end`` may be refused by the no-repetition rule).
+    """
+    if position.is_over:
+        return []
+    seat = position.current_seat
+    wins = []
+    for step in _turn_enders_that_end_the_game(position):
+        try:
+            position.play(step)
+        except IllegalAction:
+            continue
+        try:
+            if position.is_over and position.returns()[seat] > 0:
+                wins.append(step)
+        finally:
+            position.undo()
+    return wins
+
+
+def action_priors(position: Position, steps: Sequence[Step]) -> list[float]:
+    """Cheap scores to order the search's children: converting and growing one's own
+    seedbeds first (bigger groups first), then sprouting one's own seeds and ending the
+    turn; helping the opponent (growing or sprouting their pieces) and passing last."""
+    cells = position._cells
+    index = position._t.board.index
+    mover = position._to_move
+    analysis = position._analysis()
+    out = []
+    for step in steps:
+        kind = step.kind
+        if kind in ("grow", "convert", "sprout"):
+            i = index(step.target)  # type: ignore[arg-type]
+            own = COLOR_OF[cells[i]] == mover
+            group = analysis.group_of(i)
+            size = len(group[1]) if group else 1
+            if kind == "convert":
+                out.append(4.0 + 0.5 * size)
+            elif kind == "grow":
+                out.append(3.0 + 0.5 * size if own else -2.0)
+            else:
+                out.append(1.0 if own else -1.5)
+        elif kind == "end":
+            out.append(0.5)
+        elif kind == "pass":
+            out.append(-0.5)
+        else:  # plant, leg, continue, swap
+            out.append(0.3)
+    return out
+
+
+def ai_hooks() -> dict[str, Any]:
+    """The optional AI hooks (``GAME.extras["ai"]``) described in
+    :mod:`hexgames.ai.knowledge`."""
+    return {"winning_actions": winning_actions, "action_priors": action_priors}
+
+
+__all__ = ["action_priors", "ai_hooks", "heuristic", "winning_actions"]

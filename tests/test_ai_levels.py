@@ -1,0 +1,60 @@
+"""Strength levels and player specs (``L3``, ``mcts:400``, ...)."""
+
+from __future__ import annotations
+
+import pytest
+
+from hexgames.ai import LEVELS, GreedyPlayer, MCTSPlayer, RandomPlayer, from_spec, player
+from test_ai_toygame import TOY, ToyPosition
+
+
+def test_levels_one_to_five_exist_and_grow_in_budget():
+    assert sorted(LEVELS) == [1, 2, 3, 4, 5]
+    budgets = [LEVELS[n].iterations for n in (2, 3, 4)]
+    assert budgets == sorted(budgets) and len(set(budgets)) == 3
+    assert LEVELS[5].time_limit is not None
+
+
+def test_level_players_have_the_documented_kind_and_name():
+    beginner = player(TOY, 1, seed=1)
+    assert isinstance(beginner, GreedyPlayer) and beginner.noise > 0 and beginner.name == "L1"
+    club = player(TOY, 3, seed=1)
+    assert isinstance(club, MCTSPlayer) and club.iterations == LEVELS[3].iterations
+    strongest = player(TOY, 5)
+    assert isinstance(strongest, MCTSPlayer) and strongest.time_limit == LEVELS[5].time_limit
+
+
+@pytest.mark.parametrize("level", [0, 6, "3"])
+def test_unknown_levels_are_refused(level):
+    with pytest.raises(ValueError, match="level must be one of"):
+        player(TOY, level)
+
+
+def test_specs_build_the_named_players():
+    assert isinstance(from_spec(TOY, "random"), RandomPlayer)
+    assert isinstance(from_spec(TOY, " Greedy "), GreedyPlayer)
+    assert from_spec(TOY, "L2").name == "L2"
+    assert from_spec(TOY, "level4").name == "L4"
+    assert from_spec(TOY, "mcts:250").iterations == 250
+    timed = from_spec(TOY, "mcts:0.5s")
+    assert timed.time_limit == 0.5 and timed.iterations is None
+    assert from_spec(TOY, "mcts").iterations == 1000
+
+
+@pytest.mark.parametrize("spec", ["wizard", "mcts:1.5", "mcts:-3", "L", ""])
+def test_bad_specs_name_the_accepted_forms(spec):
+    with pytest.raises(ValueError, match="player spec"):
+        from_spec(TOY, spec)
+
+
+def test_a_seeded_level_is_reproducible():
+    position = ToyPosition()
+    position.play("c3")
+    first = [player(TOY, 2, seed=9).choose(position) for _ in range(2)]
+    assert first[0] == first[1]
+
+
+def test_game_names_are_accepted():
+    assert player("benediction", 2).name == "L2"
+    with pytest.raises(ValueError, match="unknown game"):
+        player("chess", 2)

@@ -1,0 +1,117 @@
+"""Tournaments: schedules, parallel play, records, tables and the ``hexgames arena`` CLI."""
+
+from __future__ import annotations
+
+import csv
+from collections import Counter
+
+import pytest
+
+from hexgames.ai import RandomPlayer
+from hexgames.arena.match import CAPPED, play_game
+from hexgames.arena.options import parse_settings
+from hexgames.arena.standings import standings
+from hexgames.arena.tournament import Setup, gauntlet, round_robin, run_all
+from hexgames.cli import main
+from hexgames.game import get_game
+from test_ai_toygame import TOY
+
+
+def test_round_robin_meets_everyone_with_alternating_seats():
+    tasks = round_robin(["a", "b", "c"], 4, seed=1)
+    assert len(tasks) == 3 * 4
+    seats = Counter(t.specs for t in tasks)
+    for pair in (("a", "b"), ("a", "c"), ("b", "c")):
+        assert seats[pair] == 2 and seats[pair[::-1]] == 2
+    assert len({t.seed for t in tasks}) == len(tasks)
+    assert [t.index for t in tasks] == list(range(len(tasks)))
+
+
+def test_gauntlet_only_pairs_the_challenger():
+    tasks = gauntlet("L3", ["random", "L1"], 3)
+    assert {frozenset(t.specs) for t in tasks} == {frozenset({"L3", "random"}),
+                                                   frozenset({"L3", "L1"})}
+    assert sum(t.specs[0] == "L3" for t in tasks) == 4  # 2 + 1 of 3 per opponent
+
+
+@pytest.mark.parametrize(
+    "specs, games, message",
+    [(["a"], 2, "at least two"), (["a", "a"], 2, "distinct"), (["a", "b"], 0, "at least 1")],
+)
+def test_bad_schedules_are_refused(specs, games, message):
+    with pytest.raises(ValueError, match=message):
+        round_robin(specs, games)
+
+
+def test_option_settings_are_parsed_and_checked():
+    game = get_game("dendria")
+    assert parse_settings(game, ["size=5", "pie=off"]) == {"size": 5, "pie": False}
+    with pytest.raises(ValueError, match=r"no option 'colour'.*pie"):
+        parse_settings(game, ["colour=red"])
+    with pytest.raises(ValueError, match="option=value"):
+        parse_settings(game, ["size"])
+    with pytest.raises(ValueError, match="integer"):
+        parse_settings(game, ["size=big"])
+    with pytest.raises(ValueError, match="size"):
+        parse_settings(game, ["size=99"])  # the rules refuse the range
+
+
+def test_in_process_tournament_on_the_toy_game_scores_every_game():
+    tasks = round_robin(["random", "greedy"], 6, seed=3)
+    results = run_all(Setup("toy", {}), tasks, jobs=1, game=TOY)
+    assert [r.index for r in results] == list(range(6))
+    table = standings(results, ["random", "greedy"])
+    assert sum(line.games for line in table.lines) == 12
+    points = sum(line.wins + 0.5 * line.draws for line in table.lines)
+    assert points == pytest.approx(6)
+    greedy, rand = table.ratings.of("greedy"), table.ratings.of("random")
+    assert greedy.elo == pytest.approx(-rand.elo)
+    by_name = {line.name: line for line in table.lines}
+    assert (greedy.elo > rand.elo) == (by_name["greedy"].score > by_name["random"].score)
+
+
+def test_an_action_cap_scores_a_draw_and_says_so():
+    players = [RandomPlayer(1), RandomPlayer(2)]
+    result = play_game(TOY, TOY.make_rules(), players, max_actions=3)
+    assert result.returns == (0.0, 0.0) and result.winning_seat is None
+    assert result.end_reason == CAPPED and result.actions == 3
+    assert "arena cap" in result.record
+
+
+def test_arena_cli_plays_in_two_processes_and_saves_readable_records(tmp_path):
+    out = tmp_path / "arena"
+    code = main(["arena", "benediction", "--players", "random,greedy", "--games", "4",
+                 "--jobs", "2", "--set", "max_turns=60", "--out", str(out)])
+    assert code == 0
+    game = get_game("benediction")
+    records = sorted(out.glob("game-*.txt"))
+    assert len(records) == 4
+    with (out / "results.csv").open() as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == 4
+    for path, row in zip(records, rows, strict=True):
+        position, tags = game.read_record(path.read_text())
+        assert position.rules.max_turns == 60
+        assert {tags["Seat0"], tags["Seat1"]} == {"random", "greedy"}
+        assert (tags["Seat0"], tags["Seat1"]) == (row["seat0"], row["seat1"])
+        expected = float(row["seat0_result"])
+        assert position.returns()[0] == expected
+    summary = (out / "summary.md").read_text()
+    assert "| greedy |" in summary and "games/s" in summary
+
+
+def test_arena_cli_refuses_bad_input_before_playing(tmp_path, capsys):
+    out = tmp_path / "never"
+    assert main(["arena", "dendria", "--players", "random,wizard", "--out", str(out)]) == 2
+    assert "unknown player spec 'wizard'" in capsys.readouterr().out
+    assert main(["arena", "dendria", "--set", "size=1", "--out", str(out)]) == 2
+    assert not out.exists()
+
+
+def test_arena_help_lists_the_options(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["arena", "--help"])
+    assert exit_info.value.code == 0
+    text = capsys.readouterr().out
+    for flag in ("--players", "--games", "--jobs", "--set", "--gauntlet", "--out"):
+        assert flag in text

@@ -1,0 +1,72 @@
+"""Dendria's click gestures: the documented shapes, and one gesture per legal step."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+from hexgames.dendria import GAME, Position, Rules
+from hexgames.dendria.gestures import gesture
+from hexgames.game import Gesture
+
+
+def test_turn_start_steps():
+    position = Position.initial(Rules(size=5))
+    assert gesture(position, "e5") == Gesture(None, ("e5",), "plant")
+    assert gesture(position, "pass") == Gesture(None, (), "Pass")
+    position.play_turn("e5")
+    assert gesture(position, "swap") == Gesture(None, (), "Swap")
+    assert GAME.gesture(position, position.parse_action("swap")) == Gesture(None, (), "Swap")
+
+
+def test_dendrid_legs_continuations_and_follow_ups():
+    position = Position.from_text(
+        "Dendria v1: size=5 to-move=dark\ndark seeds: c2\ndark dendrids: a1\n"
+    )
+    legs = [s for s in position.legal_actions() if s.kind == "leg"]
+    assert legs
+    for leg in legs:
+        assert gesture(position, leg) == Gesture(None, (leg.origin, leg.target), "move")
+    position.play("a1-a3")
+    after_stop = {s.kind: s for s in position.legal_actions()}
+    assert gesture(position, "-a5") == Gesture(None, ("a5",), "continue")
+    assert gesture(position, "end") == Gesture(None, (), "End turn")
+    assert "end" in after_stop
+    for kind, label in (("sprout", "sprout"), ("grow", "grow"), ("convert", "convert")):
+        step = position.parse_action({"sprout": "^c2", "grow": "+c2", "convert": "=c2"}[kind])
+        assert gesture(position, step) == Gesture(None, ("c2",), label)
+
+
+def assert_injective(position: Position) -> int:
+    steps = position.legal_actions()
+    gestures = [gesture(position, s) for s in steps]
+    counts = Counter(gestures)
+    clash = [(str(s), g) for s, g in zip(steps, gestures, strict=True) if counts[g] > 1]
+    assert not clash, clash
+    for g in gestures:
+        assert all(position.board.is_label(p) for p in g.points)
+        assert g.points or g.label in ("End turn", "Pass", "Swap")
+    # No click sequence completes one action while also starting a longer one with the
+    # same tool: the front end may act as soon as a sequence is complete.
+    complete = {(g.tool, g.points) for g in gestures}
+    for g in gestures:
+        for cut in range(1, len(g.points)):
+            assert (g.tool, g.points[:cut]) not in complete, g
+    return len(steps)
+
+
+def test_gestures_are_injective_over_random_positions():
+    seen = 0
+    kinds: set[str] = set()
+    for seed in range(30):
+        rng = random.Random(seed)
+        position = Position.initial(Rules(size=(5, 7)[seed % 2], quiet_limit=2))
+        while not position.is_over:
+            seen += assert_injective(position)
+            steps = position.legal_actions()
+            kinds.update(s.kind for s in steps)
+            # Follow-ups and dendrid moves first: they are what make click sequences overlap.
+            rich = [s for s in steps if s.kind not in ("plant", "pass", "end")]
+            position.play(rng.choice(rich if rich and rng.random() < 0.7 else steps))
+    assert kinds == {"plant", "leg", "continue", "sprout", "grow", "convert", "end", "pass", "swap"}
+    assert seen > 5000

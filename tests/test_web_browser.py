@@ -1,0 +1,315 @@
+"""The front end in a real browser: headless Debian chromium driven by Playwright against a
+real ``hexgames serve`` process. A person's view of the site: start games from the home
+page, play by clicking points and buttons, play online between two browsers, replay.
+
+Screenshots go to ``test-artifacts/`` (git-ignored) for people to look at.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+if not Path(CHROMIUM).exists():
+    pytest.skip(f"no chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real server on a free port (``--port 0``); yields its base URL."""
+    data = tmp_path_factory.mktemp("web-data")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "hexgames", "serve", "--port", "0", "--data-dir", str(data),
+         "--ai-processes", "1"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env={**os.environ, "DATABASE_URL": ""},
+    )
+    try:
+        line = process.stdout.readline()
+        found = re.search(r"http://\S+?(?=/?\s)", line + " ")
+        assert found, f"the server did not print its URL: {line!r}"
+        yield found.group(0).rstrip("/")
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with sync_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1360, "height": 880})
+    opened = context.new_page()
+    errors: list[str] = []
+    opened.on("pageerror", lambda error: errors.append(str(error)))
+    yield opened
+    context.close()
+    assert not errors, f"JavaScript errors: {errors}"
+
+
+def shot(page: Any, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+
+
+def token_in(page: Any, game_id: str) -> str:
+    return json.loads(page.evaluate("localStorage.getItem('hexgames.tokens')"))[game_id]
+
+
+def game_id_of(page: Any) -> str:
+    return page.url.rstrip("/").split("/")[-1].split("?")[0]
+
+
+def start_from_home(page: Any, server: str, game: str, mode: str, level: int = 1) -> str:
+    page.goto(server + "/")
+    page.click(f'.game-choice[data-game="{game}"]')
+    page.click(f'.segmented label:has(input[value="{mode}"])')
+    if mode == "ai":
+        page.fill("#level", str(level))
+    page.click("#start")
+    page.wait_for_url(re.compile(r"/play/"))
+    page.wait_for_selector(".board svg .hit[data-point]")
+    return game_id_of(page)
+
+
+def api_state(server: str, game_id: str, token: str | None = None) -> dict[str, Any]:
+    params = {"token": token} if token else {}
+    response = httpx.get(f"{server}/api/games/{game_id}", params=params, timeout=30)
+    response.raise_for_status()
+    return response.json()
+
+
+def pick(legal: list[dict[str, Any]], index: int) -> dict[str, Any]:
+    """A varied choice of action: clicks with a tool, with two points, or a button."""
+    with_points = [entry for entry in legal if entry["points"]]
+    pool = with_points or legal
+    return pool[(index * 7) % len(pool)]
+
+
+def enter(page: Any, entry: dict[str, Any]) -> None:
+    """Enter one action the way a person does: tool, clicks, then a button if asked."""
+    if not entry["points"]:
+        page.click(f'.buttons button[data-action="{entry["action"]}"]')
+        return
+    tool = entry["tool"] or "default"
+    if page.locator(".tools button").count():
+        page.click(f'.tools button[data-tool="{tool}"]')
+    for point in entry["points"]:
+        page.click(f'.board svg .hit[data-point="{point}"]')
+    choice = page.locator(f'.choices button[data-action="{entry["action"]}"]')
+    if choice.count():
+        choice.click()
+
+
+def wait_my_turn(page: Any, server: str, game_id: str, token: str) -> dict[str, Any]:
+    """Wait until the computer has finished its turn and the page shows it."""
+    deadline = time.monotonic() + 60
+    while True:
+        current = api_state(server, game_id, token)
+        if current["your_turn"] and current["turn_start"] and not current["thinking"]:
+            break
+        assert time.monotonic() < deadline, "the computer did not answer in time"
+        time.sleep(0.1)
+    page.wait_for_function(
+        f"document.querySelectorAll('#moves .act').length === {len(current['history'])}")
+    page.wait_for_selector(".status .headline.go")
+    return current
+
+
+def moves_shown(page: Any) -> list[str]:
+    return page.locator("#moves .act").all_inner_texts()
+
+
+def explain_a_dead_click(page: Any, current: dict[str, Any]) -> None:
+    """An impossible click is explained (naming the tool to use, if any), never ignored."""
+    starts = {e["points"][0] for e in current["legal"] if e["points"] and not e["tool"]}
+    anywhere = {e["points"][0] for e in current["legal"] if e["points"]}
+    labels = page.eval_on_selector_all(".board svg .hit[data-point]",
+                                       "nodes => nodes.map(n => n.dataset.point)")
+    for dead in (next(label for label in labels if label not in anywhere),
+                 next((label for label in sorted(anywhere) if label not in starts), None)):
+        if dead is None:
+            continue  # this game has no points reached by another tool only
+        page.click(f'.board svg .hit[data-point="{dead}"]')
+        page.wait_for_selector(".toast.show")
+        message = page.inner_text("#toast")
+        assert f"no legal action starts at {dead}" in message
+        assert ("tool" in message) == (dead in anywhere)
+    page.keyboard.press("Escape")
+
+
+@pytest.mark.parametrize("game", ["benediction", "dendria"])
+def test_play_against_the_ai_by_clicking(page: Any, server: str, game: str) -> None:
+    game_id = start_from_home(page, server, game, "ai", level=1)
+    token = token_in(page, game_id)
+    assert "token" not in page.url  # the seat's secret is not left in the address bar
+    for turn in range(3):
+        current = wait_my_turn(page, server, game_id, token)
+        if turn == 1:  # pieces of both sides are on the board now
+            explain_a_dead_click(page, current)
+        before = len(current["history"])
+        entry = pick(current["legal"], turn)
+        enter(page, entry)
+        page.wait_for_function(f"document.querySelectorAll('#moves .act').length > {before}")
+        # Finish our turn if the game wants more actions, then wait for the computer.
+        for _ in range(6):
+            current = api_state(server, game_id, token)
+            if not current["your_turn"]:
+                break
+            buttons = [e for e in current["legal"] if not e["points"]]
+            if current["turn_start"]:
+                break
+            entry = buttons[0] if buttons else pick(current["legal"], turn)
+            enter(page, entry)
+            page.wait_for_function(
+                f"document.querySelectorAll('#moves .act').length > {len(current['history'])}")
+    final = wait_my_turn(page, server, game_id, token)
+    assert moves_shown(page) == [ply["notation"] for ply in final["history"]]
+    assert {ply["seat"] for ply in final["history"]} == {0, 1}
+    toggles = page.locator("#overlays input[data-overlay]")
+    if toggles.count():  # overlays the game offers redraw the board (and keep it clickable)
+        plain = page.inner_html("#board")
+        for index in range(toggles.count()):
+            toggles.nth(index).check()
+        page.wait_for_function("b => document.getElementById('board').innerHTML !== b", arg=plain)
+        page.wait_for_selector(".board svg .hit[data-point]")
+    # Select a piece: its possible destinations light up (the picture for the README).
+    two_clicks = next((e for e in final["legal"] if len(e["points"]) == 2 and not e["tool"]), None)
+    if two_clicks:
+        page.click(f'.board svg .hit[data-point="{two_clicks["points"][0]}"]')
+        page.wait_for_selector(f'.hit.selected[data-point="{two_clicks["points"][0]}"]')
+        lit = page.eval_on_selector_all(".hit.highlighted",
+                                        "nodes => nodes.map(n => n.dataset.point)")
+        assert two_clicks["points"][1] in lit
+    shot(page, f"web-{game}")
+
+
+def test_an_online_game_between_two_browsers(browser: Any, server: str, page: Any) -> None:
+    game_id = start_from_home(page, server, "benediction", "online")
+    page.wait_for_selector("#invite input")
+    invite = page.locator("#invite input").first.input_value()
+    spectate = page.locator("#invite input").nth(1).input_value()
+    assert invite.startswith(server) and "token=" in invite and "token=" not in spectate
+
+    friend_context = browser.new_context(viewport={"width": 1200, "height": 820})
+    watcher_context = browser.new_context(viewport={"width": 1000, "height": 760})
+    try:
+        friend = friend_context.new_page()
+        friend.goto(invite)
+        friend.wait_for_selector(".board svg .hit[data-point]")
+        watcher = watcher_context.new_page()
+        watcher.goto(spectate)
+        watcher.wait_for_selector(".board svg .hit[data-point]")
+        assert "watching" in watcher.inner_text("#status")
+
+        tokens = [token_in(page, game_id), token_in(friend, game_id)]
+        players = [page, friend]
+        for number in range(3):
+            current = api_state(server, game_id)
+            seat = current["current_seat"]
+            mine = api_state(server, game_id, tokens[seat])
+            enter(players[seat], pick(mine["legal"], number))
+            for viewer in (page, friend, watcher):
+                viewer.wait_for_function(
+                    f"document.querySelectorAll('#moves .act').length > {number}")
+        history = [p["notation"] for p in api_state(server, game_id)["history"]]
+        for viewer in (page, friend, watcher):
+            assert moves_shown(viewer) == history
+        assert watcher.locator(".tools button, .buttons button").count() == 0
+        shot(friend, "web-online-friend")
+    finally:
+        friend_context.close()
+        watcher_context.close()
+
+
+def self_played_record(name: str, steps: int) -> str:
+    """A game record of two beginner AIs playing ``steps`` actions (stopping at a turn start)."""
+    from hexgames.ai import player
+    from hexgames.game import get_game
+
+    game = get_game(name)
+    position = game.new()
+    bots = [player(game, 1, seed=11), player(game, 1, seed=12)]
+    while not position.is_over and (len(position.history) < steps
+                                    or not position.is_turn_start()):
+        position.play(bots[position.current_seat].choose(position))
+    return game.write_record(position, {})
+
+
+def test_replay_a_finished_game(page: Any, server: str) -> None:
+    # A game in full swing, uploaded as a record: it continues as a same-screen game.
+    created = httpx.post(f"{server}/api/records",
+                         json={"text": self_played_record("dendria", 90)}, timeout=60).json()
+    game_id, token = created["id"], created["token"]
+    page.goto(f"{server}/play/{game_id}?token={token}")
+    page.wait_for_selector(".board svg .hit[data-point]")
+    page.wait_for_selector(".status .headline.go")
+    toggles = page.locator("#overlays input[data-overlay]")
+    for index in range(toggles.count()):
+        if "fertilized" in (toggles.nth(index).get_attribute("data-overlay") or ""):
+            toggles.nth(index).check()
+    page.wait_for_timeout(300)
+    shot(page, "web-dendria-midgame")
+
+    # Both players pass: the game is over. Then step through it.
+    for _ in range(2):
+        page.click('.buttons button[data-action="pass"]')
+        page.wait_for_function("n => document.querySelectorAll('#moves .act').length > n",
+                               arg=len(page.locator("#moves .act").all()))
+    page.wait_for_selector("#banner:not([hidden])")
+    final = api_state(server, game_id)
+    assert final["is_over"]
+    total = len(final["history"])
+
+    page.goto(f"{server}/replay/{game_id}")
+    page.wait_for_selector(f'#board[data-ply="{total}"]')
+    assert page.inner_text("#counter") == f"{total} / {total}"
+    assert not page.locator("#banner").is_hidden()
+    end_board = page.inner_html("#board")
+    page.keyboard.press("Home")
+    page.wait_for_selector('#board[data-ply="0"]')
+    assert page.inner_text("#counter") == f"0 / {total}"
+    assert page.inner_html("#board") != end_board
+    assert "Start position" in page.inner_text("#status")
+    page.click("#next")
+    page.keyboard.press("ArrowRight")
+    page.wait_for_selector('#board[data-ply="2"]')
+    assert page.locator("#moves .act.current").inner_text() == final["history"][1]["notation"]
+    page.locator("#moves .act").nth(total - 3).click()
+    page.wait_for_selector(f'#board[data-ply="{total - 2}"]')
+    assert page.inner_text("#counter") == f"{total - 2} / {total}"
+    shot(page, "web-replay")
+
+
+def test_rules_pages_draw_boards(page: Any, server: str) -> None:
+    for game in ("benediction", "dendria"):
+        page.goto(f"{server}/rules/{game}")
+        assert page.locator(".diagram svg").count() >= 1
+    shot(page, "web-rules")

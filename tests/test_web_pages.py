@@ -1,0 +1,77 @@
+"""Rules pages: the Markdown subset converter and boards drawn from position texts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hexgames.game import get_game
+from hexgames.web import rules_pages
+from hexgames.web.markdown import to_html
+
+
+def test_markdown_blocks_and_inline_markup() -> None:
+    html = to_html(
+        "# Title One\n\nSome *soft* and **strong** text with `e3e4` and [a link](/rules/x).\n"
+        "continued line\n\n- one\n- two\n  wrapped\n\n1. first\n2. second\n\n"
+        "| a | b |\n|---|---|\n| 1 | 2 |\n\n> quoted\n"
+    )
+    assert '<h1 id="title-one">Title One</h1>' in html
+    assert ("<p>Some <em>soft</em> and <strong>strong</strong> text with <code>e3e4</code> "
+            'and <a href="/rules/x">a link</a>. continued line</p>') in html
+    assert "<ul><li>\none\n</li><li>\ntwo\n wrapped\n</li></ul>" in html
+    assert "<ol><li>\nfirst\n</li><li>\nsecond\n</li></ol>" in html
+    assert "<th>a</th><th>b</th>" in html and "<td>1</td><td>2</td>" in html
+    assert "<blockquote>quoted</blockquote>" in html
+
+
+def test_markdown_escapes_everything_it_does_not_understand() -> None:
+    html = to_html("<script>alert(1)</script> and `<b>` and [x](javascript:alert(1))\n\n"
+                   "```\n<svg onload=x>\n```\n")
+    assert "<script>" not in html and "&lt;script&gt;" in html
+    assert "<code>&lt;b&gt;</code>" in html
+    assert 'href="#"' in html and "javascript:" not in html.split('href="')[1].split('"')[0]
+    assert "<pre>&lt;svg onload=x&gt;</pre>" in html
+
+
+def test_code_blocks_can_be_replaced_by_the_caller() -> None:
+    html = to_html("```text\nBOARD\n```\n\n```\nplain\n```\n",
+                   lambda language, body: "<figure>drawn</figure>" if body == "BOARD" else None)
+    assert "<figure>drawn</figure>" in html and "<pre>plain</pre>" in html
+
+
+@pytest.mark.parametrize("name", ["benediction", "dendria"])
+def test_position_texts_in_the_docs_become_board_diagrams(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game = get_game(name)
+    position = game.new()
+    position.play(position.legal_actions()[0])
+    (tmp_path / f"{name}.md").write_text(
+        f"# {game.title} rules\n\nA diagram:\n\n```\n{position.to_text()}\n```\n\n"
+        "Notation, not a board:\n\n```\nnot a position\n```\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setattr(rules_pages, "docs_dir", lambda: tmp_path)
+    rules_pages._rules_page.cache_clear()
+    try:
+        page = rules_pages.rules_page(game)
+    finally:
+        rules_pages._rules_page.cache_clear()
+    assert f"<h1 id=\"{name}-rules\">{game.title} rules</h1>" in page
+    assert page.count('<figure class="diagram') == 2  # the start position and the block
+    assert game.render_svg(game.position_from_text(position.to_text())) in page
+    assert "<pre>not a position</pre>" in page
+
+
+def test_a_missing_rules_document_still_gives_a_page(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(rules_pages, "docs_dir", lambda: tmp_path)
+    rules_pages._rules_page.cache_clear()
+    try:
+        page = rules_pages.rules_page(get_game("dendria"))
+    finally:
+        rules_pages._rules_page.cache_clear()
+    assert "docs/dendria.md" in page and "data-point" in page
