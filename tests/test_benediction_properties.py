@@ -103,6 +103,8 @@ def test_board_text_round_trips(rules, seed, steps):
     assert q.key == p.key
     assert set(q.legal_actions()) == set(p.legal_actions())
     assert (q.winner, q.win_reason, q.actions_left) == (p.winner, p.win_reason, p.actions_left)
+    if p.winner != "draw":
+        assert q.to_move == p.to_move
 
 
 @SETTINGS

@@ -454,6 +454,7 @@ def test_capturing_a_king_wins():
     p.play("e7e8")
     assert (p.winner, p.win_reason) == ("red", "king captured")
     assert p.is_over and p.legal_actions() == [] and p.returns() == (1.0, -1.0)
+    assert (p.to_move, p.actions_left) == ("blue", 0)
     refused(p, "e2e3", "the game is over")
 
 

@@ -252,3 +252,30 @@ def test_a_text_position_has_no_history_but_counts_as_the_start():
     p.play_turn("i5-i4")
     p.play_turn("a1-a2")
     assert_refused(p, "i4-i5", "could not end")  # back to the text's position
+
+
+def test_equal_positions_reached_in_different_orders_have_equal_keys():
+    a = Position.initial()
+    for turn in ("g7", "a1", "m7"):
+        a.play_turn(turn)
+    b = Position.initial()
+    for turn in ("m7", "a1", "g7"):
+        b.play_turn(turn)
+    assert a.to_text() == b.to_text() and a.key == b.key
+    # Mid-turn state is part of the key: same board, but one dendrid may still continue.
+    c = make(7, dark_dendrids=["g7"])
+    d = make(7, dark_dendrids=["g9"])
+    c.play("g7-g9")
+    assert c.to_text() == d.to_text() and c.key != d.key
+    c.play("end")
+    d.play_turn("pass")
+    assert c.to_text().splitlines()[1:] == d.to_text().splitlines()[1:]
+    assert c.key != d.key  # one pass is on the clock in d
+
+
+def test_copies_are_independent():
+    p = make(7, dark_dendrids=["g7"])
+    q = p.copy()
+    q.play_turn("g7-g9")
+    assert str(p.piece_at("g7")) == "dark dendrid" and p.history == ()
+    assert p.legal_actions() != q.legal_actions()

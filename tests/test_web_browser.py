@@ -280,9 +280,10 @@ def test_replay_a_finished_game(page: Any, server: str) -> None:
 
     # Both players pass: the game is over. Then step through it.
     for _ in range(2):
+        shown = page.locator("#moves .act").count()
         page.click('.buttons button[data-action="pass"]')
         page.wait_for_function("n => document.querySelectorAll('#moves .act').length > n",
-                               arg=len(page.locator("#moves .act").all()))
+                               arg=shown)
     page.wait_for_selector("#banner:not([hidden])")
     final = api_state(server, game_id)
     assert final["is_over"]

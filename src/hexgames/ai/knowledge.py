@@ -13,6 +13,12 @@ them, faster or smarter versions of a few questions through an optional extras e
     tree, e.g. captures and king advances first.
 ``random_action(position, rng) -> action``
     a fast playout policy (defaults to a uniform choice among ``legal_actions()``).
+``turn_continues(position) -> bool``
+    False when every action from here ends the turn (Benediction's second action): the
+    tactical layer then does not look for wins two actions deep. Default: True.
+``may_win_this_turn(position) -> bool``
+    a cheap necessary condition for the player to move to win before its turn ends
+    (Dendria: only when a pass or the quiet limit would end the game). Default: True.
 
 Anything missing falls back to a brute-force, game-agnostic version, so a new game works
 with the AI before anyone writes knowledge for it.
@@ -47,6 +53,11 @@ def uniform_random_action(position: GameState, rng: random.Random) -> Any:
     return rng.choice(position.legal_actions())
 
 
+def always(position: GameState) -> bool:
+    """The safe default of the yes/no hooks: "maybe"."""
+    return True
+
+
 @dataclass(frozen=True)
 class Knowledge:
     """Everything game-specific the search uses, as plain callables."""
@@ -59,6 +70,8 @@ class Knowledge:
     #: True when ``winning_actions`` is the game's own fast version (cheap enough to ask
     #: at every new node of the search tree).
     fast_wins: bool
+    turn_continues: Callable[[GameState], bool] = always
+    may_win_this_turn: Callable[[GameState], bool] = always
 
 
 _CACHE: dict[int, tuple[Game, Knowledge]] = {}
@@ -78,7 +91,9 @@ def knowledge(game: Game) -> Knowledge:
 def _collect(game: Game) -> Knowledge:
     hooks_factory = game.extras.get("ai") if game.extras else None
     hooks: dict[str, Any] = dict(hooks_factory()) if hooks_factory is not None else {}
-    unknown = set(hooks) - {"winning_actions", "action_priors", "random_action"}
+    known = {"winning_actions", "action_priors", "random_action", "turn_continues",
+             "may_win_this_turn"}
+    unknown = set(hooks) - known
     if unknown:
         raise ValueError(f"{game.name}: unknown AI hooks {sorted(unknown)}")
     wins = hooks.get("winning_actions")
@@ -88,4 +103,6 @@ def _collect(game: Game) -> Knowledge:
         random_action=hooks.get("random_action") or uniform_random_action,
         action_priors=hooks.get("action_priors"),
         fast_wins=wins is not None,
+        turn_continues=hooks.get("turn_continues") or always,
+        may_win_this_turn=hooks.get("may_win_this_turn") or always,
     )

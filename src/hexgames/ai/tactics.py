@@ -56,10 +56,12 @@ def winning_action(
 
     ``position`` is played on and restored.
     """
+    if not know.may_win_this_turn(position):
+        return None
     wins = know.winning_actions(position)
     if wins:
         return wins[0]
-    if depth <= 1:
+    if depth <= 1 or not know.turn_continues(position):
         return None
     budget = budget if budget is not None else Budget(20_000)
     seat = position.current_seat

@@ -307,7 +307,17 @@ def action_priors(position: Position, actions: Sequence[Action]) -> list[float]:
     return out
 
 
+def turn_continues(position: Position) -> bool:
+    """Whether an action now can leave the same player to act: only with two actions
+    left (so the tactical layer never looks two actions deep from a turn's last one)."""
+    return position.actions_left > 1
+
+
 def ai_hooks() -> dict[str, Any]:
     """The optional AI hooks (``GAME.extras["ai"]``) described in
     :mod:`hexgames.ai.knowledge`."""
-    return {"winning_actions": winning_actions, "action_priors": action_priors}
+    return {
+        "winning_actions": winning_actions,
+        "action_priors": action_priors,
+        "turn_continues": turn_continues,
+    }

@@ -326,10 +326,7 @@ class Position:
 
     def men(self) -> dict[str, Man]:
         """Every man on the board by label."""
-        labels = self._tables.board.labels
-        return {
-            labels[i]: self._man(i) for i, o in enumerate(self._owner) if o in (RED, BLUE)
-        }  # type: ignore[misc]
+        return dict(self.iter_men())
 
     def supply_left(self, color: str) -> int | None:
         """Checkers a player may still drop (``None`` when the supply is unlimited)."""
@@ -622,14 +619,14 @@ class Position:
         if kind == MERGE and owner[t] != c:
             what = "is empty" if owner[t] == EMPTY else "holds an enemy man"
             raise IllegalAction(f"cannot merge onto {tgt}: it {what}; merge needs a friendly man")
-        paths = self._reach(o, steps, c).get(t)
-        if paths is None:
+        through_portal = next((mp for j, _, mp in self._reach_list(o, steps, c) if j == t), None)
+        if through_portal is None:
             raise IllegalAction(
                 f"{org} cannot reach {tgt}: a stack of {steps} travels 1 to {steps} "
                 "step(s) along one line, jumping men, stopped by blocks and by the edge "
                 "(the portal works only forward from the enemy wall)"
             )
-        passed = paths[1] <= steps
+        passed = through_portal <= steps
         if owner[t] == c:
             problem = merge_problem(f, steps, flags[t], size[t], passed, self._rules.max_stack)
             if problem is not None:
@@ -738,8 +735,8 @@ class Position:
                 cap = self._rules.max_turns
                 if cap is not None and self._turn - 1 >= cap:
                     self._winner, self._reason = _DRAW, "turn limit"
-            if not self._winner and not self._generate(True)[0]:
-                self._winner, self._reason = 3 - self._to_move, "no legal action"
+            if not self._winner:
+                self._lose_if_stuck()
         if self._winner:
             self._al = 0
             if self._winner != _DRAW:
@@ -747,6 +744,11 @@ class Position:
         self._undo.append((*record, tuple(self._changes), block_at))
         self._history.append(action)
         self._update_skey()
+
+    def _lose_if_stuck(self) -> None:
+        """Rule 6.6: the player due to act who has no legal action loses."""
+        if not self._generate(True)[0]:
+            self._winner, self._reason = 3 - self._to_move, "no legal action"
 
     def _bless_bridges(self, c: int) -> None:
         """Bless every non-cursed member of each group of ``c``'s men that touches both

@@ -249,10 +249,7 @@ def _set_state(
                     where, f"{('', 'red', 'blue')[color]} has a blessed king, so the game "
                     "is over; mark the winner with 'W'"
                 )
-        position._update_skey()
-        if not position._generate(True)[0]:
-            position._winner, position._reason = 3 - c, "no legal action"
-            position._al = 0
+        position._lose_if_stuck()
     elif winners:
         w = winners[0]
         position._to_move = 3 - w

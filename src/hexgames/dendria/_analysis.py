@@ -264,13 +264,10 @@ class Analysis:
     def group_of(self, i: int) -> Group | None:
         """The seedbed or forest containing cell ``i`` (``None`` for other cells)."""
         b = self.t.bit[i]
-        if not (self.masks[1] | self.masks[2] | self.masks[4] | self.masks[5]) & b:
-            return None
-        groups = self.seedbeds if (self.masks[1] | self.masks[4]) & b else self.forests
-        for group in groups:
-            if i in group[1]:
-                return group
-        raise AssertionError("every seed and tree belongs to a group")
+        for v in (1, 2, 4, 5):  # seed and tree codes
+            if self.masks[v] & b:
+                return self._flood(v, b)[0]
+        return None
 
     def can_grow(self, seedbed: Group) -> bool:
         """At least one fertile soil, each fertilized by a dendrid of the seedbed's colour."""

@@ -140,10 +140,21 @@ def action_priors(position: Position, steps: Sequence[Step]) -> list[float]:
     return out
 
 
+def may_win_this_turn(position: Position) -> bool:
+    """A game ends only when a turn ends, and only by the pass rule or the quiet limit:
+    unless one of them can trigger at the end of this turn, nobody wins during it (so the
+    tactical layer skips searching the turn's steps)."""
+    return bool(_turn_enders_that_end_the_game(position))
+
+
 def ai_hooks() -> dict[str, Any]:
     """The optional AI hooks (``GAME.extras["ai"]``) described in
     :mod:`hexgames.ai.knowledge`."""
-    return {"winning_actions": winning_actions, "action_priors": action_priors}
+    return {
+        "winning_actions": winning_actions,
+        "action_priors": action_priors,
+        "may_win_this_turn": may_win_this_turn,
+    }
 
 
-__all__ = ["action_priors", "ai_hooks", "heuristic", "winning_actions"]
+__all__ = ["action_priors", "ai_hooks", "heuristic", "may_win_this_turn", "winning_actions"]

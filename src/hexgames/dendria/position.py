@@ -225,7 +225,7 @@ class Position:
 
     def copy(self) -> Position:
         """An independent position with the same state and history (undo still works)."""
-        other = Position.__new__(Position)
+        other = type(self).__new__(type(self))
         other.__dict__.update(self.__dict__)
         other._cells = list(self._cells)
         other._masks = list(self._masks)
@@ -724,13 +724,10 @@ class Position:
         unchanged, when the step is malformed or not legal now.
         """
         if isinstance(step, str):
-            step = self.parse_action(step)
-        elif isinstance(step, Step):
-            for label in (step.origin, step.target):
-                if label is not None:
-                    self._index(label)
-        else:
+            step = Step.parse(step)
+        elif not isinstance(step, Step):
             raise IllegalAction(f"not a Dendria step: {step!r}")
+        # Cells off this board are refused by the checks below, which look every cell up.
         if self._over is not None:
             raise IllegalAction(f"{step}: the game is over ({self._over})")
         canonical, op, check_finish = self._resolve(step)
@@ -840,7 +837,7 @@ class Position:
         i = self._index(step.target)
         if self._cells[i]:
             raise IllegalAction(f"{step}: {self._describe(i)} is not empty")
-        if not self._analysis().plantable & self._t.bit[i]:
+        if all(first >= 0 for _, first in analysis.nourishers(i, self._cells, self._t)):
             raise IllegalAction(
                 f"{step}: every root of {step.target} has a nutrient (a seed needs at least "
                 "one nutrientless root)"
