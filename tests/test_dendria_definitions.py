@@ -294,3 +294,17 @@ def test_own_forests_and_soilless_forests_do_not_convert():
     q = make(7, light_trees=["a1"], dark_seeds=["a2", "b2", "b1"], dark_dendrids=["m7"])
     q.play("m1")
     assert_refused(q, "=a1", "has no fertile soil")
+
+
+@pytest.mark.parametrize("side", range(3, 12))
+def test_the_bit_layout_moves_every_cell_to_its_neighbour(side):
+    from hexgames.dendria._tables import tables
+
+    t = tables(side)
+    b = board(side)
+    for d, offset in enumerate(t.offsets):
+        for i in range(b.size):
+            moved = (t.bit[i] << offset if offset > 0 else t.bit[i] >> -offset) & t.valid
+            j = b.step[i][d]
+            assert moved == (t.bit[j] if j >= 0 else 0)
+            assert bool(t.edge[d] & t.bit[i]) == (j < 0)

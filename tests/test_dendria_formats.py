@@ -57,6 +57,7 @@ def test_reading_is_lenient_about_case_order_and_blank_lines():
         ("Dendria v1: size=7 to-move=dark\ndark seeds: a1\nlight trees: A1", "a1 is given twice"),
         ("Dendria v1: size=12 to-move=dark", "size must be between 3 and 11"),
         ("Dendria v1: size=7 to-move=light seats=swapped pie=pending", "contradict"),
+        ("Dendria v1: size=7 to-move=dark seats=swapped", "the swap comes after a seed"),
     ],
 )
 def test_malformed_texts_are_refused_naming_the_problem(text, fragment):
@@ -69,6 +70,9 @@ def test_rules_must_agree_with_the_text():
         Position.from_text(EXAMPLE, Rules(size=5))
     with pytest.raises(ValueError, match="pie rule is off"):
         Position.from_text("Dendria v1: size=5 to-move=light pie=pending", Rules(5, pie=False))
+    with pytest.raises(ValueError, match="seats=swapped but the pie rule is off"):
+        Position.from_text(EXAMPLE.replace("light\n", "light seats=swapped\n", 1),
+                           Rules(pie=False))
     p = Position.from_text(EXAMPLE, Rules(quiet_limit=2))
     assert p.rules.quiet_limit == 2
 

@@ -115,7 +115,7 @@ def test_seat_tokens_decide_who_may_act(client: TestClient) -> None:
     out_of_turn = play(client, game_id, second, action)
     assert out_of_turn.status_code == 409 and "not your turn" in out_of_turn.json()["error"]
     assert state(client, game_id, second)["legal"] == []
-    for bad in (None, "forged-token"):
+    for bad in (None, "forged-token", "jeton-volé-✓", first + "x"):
         refused = play(client, game_id, bad, action)
         assert refused.status_code == 403
     spectator = state(client, game_id)
@@ -347,3 +347,51 @@ def test_fuzzed_actions_never_break_the_server_or_the_game(tmp_path: Path, game:
             assert (after["history"], after["svg"]) == (before["history"], before["svg"])
 
         check()
+
+
+def _first_legal(game_name: str, options: dict[str, Any], actions: list[str]) -> str:
+    game = get_game(game_name)
+    position = game.new_position(game.make_rules(**options))
+    for action in actions:
+        position.play(action)
+    return str(position.legal_actions()[0])
+
+
+def test_an_ai_answer_that_arrives_after_an_undo_is_discarded(tmp_path: Path) -> None:
+    import asyncio
+    import threading
+
+    release = threading.Event()
+    app = create_app(data_dir=tmp_path)
+
+    async def slow_choose(game_name, options, actions, level, seed=None):
+        while not release.is_set():  # a long search, without blocking the event loop
+            await asyncio.sleep(0.01)
+        return _first_legal(game_name, options, actions)
+
+    app.state.service.workers.choose = slow_choose
+    with TestClient(app) as client:
+        game_id, token = new_game(client, "benediction", mode="ai", seat=0, level=1)
+        play_first_legal(client, game_id, token, 1)
+        thinking = wait_for(client, game_id, token, lambda s: s["thinking"])
+        assert not thinking["your_turn"] and thinking["legal"] == []
+        undone = client.post(f"/api/games/{game_id}/undo", json={"token": token}).json()
+        assert undone["history"] == [] and undone["your_turn"]
+        release.set()
+        time.sleep(0.3)
+        after = state(client, game_id, token)
+        assert after["history"] == [] and not after["thinking"] and after["your_turn"]
+
+
+def test_a_failing_ai_is_reported_and_changes_nothing(tmp_path: Path) -> None:
+    app = create_app(data_dir=tmp_path)
+
+    async def broken_choose(game_name, options, actions, level, seed=None):
+        return "not-an-action"
+
+    app.state.service.workers.choose = broken_choose
+    with TestClient(app) as client:
+        game_id, token = new_game(client, "dendria", mode="ai", seat=1, level=1)
+        failed = wait_for(client, game_id, token, lambda s: s["ai_error"])
+        assert "the computer could not move" in failed["ai_error"]
+        assert failed["history"] == [] and not failed["thinking"]

@@ -211,6 +211,52 @@ def test_play_against_the_ai_by_clicking(page: Any, server: str, game: str) -> N
     shot(page, f"web-{game}")
 
 
+def test_tools_and_choices_between_actions_entered_by_the_same_clicks(
+    page: Any, server: str
+) -> None:
+    game_id = start_from_home(page, server, "benediction", "hotseat")
+    token = token_in(page, game_id)
+    # A tool other than the default: select it, click its point.
+    current = api_state(server, game_id, token)
+    tooled = next(e for e in current["legal"] if e["tool"] and e["points"])
+    page.click(f'.tools button[data-tool="{tooled["tool"]}"]')
+    assert page.get_attribute(f'.tools button[data-tool="{tooled["tool"]}"]',
+                              "aria-pressed") == "true"
+    for point in tooled["points"]:
+        page.click(f'.board svg .hit[data-point="{point}"]')
+    page.wait_for_function("document.querySelectorAll('#moves .act').length === 1")
+    assert api_state(server, game_id)["history"][0]["notation"] == tooled["action"]
+
+    # Play on (first legal actions) until some clicks complete more than one action.
+    for _ in range(12):
+        current = api_state(server, game_id, token)
+        groups: dict[tuple, list[dict[str, Any]]] = {}
+        for entry in current["legal"]:
+            groups.setdefault((entry["tool"], tuple(entry["points"])), []).append(entry)
+        shared = next((g for g in groups.values() if len(g) > 1 and g[0]["points"]), None)
+        if shared:
+            break
+        count = len(current["history"])
+        enter(page, current["legal"][0])
+        page.wait_for_function(f"document.querySelectorAll('#moves .act').length > {count}")
+    assert shared, "no position with a shared click sequence was reached"
+    if shared[0]["tool"]:
+        page.click(f'.tools button[data-tool="{shared[0]["tool"]}"]')
+    for point in shared[0]["points"]:
+        page.click(f'.board svg .hit[data-point="{point}"]')
+    buttons = page.locator(".choices button")
+    buttons.first.wait_for()
+    labels = [page.inner_text(f'.choices button[data-action="{e["action"]}"] strong')
+              for e in shared]
+    assert buttons.count() == len(shared)
+    assert labels == [e["label"][0].upper() + e["label"][1:] for e in shared]
+    shot(page, "web-choices")
+    count = len(current["history"])
+    page.click(f'.choices button[data-action="{shared[-1]["action"]}"]')
+    page.wait_for_function(f"document.querySelectorAll('#moves .act').length > {count}")
+    assert api_state(server, game_id)["history"][-1]["notation"] == shared[-1]["action"]
+
+
 def test_an_online_game_between_two_browsers(browser: Any, server: str, page: Any) -> None:
     game_id = start_from_home(page, server, "benediction", "online")
     page.wait_for_selector("#invite input")
@@ -288,6 +334,14 @@ def test_replay_a_finished_game(page: Any, server: str) -> None:
     final = api_state(server, game_id)
     assert final["is_over"]
     total = len(final["history"])
+    shot(page, "web-game-over")
+    # "Play again" starts a fresh game with the same settings.
+    page.click("#again")
+    page.wait_for_url(lambda url: "/play/" in url and game_id not in url)
+    page.wait_for_selector(".board svg .hit[data-point]")
+    again = api_state(server, game_id_of(page))
+    assert again["history"] == [] and again["options"] == final["options"]
+    assert again["mode"] == "hotseat"
 
     page.goto(f"{server}/replay/{game_id}")
     page.wait_for_selector(f'#board[data-ply="{total}"]')
@@ -312,5 +366,6 @@ def test_replay_a_finished_game(page: Any, server: str) -> None:
 def test_rules_pages_draw_boards(page: Any, server: str) -> None:
     for game in ("benediction", "dendria"):
         page.goto(f"{server}/rules/{game}")
-        assert page.locator(".diagram svg").count() >= 1
+        assert page.locator(".diagram svg").count() >= 2  # start and a game in progress
+        assert page.locator("h2").count() >= 3
     shot(page, "web-rules")

@@ -60,7 +60,8 @@ def test_position_texts_in_the_docs_become_board_diagrams(
     finally:
         rules_pages._rules_page.cache_clear()
     assert f"<h1 id=\"{name}-rules\">{game.title} rules</h1>" in page
-    assert page.count('<figure class="diagram') == 2  # the start position and the block
+    # The start position, the block, and a sample game in progress.
+    assert page.count('<figure class="diagram') == 3
     assert game.render_svg(game.position_from_text(position.to_text())) in page
     assert "<pre>not a position</pre>" in page
 
@@ -75,3 +76,14 @@ def test_a_missing_rules_document_still_gives_a_page(
     finally:
         rules_pages._rules_page.cache_clear()
     assert "docs/dendria.md" in page and "data-point" in page
+    assert "A game in progress" in page
+
+
+@pytest.mark.parametrize("name", ["benediction", "dendria"])
+def test_the_sample_game_is_a_real_game_in_progress(name: str) -> None:
+    game = get_game(name)
+    svg, caption = rules_pages.sample_game(game, actions=12)
+    assert svg.lstrip().startswith("<svg") and "data-point" in svg
+    assert svg != game.render_svg(game.new())  # pieces have moved
+    played = int(caption.split()[1])
+    assert 0 < played <= 12  # the last turn start within the first 12 actions

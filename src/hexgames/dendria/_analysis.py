@@ -269,32 +269,17 @@ class Analysis:
                 return self._flood(v, b)[0]
         return None
 
-    def can_grow(self, seedbed: Group) -> bool:
-        """At least one fertile soil, each fertilized by a dendrid of the seedbed's colour."""
-        v, _, fertile = seedbed
-        return bool(fertile) and not fertile & ~self.fertilized(COLOR_OF[v])
-
-    def can_convert(self, forest: Group, mover: int) -> bool:
-        """An enemy forest of ``mover`` with a fertile soil, all fertilized by the
-        mover's dendrids and at least one fertilized by none of the owner's."""
-        v, _, fertile = forest
-        owner = COLOR_OF[v]
-        return (
-            owner != mover
-            and bool(fertile)
-            and not fertile & ~self.fertilized(mover)
-            and bool(fertile & ~self.fertilized(owner))
-        )
-
     def growable(self) -> list[Group]:
-        """Seedbeds (either colour) that may grow, by first cell."""
+        """Seedbeds (either colour) that may grow, by first cell: at least one fertile
+        soil, each fertilized by a dendrid of the seedbed's colour."""
         out = self._groups_fed_by(code(0, SEED), self.fertilized(0))
         out += self._groups_fed_by(code(1, SEED), self.fertilized(1))
         out.sort(key=lambda g: g[1][0])
         return out
 
     def convertible(self, mover: int) -> list[Group]:
-        """Enemy forests ``mover`` may convert, by first cell."""
+        """Enemy forests ``mover`` may convert, by first cell: at least one fertile soil,
+        each fertilized by a dendrid of ``mover``, one or more by none of the owner's."""
         owner = 1 - mover
         theirs = self.fertilized(owner)
         return [

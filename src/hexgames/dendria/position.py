@@ -192,6 +192,8 @@ class Position:
             self._pie = PIE_OFF
         if text.seats_swapped and not rules.pie:
             raise ValueError("seats=swapped but the pie rule is off")
+        if text.seats_swapped and self._pie == PIE_ARMED:
+            raise ValueError("seats=swapped on an empty board: the swap comes after a seed")
         if text.passes > text.quiet:
             raise ValueError(
                 f"passes={text.passes} cannot exceed quiet={text.quiet}: a pass is a turn "
@@ -490,11 +492,23 @@ class Position:
 
     # ------------------------------------------------------------ generation
     def _legs_from(self, i: int) -> list[tuple[int, int]]:
+        """``(stop, direction)`` of every legal leg of the dendrid on ``i`` (turn start).
+
+        The hot path of move generation, so the usual case, "ending right after this stop
+        would be a new position", is tested inline on the Zobrist key.
+        """
+        cells, z, seen = self._cells, self._t.zobrist, self._seen_keys
+        v = cells[i]
+        after = self._hash ^ z[i][v] ^ _TO_MOVE_Z[1 - self._to_move]
         out = []
-        for d in range(6):
-            for j in analysis.dendrid_stops(i, d, self._to_move, self._cells, self._t):
-                if self._op_finishable(("move", i, j, d)):
-                    out.append((j, d))
+        for d, ray in enumerate(self._t.board.rays[i]):
+            for j in ray:
+                w = cells[j]
+                if not w:
+                    if after ^ z[j][v] not in seen or self._op_finishable(("move", i, j, d)):
+                        out.append((j, d))
+                elif w != v and KIND_OF[w] != SEED:
+                    break
         return out
 
     def _continuations(self) -> list[int]:

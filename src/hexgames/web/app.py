@@ -261,9 +261,9 @@ def create_app(
         await websocket.accept()
         try:
             match = await service.get(game_id)
-        except GameNotFound as exc:
+        except (GameNotFound, ValueError) as exc:  # ValueError: a stored game that won't replay
             await websocket.send_json({"type": "error", "message": str(exc)})
-            await websocket.close(code=4404)
+            await websocket.close(code=4404 if isinstance(exc, GameNotFound) else 4409)
             return
         if token and not match.seats_of(token):
             await websocket.send_json(
@@ -298,7 +298,8 @@ def create_app(
 
     @app.get("/rules/{game_name}", include_in_schema=False)
     async def rules(game_name: str) -> HTMLResponse:
-        return HTMLResponse(rules_page(get_game(game_name)))
+        # The first request draws a sample game (AI moves): keep it off the event loop.
+        return HTMLResponse(await asyncio.to_thread(rules_page, get_game(game_name)))
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hmac
 import logging
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from hexgames.errors import IllegalAction
@@ -81,7 +81,7 @@ def play_checked(position: GameState, text: str) -> Ply:
         raise IllegalAction("the game is over")
     try:
         action = position.parse_action(text.strip())
-    except ValueError:
+    except ValueError:  # IllegalAction included: the engine's own words
         raise
     except Exception as error:  # a parser tripping on odd input is still the input's fault
         log.warning("parse_action(%r) raised %r", text, error)
@@ -127,10 +127,11 @@ class Match:
         """Seats a token may act for (none for a spectator or a wrong token)."""
         if not token:
             return frozenset()
+        offered = token.encode("utf-8", "replace")  # compare_digest refuses non-ASCII str
         return frozenset(
             seat
             for seat, secret in enumerate(self.stored.seat_tokens)
-            if secret is not None and hmac.compare_digest(secret, token)
+            if secret is not None and hmac.compare_digest(secret.encode(), offered)
         )
 
     def ai_level(self, seat: int) -> int | None:
@@ -307,7 +308,7 @@ class Match:
             "thinking": self.thinking,
             "ai_error": self.ai_error,
             "svg": self.svg(),
-            "history": [ply.__dict__ for ply in self.plies],
+            "history": [asdict(ply) for ply in self.plies],
             "actions_left": _optional_number(position, "actions_left"),
             "score": _optional_score(position),
             "overlays": list(self.game.extras.get("overlays", ())),

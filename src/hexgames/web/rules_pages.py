@@ -15,6 +15,7 @@ from pathlib import Path
 import hexgames
 from hexgames.game import Game, get_game
 from hexgames.web.markdown import to_html
+from hexgames.web.matches import render
 
 PAGE = """<!doctype html>
 <html lang="en">
@@ -35,6 +36,8 @@ PAGE = """<!doctype html>
 <article>
 <figure class="diagram start">{start}<figcaption>The start position.</figcaption></figure>
 {body}
+<h2 id="a-game-in-progress">A game in progress</h2>
+<figure class="diagram">{sample}<figcaption>{sample_caption}</figcaption></figure>
 </article>
 </main>
 </body>
@@ -75,4 +78,28 @@ def _rules_page(name: str) -> str:
             f"<code>docs/{game.name}.md</code> is not installed with this copy of hexgames.</p>"
         )
     start = game.render_svg(game.new())
-    return PAGE.format(title=html.escape(game.title), start=start, body=body)
+    sample, caption = sample_game(game)
+    return PAGE.format(title=html.escape(game.title), start=start, body=body,
+                       sample=sample, sample_caption=html.escape(caption))
+
+
+def sample_game(game: Game, actions: int = 40, seed: int = 2024) -> tuple[str, str]:
+    """A mid-game board: two beginner AIs play from the start (deterministically).
+
+    The docs may contain no position at all; a real game in progress shows what the
+    pieces look like in play, and it is drawn for any game without knowing it. The
+    position kept is the last one at a turn start before the game would end.
+    """
+    from hexgames.ai import player
+
+    position = game.new()
+    bots = [player(game, 1, seed=seed), player(game, 1, seed=seed + 1)]
+    shown = position.copy()
+    while not position.is_over and len(position.history) < actions:
+        position.play(bots[position.current_seat].choose(position))
+        if position.is_turn_start() and not position.is_over:
+            shown = position.copy()
+    svg = render(game, shown)
+    caption = (f"After {len(shown.history)} actions of a game between two beginner-level "
+               f"computer players; {shown.to_move} to act. The last turn is highlighted.")
+    return svg, caption

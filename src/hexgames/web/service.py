@@ -252,33 +252,28 @@ class GameService:
                     choice = await self.workers.choose(
                         match.stored.game, match.stored.options, actions, level
                     )
+                    async with self._locks[match.id]:
+                        if match.revision != revision:
+                            continue  # undone or resigned meanwhile: look again
+                        first = len(match.plies)
+                        ply = match.play_for_seat(seat, choice)  # checked like any input
+                        match.ai_error = None
+                        if not match.ai_to_move():
+                            match.thinking = False
+                        await self._save_or_take_back(match, first, ply.notation)
                 except Exception as error:
                     log.exception("the AI failed in game %s", match.id)
                     match.thinking = False
-                    match.ai_error = f"the computer could not move ({type(error).__name__}); " \
+                    match.ai_error = (
+                        f"the computer could not move ({type(error).__name__}); "
                         "reload the page to let it try again"
+                    )
                     await self.hub.broadcast(match)
                     return
-                match.ai_error = None
-                async with self._locks[match.id]:
-                    if match.revision != revision:
-                        continue
-                    first = len(match.plies)
-                    ply = match.play_for_seat(seat, choice)
-                    if not match.ai_to_move():
-                        match.thinking = False
-                    await self._save_or_take_back(match, first, ply.notation)
                 await self.hub.broadcast(match)
         finally:
             match.thinking = False
             self._ai_tasks.pop(match.id, None)
-
-    async def idle(self, game_id: str) -> None:
-        """Wait until the AI of a game has nothing left to do (for tests and shutdown)."""
-        task = self._ai_tasks.get(game_id)
-        if task is not None:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
 
     async def close(self) -> None:
         for task in list(self._ai_tasks.values()):

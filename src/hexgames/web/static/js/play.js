@@ -50,6 +50,7 @@ function connect() {
   });
   socket.addEventListener("close", (event) => {
     if (event.code === 4404) { setConn("no such game", "bad"); showMissing(); return; }
+    if (event.code === 4409) { setConn("cannot open this game", "bad"); return; }
     setConn("reconnecting…", "wait");
     setTimeout(connect, retry);
     retry = Math.min(retry * 2, 8000);
@@ -103,6 +104,10 @@ function receive(next) {
   const n = state.history.length;
   $("ply-count").textContent = n ? `${n} action${n === 1 ? "" : "s"}` : "";
   showBanner($("banner"), state);
+  if (state.is_over && state.role === "player" && state.mode !== "online") {
+    $("banner").append(el("button", { class: "primary small", id: "again", text: "Play again",
+      onclick: playAgain }));
+  }
   $("undo").disabled = !state.can_undo;
   $("undo").hidden = state.mode === "online" || state.role !== "player";
   $("resign").hidden = state.role !== "player" || state.is_over;
@@ -235,10 +240,12 @@ function clickPoint(point) {
   $("choices").replaceChildren();
   if (result.kind === "send") submit(result.entry.action);
   else if (result.kind === "choose") {
-    $("choices").replaceChildren(...result.entries.map((entry) => el("button", {
-      class: "choice", "data-action": entry.action, text: cap(entry.label || entry.action),
-      title: entry.action, onclick: () => submit(entry.action),
-    })));
+    $("choices").replaceChildren(el("span", { class: "choose", text: "Which one?" }),
+      ...result.entries.map((entry) => el("button", {
+        class: "choice", "data-action": entry.action, title: entry.action,
+        onclick: () => submit(entry.action),
+      }, el("strong", { text: cap(entry.label || entry.action) }),
+      el("small", { text: entry.action }))));
   } else if (result.kind === "error") toast(result.message);
   refreshInput();
 }
@@ -251,6 +258,20 @@ function submit(action) {
     $("choices").replaceChildren();
     refreshInput();
   }
+}
+
+/** A new game with the same game, options and opponent (same seat against the AI). */
+async function playAgain() {
+  const ai = state.players.find((p) => p.kind === "ai");
+  const seat = state.mode === "ai" ? state.your_seats[0] : 0;
+  try {
+    const created = await api("/api/games", { method: "POST", body: {
+      game: state.game, mode: state.mode, options: state.options, seat,
+      level: ai ? ai.level : 3,
+    } });
+    rememberToken(created.id, created.token);
+    location.href = `/play/${created.id}`;
+  } catch (error) { toast(error.message); }
 }
 
 // ------------------------------------------------------------------ controls
