@@ -395,3 +395,38 @@ def test_a_failing_ai_is_reported_and_changes_nothing(tmp_path: Path) -> None:
         failed = wait_for(client, game_id, token, lambda s: s["ai_error"])
         assert "the computer could not move" in failed["ai_error"]
         assert failed["history"] == [] and not failed["thinking"]
+
+
+def test_hotseat_undo_takes_back_one_action_at_a_time(client: TestClient) -> None:
+    game_id, token = new_game(client, "benediction", mode="hotseat")
+    played = play_first_legal(client, game_id, token, 3)
+    undone = client.post(f"/api/games/{game_id}/undo", json={"token": token}).json()
+    assert undone["history"] == played["history"][:2]
+    assert undone["legal"] and undone["ply"] == 2
+    spectator = client.post(f"/api/games/{game_id}/undo", json={"token": None})
+    assert spectator.status_code == 403
+    assert state(client, game_id)["history"] == played["history"][:2]
+
+
+def test_public_listings_and_views_never_reveal_seat_tokens(client: TestClient) -> None:
+    created = client.post("/api/games", json={"game": "dendria", "mode": "online"}).json()
+    listing = client.get("/api/games").text
+    spectator_view = client.get(f"/api/games/{created['id']}").text
+    for token in created["tokens"]:
+        assert token not in listing and token not in spectator_view
+    seat_view = client.get(f"/api/games/{created['id']}", params={"token": created["token"]}).text
+    assert created["tokens"][1] not in seat_view  # one seat never learns the other's secret
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_resignation_survives_the_record_round_trip(client: TestClient, game: str) -> None:
+    game_id, token = new_game(client, game, mode="hotseat")
+    play_first_legal(client, game_id, token, 1)
+    resigned = client.post(f"/api/games/{game_id}/resign", json={"token": token}).json()
+    record = client.get(f"/api/games/{game_id}/record").text
+    copy = client.post("/api/records", json={"text": record}).json()
+    restored = state(client, copy["id"], copy["token"])
+    assert restored["is_over"] and restored["legal"] == []
+    assert (restored["winner"], restored["result"]) == (resigned["winner"], resigned["result"])
+    listed = {g["id"]: g for g in client.get("/api/games").json()["games"]}[copy["id"]]
+    assert listed["status"] == "over" and listed["reason"] == resigned["result"].split("(")[1][:-1]

@@ -129,17 +129,20 @@ def enter(page: Any, entry: dict[str, Any]) -> None:
 
 
 def wait_my_turn(page: Any, server: str, game_id: str, token: str) -> dict[str, Any]:
-    """Wait until the computer has finished its turn and the page shows it."""
+    """Wait until the computer has finished its turn (or the game ended) and the page shows it."""
     deadline = time.monotonic() + 60
     while True:
         current = api_state(server, game_id, token)
-        if current["your_turn"] and current["turn_start"] and not current["thinking"]:
+        if current["is_over"] or (
+            current["your_turn"] and current["turn_start"] and not current["thinking"]
+        ):
             break
         assert time.monotonic() < deadline, "the computer did not answer in time"
         time.sleep(0.1)
     page.wait_for_function(
         f"document.querySelectorAll('#moves .act').length === {len(current['history'])}")
-    page.wait_for_selector(".status .headline.go")
+    shown = "#banner:not([hidden])" if current["is_over"] else ".status .headline.go"
+    page.wait_for_selector(shown)
     return current
 
 
@@ -172,6 +175,8 @@ def test_play_against_the_ai_by_clicking(page: Any, server: str, game: str) -> N
     assert "token" not in page.url  # the seat's secret is not left in the address bar
     for turn in range(3):
         current = wait_my_turn(page, server, game_id, token)
+        if current["is_over"]:
+            break  # a quick win for either side (rare): the game is still fully checked below
         if turn == 1:  # pieces of both sides are on the board now
             explain_a_dead_click(page, current)
         before = len(current["history"])
@@ -181,7 +186,7 @@ def test_play_against_the_ai_by_clicking(page: Any, server: str, game: str) -> N
         # Finish our turn if the game wants more actions, then wait for the computer.
         for _ in range(6):
             current = api_state(server, game_id, token)
-            if not current["your_turn"]:
+            if not current["your_turn"] or current["is_over"]:
                 break
             buttons = [e for e in current["legal"] if not e["points"]]
             if current["turn_start"]:
@@ -209,6 +214,28 @@ def test_play_against_the_ai_by_clicking(page: Any, server: str, game: str) -> N
                                         "nodes => nodes.map(n => n.dataset.point)")
         assert two_clicks["points"][1] in lit
     shot(page, f"web-{game}")
+    if not final["is_over"]:  # undo (or U) takes back our last action and the reply to it
+        page.keyboard.press("Escape")
+        page.click("#undo")
+        mine = [i for i, ply in enumerate(final["history"]) if ply["seat"] == 0]
+        page.wait_for_function(
+            f"document.querySelectorAll('#moves .act').length === {mine[-1]}")
+        after = api_state(server, game_id, token)
+        assert after["history"] == final["history"][:mine[-1]] and after["your_turn"]
+
+
+def test_variant_options_from_the_form_reach_the_game(page: Any, server: str) -> None:
+    page.goto(server + "/")
+    page.click('.game-choice[data-game="dendria"]')
+    page.click('.segmented label:has(input[value="hotseat"])')
+    page.click("details.options summary")
+    page.fill('[data-option="size"]', "5")
+    page.uncheck('[data-option="pie"]')
+    page.click("#start")
+    page.wait_for_selector('.board svg[data-side="5"] .hit[data-point]')
+    created = api_state(server, game_id_of(page))
+    assert created["options"]["size"] == 5 and created["options"]["pie"] is False
+    assert page.locator(".board svg .hit[data-point]").count() == 3 * 5 * 4 + 1
 
 
 def test_tools_and_choices_between_actions_entered_by_the_same_clicks(
@@ -260,6 +287,7 @@ def test_tools_and_choices_between_actions_entered_by_the_same_clicks(
 def test_an_online_game_between_two_browsers(browser: Any, server: str, page: Any) -> None:
     game_id = start_from_home(page, server, "benediction", "online")
     page.wait_for_selector("#invite input")
+    shot(page, "web-online-host")
     invite = page.locator("#invite input").first.input_value()
     spectate = page.locator("#invite input").nth(1).input_value()
     assert invite.startswith(server) and "token=" in invite and "token=" not in spectate
@@ -289,7 +317,17 @@ def test_an_online_game_between_two_browsers(browser: Any, server: str, page: An
         for viewer in (page, friend, watcher):
             assert moves_shown(viewer) == history
         assert watcher.locator(".tools button, .buttons button").count() == 0
+        assert watcher.locator("#resign").is_hidden() and watcher.locator("#undo").is_hidden()
         shot(friend, "web-online-friend")
+        # The friend resigns (after confirming): everybody sees the result.
+        friend.click("#resign")
+        friend.click('#confirm button[value="yes"]')
+        for viewer in (page, friend, watcher):
+            viewer.wait_for_selector("#banner:not([hidden])")
+        assert "You lose" in friend.inner_text("#banner")
+        assert "You win" in page.inner_text("#banner")
+        assert "Red wins" in watcher.inner_text("#banner")
+        assert "resigned" in watcher.inner_text("#banner")
     finally:
         friend_context.close()
         watcher_context.close()
@@ -312,7 +350,7 @@ def self_played_record(name: str, steps: int) -> str:
 def test_replay_a_finished_game(page: Any, server: str) -> None:
     # A game in full swing, uploaded as a record: it continues as a same-screen game.
     created = httpx.post(f"{server}/api/records",
-                         json={"text": self_played_record("dendria", 90)}, timeout=60).json()
+                         json={"text": self_played_record("dendria", 170)}, timeout=60).json()
     game_id, token = created["id"], created["token"]
     page.goto(f"{server}/play/{game_id}?token={token}")
     page.wait_for_selector(".board svg .hit[data-point]")

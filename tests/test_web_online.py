@@ -86,6 +86,8 @@ def test_out_of_turn_wrong_seat_and_malformed_messages_get_errors(client: TestCl
             one.send_text(raw)
             reply = one.receive_json()
             assert reply["type"] == "error" and fragment in reply["message"], (raw, reply)
+        one.send_bytes(b"\xff\xfe not text")
+        assert "malformed JSON" in one.receive_json()["message"]
         one.send_json({"type": "ping"})
         assert one.receive_json() == {"type": "pong"}
     assert client.get(f"/api/games/{game_id}").json()["history"] == []

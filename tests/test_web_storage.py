@@ -193,3 +193,19 @@ def test_the_web_app_keeps_games_in_postgresql_across_restarts(postgres_url: str
         again = client.get(f"/api/games/{game_id}", params={"token": token}).json()
         assert again["history"] == played.json()["history"]
         assert [g["id"] for g in client.get("/api/games").json()["games"]] == [game_id]
+
+
+def test_postgres_storage_reconnects_after_losing_its_connection(postgres_url: str) -> None:
+    import psycopg
+
+    storage = open_storage(database_url=postgres_url)
+    storage.create_game(_game())
+    with psycopg.connect(postgres_url, autocommit=True) as admin:
+        admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+    with pytest.raises(psycopg.OperationalError):
+        storage.load_game("g1")  # the statement that meets the dead connection fails...
+    assert storage.load_game("g1").id == "g1"  # ...and the next one reconnects
+    storage.close()

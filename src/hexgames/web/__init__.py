@@ -1,11 +1,12 @@
 """The hexgames web site: play Benediction and Dendria in a browser.
 
-Modules: :mod:`.app` (the FastAPI app factory ``create_app``), :mod:`.service` (games of a
-running server), :mod:`.matches` (one game and what each viewer sees), :mod:`.hub`
-(WebSocket broadcasting), :mod:`.ai_worker` (AI searches in worker processes),
-:mod:`.storage` (SQLite/PostgreSQL), :mod:`.options` (validating rules options),
-:mod:`.rules_pages` and :mod:`.markdown` (rules pages), :mod:`.cli` (``hexgames serve``),
-and ``static/`` (the front end: HTML, CSS and JavaScript modules, no build step).
+Modules: :mod:`.app` (the FastAPI app factory ``create_app``), :mod:`.sockets` (live
+play over WebSockets), :mod:`.service` (games of a running server), :mod:`.matches`
+(one game and what each viewer sees), :mod:`.hub` (WebSocket broadcasting),
+:mod:`.ai_worker` (AI searches in worker processes), :mod:`.storage`
+(SQLite/PostgreSQL), :mod:`.options` (validating rules options), :mod:`.rules_pages` and
+:mod:`.markdown` (rules pages), :mod:`.cli` (``hexgames serve``), and ``static/`` (the
+front end: HTML, CSS and JavaScript modules, no build step).
 """
 
 from __future__ import annotations

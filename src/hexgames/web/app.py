@@ -13,7 +13,6 @@ are logged and answered with a JSON 500 that reveals no internals.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 from collections.abc import AsyncIterator
@@ -22,7 +21,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse
 from fastapi.staticfiles import StaticFiles
@@ -38,6 +37,7 @@ from hexgames.web.matches import Match, rebuild, render
 from hexgames.web.options import describe_options
 from hexgames.web.rules_pages import rules_page
 from hexgames.web.service import GameNotFound, GameService
+from hexgames.web.sockets import add_socket_route
 from hexgames.web.storage import StoredGame, open_storage
 
 log = logging.getLogger(__name__)
@@ -106,9 +106,9 @@ def create_app(
 ) -> FastAPI:
     """A complete web app storing games in ``data_dir`` (SQLite) or ``database_url``.
 
-    ``database_url`` defaults to the ``DATABASE_URL`` environment variable.
+    The environment is not consulted here (``hexgames serve`` reads ``DATABASE_URL``), so
+    an app built in a test or a script stores exactly where it is told to.
     """
-    database_url = database_url if database_url is not None else os.environ.get("DATABASE_URL")
     storage = open_storage(data_dir=data_dir, database_url=database_url or None)
     processes = ai_processes or max(1, min(4, (os.cpu_count() or 2) - 1))
     service = GameService(storage, AiWorkers(processes), Hub())
@@ -256,32 +256,7 @@ def create_app(
         return {"ply": len(match.plies), "svg": render(match.game, match.position, chosen)}
 
     # ---------------------------------------------------------- WebSocket
-    @app.websocket("/ws/games/{game_id}")
-    async def socket(websocket: WebSocket, game_id: str, token: str | None = None) -> None:
-        await websocket.accept()
-        try:
-            match = await service.get(game_id)
-        except (GameNotFound, ValueError) as exc:  # ValueError: a stored game that won't replay
-            await websocket.send_json({"type": "error", "message": str(exc)})
-            await websocket.close(code=4404 if isinstance(exc, GameNotFound) else 4409)
-            return
-        if token and not match.seats_of(token):
-            await websocket.send_json(
-                {"type": "error", "message": "this token holds no seat here: you are watching"}
-            )
-            token = None
-        service.hub.join(game_id, websocket, token)
-        try:
-            await websocket.send_json(match.view(token))
-            while True:
-                text = await websocket.receive_text()
-                reply = await handle_message(service, game_id, token, text)
-                if reply is not None:
-                    await websocket.send_json(reply)
-        except WebSocketDisconnect:
-            pass
-        finally:
-            service.hub.leave(game_id, websocket)
+    add_socket_route(app, service)
 
     # -------------------------------------------------------------- pages
     @app.get("/", include_in_schema=False)
@@ -321,42 +296,9 @@ def record_tags(match: Match) -> dict[str, str]:
     }
     for player in players:
         tags[player["color"].capitalize()] = player["name"]
-    if match.is_over:
-        tags["Result"] = match.result_text()
+    if match.is_over and not match.position.is_over:
+        # A resignation is not in the position, so the game's writer cannot know it:
+        # say it in tags of our own (the writers keep unknown tags; see import_record).
+        tags["Winner"] = match.stored.winner or ""
+        tags["Ending"] = match.stored.reason or ""
     return tags
-
-
-async def handle_message(
-    service: GameService, game_id: str, token: str | None, text: str
-) -> dict[str, Any] | None:
-    """Act on one WebSocket message; returns an error message for the sender, or None.
-
-    Successful changes reach the sender through the broadcast like everybody else.
-    """
-    try:
-        message = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return {"type": "error", "message": f"malformed JSON: {exc.msg}"}
-    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
-        return {"type": "error", "message": 'a message is a JSON object with a "type"'}
-    kind = message["type"]
-    try:
-        if kind == "action":
-            ply = message.get("ply")
-            if ply is not None and (not isinstance(ply, int) or isinstance(ply, bool)):
-                return {"type": "error", "message": '"ply" must be an integer'}
-            action = message.get("action")
-            if not isinstance(action, str):
-                return {"type": "error", "message": '"action" must be a string of notation'}
-            await service.act(game_id, token, action, ply)
-        elif kind == "undo":
-            await service.undo(game_id, token)
-        elif kind == "resign":
-            await service.resign(game_id, token)
-        elif kind == "ping":
-            return {"type": "pong"}
-        else:
-            return {"type": "error", "message": f"unknown message type {kind!r}"}
-    except (IllegalAction, PermissionError, ValueError, GameNotFound) as exc:
-        return {"type": "error", "message": str(exc)}
-    return None

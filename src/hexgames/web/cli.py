@@ -55,8 +55,29 @@ def run(args: argparse.Namespace) -> int:
     where = "PostgreSQL" if args.database_url else f"SQLite in {args.data_dir.resolve()}"
     print(f"hexgames is running: open http://{shown}:{port}/  (games stored in {where})",
           flush=True)
+    if args.host in ("0.0.0.0", "::"):
+        lan = lan_address()
+        if lan:
+            print(f"on your network: http://{lan}:{port}/  (open the site by this address "
+                  "so that invitation links work for friends on other machines)", flush=True)
     print("Press Ctrl+C to stop.", flush=True)
     config = uvicorn.Config(app, log_level="warning")
     server = uvicorn.Server(config)
     server.run(sockets=[sock])
     return 0
+
+
+def lan_address() -> str | None:
+    """This machine's address on its local network, if it has one (no packet is sent:
+    connecting a UDP socket only asks the kernel which interface it would use)."""
+    import socket
+
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        probe.connect(("10.255.255.255", 1))
+        address = probe.getsockname()[0]
+    except OSError:
+        return None
+    finally:
+        probe.close()
+    return None if address.startswith("127.") else address

@@ -13,7 +13,7 @@ from functools import cache
 from pathlib import Path
 
 import hexgames
-from hexgames.game import Game, get_game
+from hexgames.game import Game, game_names, get_game
 from hexgames.web.markdown import to_html
 from hexgames.web.matches import render
 
@@ -29,8 +29,7 @@ PAGE = """<!doctype html>
 <body class="page-rules">
 <header class="topbar">
   <a class="brand" href="/"><img src="/static/favicon.svg" alt=""> hexgames</a>
-  <nav><a href="/">Play</a><a href="/rules/benediction">Benediction rules</a>
-  <a href="/rules/dendria">Dendria rules</a></nav>
+  <nav><a href="/">Play</a>{nav}</nav>
 </header>
 <main class="rules">
 <article>
@@ -79,11 +78,16 @@ def _rules_page(name: str) -> str:
         )
     start = game.render_svg(game.new())
     sample, caption = sample_game(game)
-    return PAGE.format(title=html.escape(game.title), start=start, body=body,
+    nav = "".join(
+        f'<a href="/rules/{other.name}"{" aria-current=page" if other.name == name else ""}>'
+        f"{html.escape(other.title)} rules</a>"
+        for other in map(get_game, game_names())
+    )
+    return PAGE.format(title=html.escape(game.title), start=start, body=body, nav=nav,
                        sample=sample, sample_caption=html.escape(caption))
 
 
-def sample_game(game: Game, actions: int = 40, seed: int = 2024) -> tuple[str, str]:
+def sample_game(game: Game, actions: int = 120, seed: int = 2024) -> tuple[str, str]:
     """A mid-game board: two beginner AIs play from the start (deterministically).
 
     The docs may contain no position at all; a real game in progress shows what the

@@ -41,6 +41,14 @@ def new_token() -> str:
     return secrets.token_urlsafe(18)
 
 
+def resigned_from_tags(match: Match, tags: dict[str, str]) -> None:
+    """Restore a resignation recorded by this site's record download (tags ``Winner`` and
+    ``Ending``), which the position itself cannot express."""
+    winner, ending = tags.get("Winner", ""), tags.get("Ending", "")
+    if winner in match.game.colors and ending.endswith("resigned"):
+        match.stored.status, match.stored.winner, match.stored.reason = "over", winner, ending
+
+
 class GameService:
     def __init__(self, storage: Storage, workers: AiWorkers, hub: Hub) -> None:
         self.storage = storage
@@ -110,7 +118,7 @@ class GameService:
         for name in [game_name] if game_name else game_names():
             game = get_game(name)
             try:
-                position, _tags = game.read_record(text)
+                position, tags = game.read_record(text)
             except ValueError as error:
                 errors.append(f"{game.title}: {error}")
                 continue
@@ -135,12 +143,9 @@ class GameService:
                 actions=actions,
             )
             match = await asyncio.to_thread(Match, stored)
-            match.sync_result()
-            await asyncio.to_thread(self.storage.create_game, stored)
-            if stored.status == "over":
-                await asyncio.to_thread(
-                    self.storage.finish_game, stored.id, stored.winner, stored.reason, stamp
-                )
+            if not match.sync_result():
+                resigned_from_tags(match, tags)
+            await asyncio.to_thread(self.storage.create_game, stored)  # with its result
             self._matches[stored.id] = match
             return match, token
         raise ValueError("not a game record this site can read: " + "; ".join(errors))

@@ -13,7 +13,7 @@ import json
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -126,14 +126,19 @@ class SqlStorage(Storage):
     def _sql(self, text: str) -> str:
         return text.replace("?", self.placeholder)
 
+    def _reconnect_if_needed(self) -> None:
+        """Hook for backends whose connection can drop (PostgreSQL); called under the lock."""
+
     @contextmanager
     def _transaction(self) -> Iterator[Any]:
         with self._lock:
+            self._reconnect_if_needed()
             cursor = self._connection.cursor()
             try:
                 yield cursor
             except BaseException:
-                self._connection.rollback()
+                with suppress(Exception):  # a dropped connection cannot roll back
+                    self._connection.rollback()
                 raise
             else:
                 self._connection.commit()

@@ -10,7 +10,12 @@ from hexgames.web.storage.base import SqlStorage
 
 
 class PostgresStorage(SqlStorage):
-    """Games in the PostgreSQL database named by a ``postgresql://`` URL (or conninfo)."""
+    """Games in the PostgreSQL database named by a ``postgresql://`` URL (or conninfo).
+
+    A server outlives database restarts and network hiccups: a connection found closed or
+    broken is replaced before the next statement (the statement that met the failure
+    still fails, and its request gets an error).
+    """
 
     placeholder = "%s"
 
@@ -22,4 +27,9 @@ class PostgresStorage(SqlStorage):
                 "DATABASE_URL names PostgreSQL but psycopg is not installed; "
                 "install it with: pip install 'hexgames[postgres]'"
             ) from error
-        super().__init__(psycopg.connect(url))
+        self._connect = lambda: psycopg.connect(url)
+        super().__init__(self._connect())
+
+    def _reconnect_if_needed(self) -> None:
+        if self._connection.closed or self._connection.broken:
+            self._connection = self._connect()

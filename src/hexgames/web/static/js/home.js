@@ -2,7 +2,7 @@
 // list) and an opponent; list this site's games; open an uploaded record.
 
 import { api, rememberInvite, rememberToken, tokenFor } from "./api.js";
-import { cap, el, swatch } from "./common.js";
+import { cap, el, mountSvg, swatch } from "./common.js";
 
 const $ = (id) => document.getElementById(id);
 let catalog = null;
@@ -21,13 +21,14 @@ function renderPicker() {
     el("input", { type: "radio", name: "game", value: game.name, checked: i === 0,
       onchange: () => { renderSeats(); renderOptions(); } }),
     el("span", { class: "preview", "aria-hidden": "true" }),
-    el("span", { class: "title", text: game.title }),
+    el("span", { class: "title" }, game.title,
+      el("a", { class: "rules-link", href: `/rules/${game.name}`, text: "Rules →",
+        onclick: (e) => e.stopPropagation() })),
     el("span", { class: "blurb", text: game.blurb || "" }),
-    el("a", { class: "rules", href: `/rules/${game.name}`, text: "rules", onclick: (e) => e.stopPropagation() }),
   )));
   for (const game of catalog.games) {
     const slot = document.querySelector(`.game-choice[data-game="${game.name}"] .preview`);
-    if (game.preview_svg) slot.innerHTML = game.preview_svg;
+    if (game.preview_svg) mountSvg(slot, game.preview_svg);
   }
 }
 
@@ -95,7 +96,11 @@ async function start(event) {
     } });
     rememberToken(created.id, created.token);
     if (mode() === "online") {
-      rememberInvite(created.id, { opponent: created.links.seats[1 - seat], spectate: created.links.spectate });
+      rememberInvite(created.id, {
+        opponent: created.links.seats[1 - seat],
+        mine: created.links.seats[seat],
+        spectate: created.links.spectate,
+      });
     }
     location.href = `/play/${created.id}`;
   } catch (error) {
@@ -164,6 +169,8 @@ async function upload(event) {
 
 async function init() {
   catalog = await api("/api/catalog");
+  $("nav").append(...catalog.games.map((game) => el("a", {
+    href: `/rules/${game.name}`, text: `${game.title} rules` })));
   renderPicker();
   renderSeats();
   renderOptions();

@@ -92,10 +92,10 @@ function receive(next) {
   $("rules-link").textContent = `${state.title} rules`;
   $("replay").href = `/replay/${state.id}`;
   $("download").href = `/api/games/${state.id}/record`;
-  board.show(state.svg);
   if (fresh) picker = new Picker(state.legal);
   renderOverlayToggles();
-  if (overlays.size) loadOverlays();
+  if (overlays.size) loadOverlays();  // shows the overlaid drawing when it arrives
+  else board.show(state.svg);
   renderPlayers($("players"), state);
   renderStatus();
   renderScore();
@@ -164,7 +164,9 @@ function renderInvite() {
         } }));
   };
   node.replaceChildren(el("h3", { text: "Invite a friend" }),
-    row("Send to your opponent", invite.opponent), row("Spectators", invite.spectate));
+    row("Send to your opponent", invite.opponent), row("Spectators", invite.spectate),
+    invite.mine ? row("Your own seat (to continue on another device; keep it private)",
+      invite.mine) : null);
 }
 
 // An overlay (e.g. Dendria's fertilized or plantable cells) is a different drawing of the
@@ -212,6 +214,7 @@ function refreshInput() {
     buttons.replaceChildren();
     board.mark({ interactive: false });
     $("input-bar").classList.toggle("idle", true);
+    $("hint").textContent = "";
     return;
   }
   $("input-bar").classList.toggle("idle", false);
@@ -226,7 +229,11 @@ function refreshInput() {
     class: "action-button", "data-action": entry.action, text: cap(entry.label || entry.action),
     onclick: () => submit(entry.action),
   })));
-  board.mark({ interactive: true, targets: picker.targets(), selected: picker.clicks });
+  const targets = picker.targets();
+  board.mark({ interactive: true, targets, selected: picker.clicks });
+  $("hint").textContent = picker.clicks.length
+    ? (targets.size ? "Click a highlighted point to continue · Esc cancels" : "")
+    : (targets.size ? "Click a highlighted point" : "");
 }
 
 function clickPoint(point) {

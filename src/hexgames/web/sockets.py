@@ -1,0 +1,90 @@
+"""Live play over WebSockets: ``/ws/games/{id}?token=...``.
+
+A browser opens one socket per game page. It receives the state at once and after every
+change (its own view: legal actions only on its turn), and sends small JSON messages:
+``{"type": "action", "action": "e3e4", "ply": 12}``, ``{"type": "undo"}``,
+``{"type": "resign"}``, ``{"type": "ping"}``. A refused message is answered with
+``{"type": "error", "message": ...}`` to the sender only and changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from fastapi import FastAPI, WebSocket, WebSocketDisconnect
+
+from hexgames.errors import IllegalAction
+from hexgames.web.service import GameNotFound, GameService
+
+
+def add_socket_route(app: FastAPI, service: GameService) -> None:
+    """Register the game socket on ``app``."""
+
+    @app.websocket("/ws/games/{game_id}")
+    async def socket(websocket: WebSocket, game_id: str, token: str | None = None) -> None:
+        await websocket.accept()
+        try:
+            match = await service.get(game_id)
+        except (GameNotFound, ValueError) as exc:  # ValueError: a stored game that won't replay
+            await websocket.send_json({"type": "error", "message": str(exc)})
+            await websocket.close(code=4404 if isinstance(exc, GameNotFound) else 4409)
+            return
+        if token and not match.seats_of(token):
+            await websocket.send_json(
+                {"type": "error", "message": "this token holds no seat here: you are watching"}
+            )
+            token = None
+        service.hub.join(game_id, websocket, token)
+        try:
+            await websocket.send_json(match.view(token))
+            while True:
+                frame = await websocket.receive()
+                if frame["type"] == "websocket.disconnect":
+                    break
+                text = frame.get("text")
+                if text is None:  # a binary frame: decode it rather than fail the socket
+                    text = (frame.get("bytes") or b"").decode("utf-8", "replace")
+                reply = await handle_message(service, game_id, token, text)
+                if reply is not None:
+                    await websocket.send_json(reply)
+        except WebSocketDisconnect:
+            pass
+        finally:
+            service.hub.leave(game_id, websocket)
+
+
+async def handle_message(
+    service: GameService, game_id: str, token: str | None, text: str
+) -> dict[str, Any] | None:
+    """Act on one WebSocket message; returns an error message for the sender, or None.
+
+    Successful changes reach the sender through the broadcast like everybody else.
+    """
+    try:
+        message = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return {"type": "error", "message": f"malformed JSON: {exc.msg}"}
+    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+        return {"type": "error", "message": 'a message is a JSON object with a "type"'}
+    kind = message["type"]
+    try:
+        if kind == "action":
+            ply = message.get("ply")
+            if ply is not None and (not isinstance(ply, int) or isinstance(ply, bool)):
+                return {"type": "error", "message": '"ply" must be an integer'}
+            action = message.get("action")
+            if not isinstance(action, str):
+                return {"type": "error", "message": '"action" must be a string of notation'}
+            await service.act(game_id, token, action, ply)
+        elif kind == "undo":
+            await service.undo(game_id, token)
+        elif kind == "resign":
+            await service.resign(game_id, token)
+        elif kind == "ping":
+            return {"type": "pong"}
+        else:
+            return {"type": "error", "message": f"unknown message type {kind!r}"}
+    except (IllegalAction, PermissionError, ValueError, GameNotFound) as exc:
+        return {"type": "error", "message": str(exc)}
+    return None
