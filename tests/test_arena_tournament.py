@@ -97,7 +97,21 @@ def test_arena_cli_plays_in_two_processes_and_saves_readable_records(tmp_path):
         expected = float(row["seat0_result"])
         assert position.returns()[0] == expected
     summary = (out / "summary.md").read_text()
-    assert "| greedy |" in summary and "games/s" in summary
+    assert "games/s" in summary
+    rows = {}
+    for line in summary.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if cells[0] in ("random", "greedy"):
+            elo, margin = cells[6].split(" ± ")
+            rows[cells[0]] = (float(cells[5].rstrip("%")), float(elo), float(margin))
+    (score_r, elo_r, margin_r), (score_g, elo_g, margin_g) = rows["random"], rows["greedy"]
+    assert score_r + score_g == pytest.approx(100.0)
+    assert elo_r == pytest.approx(-elo_g, abs=1)  # two players: mean 0
+    assert margin_r == margin_g > 0
+    if score_g != score_r:
+        assert (elo_g > elo_r) == (score_g > score_r)
+    else:
+        assert abs(elo_g - elo_r) < 50
 
 
 def test_arena_cli_refuses_bad_input_before_playing(tmp_path, capsys):

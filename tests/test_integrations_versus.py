@@ -57,6 +57,9 @@ def test_a_tiny_match_plays_both_seats_and_counts_everything(name: str, options)
     match = versus.run_match(name, games=2, seconds=0.02, options=options, seed=5)
     assert match.games == 2 == match.wins + match.draws + match.losses
     assert sum(match.wins_by_seat) == match.wins
+    assert [record["our_seat"] for record in match.records] == [0, 1]
+    assert sum(record["result"] > 0 for record in match.records) == match.wins
+    assert sum(record["actions"] for record in match.records) == match.actions
     assert match.actions > 0
     assert match.their_simulations > 0 and match.their_seconds > 0
     summary = match.summary()

@@ -12,6 +12,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -43,9 +44,16 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         env={**os.environ, "DATABASE_URL": ""},
     )
     try:
-        line = process.stdout.readline()
-        found = re.search(r"http://\S+?(?=/?\s)", line + " ")
-        assert found, f"the server did not print its URL: {line!r}"
+        seen = []
+        for line in process.stdout:  # warnings may come first (stderr is merged)
+            seen.append(line)
+            found = re.search(r"http://\S+?(?=/?\s)", line + " ")
+            if found:
+                break
+        else:
+            raise AssertionError(f"the server did not print its URL: {''.join(seen)!r}")
+        # Keep reading its output so that a chatty server never blocks on a full pipe.
+        threading.Thread(target=seen.extend, args=(process.stdout,), daemon=True).start()
         yield found.group(0).rstrip("/")
     finally:
         process.terminate()

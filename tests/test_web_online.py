@@ -35,6 +35,12 @@ def next_state(socket: Any) -> dict[str, Any]:
     return message
 
 
+def joined(first: Any, second: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The states after both players connected: the first player is told of the second."""
+    next_state(first)
+    return next_state(first), next_state(second)
+
+
 @pytest.mark.parametrize("game", ["benediction", "dendria"])
 def test_two_players_and_a_spectator_share_every_move(client: TestClient, game: str) -> None:
     game_id, (first, second) = online_game(client, game)
@@ -43,8 +49,9 @@ def test_two_players_and_a_spectator_share_every_move(client: TestClient, game: 
         client.websocket_connect(url(game_id, second)) as two,
         client.websocket_connect(url(game_id)) as watcher,
     ):
-        views = [next_state(one), next_state(two), next_state(watcher)]
+        views = [*joined(one, two), next_state(watcher)]
         assert [v["your_seats"] for v in views] == [[0], [1], []]
+        assert all(v["present"] == [0, 1] for v in views)
         assert views[0]["legal"] and not views[1]["legal"] and not views[2]["legal"]
         assert views[2]["role"] == "spectator"
 
@@ -69,7 +76,7 @@ def test_out_of_turn_wrong_seat_and_malformed_messages_get_errors(client: TestCl
         client.websocket_connect(url(game_id, first)) as one,
         client.websocket_connect(url(game_id, second)) as two,
     ):
-        start, _ = next_state(one), next_state(two)
+        start, _ = joined(one, two)
         action = start["legal"][0]["action"]
         two.send_json({"type": "action", "action": action})
         assert two.receive_json() == {"type": "error",
@@ -119,7 +126,7 @@ def test_resignation_reaches_both_players_and_ends_the_game(client: TestClient) 
         client.websocket_connect(url(game_id, first)) as one,
         client.websocket_connect(url(game_id, second)) as two,
     ):
-        start, _ = next_state(one), next_state(two)
+        start, _ = joined(one, two)
         two.send_json({"type": "resign"})
         ended = [next_state(one), next_state(two)]
         assert all(v["is_over"] and v["winner"] == "red" for v in ended)
@@ -141,3 +148,17 @@ def test_a_reconnecting_player_resumes_with_the_same_seat(tmp_path: Path) -> Non
     ):
         view = next_state(again)
         assert view["your_seats"] == [0] and view["history"] == moved["history"]
+
+
+def test_players_see_whether_their_opponent_is_connected(client: TestClient) -> None:
+    game_id, (first, second) = online_game(client)
+    with client.websocket_connect(url(game_id, first)) as one:
+        assert next_state(one)["present"] == [0]  # waiting for the friend
+        with client.websocket_connect(url(game_id, second)) as two:
+            assert next_state(one)["present"] == [0, 1]
+            assert next_state(two)["present"] == [0, 1]
+            with client.websocket_connect(url(game_id)) as watcher:  # spectators are silent
+                assert next_state(watcher)["present"] == [0, 1]
+            one.send_json({"type": "ping"})
+            assert one.receive_json() == {"type": "pong"}  # no state arrived for the watcher
+        assert next_state(one)["present"] == [0]  # the friend left

@@ -176,13 +176,17 @@ class HexGameEnv(AECEnv, EzPickle):
 
 
 def svg_to_rgb(svg: str) -> np.ndarray:
-    """Rasterise an SVG drawing into an ``H x W x 3`` uint8 array (white background)."""
+    """Rasterise an SVG drawing into an ``H x W x 3`` uint8 array (white background).
+
+    The PNG is decoded with matplotlib, a declared dependency, rather than with Pillow
+    directly.
+    """
     import cairosvg
-    from PIL import Image
+    from matplotlib import image
 
     png = cairosvg.svg2png(bytestring=svg.encode("utf-8"), background_color="white")
-    with Image.open(io.BytesIO(png)) as image:
-        return np.asarray(image.convert("RGB"), dtype=np.uint8).copy()
+    rgba = image.imread(io.BytesIO(png), format="png")  # float32 in [0, 1]
+    return np.rint(rgba[..., :3] * 255).astype(np.uint8)
 
 
 _MODULES: dict[str, SimpleNamespace] = {}

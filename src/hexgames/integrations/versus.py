@@ -147,6 +147,8 @@ class Match:
     our_seconds: float = 0.0
     their_simulations: int = 0
     their_seconds: float = 0.0
+    #: One entry per game: our seat, our result, its length and its final position.
+    records: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def score(self) -> float:
@@ -175,7 +177,7 @@ def play_game(
     match: Match,
 ) -> float:
     """Play one game; returns our result (+1 win, 0 draw, -1 loss) and adds the search
-    statistics of both sides to ``match``."""
+    statistics of both sides and a record of the game to ``match``."""
     hex_game: Game = get_game(match.game)
     state = spiel_game.new_initial_state()
     ours.reset()
@@ -192,7 +194,17 @@ def play_game(
         match.actions += 1
     if not state.position.is_over:
         match.capped += 1
-    return float(state.returns()[our_seat])
+    result = float(state.returns()[our_seat])
+    match.records.append(
+        {
+            "our_seat": our_seat,
+            "result": result,
+            "actions": len(state.history()),
+            "capped": not state.position.is_over,
+            "final_position": state.position.to_text(),
+        }
+    )
+    return result
 
 
 def run_match(
@@ -276,7 +288,8 @@ def _parse_options(game: Game, assignments: list[str]) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    console = Console()
+    # Off a terminal (nohup, CI logs) rich would wrap the table at 80 columns.
+    console = Console() if sys.stdout.isatty() else Console(width=120)
     if args.games < 1:
         console.print("[red]--games must be at least 1[/red]")
         return 2

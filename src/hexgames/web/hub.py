@@ -37,6 +37,13 @@ class Hub:
     def watchers(self, game_id: str) -> int:
         return len(self._connections.get(game_id, {}))
 
+    def seats_present(self, match: Match) -> list[int]:
+        """Seats with at least one open connection (an online opponent who is here)."""
+        present: set[int] = set()
+        for token in self._connections.get(match.id, {}).values():
+            present |= match.seats_of(token)
+        return sorted(present)
+
     async def broadcast(self, match: Match) -> None:
         """Send every connection of the game its view of the current state.
 
@@ -46,10 +53,11 @@ class Hub:
         connections = list(self._connections.get(match.id, {}).items())
         if not connections:
             return
+        present = self.seats_present(match)
         views: dict[str | None, dict[str, Any]] = {}
         for _, token in connections:
             if token not in views:
-                views[token] = match.view(token)
+                views[token] = {**match.view(token), "present": present}
         results = await asyncio.gather(
             *(socket.send_json(views[token]) for socket, token in connections),
             return_exceptions=True,

@@ -10,6 +10,7 @@ change (its own view: legal actions only on its turn), and sends small JSON mess
 from __future__ import annotations
 
 import json
+from contextlib import suppress
 from typing import Any
 
 from fastapi import FastAPI, WebSocket, WebSocketDisconnect
@@ -37,7 +38,11 @@ def add_socket_route(app: FastAPI, service: GameService) -> None:
             token = None
         service.hub.join(game_id, websocket, token)
         try:
-            await websocket.send_json(match.view(token))
+            if token:  # a player arrived: everybody's view shows it
+                await service.hub.broadcast(match)
+            else:
+                present = service.hub.seats_present(match)
+                await websocket.send_json({**match.view(None), "present": present})
             while True:
                 frame = await websocket.receive()
                 if frame["type"] == "websocket.disconnect":
@@ -52,6 +57,9 @@ def add_socket_route(app: FastAPI, service: GameService) -> None:
             pass
         finally:
             service.hub.leave(game_id, websocket)
+            if token:  # a player left: the others see it
+                with suppress(Exception):
+                    await service.hub.broadcast(match)
 
 
 async def handle_message(
