@@ -49,6 +49,7 @@ BOTH_ROADS = pytest.mark.parametrize("play", [play_listed, play_validated],
 # through the portal a1, a2, a3 (4 steps) and a5 again (6 steps). A sub-stack of k
 # checkers passes the wall only if a path of at most k steps does.
 def test_split_merge_passes_the_wall_only_if_the_sub_stacks_path_does():
+    # kills: generator judging a split-merge's path by the whole stack (mp <= s, not mp <= k)
     # a4 (4 checkers) reaches a3 through the portal in 4 steps, but a sub-stack of 1 or
     # 3 checkers only by the 1-step path south: it gains no blessing, so a stack of more
     # than 2 without a blessed man may not be built (merge condition 3).
@@ -62,6 +63,7 @@ def test_split_merge_passes_the_wall_only_if_the_sub_stacks_path_does():
 
 @BOTH_ROADS
 def test_king_sub_stack_not_passing_the_wall_merges_into_an_unblessed_king(play):
+    # kills: generator judging a split-merge's path by the whole stack (mp <= s, not mp <= k)
     p = pos("R:A3A4k+++", "B:E8k")
     play(p, "a4-1-a3")
     assert p.man_at("a3") == Man("red", 2, king=True)
@@ -71,6 +73,7 @@ def test_king_sub_stack_not_passing_the_wall_merges_into_an_unblessed_king(play)
 
 @BOTH_ROADS
 def test_king_sub_stack_through_the_portal_merges_into_a_blessed_king(play):
+    # kills: split-merge blessed-king exception dropped or limited to one road
     # f8 north-east leaves the board from Blue's wall: the portal lands on a4 (1 step)
     p = pos("R:A4F8k+", "B:E8k")
     play(p, "f8-1-a4")
@@ -78,9 +81,34 @@ def test_king_sub_stack_through_the_portal_merges_into_a_blessed_king(play):
     assert (p.winner, p.win_reason) == ("red", "blessed king")
 
 
+# ------------------------------------------------------------------ 5. actions
+@BOTH_ROADS
+def test_a_move_through_the_portal_in_exactly_its_size_in_steps_blesses(play):
+    # kills: generator listing a move as passing the wall only when mp < s
+    # the 1-checker man on f8 reaches a4 in its one and only step, through the portal;
+    # the 2-stack on i5 reaches b2 in its 2 steps (portal to a1, then b2)
+    p = pos("R:E2kF8I5+", "B:E8k")
+    play(p, "f8a4")
+    assert p.man_at("a4") == Man("red", 1, blessed=True, locked=True)
+    play(p, "i5b2")  # the turn ends: locks clear
+    assert p.man_at("b2") == Man("red", 2, blessed=True)
+
+
+def test_merge_onto_an_enemy_man_is_refused():
+    # kills: validator accepting a merge onto an enemy man
+    p = pos("R:C3E2k", "B:C4E8k")
+    assert "c3+c4" not in legal(p)
+    with pytest.raises(IllegalAction, match="holds an enemy man"):
+        p.play("c3+c4")
+    assert p.man_at("c4") == Man("blue", 1)
+    with pytest.raises(IllegalAction, match="it is empty"):
+        p.play("c3+c5")
+
+
 # ------------------------------------- 5. split-merge: the blessed-king exception
 @BOTH_ROADS
 def test_plain_sub_stack_through_the_portal_onto_a_king_gives_an_unblessed_king(play):
+    # kills: split-merge result blessed whenever the path passed (not only for a king source)
     # Ruling 6 applies to split-merges too: the exception names a king *source* only.
     p = pos("R:A4kF8++", "B:E8k")
     play(p, "f8-1-a4")
@@ -91,6 +119,7 @@ def test_plain_sub_stack_through_the_portal_onto_a_king_gives_an_unblessed_king(
 
 @BOTH_ROADS
 def test_plain_sub_stack_through_the_portal_onto_a_plain_man_is_not_blessed(play):
+    # kills: split-merge result blessed whenever the path passed (not only for a king source)
     p = pos("R:A4F8++E2k", "B:E8k")
     play(p, "f8-1-a4")
     assert p.man_at("a4") == Man("red", 2)
@@ -99,6 +128,7 @@ def test_plain_sub_stack_through_the_portal_onto_a_plain_man_is_not_blessed(play
 
 # ---------------------------------------------------------- 6. order after an action
 def test_a_king_capture_ends_the_game_before_crowning():
+    # kills: crowning applied after a king capture
     # Ruling 9: after a king capture nothing else of section 6 applies, so the man that
     # took the king on Blue's starting point is not crowned.
     p = pos("R:E2kE7", "B:E8k")
@@ -108,6 +138,7 @@ def test_a_king_capture_ends_the_game_before_crowning():
 
 
 def test_pending_split_curses_do_not_land_after_a_blessed_king_win():
+    # kills: pending curses landing after a blessed-king win
     # c5 (3 checkers) splits 2 north-west to a5 (c5 -> b5 -> a5): a1..a5 becomes a bridge
     # with the king on a2, so Red wins; the part left on c5 is not in the bridge and its
     # pending curse does not land (ruling 9: the game ends at the first win).
@@ -136,6 +167,7 @@ def one_block_left(header: str, men: str, rules: Rules) -> tuple[str, str]:
 
 
 def test_turn_cap_draw_comes_before_the_no_legal_action_loss():
+    # kills: no-legal-action test run after the turn-cap draw (overriding it)
     # Blue has no men and Red fills Blue's zone: Blue can neither move nor drop. Red
     # places the last block, which ends the last allowed turn: the game is a draw,
     # although Blue would have no legal action (ruling 12).
@@ -152,6 +184,7 @@ def test_turn_cap_draw_comes_before_the_no_legal_action_loss():
 
 
 def test_a_player_left_without_a_second_action_loses_in_mid_turn():
+    # kills: no-legal-action test only at the start of a turn
     # Red has no men and Blue fills Red's zone. Red has two actions but, after placing
     # the last block, no legal action: Red loses at once (rule 6.6 applies to the player
     # due to act next, here Red again).
@@ -164,20 +197,9 @@ def test_a_player_left_without_a_second_action_loses_in_mid_turn():
     assert p.legal_actions() == [] and p.actions_left == 0
 
 
-# --------------------------------------------------------------- 8. board text
-def test_a_man_read_as_locked_is_unlocked_when_the_turn_ends():
-    p = pos("R:C3lE2k", "B:E8k", header="R=E2 B E8")
-    assert p.man_at("c3") == Man("red", 1, locked=True)
-    assert "c3c4" not in legal(p)
-    p.play("Ba1")
-    assert p.man_at("c3") == Man("red", 1)
-    p.play("Bi3")
-    p.play("Bg3")
-    assert "c3c4" in legal(p)
-
-
 # ------------------------------------------------------------- 7. notation
 def test_split_counts_of_two_digits_are_read_in_full():
+    # kills: notation reading only the first digit of a split count
     # With max_stack=15 a split may take 10 or more checkers (section 2 option).
     assert Action.parse("C3-12-C4") == Action("split", "c3", "c4", 12)
     assert str(Action.parse("c3-12-c4")) == "c3-12-c4"
@@ -187,3 +209,16 @@ def test_split_counts_of_two_digits_are_read_in_full():
     # reach it, so the sub-stack passed the wall and is blessed; the part left is cursed
     assert p.man_at("c4") == Man("red", 12, blessed=True, locked=True)
     assert p.man_at("c3") == Man("red", 1, cursed=True)
+
+
+# --------------------------------------------------------------- 8. board text
+def test_a_man_read_as_locked_is_unlocked_when_the_turn_ends():
+    # kills: board-text reader not registering 'l' men for unlocking at the turn end
+    p = pos("R:C3lE2k", "B:E8k", header="R=E2 B E8")
+    assert p.man_at("c3") == Man("red", 1, locked=True)
+    assert "c3c4" not in legal(p)
+    p.play("Ba1")
+    assert p.man_at("c3") == Man("red", 1)
+    p.play("Bi3")
+    p.play("Bg3")
+    assert "c3c4" in legal(p)

@@ -210,3 +210,74 @@ def test_a_follow_up_that_only_leads_into_a_repetition_is_not_offered():
     assert_refused(p, "=a1", "could not end without repeating an earlier position")
     p.play("end")
     assert str(p.piece_at("a1")) == "dark tree"
+
+
+# ---------------------------------------------------------------- whose move
+def test_only_the_movers_dendrids_are_offered_moves():
+    # Rule: "Move a dendrid: one of THEIR dendrids slides". At the start of Dark's turn
+    # the light dendrid on m7 has no destinations and no legs.
+    # Mutations: move generation or dendrid_destinations() accept either colour.
+    p = make(dark_dendrids=["a1"], light_dendrids=["m7"])
+    assert p.dendrid_destinations("m7") == []
+    assert p.dendrid_destinations("a1") != []
+    assert {s.origin for s in p.legal_actions() if s.kind == "leg"} == {"a1"}
+    assert_refused(p, "m7-m6", "m7 \\(light dendrid\\) is not a dark dendrid")
+    p.play_turn("a1-a2")
+    assert p.dendrid_destinations("a2") == []
+    assert {s.origin for s in p.legal_actions() if s.kind == "leg"} == {"m7"}
+
+
+def test_each_player_plants_a_seed_of_their_own_colour():
+    # Rule: "Plant: put a seed of THEIR colour". Mutation: every plant is a dark seed.
+    p = Position.initial()
+    p.play_turn("g7")
+    p.play_turn("a1")
+    assert str(p.piece_at("g7")) == "dark seed" and str(p.piece_at("a1")) == "light seed"
+    q = make(to_move="light", dark_trees=["m7"])
+    q.play_turn("a1")
+    assert str(q.piece_at("a1")) == "light seed"
+    # After a swap Light (now the first seat) still plants light seeds.
+    r = Position.initial()
+    r.play_turn("g7")
+    r.play_turn("swap")
+    r.play_turn("a1")
+    assert str(r.piece_at("a1")) == "light seed" and r.seat_of("light") == 0
+
+
+# ------------------------------------------------------- follow-ups, in order
+def test_several_follow_ups_each_judged_on_the_board_as_it_now_stands():
+    # Rule: after a plant the player may make ANY NUMBER of follow-ups, each checked
+    # against the board as it now stands. The dark seedbed a1 a2 (fertile soils a3, b1)
+    # has a3 fertilized by the dendrid on a5 but not b1; sprouting the dark seed on d1
+    # (nourishers: a1, d2, e2 dark; e1 light) puts a dark dendrid that sees c1 and b1,
+    # after which the seedbed may grow in the same turn.
+    # Mutation: only one follow-up in a row is accepted.
+    p = make(dark_seeds=["a1", "a2", "d1"], light_trees=["b2", "b3", "e1"],
+             dark_trees=["d2", "e2"], dark_dendrids=["a5"])
+    assert p.fertile_soils("a1") == ["a3", "b1"]
+    assert p.sproutable_seeds() == ["a1", "d1"] and p.growable_seedbeds() == []
+    p.play("m7")
+    assert kinds(p, "sprout") == {"^a1", "^d1"} and kinds(p, "grow") == set()
+    p.play("^d1")
+    assert "b1" in p.fertilized_cells("dark")
+    assert p.growable_seedbeds() == ["a1"] and kinds(p, "grow") == {"+a1"}
+    p.play("+a2")
+    p.play("end")
+    assert [str(s) for s in p.history] == ["m7", "^d1", "+a1", "end"]
+    assert str(p.piece_at("a1")) == str(p.piece_at("a2")) == "dark tree"
+    assert str(p.piece_at("d1")) == "dark dendrid"
+
+
+def test_follow_ups_may_come_after_a_continuation_stop():
+    # Rule: follow-ups are allowed after EACH stop of a dendrid move, continuations
+    # included. The dendrid from c5 stops on c3 (which sees neither a3 nor b1), continues
+    # to c2 (which sees b1), and the seedbed a1 a2 grows there; then it goes on to c1.
+    # Mutation: follow-ups accepted only after the first leg.
+    p = make(dark_seeds=["a1", "a2"], light_trees=["b2", "b3"], dark_dendrids=["a5", "c5"])
+    p.play("c5-c3")
+    assert kinds(p, "grow") == set()
+    p.play("-c2")
+    assert kinds(p, "grow") == {"+a1"}
+    p.play_turn(["+a1", "-c1"])
+    assert [str(s) for s in p.history] == ["c5-c3", "-c2", "+a1", "-c1", "end"]
+    assert str(p.piece_at("a2")) == "dark tree" and str(p.piece_at("c1")) == "dark dendrid"

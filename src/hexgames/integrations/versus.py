@@ -12,7 +12,8 @@ simulation count (:class:`TimedMCTSBot`). Each side plays seat 0 in half of the 
 The report gives, per game, our wins, draws and losses, our score rate
 ``(wins + draws/2) / games`` with its 95% Wilson interval, and each side's simulations
 per second (iterations of our search; OpenSpiel's simulations, each one tree descent and
-one random rollout).
+one random rollout). ``--json`` also keeps a record of every game (seats, result, length,
+final position).
 """
 
 from __future__ import annotations

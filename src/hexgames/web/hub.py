@@ -23,6 +23,7 @@ log = logging.getLogger(__name__)
 class Hub:
     def __init__(self) -> None:
         self._connections: dict[str, dict[WebSocket, str | None]] = defaultdict(dict)
+        self._background: set[asyncio.Task[None]] = set()
 
     def join(self, game_id: str, socket: WebSocket, token: str | None) -> None:
         self._connections[game_id][socket] = token
@@ -66,6 +67,13 @@ class Hub:
             if isinstance(result, Exception):
                 log.info("dropping a connection to game %s: %s", match.id, result)
                 self.leave(match.id, socket)
+
+    def broadcast_later(self, match: Match) -> None:
+        """Broadcast from a task of its own: for a connection handler that is ending (and
+        may be cancelled at any await) but whose departure the others should see."""
+        task = asyncio.get_running_loop().create_task(self.broadcast(match))
+        self._background.add(task)  # keep a reference until it is done
+        task.add_done_callback(self._background.discard)
 
     async def close_all(self) -> None:
         for connections in list(self._connections.values()):

@@ -10,7 +10,6 @@ change (its own view: legal actions only on its turn), and sends small JSON mess
 from __future__ import annotations
 
 import json
-from contextlib import suppress
 from typing import Any
 
 from fastapi import FastAPI, WebSocket, WebSocketDisconnect
@@ -58,8 +57,7 @@ def add_socket_route(app: FastAPI, service: GameService) -> None:
         finally:
             service.hub.leave(game_id, websocket)
             if token:  # a player left: the others see it
-                with suppress(Exception):
-                    await service.hub.broadcast(match)
+                service.hub.broadcast_later(match)
 
 
 async def handle_message(

@@ -37,6 +37,11 @@ export function renderPlayers(container, state, { showTurn = true } = {}) {
         el("strong", { text: cap(player.color) }),
         el("span", { class: "name", text: player.name })),
       you && player.name !== "You" ? el("span", { class: "tag", text: "you" }) : null,
+      state.mode === "online" && Array.isArray(state.present)
+        ? el("span", {
+          class: `presence ${state.present.includes(player.seat) ? "on" : "off"}`,
+          title: state.present.includes(player.seat) ? "connected" : "not connected",
+        }) : null,
       active && state.thinking && player.kind === "ai"
         ? el("span", { class: "thinking", title: "thinking" }, el("i"), el("i"), el("i")) : null,
       won ? el("span", { class: "tag win", text: "winner" }) : null,

@@ -124,7 +124,11 @@ function renderStatus() {
   else if (state.your_turn && state.mode !== "hotseat") text = "Your turn";
   else if (state.your_turn) text = `${cap(state.to_move)} to play`;
   else if (state.role === "spectator") text = `${cap(state.to_move)} to play · you are watching`;
-  else text = `Waiting for ${mover && mover.kind === "ai" ? "the computer" : cap(state.to_move)}…`;
+  else if (state.mode === "online" && Array.isArray(state.present)
+    && !state.present.includes(state.current_seat)) {
+    text = state.history.length ? `${cap(state.to_move)} is away… (their move is kept for them)`
+      : "Waiting for your friend to join…";
+  } else text = `Waiting for ${mover && mover.kind === "ai" ? "the computer" : cap(state.to_move)}…`;
   const parts = [el("span", { class: `headline${state.your_turn ? " go" : ""}`, text })];
   if (!state.is_over && state.actions_left !== null && state.actions_left !== undefined) {
     const n = state.actions_left;
