@@ -70,3 +70,31 @@ def test_gestures_are_injective_over_random_positions():
             position.play(rng.choice(rich if rich and rng.random() < 0.7 else steps))
     assert kinds == {"plant", "leg", "continue", "sprout", "grow", "convert", "end", "pass", "swap"}
     assert seen > 5000
+
+
+def test_a_seedbed_or_forest_is_entered_by_a_click_on_any_of_its_cells():
+    checked = 0
+    for seed in range(12):
+        rng = random.Random(seed)
+        position = Position.initial(Rules(size=5, quiet_limit=2))
+        while not position.is_over:
+            for step in position.legal_actions():
+                if step.kind not in ("grow", "convert"):
+                    continue
+                g = gesture(position, step)
+                group = set(position.group(step.target))
+                assert {path[0] for path in g.paths} == group
+                assert all(len(path) == 1 for path in g.paths)
+                sign = "+" if step.kind == "grow" else "="
+                position.play(step)
+                expected = position.key
+                position.undo()
+                for (other,) in g.alternatives:
+                    position.play(f"{sign}{other}")
+                    assert position.key == expected
+                    position.undo()
+                    checked += 1
+            steps = position.legal_actions()
+            rich = [s for s in steps if s.kind not in ("plant", "pass", "end")]
+            position.play(rng.choice(rich if rich and rng.random() < 0.7 else steps))
+    assert checked > 0

@@ -79,7 +79,8 @@ def test_hotseat_game_plays_legal_actions_and_groups_turns(client: TestClient, g
     start = state(client, game_id, token)
     assert start["your_seats"] == [0, 1] and start["your_turn"]
     for entry in start["legal"]:
-        assert set(entry) == {"action", "tool", "points", "label"}
+        assert set(entry) == {"action", "tool", "points", "paths", "label"}
+        assert entry["paths"][0] == entry["points"]
     after = play_first_legal(client, game_id, token, 4)
     assert [ply["notation"] for ply in after["history"]] != []
     assert len(after["history"]) == 4

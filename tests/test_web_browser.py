@@ -303,9 +303,11 @@ def test_an_online_game_between_two_browsers(browser: Any, server: str, page: An
     friend_context = browser.new_context(viewport={"width": 1200, "height": 820})
     watcher_context = browser.new_context(viewport={"width": 1000, "height": 760})
     try:
+        assert page.locator('.player[data-seat="1"] .presence.off').count() == 1
         friend = friend_context.new_page()
         friend.goto(invite)
         friend.wait_for_selector(".board svg .hit[data-point]")
+        page.wait_for_selector('.player[data-seat="1"] .presence.on')  # the host sees it
         watcher = watcher_context.new_page()
         watcher.goto(spectate)
         watcher.wait_for_selector(".board svg .hit[data-point]")

@@ -52,11 +52,19 @@ class Gesture:
     in order (empty for actions entered by a button, such as ``end``/``pass``/``swap``).
     ``label`` is a short text shown on a button when one click sequence completes more
     than one action (e.g. ``"merge"``, ``"split 2"``), or for button-only actions.
+    ``alternatives`` are further click sequences that enter the same action: a Dendria
+    seedbed may be grown by clicking any of its seeds, although the step names one of them.
     """
 
     tool: str | None
     points: tuple[str, ...]
     label: str
+    alternatives: tuple[tuple[str, ...], ...] = ()
+
+    @property
+    def paths(self) -> tuple[tuple[str, ...], ...]:
+        """Every click sequence that enters the action, the canonical one first."""
+        return (self.points, *self.alternatives)
 
 
 @runtime_checkable

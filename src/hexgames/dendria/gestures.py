@@ -29,6 +29,9 @@ __all__ = ["BUTTON_LABELS", "gesture"]
 #: Button texts of the steps entered without clicking a cell.
 BUTTON_LABELS: dict[str, str] = {"end": "End turn", "pass": "Pass", "swap": "Swap"}
 
+#: Follow-ups that act on a whole seedbed or forest, entered by a click on any of its cells.
+GROUP_STEPS = frozenset({"grow", "convert"})
+
 
 def gesture(position: Position, step: Step | str) -> Gesture:
     """The clicks that enter ``step`` (a ``Step`` or its notation) in ``position``."""
@@ -39,4 +42,8 @@ def gesture(position: Position, step: Step | str) -> Gesture:
         return Gesture(None, (), BUTTON_LABELS[kind])
     if kind == "leg":
         return Gesture(None, (step.origin, step.target), "move")
+    if kind in GROUP_STEPS:
+        # The step names its group by one cell, but a player may click any cell of it.
+        others = tuple((label,) for label in position.group(step.target) if label != step.target)
+        return Gesture(None, (step.target,), kind, others)
     return Gesture(None, (step.target,), kind)

@@ -257,6 +257,7 @@ class Match:
                         "action": str(action),
                         "tool": gesture.tool,
                         "points": list(gesture.points),
+                        "paths": [list(path) for path in gesture.paths],
                         "label": gesture.label,
                     }
                 )

@@ -28,22 +28,37 @@ export class Picker {
 
   reset() { this.clicks = []; }
 
+  /** Click sequences of the entry that begin with `clicks` (its gesture's paths). */
+  matchingPaths(entry, clicks = this.clicks) {
+    const paths = entry.paths || [entry.points];
+    return paths.filter((path) => path.length >= clicks.length
+      && clicks.every((point, i) => path[i] === point));
+  }
+
   candidates(tool = this.tool, clicks = this.clicks) {
     return this.clickable.filter((entry) => toolOf(entry) === tool
-      && clicks.every((point, i) => entry.points[i] === point));
+      && this.matchingPaths(entry, clicks).length > 0);
+  }
+
+  /** Entries whose click sequence is finished by exactly `clicks`. */
+  completedBy(entries, clicks = this.clicks) {
+    return entries.filter((entry) => this.matchingPaths(entry, clicks)
+      .some((path) => path.length === clicks.length));
   }
 
   /** Points that can be clicked next (with the current tool). */
   targets() {
     const next = new Set();
     for (const entry of this.candidates()) {
-      if (entry.points.length > this.clicks.length) next.add(entry.points[this.clicks.length]);
+      for (const path of this.matchingPaths(entry)) {
+        if (path.length > this.clicks.length) next.add(path[this.clicks.length]);
+      }
     }
     return next;
   }
 
   /** Actions the clicks so far enter completely. */
-  complete() { return this.candidates().filter((e) => e.points.length === this.clicks.length); }
+  complete() { return this.completedBy(this.candidates()); }
 
   /**
    * A click on `point`. Returns one of
@@ -77,8 +92,9 @@ export class Picker {
     }
     this.clicks = attempt;
     const candidates = this.candidates();
-    const complete = candidates.filter((e) => e.points.length === this.clicks.length);
-    const longer = candidates.length - complete.length;
+    const complete = this.completedBy(candidates);
+    const longer = candidates.filter((entry) => this.matchingPaths(entry)
+      .some((path) => path.length > this.clicks.length)).length;
     if (complete.length === 1 && longer === 0) {
       this.clicks = [];
       return { kind: "send", entry: complete[0] };

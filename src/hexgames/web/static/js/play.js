@@ -126,7 +126,7 @@ function renderStatus() {
   else if (state.role === "spectator") text = `${cap(state.to_move)} to play · you are watching`;
   else if (state.mode === "online" && Array.isArray(state.present)
     && !state.present.includes(state.current_seat)) {
-    text = state.history.length ? `${cap(state.to_move)} is away… (their move is kept for them)`
+    text = state.history.length ? `${cap(state.to_move)} is not connected; the game waits`
       : "Waiting for your friend to join…";
   } else text = `Waiting for ${mover && mover.kind === "ai" ? "the computer" : cap(state.to_move)}…`;
   const parts = [el("span", { class: `headline${state.your_turn ? " go" : ""}`, text })];
