@@ -31,7 +31,11 @@ GAME = Game(
     observation=lazy("hexgames.benediction.encoding:observation"),
     max_game_length=lazy("hexgames.benediction.encoding:max_game_length"),
     rules_options=lambda rules: rules.as_dict(),
-    # Variants `python -m hexgames.bench` measures when none is named.
-    extras={"bench_variants": ({"max_turns": 200},),
-            "ai": lazy("hexgames.benediction.evaluation:ai_hooks")},
+    extras={
+        # One line for the web app's game cards.
+        "tagline": "Race stacks through the enemy wall to bless your king, or capture theirs.",
+        # Variants `python -m hexgames.bench` measures when none is named.
+        "bench_variants": ({"max_turns": 200},),
+        "ai": lazy("hexgames.benediction.evaluation:ai_hooks"),
+    },
 )

@@ -31,9 +31,13 @@ GAME = Game(
     observation=lazy("hexgames.dendria.encoding:observation"),
     max_game_length=lazy("hexgames.dendria.encoding:max_game_length"),
     rules_options=lambda rules: rules.as_dict(),
-    # Variants `python -m hexgames.bench` measures when none is named.
-    extras={"bench_variants": ({"size": 5}, {"size": 7}),
-            "ai": lazy("hexgames.dendria.evaluation:ai_hooks"),
-            # Names `render_svg(..., overlays=...)` accepts; the web app offers them as toggles.
-            "overlays": ("fertilized-dark", "fertilized-light", "plantable")},
+    extras={
+        # One line for the web app's game cards.
+        "tagline": "Plant seeds, sprout dendrids, and grow the largest forests.",
+        # Variants `python -m hexgames.bench` measures when none is named.
+        "bench_variants": ({"size": 5}, {"size": 7}),
+        "ai": lazy("hexgames.dendria.evaluation:ai_hooks"),
+        # Names `render_svg(..., overlays=...)` accepts; the web app offers them as toggles.
+        "overlays": ("fertilized-dark", "fertilized-light", "plantable"),
+    },
 )
