@@ -56,6 +56,13 @@ def test_captures_the_king_in_one_action(iterations):
     assert bot.last_stats["reason"] == "win"
 
 
+def test_a_king_on_the_enemy_wall_steps_through_the_portal():
+    # Red's king on e9: stepping N (to e1) or NE (onto a5) leaves Blue's wall forward.
+    position = Position.from_text("Benediction v1: R-E2 B E8\nR:A1E9k\nB:A5C7kG7")
+    position.play(mcts(iterations=1).choose(position))
+    assert position.winner == "red" and position.win_reason == "blessed king"
+
+
 def test_greedy_also_captures_the_king():
     assert str(GreedyPlayer(1).choose(Position.from_text(KING_CAPTURE))) == "e5e6"
 

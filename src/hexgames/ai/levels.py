@@ -34,7 +34,7 @@ class Level:
 LEVELS: dict[int, Level] = {
     1: Level(1, "beginner: greedy one-ply on the heuristic, with noise", noise=0.5),
     2: Level(2, "casual: MCTS, 120 iterations per action", iterations=120),
-    3: Level(3, "club: MCTS, 400 iterations per action (about 1 s per turn)", iterations=400),
+    3: Level(3, "club: MCTS, 400 iterations per action (under 1 s per turn)", iterations=400),
     4: Level(4, "strong: MCTS, 1500 iterations per action", iterations=1500),
     5: Level(5, "strongest: MCTS, 3 s per action (about 5 s per turn)", time_limit=3.0),
 }
