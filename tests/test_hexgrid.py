@@ -77,3 +77,22 @@ def test_bad_sides_rejected():
         board(1)
     with pytest.raises(ValueError):
         board(99)
+
+
+@pytest.mark.parametrize("side", [3, 5, 7])
+def test_line_slots_number_every_cell_on_a_shared_grid_line_once(side):
+    b = board(side)
+    for origin in range(b.size):
+        on_lines = {j for d in range(6) for j in b.rays[origin][d]}
+        slots = {}
+        for target in range(b.size):
+            slot = b.line_slot(origin, target)
+            if target in on_lines:
+                assert 0 <= slot < b.line_slots
+                assert b.from_line_slot(origin, slot) == target
+                slots[slot] = target
+            else:
+                assert slot == -1
+        assert len(slots) == len(on_lines)
+        assert b.from_line_slot(origin, -1) == -1
+        assert b.from_line_slot(origin, b.line_slots) == -1

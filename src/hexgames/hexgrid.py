@@ -125,6 +125,46 @@ class HexBoard:
             return max(abs(dx), abs(dy))
         return abs(dx) + abs(dy)
 
+    # ------------------------------------------------------------- line slots
+    @property
+    def line_slots(self) -> int:
+        """Number of slots of :meth:`line_slot`: three grid lines of ``2n-1`` places each.
+
+        Research encodings give every (origin, destination-on-a-line) pair a fixed id from
+        it; both games only ever join points that share a grid line (Benediction's portal
+        keeps a man on its line).
+        """
+        return 3 * self.columns
+
+    def line_slot(self, origin: int, target: int) -> int:
+        """Slot of ``target`` among the cells of the three grid lines through ``origin``.
+
+        The N-S line is numbered by ``y``, the NW-SE line by ``x`` (offset ``2n-1``) and the
+        SW-NE line by ``x`` (offset ``2(2n-1)``). -1 when the two cells are the same or
+        share no grid line.
+        """
+        if origin == target:
+            return -1
+        width = self.columns
+        (ox, oy), (tx, ty) = self.coords[origin], self.coords[target]
+        if tx == ox:
+            return ty
+        if ty == oy:
+            return width + tx
+        if tx - ty == ox - oy:
+            return 2 * width + tx
+        return -1
+
+    def from_line_slot(self, origin: int, slot: int) -> int:
+        """Inverse of :meth:`line_slot`: the cell in ``slot`` of ``origin``'s lines, or -1."""
+        if not 0 <= slot < self.line_slots:
+            return -1
+        axis, c = divmod(slot, self.columns)
+        ox, oy = self.coords[origin]
+        x, y = ((ox, c), (c, oy), (c, c - (ox - oy)))[axis]
+        target = self.index_at(x, y)
+        return -1 if target == origin else target
+
     # ------------------------------------------------------------------ sides
     def side_cells(self, name: str) -> tuple[int, ...]:
         """Cells of one of the six sides of the hexagon.

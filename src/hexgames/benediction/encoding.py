@@ -51,26 +51,17 @@ RESEARCH_TURN_CAP = 200
 
 
 # ------------------------------------------------------------------------ line slots
-def _line_width(geometry: HexBoard) -> int:
-    return 2 * geometry.side - 1
-
-
 def _slot(geometry: HexBoard, origin: int, target: int) -> int:
     """Slot of ``target`` among the points on the three grid lines through ``origin``.
 
     Raises ``IllegalAction`` when the two points share no grid line (or are the same
     point): no Benediction action joins such points.
     """
-    width = _line_width(geometry)
-    (ox, oy), (tx, ty) = geometry.coords[origin], geometry.coords[target]
+    slot = geometry.line_slot(origin, target)
+    if slot >= 0:
+        return slot
     if origin == target:
         raise IllegalAction(f"{geometry.labels[origin]} cannot be both origin and target")
-    if tx == ox:
-        return ty
-    if ty == oy:
-        return width + tx
-    if tx - ty == ox - oy:
-        return 2 * width + tx
     raise IllegalAction(
         f"{geometry.labels[origin]} and {geometry.labels[target]} are not on one grid line"
     )
@@ -78,12 +69,8 @@ def _slot(geometry: HexBoard, origin: int, target: int) -> int:
 
 def _target_of_slot(geometry: HexBoard, origin: int, slot: int) -> int:
     """Inverse of :func:`_slot`; ``IllegalAction`` when the slot names no other point."""
-    width = _line_width(geometry)
-    axis, c = divmod(slot, width)
-    ox, oy = geometry.coords[origin]
-    x, y = ((ox, c), (c, oy), (c, c - (ox - oy)))[axis]
-    target = geometry.index_at(x, y)
-    if target < 0 or target == origin:
+    target = geometry.from_line_slot(origin, slot)
+    if target < 0:
         raise IllegalAction(
             f"slot {slot} of {geometry.labels[origin]} is not another point of its grid lines"
         )
@@ -95,7 +82,7 @@ def num_distinct_actions(rules: Rules) -> int:
     """Size of the action-id space: ``2N + N*L*max_stack`` (13 298 for the standard game)."""
     geometry = board(rules.board_side)
     n = geometry.size
-    return 2 * n + n * 3 * _line_width(geometry) * rules.max_stack
+    return 2 * n + n * geometry.line_slots * rules.max_stack
 
 
 def action_to_id(position: Position, action: Action | str) -> int:
@@ -114,7 +101,7 @@ def action_to_id(position: Position, action: Action | str) -> int:
     if action.kind == "block":
         return n + target
     origin = _point(geometry, action.origin)
-    line = 3 * _line_width(geometry)
+    line = geometry.line_slots
     offset = origin * line + _slot(geometry, origin, target)
     if action.kind in ("move", "merge"):
         return 2 * n + offset
@@ -149,7 +136,7 @@ def action_from_id(position: Position, action_id: int) -> Action:
         return Action("drop", None, labels[action_id])
     if action_id < 2 * n:
         return Action("block", None, labels[action_id - n])
-    line = 3 * _line_width(geometry)
+    line = geometry.line_slots
     count, rest = divmod(action_id - 2 * n, n * line)
     origin, slot = divmod(rest, line)
     target = _target_of_slot(geometry, origin, slot)

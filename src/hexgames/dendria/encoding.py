@@ -52,25 +52,16 @@ CELL_KINDS: tuple[str, ...] = ("plant", "continue", "sprout", "grow", "convert")
 
 
 # ------------------------------------------------------------------------ line slots
-def _line_width(geometry: HexBoard) -> int:
-    return 2 * geometry.side - 1
-
-
 def _slot(geometry: HexBoard, origin: int, target: int) -> int:
     """Slot of ``target`` among the cells on the three grid lines through ``origin``.
 
     Raises ``IllegalAction`` when the cells share no grid line: no leg joins them.
     """
-    width = _line_width(geometry)
-    (ox, oy), (tx, ty) = geometry.coords[origin], geometry.coords[target]
+    slot = geometry.line_slot(origin, target)
+    if slot >= 0:
+        return slot
     if origin == target:
         raise IllegalAction(f"a leg must leave {geometry.labels[origin]}")
-    if tx == ox:
-        return ty
-    if ty == oy:
-        return width + tx
-    if tx - ty == ox - oy:
-        return 2 * width + tx
     raise IllegalAction(
         f"{geometry.labels[origin]} and {geometry.labels[target]} are not on one line: "
         "a dendrid slides straight"
@@ -79,12 +70,8 @@ def _slot(geometry: HexBoard, origin: int, target: int) -> int:
 
 def _target_of_slot(geometry: HexBoard, origin: int, slot: int) -> int:
     """Inverse of :func:`_slot`; ``IllegalAction`` when the slot names no other cell."""
-    width = _line_width(geometry)
-    axis, c = divmod(slot, width)
-    ox, oy = geometry.coords[origin]
-    x, y = ((ox, c), (c, oy), (c, c - (ox - oy)))[axis]
-    target = geometry.index_at(x, y)
-    if target < 0 or target == origin:
+    target = geometry.from_line_slot(origin, slot)
+    if target < 0:
         raise IllegalAction(
             f"slot {slot} of {geometry.labels[origin]} is not another cell of its lines"
         )
@@ -96,7 +83,7 @@ def num_distinct_actions(rules: Rules) -> int:
     """Size of the step-id space: ``3 + 5N + N*L`` (5 591 on the standard side-7 board)."""
     geometry = board(rules.size)
     n = geometry.size
-    return len(WORDS) + len(CELL_KINDS) * n + n * 3 * _line_width(geometry)
+    return len(WORDS) + len(CELL_KINDS) * n + n * geometry.line_slots
 
 
 def action_to_id(position: Position, step: Step | str) -> int:
@@ -115,7 +102,7 @@ def action_to_id(position: Position, step: Step | str) -> int:
     if step.kind in CELL_KINDS:
         return len(WORDS) + CELL_KINDS.index(step.kind) * n + target
     origin = _cell(geometry, step.origin)
-    line = 3 * _line_width(geometry)
+    line = geometry.line_slots
     return len(WORDS) + len(CELL_KINDS) * n + origin * line + _slot(geometry, origin, target)
 
 
@@ -140,7 +127,7 @@ def action_from_id(position: Position, action_id: int) -> Step:
     if rest < len(CELL_KINDS) * n:
         kind, cell = divmod(rest, n)
         return Step(CELL_KINDS[kind], target=labels[cell])
-    line = 3 * _line_width(geometry)
+    line = geometry.line_slots
     origin, slot = divmod(rest - len(CELL_KINDS) * n, line)
     target = _target_of_slot(geometry, origin, slot)
     return Step("leg", origin=labels[origin], target=labels[target])
