@@ -9,11 +9,10 @@ import pytest
 
 from hexgames.ai import RandomPlayer
 from hexgames.arena.match import CAPPED, play_game
-from hexgames.arena.options import parse_settings
 from hexgames.arena.standings import standings
 from hexgames.arena.tournament import Setup, gauntlet, round_robin, run_all
 from hexgames.cli import main
-from hexgames.game import get_game
+from hexgames.game import get_game, parse_settings
 from test_ai_toygame import TOY
 
 

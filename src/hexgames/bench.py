@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from hexgames.game import Game, get_game, parse_option_value
+from hexgames.game import Game, get_game, parse_settings
 
 #: Safety net for games without a natural end (a protocol violation would loop forever).
 MAX_GAME_ACTIONS = 100_000
@@ -102,24 +102,6 @@ def measure(
         mean_game_length=statistics.median(columns[3]),
         runs=runs,
     )
-
-
-def parse_settings(game: Game, settings: list[str]) -> dict[str, Any]:
-    """``["max_turns=200", ...]`` -> options, checked against the game's options."""
-    known = {option.name: option for option in game.options}
-    options: dict[str, Any] = {}
-    for item in settings:
-        name, sep, raw = item.partition("=")
-        name = name.strip()
-        if not sep:
-            raise ValueError(f"--set expects option=value, got {item!r}")
-        if name not in known:
-            raise ValueError(
-                f"{game.name} has no option {name!r}; options: {', '.join(known)}"
-            )
-        options[name] = parse_option_value(known[name], raw)
-    game.make_rules(**options)  # validate now, with the game's own message
-    return options
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -20,7 +20,7 @@ colours of the two seats. Results for tournaments and research are reported per 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -232,6 +232,28 @@ def parse_option_value(option: Option, raw: str) -> Any:
         except ValueError:
             raise ValueError(f"option {option.name} expects an integer, got {raw!r}") from None
     raise ValueError(f"option {option.name} has unknown kind {option.kind!r}")
+
+
+def parse_settings(game: Game, settings: Iterable[str]) -> dict[str, Any]:
+    """Turn command-line ``--set`` items (``["size=5", "pie=false"]``) into rules options.
+
+    Shared by every command that takes ``--set``. ``ValueError`` names the problem: a
+    missing ``=``, an unknown option (listing the game's options), a value of the wrong
+    type, or a value or combination the game's rules refuse.
+    """
+    known = {option.name: option for option in game.options}
+    options: dict[str, Any] = {}
+    for item in settings:
+        name, sep, raw = item.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise ValueError(f"--set expects option=value, got {item!r}")
+        if name not in known:
+            names = ", ".join(known) or "none"
+            raise ValueError(f"{game.title} has no option {name!r}; options: {names}")
+        options[name] = parse_option_value(known[name], raw)
+    game.make_rules(**options)  # let the rules validate ranges and combinations
+    return options
 
 
 def lazy(target: str) -> Any:

@@ -29,7 +29,7 @@ from contextlib import AbstractContextManager, nullcontext
 from typing import Any, ClassVar, TextIO
 
 from hexgames.errors import IllegalAction
-from hexgames.game import Game, GameState, game_names, get_game, parse_option_value
+from hexgames.game import Game, GameState, game_names, get_game, parse_settings
 
 __all__ = ["RandomOpponent", "Session", "add_arguments", "line_reader", "run", "run_session"]
 
@@ -369,22 +369,6 @@ def choose_game(read: Reader, say: Callable[[str], None]) -> Game | None:
         if text in ("quit", "exit"):
             return None
         say(f"Please answer a number from 1 to {len(games)} or a game name ({', '.join(names)}).")
-
-
-def parse_settings(game: Game, settings: Iterable[str]) -> dict[str, Any]:
-    """``["name=value", ...]`` -> rules options, checked against ``game.options``."""
-    by_name = {option.name: option for option in game.options}
-    options: dict[str, Any] = {}
-    for setting in settings:
-        name, sep, raw = setting.partition("=")
-        name = name.strip()
-        if not sep:
-            raise ValueError(f"--set expects option=value, got {setting!r}")
-        if name not in by_name:
-            known = ", ".join(by_name) or "none"
-            raise ValueError(f"{game.title} has no option {name!r}; options: {known}")
-        options[name] = parse_option_value(by_name[name], raw)
-    return options
 
 
 def line_reader(lines: Iterable[str], output: TextIO, *, echo: bool = True) -> Reader:

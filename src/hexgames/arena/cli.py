@@ -21,7 +21,6 @@ from rich.console import Console
 
 from hexgames.ai.levels import from_spec
 from hexgames.arena.match import GameResult
-from hexgames.arena.options import parse_settings
 from hexgames.arena.progress import game_progress
 from hexgames.arena.standings import Standings, head_to_head_table, results_table, standings
 from hexgames.arena.tournament import (
@@ -32,7 +31,7 @@ from hexgames.arena.tournament import (
     run_all,
     save_record,
 )
-from hexgames.game import game_names, get_game
+from hexgames.game import game_names, get_game, parse_settings
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

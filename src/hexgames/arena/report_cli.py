@@ -18,11 +18,10 @@ from rich.console import Console
 
 from hexgames.ai.levels import from_spec
 from hexgames.arena.match import GameResult
-from hexgames.arena.options import parse_settings
 from hexgames.arena.progress import game_progress
 from hexgames.arena.report import analyse, write_report
 from hexgames.arena.tournament import Pairing, Setup, default_jobs, run_all, save_record
-from hexgames.game import game_names, get_game
+from hexgames.game import game_names, get_game, parse_settings
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
