@@ -20,9 +20,100 @@ colours of the two seats. Results for tournaments and research are reported per 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from enum import StrEnum
+from typing import Any, Generic, Protocol, TypeVar, overload, runtime_checkable
+
+A = TypeVar("A")
+
+
+class HistoryView(Sequence[A], Generic[A]):
+    """A read-only, live view of a position's actions, oldest first.
+
+    Returned by ``Position.history`` instead of a copy, so that ``len(history)`` and
+    ``history[-1]`` cost O(1) however long the game is (a copy per access made code
+    that looks at the last action quadratic). It follows the position: after ``play``
+    or ``undo`` the same view shows the new history. Use ``list(view)`` for a snapshot.
+    """
+
+    __slots__ = ("_items",)
+
+    def __init__(self, items: list[A]) -> None:
+        self._items = items
+
+    @overload
+    def __getitem__(self, index: int) -> A: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[A]: ...
+
+    def __getitem__(self, index: int | slice) -> A | list[A]:
+        return self._items[index]
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __iter__(self) -> Iterator[A]:
+        return iter(self._items)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, HistoryView):
+            return self._items == other._items
+        if isinstance(other, (list, tuple)):
+            return self._items == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # a live view is not a value
+
+    def __repr__(self) -> str:
+        return f"HistoryView({self._items!r})"
+
+
+class CommonTermination(StrEnum):
+    """Ways a game ends that are decided outside the rules engine (by the players, the
+    clock or the server). Every game's own ``Termination`` enum repeats these members
+    with these exact values, so game-agnostic code can name them through
+    ``game.termination.RESIGNATION`` whatever the game."""
+
+    RESIGNATION = "resignation"
+    TIMEOUT = "timeout"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a finished game ended (python-chess's ``Outcome``).
+
+    ``termination`` is a member of the game's own ``Termination`` enum (a ``StrEnum``;
+    its value is the words shown to people, e.g. ``"king captured"``). ``winner`` is the
+    winning colour or ``None`` for a draw; ``winner_seat`` the winning seat or ``None``.
+    ``score`` is the final score per colour for games that keep one (Dendria), ``None``
+    otherwise.
+    """
+
+    termination: StrEnum
+    winner: str | None
+    winner_seat: int | None
+    score: Mapping[str, float] | None = None
+
+    @property
+    def is_draw(self) -> bool:
+        return self.winner_seat is None
+
+    def returns(self) -> tuple[float, float]:
+        """Per seat: +1 win, -1 loss, 0 draw."""
+        if self.winner_seat is None:
+            return (0.0, 0.0)
+        return (1.0, -1.0) if self.winner_seat == 0 else (-1.0, 1.0)
+
+    def result(self) -> str:
+        """The record's result in seat order: ``"1-0"``, ``"0-1"`` or ``"1/2-1/2"``."""
+        return {None: "1/2-1/2", 0: "1-0", 1: "0-1"}[self.winner_seat]
+
+    def describe(self) -> str:
+        """One line for people: ``"Red wins (king captured)"``, ``"draw (quiet limit)"``."""
+        head = "draw" if self.winner is None else f"{self.winner.capitalize()} wins"
+        return f"{head} ({self.termination.value})"
 
 
 @dataclass(frozen=True)
@@ -102,7 +193,20 @@ class GameState(Protocol):
 
     @property
     def history(self) -> Sequence[Hashable]:
-        """Actions played since the start position, oldest first."""
+        """Actions played since the start position, oldest first: a live, read-only
+        :class:`HistoryView` (O(1) ``len`` and indexing; not a copy)."""
+
+    @property
+    def last_action(self) -> Hashable | None:
+        """The most recent action, ``None`` at the start (O(1))."""
+
+    @property
+    def ply(self) -> int:
+        """Number of actions played since the start position (O(1))."""
+
+    def outcome(self) -> Outcome | None:
+        """How the game ended, ``None`` while it goes on (decided by the rules only;
+        resignations and timeouts are recorded by whoever runs the game)."""
 
     def seat_of(self, color: str) -> int: ...
 
