@@ -132,6 +132,47 @@ class Option:
     minimum: int | None = None
     maximum: int | None = None
     nullable: bool = False
+    #: Other names accepted for this option (e.g. Dendria's old ``size``).
+    aliases: tuple[str, ...] = ()
+
+    def describe_valid(self) -> str:
+        """What values are valid, in words: ``"an integer from 4 to 7"``,
+        ``"true or false"``, ``"an integer of at least 1, or none (unlimited)"``."""
+        if self.kind == "bool":
+            text = "true or false"
+        elif self.minimum is not None and self.maximum is not None:
+            text = f"an integer from {self.minimum} to {self.maximum}"
+        elif self.minimum is not None:
+            text = f"an integer of at least {self.minimum}"
+        elif self.maximum is not None:
+            text = f"an integer of at most {self.maximum}"
+        else:
+            text = "an integer"
+        return f"{text}, or none (off)" if self.nullable else text
+
+    def validate(self, value: Any) -> Any:
+        """Check one value of this option and return it; ``ValueError`` names the option,
+        the value and what is valid. The one place an option's type and range are
+        checked: ``Rules``, the CLI, the web form and the research adapters all call it."""
+        if value is None:
+            if self.nullable:
+                return None
+            raise ValueError(f"option {self.name} must be {self.describe_valid()}, got None")
+        if self.kind == "bool":
+            if isinstance(value, bool):
+                return value
+            raise ValueError(
+                f"option {self.name} must be {self.describe_valid()}, got {value!r}"
+            )
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(
+                f"option {self.name} must be {self.describe_valid()}, got {value!r}"
+            )
+        too_small = self.minimum is not None and value < self.minimum
+        too_large = self.maximum is not None and value > self.maximum
+        if too_small or too_large:
+            raise ValueError(f"option {self.name} must be {self.describe_valid()}, got {value}")
+        return value
 
 
 @dataclass(frozen=True)
@@ -285,6 +326,9 @@ class Game:
     #: ``rules_options(rules) -> dict``: the options a rules object was made with
     #: (``make_rules(**rules_options(r)) == r``).
     rules_options: Any
+    #: The game's ``Termination`` enum (a ``StrEnum`` holding every way its games end,
+    #: including the members of :class:`CommonTermination` with the same values).
+    termination: type[StrEnum] = CommonTermination
     #: Free-form extras a game may offer (e.g. ``"queries"``); never required.
     extras: Mapping[str, Any] = field(default_factory=dict)
 
@@ -379,3 +423,42 @@ def lazy(target: str) -> Any:
     call.__qualname__ = attribute
     call.__doc__ = f"Calls {target} (imported on first use)."
     return call
+
+
+def outcome_tags(outcome: Outcome | None) -> dict[str, str]:
+    """The record tags that state an outcome: ``Result`` (``"1-0"``/``"0-1"``/
+    ``"1/2-1/2"``, or ``"*"`` while the game goes on) and ``Termination`` (the
+    termination's words). Written by every game's ``write_record``, so a resigned or
+    timed-out game's record says so."""
+    if outcome is None:
+        return {"Result": "*"}
+    return {"Result": outcome.result(), "Termination": outcome.termination.value}
+
+
+def outcome_from_tags(
+    game: Game, position: GameState, tags: Mapping[str, str]
+) -> Outcome | None:
+    """The outcome of a recorded game: the engine's own when the position is over
+    (whatever the tags claim), else a resignation or timeout stated by the tags
+    ``Result`` and ``Termination`` (both must be well-formed and agree), else ``None``.
+
+    Free text in tags never becomes a result: only the game's own termination values
+    are accepted, so an uploaded record cannot make the site show arbitrary words.
+    """
+    engine = position.outcome()
+    if engine is not None:
+        return engine
+    termination_text = str(tags.get("Termination", "")).strip().lower()
+    result = str(tags.get("Result", "")).strip()
+    seats = {"1-0": 0, "0-1": 1}
+    if result not in seats:
+        return None
+    allowed = {CommonTermination.RESIGNATION.value, CommonTermination.TIMEOUT.value}
+    if termination_text not in allowed:
+        return None
+    seat = seats[result]
+    return Outcome(
+        termination=game.termination(termination_text),
+        winner=position.color_of_seat(seat),
+        winner_seat=seat,
+    )
