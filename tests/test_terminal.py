@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from hexgames.ai import RandomPlayer
 from hexgames.game import get_game
-from hexgames.terminal import RandomOpponent, Session, line_reader, run_session
+from hexgames.terminal import Session, line_reader, run_session
 
 GAMES = {
     "benediction": ["max_turns=40"],
@@ -80,7 +81,7 @@ def test_run_session_against_the_random_player_reaches_the_end(name):
 
     position = game.new(**{k: int(v) for k, v in (s.split("=") for s in GAMES[name])})
     holder["session"] = Session(
-        game, position, output, opponent=RandomOpponent(3), human_seat=1,
+        game, position, output, opponent=RandomPlayer(3), human_seat=1,
         opponent_name="random player",
     )
     assert holder["session"].play(read) == 0
@@ -105,7 +106,7 @@ def test_an_illegal_action_is_explained_and_its_line_is_taken_back():
 
 def test_a_line_may_not_run_into_the_computers_turn():
     output = io.StringIO()
-    played = session("benediction", [], output, opponent=RandomOpponent(1), human_seat=0)
+    played = session("benediction", [], output, opponent=RandomPlayer(1), human_seat=0)
     played.play(line_reader(["e3e4 e7e6", "quit"], output))
     assert "Your turn ends before 'e7e6'" in output.getvalue()
     assert played.position.history == []
@@ -113,7 +114,7 @@ def test_a_line_may_not_run_into_the_computers_turn():
 
 def test_undo_takes_back_the_humans_turn_and_the_reply():
     output = io.StringIO()
-    played = session("benediction", [], output, opponent=RandomOpponent(2), human_seat=0)
+    played = session("benediction", [], output, opponent=RandomPlayer(2), human_seat=0)
     played.play(line_reader(["undo", "e3e4", "undo", "board"], output))
     text = output.getvalue()
     assert "Nothing to undo." in text

@@ -97,9 +97,6 @@ class HexBoard:
         n1 = self.side - 1
         return 0 <= x <= 2 * n1 and 0 <= y <= 2 * n1 and abs(x - y) <= n1
 
-    def column_of(self, index: int) -> int:
-        return self.coords[index][0]
-
     def row_of(self, index: int) -> int:
         """1-based row of a cell within its column."""
         x, y = self.coords[index]
@@ -109,9 +106,6 @@ class HexBoard:
         """The last cell of the grid line from ``index`` in ``direction`` (itself at the edge)."""
         ray = self.rays[index][direction]
         return ray[-1] if ray else index
-
-    def is_edge(self, index: int) -> bool:
-        return len(self.neighbours[index]) < 6
 
     def center(self) -> int:
         n1 = self.side - 1
@@ -192,11 +186,6 @@ class HexBoard:
 def row_from_axial(side: int, x: int, y: int) -> int:
     n1 = side - 1
     return y + 1 if x <= n1 else y - (x - n1) + 1
-
-
-def axial_from_column_row(side: int, x: int, row: int) -> tuple[int, int]:
-    n1 = side - 1
-    return (x, row - 1) if x <= n1 else (x, row - 1 + (x - n1))
 
 
 @cache

@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import os
-import random
 import sys
 import textwrap
 from collections.abc import Callable, Iterable
@@ -31,7 +30,7 @@ from typing import Any, ClassVar, TextIO
 from hexgames.errors import IllegalAction
 from hexgames.game import Game, GameState, game_names, get_game, parse_settings
 
-__all__ = ["RandomOpponent", "Session", "add_arguments", "line_reader", "run", "run_session"]
+__all__ = ["Session", "add_arguments", "line_reader", "run", "run_session"]
 
 OPPONENTS = ("ai", "random", "human")
 #: Reads one line after showing a prompt; ``None`` at the end of the input.
@@ -48,37 +47,20 @@ Commands:
   quit        leave the game"""
 
 
-class RandomOpponent:
-    """Chooses uniformly among the legal actions, reproducibly from a seed."""
-
-    name = "random"
-
-    def __init__(self, seed: int | None) -> None:
-        self._random = random.Random(seed)
-
-    def choose(self, position: GameState) -> Any:
-        return self._random.choice(position.legal_actions())
-
-
-def make_opponent(
-    game: Game, kind: str, level: int, seed: int | None, say: Callable[[str], None]
-) -> Any:
+def make_opponent(game: Game, kind: str, level: int, seed: int | None) -> Any:
     """The computer player for ``--opponent`` (``None`` for hot-seat play).
 
-    ``ai`` uses :func:`hexgames.ai.player` when that package is importable and otherwise
-    falls back to the random player, saying so.
+    ``random`` is :class:`hexgames.ai.RandomPlayer`; ``ai`` is :func:`hexgames.ai.player`
+    at the chosen level.
     """
+    from hexgames.ai import RandomPlayer, player
+
     if kind == "human":
         return None
     if kind == "random":
-        return RandomOpponent(seed)
+        return RandomPlayer(seed)
     if kind != "ai":
         raise ValueError(f"unknown opponent {kind!r}; expected one of {', '.join(OPPONENTS)}")
-    try:
-        from hexgames.ai import player
-    except ImportError as error:
-        say(f"The AI is not available ({error}); you play against a random opponent instead.")
-        return RandomOpponent(seed)
     return player(game, level, seed=seed)
 
 
@@ -423,11 +405,11 @@ def run_session(
             game = get_game(game)
         position = game.new(**parse_settings(game, settings))
         human_seat = _seat_of_color(game, color)
-        computer = make_opponent(game, opponent, level, seed, say)
+        computer = make_opponent(game, opponent, level, seed)
     except ValueError as error:
         say(f"error: {error}")
         return 2
-    opponent_name = "random player" if isinstance(computer, RandomOpponent) else "AI"
+    opponent_name = "random player" if opponent == "random" else "AI"
     if computer is not None:
         strength = f" (level {level})" if opponent_name == "AI" else ""
         say(f"You play {game.colors[human_seat]} against the {opponent_name}{strength}.")
