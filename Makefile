@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: play test lint bench clean
+.PHONY: play test fuzz lint bench clean
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,10 @@ play: $(VENV)/.installed
 test: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests
 	$(BIN)/python -m pytest -n auto -q
+
+# Property tests with random (not derandomized) examples, 20x the CI budget: bug hunting.
+fuzz: $(VENV)/.installed-dev
+	HEXGAMES_FUZZ=1 $(BIN)/python -m pytest -n auto -q -m "not browser" $(FUZZ_ARGS)
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests
