@@ -12,14 +12,22 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 import pytest
 
 from hexgames.errors import IllegalAction
-from hexgames.game import Game, GameState
+from hexgames.game import Game, GameState, HistoryView, Outcome
 
 COLORS = ("x", "o")
+
+
+class ToyTermination(StrEnum):
+    LINE = "four in a line"
+    FULL = "board full"
+    RESIGNATION = "resignation"
+    TIMEOUT = "timeout"
 
 
 @dataclass(frozen=True)
@@ -95,8 +103,23 @@ class ToyPosition:
         return hash((tuple(self.cells), self.seat, self.left))
 
     @property
-    def history(self) -> list[str]:
-        return list(self._history)
+    def history(self) -> HistoryView[str]:
+        return HistoryView(self._history)
+
+    @property
+    def last_action(self) -> str | None:
+        return self._history[-1] if self._history else None
+
+    @property
+    def ply(self) -> int:
+        return len(self._history)
+
+    def outcome(self) -> Outcome | None:
+        if not self.is_over:
+            return None
+        reason = ToyTermination.LINE if self._winner is not None else ToyTermination.FULL
+        winner = self.winner if self._winner is not None else None
+        return Outcome(termination=reason, winner=winner, winner_seat=self._winner)
 
     def seat_of(self, color: str) -> int:
         return COLORS.index(color)
@@ -237,6 +260,7 @@ TOY = Game(
     observation=_unused,
     max_game_length=lambda rules: rules.width * rules.height,
     rules_options=lambda rules: {},
+    termination=ToyTermination,
 )
 
 

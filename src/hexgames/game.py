@@ -20,7 +20,7 @@ colours of the two seats. Results for tournaments and research are reported per 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Generic, Protocol, TypeVar, overload, runtime_checkable
@@ -291,41 +291,41 @@ class Game:
     colors: tuple[str, str]
     options: tuple[Option, ...]
     #: ``make_rules(**options)`` -> validated, immutable rules object.
-    make_rules: Any
+    make_rules: Callable[..., Any]
     #: ``new_position(rules)`` -> start position.
-    new_position: Any
+    new_position: Callable[[Any], GameState]
     #: ``position_from_text(text, rules)`` -> position (``ValueError`` when malformed).
-    position_from_text: Any
+    position_from_text: Callable[[str, Any], GameState]
     #: ``write_record(position, tags: Mapping[str, str]) -> str``: the game record of
     #: the position's history from its start.
-    write_record: Any
+    write_record: Callable[[GameState, Mapping[str, str]], str]
     #: ``read_record(text) -> (position_at_end, tags)``.
-    read_record: Any
+    read_record: Callable[[str], tuple[GameState, dict[str, str]]]
     #: ``render_svg(position, highlights=(), **kw) -> str``; every point/cell element
     #: carries ``data-point="<label>"`` so a front end can map clicks to labels.
-    render_svg: Any
+    render_svg: Callable[..., str]
     #: ``render_text(position, highlights=(), *, color=False) -> str`` for terminals
     #: (``color=True`` adds ANSI colours; only used when writing to a terminal).
-    render_text: Any
+    render_text: Callable[..., str]
     #: ``gesture(position, action) -> Gesture`` for click-based input.
-    gesture: Any
+    gesture: Callable[[GameState, Any], Gesture]
     #: ``heuristic(position) -> float`` in [-1, 1], positive when seat 0 stands better.
-    heuristic: Any
+    heuristic: Callable[[GameState], float]
     #: ``num_distinct_actions(rules) -> int``: size of the fixed action-id space.
-    num_distinct_actions: Any
+    num_distinct_actions: Callable[[Any], int]
     #: ``action_to_id(position, action) -> int`` and ``action_from_id(position, id)``.
-    action_to_id: Any
-    action_from_id: Any
+    action_to_id: Callable[[GameState, Any], int]
+    action_from_id: Callable[[GameState, int], Any]
     #: ``observation_shape(rules) -> tuple[int, ...]`` and
     #: ``observation(position, seat) -> numpy.ndarray`` (float32, that shape).
-    observation_shape: Any
-    observation: Any
+    observation_shape: Callable[[Any], tuple[int, ...]]
+    observation: Callable[[GameState, int], Any]
     #: ``max_game_length(rules) -> int``: an upper bound on actions per game (for
     #: research frameworks; games hitting it are scored as draws).
-    max_game_length: Any
+    max_game_length: Callable[[Any], int]
     #: ``rules_options(rules) -> dict``: the options a rules object was made with
     #: (``make_rules(**rules_options(r)) == r``).
-    rules_options: Any
+    rules_options: Callable[[Any], dict[str, Any]]
     #: The game's ``Termination`` enum (a ``StrEnum`` holding every way its games end,
     #: including the members of :class:`CommonTermination` with the same values).
     termination: type[StrEnum] = CommonTermination
@@ -360,7 +360,10 @@ def get_game(name: str) -> Game:
     if key not in REGISTRY:
         raise ValueError(f"unknown game {name!r}; known games: {', '.join(REGISTRY)}")
     module_name, attribute = REGISTRY[key].split(":")
-    return getattr(importlib.import_module(module_name), attribute)
+    game = getattr(importlib.import_module(module_name), attribute)
+    if not isinstance(game, Game):
+        raise TypeError(f"{REGISTRY[key]} is not a hexgames.game.Game")
+    return game
 
 
 def parse_option_value(option: Option, raw: str) -> Any:

@@ -15,6 +15,7 @@ order the board-text formats list cells in.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
@@ -168,7 +169,7 @@ class HexBoard:
         Corners belong to both sides that meet there.
         """
         n1 = self.side - 1
-        tests = {
+        tests: dict[str, Callable[[int, int], bool]] = {
             "bottom-left": lambda x, y: y == 0 and x <= n1,
             "bottom-right": lambda x, y: x - y == n1,
             "top-left": lambda x, y: y - x == n1,

@@ -414,7 +414,8 @@ class MCTSPlayer:
             return child
         if best is None:
             # Every action is expanded and proven: the node takes its best exact value.
-            node.result = max(node.children, key=lambda ch: sign * ch.result).result
+            proven = [ch.result for ch in node.children if ch.result is not None]
+            node.result = max(proven, key=lambda value: sign * value)
             return None
         return best
 

@@ -56,7 +56,7 @@ def _check(specs: Sequence[str], games_per_pair: int) -> None:
 
 
 def _schedule(pairs: Sequence[tuple[str, str]], games: int, seed: int) -> list[Pairing]:
-    tasks = []
+    tasks: list[Pairing] = []
     for round_number in range(games):
         for a, b in pairs:  # interleave pairings so partial results stay balanced
             specs = (a, b) if round_number % 2 == 0 else (b, a)
