@@ -18,6 +18,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "arena": ("hexgames.arena.cli", "run a tournament between AI players"),
     "report": ("hexgames.arena.report_cli", "write a designer's balance report for a game"),
     "bench": ("hexgames.bench", "measure engine speed"),
+    "loadtest": (
+        "hexgames.web.loadtest",
+        "play many online games against a running server and measure it",
+    ),
     "versus": (
         "hexgames.integrations.versus",
         "our MCTS player against OpenSpiel's MCTS bot at equal time per action",

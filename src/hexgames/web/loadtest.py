@@ -1,0 +1,355 @@
+"""``hexgames loadtest``: play many online games against a running server and measure it.
+
+Each simulated game is created over HTTP (``POST /api/games``, mode ``online``) and played
+by two WebSocket clients, one per seat, each answering its turn at once with a random legal
+action, as fast as the server lets them. When a game ends, a new one takes its slot, so the
+number of live games stays constant for the whole run.
+
+It reports moves per second, the latency of a move (from sending it to receiving the state
+that contains it) as percentiles, errors (error messages, failed connections, HTTP
+failures) and **lost moves**: at the end every game is read back from the server and each
+move a client saw acknowledged must be in the stored history, in order.
+
+Only loopback or a server you run: the tool refuses addresses other than localhost unless
+``--allow-remote`` is given, its loops are bounded in time, and it starts nothing it does
+not stop (it starts nothing at all: the server is given).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import ipaddress
+import json
+import random
+import statistics
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+#: Default mix: half Benediction, half Dendria on a side-5 board (the measured workload).
+DEFAULT_MIX = ("benediction", "dendria:board_side=5")
+
+
+@dataclass
+class Stats:
+    """What the run measured, shared by every simulated client."""
+
+    latencies: list[float] = field(default_factory=list)
+    moves: int = 0
+    games_started: int = 0
+    games_finished: int = 0
+    errors: list[str] = field(default_factory=list)
+    #: game id -> notations of the moves that clients saw acknowledged, in order.
+    acknowledged: dict[str, list[str]] = field(default_factory=dict)
+
+    def error(self, text: str) -> None:
+        if len(self.errors) < 1000:  # bounded: a broken server must not eat the memory
+            self.errors.append(text[:300])
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    game: str
+    options: dict[str, Any]
+
+    @classmethod
+    def parse(cls, text: str) -> GameSpec:
+        """``dendria:board_side=5,pie=false`` -> game and options (ints and booleans)."""
+        name, _, rest = text.partition(":")
+        options: dict[str, Any] = {}
+        for item in filter(None, rest.split(",")):
+            key, sep, raw = item.partition("=")
+            if not sep:
+                raise ValueError(f"expected option=value in {text!r}, got {item!r}")
+            value: Any = raw
+            if raw.lower() in {"true", "false"}:
+                value = raw.lower() == "true"
+            elif raw.lstrip("-").isdigit():
+                value = int(raw)
+            options[key.strip()] = value
+        return cls(name.strip(), options)
+
+
+def http_json(method: str, url: str, body: Any = None, timeout: float = 10.0) -> Any:
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url, data=data, method=method)
+    request.add_header("Content-Type", "application/json")
+    with urllib.request.urlopen(request, timeout=timeout) as response:
+        return json.loads(response.read().decode())
+
+
+def websocket_url(base: str, game_id: str, token: str) -> str:
+    parts = urllib.parse.urlsplit(base)
+    scheme = "wss" if parts.scheme == "https" else "ws"
+    query = urllib.parse.urlencode({"token": token})
+    return f"{scheme}://{parts.netloc}/ws/games/{game_id}?{query}"
+
+
+async def play_seat(
+    base: str,
+    game_id: str,
+    token: str,
+    rng: random.Random,
+    stats: Stats,
+    deadline: float,
+    max_moves: int,
+) -> bool:
+    """One player: connect, answer every turn with a random legal action until the game
+    ends, the deadline passes or ``max_moves`` were made. True when the game ended."""
+    import websockets
+
+    sent_at: float | None = None
+    sent_ply = -1
+    made = 0
+    try:
+        async with websockets.connect(
+            websocket_url(base, game_id, token), max_size=2**24, open_timeout=10
+        ) as socket:
+            while time.monotonic() < deadline:
+                try:
+                    left = max(0.1, deadline - time.monotonic())
+                    raw = await asyncio.wait_for(socket.recv(), timeout=left)
+                except TimeoutError:
+                    break
+                message = json.loads(raw)
+                kind = message.get("type")
+                if kind == "error":
+                    stats.error(f"{game_id}: {message.get('message')}")
+                    sent_at = None
+                    continue
+                if kind != "state":
+                    continue
+                ply = int(message.get("ply", 0))
+                if sent_at is not None and ply > sent_ply:
+                    stats.latencies.append(time.monotonic() - sent_at)
+                    sent_at = None
+                note_acknowledged(stats, game_id, message)
+                if message.get("is_over"):
+                    return True
+                legal = message.get("legal") or []
+                if not message.get("your_turn") or not legal or sent_at is not None:
+                    continue
+                if made >= max_moves:
+                    break
+                action = rng.choice(legal)["action"]
+                sent_at, sent_ply = time.monotonic(), ply
+                await socket.send(json.dumps({"type": "action", "action": action, "ply": ply}))
+                stats.moves += 1
+                made += 1
+    except Exception as error:  # a failed connection is a measured error, not a crash
+        stats.error(f"{game_id}: {type(error).__name__}: {error}")
+    return False
+
+
+def note_acknowledged(stats: Stats, game_id: str, message: dict[str, Any]) -> None:
+    """Remember the moves a state message shows as played (its history, or its tail)."""
+    history = message.get("history")
+    if not isinstance(history, list):
+        return
+    seen = stats.acknowledged.setdefault(game_id, [])
+    ply = int(message.get("ply", len(history)))
+    start = ply - len(history)  # a state may carry only the latest part of the history
+    notations = [entry.get("notation") for entry in history if isinstance(entry, dict)]
+    if start <= len(seen):
+        seen[start:] = notations
+        del seen[ply:]
+
+
+async def play_slot(
+    base: str, spec: GameSpec, seed: int, stats: Stats, deadline: float, max_moves: int
+) -> list[str]:
+    """Keep one game slot busy until the deadline; returns the ids of its games."""
+    rng = random.Random(seed)
+    ids: list[str] = []
+    while time.monotonic() < deadline:
+        try:
+            created = await asyncio.to_thread(
+                http_json,
+                "POST",
+                f"{base}/api/games",
+                {"game": spec.game, "mode": "online", "options": spec.options},
+            )
+        except (urllib.error.URLError, OSError, ValueError) as error:
+            stats.error(f"create {spec.game}: {error}")
+            await asyncio.sleep(0.2)
+            continue
+        game_id, tokens = created["id"], created["tokens"]
+        ids.append(game_id)
+        stats.games_started += 1
+        players = [
+            play_seat(base, game_id, token, random.Random(rng.random()), stats, deadline, max_moves)
+            for token in tokens
+        ]
+        results = await asyncio.gather(*players)
+        if any(results):
+            stats.games_finished += 1
+        if max_moves and all(not ended for ended in results):
+            break  # the move budget, not the game, ended this slot
+    return ids
+
+
+def lost_moves(base: str, stats: Stats, ids: Sequence[str]) -> tuple[int, int]:
+    """(acknowledged moves, of which missing from the stored history)."""
+    acknowledged = lost = 0
+    for game_id in ids:
+        seen = stats.acknowledged.get(game_id, [])
+        acknowledged += len(seen)
+        try:
+            stored = http_json("GET", f"{base}/api/games/{game_id}")
+        except (urllib.error.URLError, OSError, ValueError) as error:
+            stats.error(f"read back {game_id}: {error}")
+            lost += len(seen)
+            continue
+        history = [entry["notation"] for entry in stored.get("history", [])]
+        if int(stored.get("ply", len(history))) != len(history):
+            history = full_history(base, game_id, history)
+        for index, notation in enumerate(seen):
+            if index >= len(history) or history[index] != notation:
+                lost += len(seen) - index
+                break
+    return acknowledged, lost
+
+
+def full_history(base: str, game_id: str, fallback: list[str]) -> list[str]:
+    """The whole stored history, from the game record when a state carries only a tail."""
+    request = urllib.request.Request(f"{base}/api/games/{game_id}/record")
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            text = response.read().decode()
+    except (urllib.error.URLError, OSError):
+        return fallback
+    body = [line for line in text.splitlines() if line and not line.startswith("[")]
+    moves = [token for line in body for token in line.split() if not token.endswith(".")]
+    return [m for m in moves if m not in {"*", "1-0", "0-1", "1/2-1/2"}]
+
+
+def percentile(values: Sequence[float], fraction: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))
+    return ordered[index]
+
+
+async def run_load(
+    base: str,
+    games: int,
+    seconds: float,
+    mix: Sequence[GameSpec],
+    seed: int,
+    max_moves: int = 0,
+) -> dict[str, Any]:
+    stats = Stats()
+    started = time.monotonic()
+    deadline = started + seconds
+    slots = [
+        play_slot(base, mix[i % len(mix)], seed * 100_003 + i, stats, deadline, max_moves or 10**9)
+        for i in range(games)
+    ]
+    id_lists = await asyncio.gather(*slots)
+    elapsed = time.monotonic() - started
+    ids = [game_id for group in id_lists for game_id in group]
+    acknowledged, lost = await asyncio.to_thread(lost_moves, base, stats, ids)
+    latencies = stats.latencies
+    return {
+        "server": base,
+        "games": games,
+        "seconds": round(elapsed, 2),
+        "moves": stats.moves,
+        "moves_per_s": round(len(latencies) / elapsed, 1) if elapsed else 0.0,
+        "acknowledged": acknowledged,
+        "p50_ms": round(1000 * percentile(latencies, 0.50), 1),
+        "p90_ms": round(1000 * percentile(latencies, 0.90), 1),
+        "p99_ms": round(1000 * percentile(latencies, 0.99), 1),
+        "max_ms": round(1000 * max(latencies), 1) if latencies else float("nan"),
+        "mean_ms": round(1000 * statistics.fmean(latencies), 1) if latencies else float("nan"),
+        "games_started": stats.games_started,
+        "games_finished": stats.games_finished,
+        "errors": len(stats.errors),
+        "error_samples": stats.errors[:5],
+        "lost_moves": lost,
+    }
+
+
+def check_target(base: str, allow_remote: bool) -> None:
+    """Refuse anything but loopback unless told otherwise: a load test is a small attack."""
+    host = urllib.parse.urlsplit(base).hostname or ""
+    if allow_remote or host == "localhost":
+        return
+    try:
+        if ipaddress.ip_address(host).is_loopback:
+            return
+    except ValueError:
+        pass
+    raise SystemExit(
+        f"refusing to load-test {host!r}: only loopback by default; "
+        "pass --allow-remote for a server of your own elsewhere"
+    )
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--url", default="http://127.0.0.1:8000", help="server to test")
+    parser.add_argument("--games", type=int, default=100, help="concurrent online games")
+    parser.add_argument("--seconds", type=float, default=15.0, help="length of the run")
+    parser.add_argument(
+        "--mix",
+        action="append",
+        help="game[:option=value,...] to play, repeatable; default: "
+        + " and ".join(DEFAULT_MIX),
+    )
+    parser.add_argument("--moves-per-game", type=int, default=0,
+                        help="stop each player after this many moves (0: no limit)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--allow-remote", action="store_true",
+                        help="allow a server that is not on this machine (your own!)")
+
+
+def run(args: argparse.Namespace) -> int:
+    base = args.url.rstrip("/")
+    check_target(base, args.allow_remote)
+    if args.games < 1 or args.seconds <= 0:
+        print("error: --games must be at least 1 and --seconds positive", file=sys.stderr)
+        return 2
+    try:
+        mix = [GameSpec.parse(text) for text in (args.mix or DEFAULT_MIX)]
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    figures = asyncio.run(
+        run_load(base, args.games, args.seconds, mix, args.seed, args.moves_per_game)
+    )
+    if args.json:
+        print(json.dumps(figures))
+    else:
+        print(
+            f"{figures['games']} games for {figures['seconds']} s against {base}: "
+            f"{figures['moves_per_s']} moves/s, p50 {figures['p50_ms']} ms, "
+            f"p90 {figures['p90_ms']} ms, p99 {figures['p99_ms']} ms, "
+            f"max {figures['max_ms']} ms; {figures['games_finished']} games finished; "
+            f"errors {figures['errors']}, lost moves {figures['lost_moves']} "
+            f"(of {figures['acknowledged']} acknowledged)"
+        )
+        for sample in figures["error_samples"]:
+            print(f"  error: {sample}")
+    return 0 if figures["errors"] == 0 and figures["lost_moves"] == 0 else 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="hexgames loadtest",
+        description="Play many online games against a running hexgames server (loopback) "
+        "and print moves/s, latency percentiles, errors and lost moves.",
+    )
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
