@@ -48,34 +48,18 @@ class GameResult:
 
 
 def end_reason(position: GameState) -> str:
-    """Why the game ended, from the position's ``win_reason``/``end_reason`` if it has one."""
-    for attribute in ("win_reason", "end_reason"):
-        value = getattr(position, attribute, None)
-        if callable(value):
-            value = value()
-        if value:
-            return str(value)
-    return "not stated by the engine"
+    """Why the game ended, in the words of the game's termination (``"king captured"``)."""
+    outcome = position.outcome()
+    return outcome.termination.value if outcome is not None else "not over"
 
 
 def score_margin(position: GameState) -> float | None:
-    """Seat 0's score minus seat 1's, when the position offers ``score()``.
-
-    Accepts a mapping by colour (what a score "per colour" naturally is) or a pair in
-    seat order; anything else is ignored rather than guessed at.
-    """
-    score = getattr(position, "score", None)
-    if score is None:
+    """Seat 0's final score minus seat 1's, for games that keep a score (else ``None``)."""
+    outcome = position.outcome()
+    if outcome is None or outcome.score is None:
         return None
-    value = score() if callable(score) else score
-    if isinstance(value, Mapping):
-        try:
-            first = value[position.color_of_seat(0)]
-            second = value[position.color_of_seat(1)]
-        except KeyError:
-            return None
-        return float(first) - float(second)
-    return None
+    score = outcome.score
+    return float(score[position.color_of_seat(0)]) - float(score[position.color_of_seat(1)])
 
 
 def play_game(
@@ -124,10 +108,10 @@ def play_game(
     if capped:
         returns, winning_seat, reason = (0.0, 0.0), None, CAPPED
     else:
-        ret = position.returns()
-        returns = (float(ret[0]), float(ret[1]))
-        winning_seat = 0 if returns[0] > 0 else 1 if returns[1] > 0 else None
-        reason = end_reason(position)
+        outcome = position.outcome()
+        assert outcome is not None  # the loop above ends only when the game is over
+        returns, winning_seat = outcome.returns(), outcome.winner_seat
+        reason = outcome.termination.value
     names = (players[0].name, players[1].name)
     record_tags = {
         "Event": "hexgames arena",

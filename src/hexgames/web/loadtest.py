@@ -277,6 +277,21 @@ async def run_load(
     }
 
 
+def engine_reference(spec: GameSpec) -> str:
+    """The engine's random-game speed on this machine now (``hexgames.bench``)."""
+    from hexgames.bench import measure
+    from hexgames.game import get_game
+
+    game = get_game(spec.game)
+    result = measure(game, spec.options, runs=1, seconds=2.0)
+    actions = result.games_per_s * result.mean_game_length
+    return (
+        f"engine {spec.game} {result.variant}: {actions:,.0f} random actions/s "
+        f"({result.play_undo_per_s:,.0f} play+undo/s, {result.generations_per_s:,.0f} "
+        "legal-action generations/s)"
+    )
+
+
 def check_target(base: str, allow_remote: bool) -> None:
     """Refuse anything but loopback unless told otherwise: a load test is a small attack."""
     host = urllib.parse.urlsplit(base).hostname or ""
@@ -307,6 +322,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="stop each player after this many moves (0: no limit)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument(
+        "--reference",
+        action="store_true",
+        help="also measure the engine's own speed (random actions/s of the first game of "
+        "the mix, 2 s in this process) right after the run, as a yardstick of how busy "
+        "the machine was",
+    )
     parser.add_argument("--allow-remote", action="store_true",
                         help="allow a server that is not on this machine (your own!)")
 
@@ -325,6 +347,8 @@ def run(args: argparse.Namespace) -> int:
     figures = asyncio.run(
         run_load(base, args.games, args.seconds, mix, args.seed, args.moves_per_game)
     )
+    if args.reference:
+        figures["reference"] = engine_reference(mix[0])
     if args.json:
         print(json.dumps(figures))
     else:
@@ -336,6 +360,8 @@ def run(args: argparse.Namespace) -> int:
             f"errors {figures['errors']}, lost moves {figures['lost_moves']} "
             f"(of {figures['acknowledged']} acknowledged)"
         )
+        if "reference" in figures:
+            print(f"reference: {figures['reference']}")
         for sample in figures["error_samples"]:
             print(f"  error: {sample}")
     return 0 if figures["errors"] == 0 and figures["lost_moves"] == 0 else 1
