@@ -84,7 +84,7 @@ def test_an_illegal_action_names_the_turn_and_the_action():
         ("e3e4", "before turn number"),
         ('[Game "Dendria"]\n\n1. g7', "not a Benediction record"),
         ('[Result "blue"]\n[MaxTurns "1"]\n\n1. e3e4', "contradicts"),
-        ('[MaxStack "99"]\n\n', "max_stack must be between"),
+        ('[MaxStack "99"]\n\n', "max_stack must be an integer from 2 to 15"),
         ('[Game "Benediction"\n', "malformed tag"),
         ('[Start "Benediction v1: R-Z2 B E8"]\n\n', r"\[Start\] tag"),
     ],

@@ -93,6 +93,8 @@ def action_to_id(position: Position, action: Action | str) -> int:
     """
     if isinstance(action, str):
         action = Action.parse(action)
+    elif not isinstance(action, Action):
+        raise IllegalAction(f"not a Benediction action: {action!r}")
     geometry = position.board
     n = geometry.size
     target = _point(geometry, action.target)

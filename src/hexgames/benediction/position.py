@@ -523,7 +523,7 @@ class Position:
         return _color_code(color) - 1
 
     def color_of_seat(self, seat: int) -> str:
-        if seat not in (0, 1):
+        if not _is_int(seat) or seat not in (0, 1):
             raise ValueError(f"seat must be 0 or 1, got {seat!r}")
         return COLOR_NAMES[seat + 1]
 
@@ -555,6 +555,8 @@ class Position:
         ``color`` to its colour (else the player to act); it decides the portal.
         """
         i = self._point(origin)
+        if steps_max is not None and not _is_int(steps_max):
+            raise ValueError(f"steps_max must be an integer or None, got {steps_max!r}")
         steps = steps_max if steps_max is not None else max(1, self._size[i])
         code = _color_code(color) if color is not None else (
             self._owner[i] if self._owner[i] in (RED, BLUE) else self._to_move
@@ -562,8 +564,21 @@ class Position:
         return list(self.reach_indices(i, steps, code).items())
 
     def reach_indices(self, origin: int, steps: int, color: int) -> dict[int, bool]:
-        """``{target: passed_wall}`` for a stack of colour code ``color`` and at most
-        ``steps`` steps from point ``origin`` (destination != origin; blocks stop)."""
+        """``{target: passed_wall}`` for a stack of colour code ``color`` (``RED`` or
+        ``BLUE``) and at most ``steps`` steps from point index ``origin`` (destination !=
+        origin; blocks stop). ``ValueError`` for an index, steps or colour out of range."""
+        if not (
+            _is_int(color)
+            and color in (RED, BLUE)
+            and _is_int(origin)
+            and 0 <= origin < len(self._owner)
+            and _is_int(steps)
+        ):
+            raise ValueError(
+                f"reach_indices needs a point index 0..{len(self._owner) - 1}, integer "
+                f"steps and a colour code RED=1 or BLUE=2, got ({origin!r}, {steps!r}, "
+                f"{color!r})"
+            )
         steps = min(steps, MAX_TRAVEL)
         if steps < 1:
             return {}
@@ -1064,6 +1079,10 @@ class Position:
     def turn_ends(self) -> list[bool]:
         """For each action of :attr:`history`: whether it ended its turn (for records)."""
         return [record.actions_left == 1 for record in self._undo]
+
+
+def _is_int(value: object) -> bool:
+    return type(value) is int or (isinstance(value, int) and not isinstance(value, bool))
 
 
 def _color_code(color: str) -> int:
