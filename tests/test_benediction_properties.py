@@ -19,7 +19,8 @@ rules_strategy = st.builds(
     max_turns=st.sampled_from([None, 12, 40]),
 )
 SETTINGS = settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow],
+    derandomize=True, database=None,
 )
 
 

@@ -42,7 +42,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from hexgames.benediction._tables import (
     BLESSED,
@@ -65,12 +65,10 @@ from hexgames.benediction._tables import (
 )
 from hexgames.benediction.actions import Action
 from hexgames.benediction.rules import Rules
+from hexgames.benediction.textformat import TextPosition, format_text, parse_text
 from hexgames.errors import IllegalAction
 from hexgames.game import HistoryView, Outcome
 from hexgames.hexgrid import HexBoard
-
-if TYPE_CHECKING:
-    from hexgames.benediction.textformat import TextPosition
 
 _KIND_CODE = {"move": MOVE, "merge": MERGE, "split": SPLIT, "drop": DROP, "block": PLACE_BLOCK}
 #: Checkers each side has on the board at the start; with the ``supply`` option a side
@@ -268,8 +266,6 @@ class Position:
         Without ``rules`` the board side is taken from the standard starting points the
         header names (d2/d6 -> 4, e2/e8 -> 5, f2/f10 -> 6, g2/g12 -> 7), else 5.
         """
-        from hexgames.benediction.textformat import parse_text
-
         if rules is not None and not isinstance(rules, Rules):
             raise ValueError(f"rules must be a Benediction Rules object, got {rules!r}")
         return cls._load(parse_text(text, rules))
@@ -315,8 +311,6 @@ class Position:
 
     def to_text(self) -> str:
         """The board-text format (rules section 8, plus the ``l`` locked suffix)."""
-        from hexgames.benediction.textformat import TextPosition, format_text
-
         labels = self._tables.board.labels
         owner, size, flags = self._owner, self._size, self._flags
         return format_text(
