@@ -66,7 +66,7 @@ def test_a_copy_has_its_own_history():
     q = p.copy()
     q.play("e7e6")
     assert (p.ply, q.ply) == (1, 2)
-    assert p.history == ["e3e4"] or p.history == [p.parse_action("e3e4")]
+    assert p.history == [p.parse_action("e3e4")]
     q.undo()
     q.undo()
     assert q.ply == 0 and p.ply == 1

@@ -31,6 +31,15 @@ CASES = [
         id="king-capture-crowns",
     ),
     pytest.param(
+        ("R:E2E7", "B:E8k"), "e7e8", Termination.KING_CAPTURED,
+        "Benediction v1: RWE2 BxE8\nR:E2k8kl\nB:",
+        {  # a text position may hold an uncrowned man on a starting point
+            "e2": Man("red", 1, king=True),
+            "e8": Man("red", 1, king=True, locked=True),
+        },
+        id="king-capture-crowns-both-starts",
+    ),
+    pytest.param(
         ("R:A1234B5E2k", "B:A5kE8k"), "b5a5", Termination.KING_CAPTURED,
         "Benediction v1: RWE2 BxE8\nR:A1b2b3b4b5blE2k\nB:E8k",
         {  # the capture completes the a1-a5 bridge, which blesses its members

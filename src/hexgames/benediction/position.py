@@ -5,8 +5,9 @@ Design (speed is a feature: the AI is only as strong as this is fast):
 * State lives in flat lists indexed by point (see :mod:`hexgrid` for the index order);
   every geometric question is a lookup in :mod:`._tables` (portal rays, walls, block
   adjacency), computed once per board side.
-* ``play`` records compact change records ``(point, old_owner, old_size, old_flags)``
-  plus a few scalars; ``undo`` replays them backwards. No copies.
+* ``play`` keeps one :class:`UndoRecord` per action: the compact change records
+  ``(point, old_owner, old_size, old_flags)`` plus a few scalars; ``undo`` replays the
+  changes backwards. No copies.
 * The Zobrist key is kept up to date by the single mutation primitive ``_put``.
 * Actions are shared immutable instances per board (``Tables.move_row`` etc.), so the
   generator never constructs objects. ``legal_actions`` remembers, by key, whether each
