@@ -40,6 +40,7 @@ class Action:
 
     __slots__ = ("_hash", "count", "kind", "origin", "target")
 
+    _hash: int
     kind: str
     origin: str | None
     target: str

@@ -135,7 +135,7 @@ def winning_actions(position: Position) -> list[Action]:
     enemy_kings = {labels[i] for i in _kings(position, enemy)}
     own_kings = {labels[i] for i in _kings(position, color)}
     bridge_targets = _bridge_targets(position, color)
-    wins = []
+    wins: list[Action] = []
     for action in position.legal_actions():
         target = action.target
         if not (
@@ -278,7 +278,7 @@ def action_priors(position: Position, actions: Sequence[Action]) -> list[float]:
     color = position.to_move_code
     enemy = 3 - color
     dist = _wall_distance(t.board.side)[color]
-    near_king = set()
+    near_king: set[int] = set()
     for k in _kings(position, color) + _kings(position, enemy):
         near_king.update(t.board.neighbours[k])
     out = []

@@ -31,6 +31,8 @@ def gesture(position: Position, action: Action | str) -> Gesture:
     kind = action.kind
     if kind in ("drop", "block"):
         return Gesture(kind, (action.target,), kind)
+    origin = action.origin
+    assert origin is not None  # every other kind has an origin
     if kind == "split":
-        return Gesture(None, (action.origin, action.target), f"split {action.count}")
-    return Gesture(None, (action.origin, action.target), kind)
+        return Gesture(None, (origin, action.target), f"split {action.count}")
+    return Gesture(None, (origin, action.target), kind)
