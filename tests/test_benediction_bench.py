@@ -35,7 +35,7 @@ def test_bench_set_overrides_the_variants(capsys):
     [
         (["chess"], "unknown game"),
         (["benediction", "--set", "colour=red"], "no option 'colour'"),
-        (["benediction", "--set", "max_stack=99"], "max_stack must be between"),
+        (["benediction", "--set", "max_stack=99"], "max_stack must be an integer from 2 to 15"),
         (["benediction", "--set", "max_stack"], "expects option=value"),
         (["benediction", "--runs", "0"], "--runs must be at least 1"),
     ],

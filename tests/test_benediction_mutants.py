@@ -127,26 +127,26 @@ def test_plain_sub_stack_through_the_portal_onto_a_plain_man_is_not_blessed(play
 
 
 # ---------------------------------------------------------- 6. order after an action
-def test_a_king_capture_ends_the_game_before_crowning():
-    # kills: crowning applied after a king capture
-    # Ruling 9: after a king capture nothing else of section 6 applies, so the man that
-    # took the king on Blue's starting point is not crowned.
+def test_a_king_capture_still_crowns_the_capturer_on_a_starting_point():
+    # kills: crowning skipped after a king capture
+    # Section 6: every step applies after a winning step, so the man that took the king
+    # on Blue's starting point is crowned there.
     p = pos("R:E2kE7", "B:E8k")
     p.play("e7e8")
     assert (p.winner, p.win_reason) == ("red", "king captured")
-    assert p.man_at("e8") == Man("red", 1, locked=True)
+    assert p.man_at("e8") == Man("red", 1, king=True, locked=True)
 
 
-def test_pending_split_curses_do_not_land_after_a_blessed_king_win():
-    # kills: pending curses landing after a blessed-king win
+def test_pending_split_curses_land_after_a_blessed_king_win():
+    # kills: pending curses skipped after a blessed-king win
     # c5 (3 checkers) splits 2 north-west to a5 (c5 -> b5 -> a5): a1..a5 becomes a bridge
     # with the king on a2, so Red wins; the part left on c5 is not in the bridge and its
-    # pending curse does not land (ruling 9: the game ends at the first win).
+    # pending curse still lands (section 6: every step applies after a win).
     p = pos("R:A12k34C5++", "B:E8k")
     p.play("c5-2-a5")
     assert (p.winner, p.win_reason) == ("red", "blessed king")
     assert p.man_at("a5") == Man("red", 2, blessed=True, locked=True)
-    assert p.man_at("c5") == Man("red", 1)
+    assert p.man_at("c5") == Man("red", 1, cursed=True)
 
 
 def one_block_left(header: str, men: str, rules: Rules) -> tuple[str, str]:

@@ -85,15 +85,17 @@ def test_passing_is_not_an_action():
 @pytest.mark.parametrize(
     "kwargs,message",
     [
-        ({"board_side": 3}, "board_side must be between 4 and 7"),
-        ({"board_side": 8}, "board_side must be between 4 and 7"),
-        ({"first_turn_actions": 3}, "first_turn_actions must be between 1 and 2"),
-        ({"max_stack": 1}, "max_stack must be between 2 and 15"),
-        ({"max_stack": 16}, "max_stack must be between 2 and 15"),
-        ({"supply": 0}, "supply must be at least 1"),
-        ({"max_turns": 0}, "max_turns must be at least 1"),
+        ({"board_side": 3}, "option board_side must be an integer from 4 to 7, got 3"),
+        ({"board_side": 8}, "board_side must be an integer from 4 to 7"),
+        ({"first_turn_actions": 3}, "first_turn_actions must be an integer from 1 to 2"),
+        ({"max_stack": 1}, "max_stack must be an integer from 2 to 15"),
+        ({"max_stack": 16}, "max_stack must be an integer from 2 to 15"),
+        ({"supply": 0}, "supply must be an integer of at least 1"),
+        ({"max_turns": 0}, "max_turns must be an integer of at least 1"),
         ({"max_stack": "8"}, "must be an integer"),
         ({"board_side": True}, "must be an integer"),
+        ({"side": 5}, "Benediction has no option 'side'; options: board_side, "),
+        ({"bogus": 1}, "no option 'bogus'"),
     ],
 )
 def test_rules_validation_names_the_option(kwargs, message):

@@ -75,7 +75,7 @@ def oracle(p: Position) -> set[str]:
     for label in p.board.labels:
         if label in men or label in p.blocks or label in starts:
             continue
-        near = set(p.board.labels[j] for j in p._tables.block_adjacent[p.board.index(label)])
+        near = set(p.board.labels[j] for j in p.tables.block_adjacent[p.board.index(label)])
         if not near & p.blocks:
             out.add(f"B{label}")
     supply = p.supply_left(me)
@@ -138,7 +138,8 @@ def expected_after(
     p: Position, text: str
 ) -> tuple[dict[str, Man], set[str], str | None, str | None]:
     """Men, blocks, winner and reason after ``text``, by the literal rules (section 5-6),
-    leaving out only the "no legal action" test."""
+    leaving out only the "no legal action" test. Every step of section 6 applies, also
+    after a step that decided a win; the winner is the one decided first."""
     action = p.parse_action(text)
     me = p.to_move
     enemy = "blue" if me == "red" else "red"
@@ -178,8 +179,7 @@ def expected_after(
                 pending.add(origin)
                 if not sub_blessed:
                     pending.add(target)
-    if king_captured:
-        return men, blocks, me, "king captured"
+    winner, reason = (me, "king captured") if king_captured else (None, None)
     for start in p.starting_points:
         m = men.get(start)
         if m is not None and not m.king:
@@ -209,19 +209,20 @@ def expected_after(
                     if not men[g].cursed:
                         men[g] = replace(men[g], blessed=True)
     for color in (me, enemy):
-        if any(m.king and m.blessed and m.color == color for m in men.values()):
-            return men, blocks, color, "blessed king"
+        blessed_king = any(m.king and m.blessed and m.color == color for m in men.values())
+        if blessed_king and winner is None:
+            winner, reason = color, "blessed king"
     for label in pending:
         m = men[label]
         if not m.king and not m.blessed:
             men[label] = replace(m, cursed=True)
-    return men, blocks, None, None
+    return men, blocks, winner, reason
 
 
 @pytest.mark.parametrize("side", [4, 5, 6])
 def test_consequences_of_every_action_follow_the_literal_rules(side):
     rng = random.Random(100 + side)
-    checked = 0
+    checked = wins = 0
     for game in range(5):
         p = Position.initial(Rules(board_side=side, max_stack=(8, 15)[game % 2], max_turns=100))
         while not p.is_over:
@@ -240,4 +241,29 @@ def test_consequences_of_every_action_follow_the_literal_rules(side):
                 men = {x: replace(m, locked=False) for x, m in men.items()}
             assert p.men() == men, (choice, p.to_text())
             assert p.blocks == blocks
+            wins += winner is not None
     assert checked > 100
+    assert wins >= 2, "some games end in a win, whose last action is checked too"
+
+
+@pytest.mark.parametrize("chunk", range(2))
+def test_the_last_action_of_won_random_games_follows_the_literal_rules(chunk):
+    """Section 6 applies in full after a winning action: crowning, bridge blessings and
+    pending curses land on the final board (checked on the last action of many games)."""
+    won = 0
+    for seed in range(chunk * 40, (chunk + 1) * 40):
+        rng = random.Random(seed)
+        p = Position.initial(Rules(max_turns=150))
+        while not p.is_over:
+            actions = p.legal_actions()
+            p.play(actions[rng.randrange(len(actions))])
+        if p.win_reason not in ("king captured", "blessed king"):
+            continue
+        last = p.undo()
+        men, blocks, winner, reason = expected_after(p, str(last))
+        p.play(last)
+        assert (p.winner, p.win_reason) == (winner, reason)
+        assert p.men() == men, (str(last), p.to_text())
+        assert p.blocks == blocks
+        won += 1
+    assert won >= 20

@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 
 from hexgames.benediction import Position, Rules
-from hexgames.benediction._tables import BLESSED, BLOCK, BLUE, KING, LOCKED, RED
+from hexgames.benediction.position import BLESSED, BLOCK, BLUE, KING, LOCKED, RED
 from hexgames.game import GameState, get_game
 
 GAMES = 1000
@@ -77,13 +77,15 @@ def test_positions_satisfy_the_game_state_protocol_and_undo_stops_at_the_start()
     assert p.history == [] and p.key == Position.initial().key
 
 
-def test_documented_flat_arrays_for_the_ai_mirror_the_board():
+def test_the_public_board_arrays_mirror_the_board():
     p = Position.from_text("Benediction v1: R-E2 B E8\nR:E2kC3b++\nB:E8kl\nX:A1")
     b = p.board
     e2, c3, e8, a1 = (b.index(x) for x in ("e2", "c3", "e8", "a1"))
-    assert (p._owner[e2], p._size[e2], p._flags[e2]) == (RED, 1, KING)
-    assert (p._owner[c3], p._size[c3], p._flags[c3]) == (RED, 3, BLESSED)
-    assert (p._owner[e8], p._flags[e8]) == (BLUE, KING | LOCKED)
-    assert p._owner[a1] == BLOCK
-    assert (p._count[RED], p._count[BLUE]) == (4, 1)
+    owners, sizes, flags = p.owners, p.sizes, p.flags
+    assert (owners[e2], sizes[e2], flags[e2]) == (RED, 1, KING)
+    assert (owners[c3], sizes[c3], flags[c3]) == (RED, 3, BLESSED)
+    assert (owners[e8], flags[e8]) == (BLUE, KING | LOCKED)
+    assert owners[a1] == BLOCK
+    assert (p.checker_counts[RED], p.checker_counts[BLUE]) == (4, 1)
+    assert p.to_move_code == RED and p.tables.board is b
     assert p.reach_indices(c3, 3, RED) == {j: passed for j, passed in p.reach("c3")}

@@ -176,7 +176,7 @@ def test_menu_bad_options_and_colours():
 
     output = io.StringIO()
     assert run_session("benediction", [], output, settings=["board_side=3"]) == 2
-    assert "error: rules option board_side must be between 4 and 7, got 3" in output.getvalue()
+    assert "error: option board_side must be an integer from 4 to 7, got 3" in output.getvalue()
     output = io.StringIO()
     assert run_session("dendria", [], output, settings=["colour=red"]) == 2
     assert "Dendria has no option 'colour'; options: size, pie, quiet_limit" in output.getvalue()

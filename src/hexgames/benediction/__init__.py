@@ -19,10 +19,20 @@ import importlib
 from typing import Any
 
 from hexgames.benediction.actions import Action
-from hexgames.benediction.position import Man, Position
+from hexgames.benediction.position import Man, Position, Termination
 from hexgames.benediction.rules import Rules
 
-__all__ = ["GAME", "Action", "Man", "Position", "Rules", "read_record", "svg", "write_record"]
+__all__ = [
+    "GAME",
+    "Action",
+    "Man",
+    "Position",
+    "Rules",
+    "Termination",
+    "read_record",
+    "svg",
+    "write_record",
+]
 
 _LAZY = {
     "GAME": "hexgames.benediction.spec",

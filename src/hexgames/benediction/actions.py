@@ -17,6 +17,9 @@ from typing import Any
 from hexgames.errors import IllegalAction
 
 KINDS: tuple[str, ...] = ("move", "merge", "split", "drop", "block")
+#: The most checkers a split can take (one less than the largest ``max_stack``).
+MAX_SPLIT = 14
+_MAX_COUNT_DIGITS = 2
 _LABEL = re.compile(r"[a-z]\d+")
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("drop", re.compile(r"@([a-z]\d+)")),
@@ -37,6 +40,7 @@ class Action:
 
     __slots__ = ("_hash", "count", "kind", "origin", "target")
 
+    _hash: int
     kind: str
     origin: str | None
     target: str
@@ -115,13 +119,19 @@ class Action:
             if kind in ("drop", "block"):
                 return cls(kind, None, groups[0])
             if kind == "split":
-                count = int(groups[1])
+                digits = groups[1].lstrip("0") or "0"
+                if len(digits) > _MAX_COUNT_DIGITS:
+                    raise IllegalAction(
+                        f"{_show(text)}: split count too large (a split takes 1 to "
+                        f"{MAX_SPLIT} checkers)"
+                    )
+                count = int(digits)
                 if count < 1:
-                    raise IllegalAction(f"{text.strip()!r}: a split takes at least 1 checker")
+                    raise IllegalAction(f"{_show(text)}: a split takes at least 1 checker")
                 return cls(kind, groups[0], groups[2], count)
             return cls(kind, groups[0], groups[1])
         raise IllegalAction(
-            f"{text.strip()!r} is not an action; write e3e4 (move), @e3 (drop), "
+            f"{_show(text)} is not an action; write e3e4 (move), @e3 (drop), "
             "Bc2 (block), f8+f7 (merge) or f4-1-f5 (split)"
         )
 
@@ -134,6 +144,12 @@ def _init(action: Action, kind: str, origin: str | None, target: str, count: int
     set_(action, "target", target)
     set_(action, "count", count)
     set_(action, "_hash", hash((kind, origin, target, count)))
+
+
+def _show(text: str, limit: int = 40) -> str:
+    """``repr`` of user input for a message, shortened when long."""
+    text = text.strip()
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text)} chars)"
 
 
 def _label(value: Any, role: str) -> str:

@@ -93,6 +93,8 @@ def action_to_id(position: Position, action: Action | str) -> int:
     """
     if isinstance(action, str):
         action = Action.parse(action)
+    elif not isinstance(action, Action):
+        raise IllegalAction(f"not a Benediction action: {action!r}")
     geometry = position.board
     n = geometry.size
     target = _point(geometry, action.target)
@@ -236,7 +238,8 @@ def observation(position: Position, seat: int) -> np.ndarray:
     _fill(planes, 14, position.color_of_seat(seat) == "red")
     for plane, color in ((15, "red"), (16, "blue")):
         left = position.supply_left(color)
-        _fill(planes, plane, 1.0 if left is None else left / (rules.supply + START_CHECKERS))
+        owned = START_CHECKERS + (rules.supply or 0)
+        _fill(planes, plane, 1.0 if left is None else left / owned)
     cap = rules.max_turns if rules.max_turns is not None else RESEARCH_TURN_CAP
     _fill(planes, 17, min(1.0, (position.turn_number - 1) / cap))
     return planes

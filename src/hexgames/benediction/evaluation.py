@@ -1,8 +1,8 @@
 """Benediction knowledge for the AI: a position heuristic, fast win detection, priors.
 
-Everything here reads the engine's documented flat arrays (``_owner``, ``_size``,
-``_flags``, ``_count``, ``_starts``, ``_tables``) and its reach helper
-(:meth:`Position.reach_indices`), never copies a position, and never plays an action
+Everything here reads the engine's public read API only (the live read-only arrays
+``owners``, ``sizes``, ``flags``, ``checker_counts``, ``to_move_code``, ``tables`` and
+:meth:`Position.reach_indices`), never copies a position, and never plays an action
 except to confirm a candidate win. The AI reaches these functions only through
 ``GAME.heuristic`` and ``GAME.extras["ai"]`` (:func:`ai_hooks`).
 
@@ -33,7 +33,9 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
-from hexgames.benediction._tables import (
+from hexgames.benediction._tables import tables
+from hexgames.benediction.actions import Action
+from hexgames.benediction.position import (
     BLESSED,
     BLOCK,
     BLUE,
@@ -41,10 +43,8 @@ from hexgames.benediction._tables import (
     EMPTY,
     KING,
     RED,
-    tables,
+    Position,
 )
-from hexgames.benediction.actions import Action
-from hexgames.benediction.position import Position
 
 #: Value of a position whose side to act can win at once (not 1: not yet played).
 WON = 0.95
@@ -77,7 +77,7 @@ def _wall_distance(side: int) -> tuple[tuple[int, ...], ...]:
 
 
 def _kings(position: Position, color: int) -> list[int]:
-    owner, flags = position._owner, position._flags
+    owner, flags = position.owners, position.flags
     return [i for i, o in enumerate(owner) if o == color and flags[i] & KING]
 
 
@@ -89,7 +89,7 @@ def attackers(position: Position, color: int) -> int:
     if not kings:
         return 0
     enemy = 3 - color
-    owner, size = position._owner, position._size
+    owner, size = position.owners, position.sizes
     reach = position.reach_indices
     count = 0
     for i, o in enumerate(owner):
@@ -103,7 +103,7 @@ def attackers(position: Position, color: int) -> int:
 def portal_threat(position: Position, color: int) -> bool:
     """True when a king of ``color`` can pass the enemy wall with one action (a move onto
     an empty or enemy point, or a merge onto a friendly non-king man), which blesses it."""
-    owner, size, flags = position._owner, position._size, position._flags
+    owner, size, flags = position.owners, position.sizes, position.flags
     for k in _kings(position, color):
         for j, passed in position.reach_indices(k, size[k], color).items():
             if passed and (owner[j] != color or not flags[j] & KING):
@@ -129,13 +129,13 @@ def winning_actions(position: Position) -> list[Action]:
     found = memo.get(key)
     if found is not None:
         return list(found)
-    color = position._to_move
+    color = position.to_move_code
     enemy = 3 - color
-    labels = position._tables.board.labels
+    labels = position.tables.board.labels
     enemy_kings = {labels[i] for i in _kings(position, enemy)}
     own_kings = {labels[i] for i in _kings(position, color)}
     bridge_targets = _bridge_targets(position, color)
-    wins = []
+    wins: list[Action] = []
     for action in position.legal_actions():
         target = action.target
         if not (
@@ -159,8 +159,8 @@ def _bridge_targets(position: Position, color: int) -> set[str]:
     """Labels where an arriving man could complete a bridge holding a king of ``color``:
     the points of each connected group of ``color``'s men that contains a king, and the
     points next to it not held by ``color``."""
-    t = position._tables
-    owner = position._owner
+    t = position.tables
+    owner = position.owners
     neighbours = t.board.neighbours
     labels = t.board.labels
     seen: set[int] = set()
@@ -185,15 +185,15 @@ def heuristic(position: Position) -> float:
     """Value in [-1, 1], positive when Red (seat 0) stands better."""
     if position.is_over:
         return position.returns()[0]
-    mover = position._to_move
+    mover = position.to_move_code
     sign = 1.0 if mover == RED else -1.0
     if winning_actions(position):
         return sign * WON
-    side = position._tables.board.side
+    side = position.tables.board.side
     dist = _wall_distance(side)
     far = float(2 * (side - 1))
-    owner, size, flags = position._owner, position._size, position._flags
-    count = position._count
+    owner, size, flags = position.owners, position.sizes, position.flags
+    count = position.checker_counts
     progress = [0.0, 0.0, 0.0]
     best_king = [0.0, 0.0, 0.0]
     blessed = [0, 0, 0]
@@ -242,8 +242,8 @@ def heuristic(position: Position) -> float:
 def _bridge_progress(position: Position, dist: Sequence[Sequence[int]], far: float) -> list[float]:
     """Per colour: how close (0..1) the best group touching its own wall comes to the
     enemy wall (1 = a bridge)."""
-    t = position._tables
-    owner = position._owner
+    t = position.tables
+    owner = position.owners
     neighbours = t.board.neighbours
     out = [0.0, 0.0, 0.0]
     for color in (RED, BLUE):
@@ -272,13 +272,13 @@ def action_priors(position: Position, actions: Sequence[Action]) -> list[float]:
     """Cheap scores to order the search's children: captures (above all of a king),
     king actions towards the enemy wall, advances, merges; blocks last unless they sit
     next to a king (where they defend or hem in)."""
-    t = position._tables
+    t = position.tables
     index = t.index
-    owner, flags, size = position._owner, position._flags, position._size
-    color = position._to_move
+    owner, flags, size = position.owners, position.flags, position.sizes
+    color = position.to_move_code
     enemy = 3 - color
     dist = _wall_distance(t.board.side)[color]
-    near_king = set()
+    near_king: set[int] = set()
     for k in _kings(position, color) + _kings(position, enemy):
         near_king.update(t.board.neighbours[k])
     out = []

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from hexgames.benediction.actions import Action
 from hexgames.benediction.position import Position
+from hexgames.errors import IllegalAction
 from hexgames.game import Gesture
 
 __all__ = ["gesture"]
@@ -25,9 +26,13 @@ def gesture(position: Position, action: Action | str) -> Gesture:
     """The clicks that enter ``action`` (an ``Action`` or its notation) in ``position``."""
     if isinstance(action, str):
         action = position.parse_action(action)
+    elif not isinstance(action, Action):
+        raise IllegalAction(f"not a Benediction action: {action!r}")
     kind = action.kind
     if kind in ("drop", "block"):
         return Gesture(kind, (action.target,), kind)
+    origin = action.origin
+    assert origin is not None  # every other kind has an origin
     if kind == "split":
-        return Gesture(None, (action.origin, action.target), f"split {action.count}")
-    return Gesture(None, (action.origin, action.target), kind)
+        return Gesture(None, (origin, action.target), f"split {action.count}")
+    return Gesture(None, (origin, action.target), kind)

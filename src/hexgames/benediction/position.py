@@ -5,8 +5,9 @@ Design (speed is a feature: the AI is only as strong as this is fast):
 * State lives in flat lists indexed by point (see :mod:`hexgrid` for the index order);
   every geometric question is a lookup in :mod:`._tables` (portal rays, walls, block
   adjacency), computed once per board side.
-* ``play`` records compact change records ``(point, old_owner, old_size, old_flags)``
-  plus a few scalars; ``undo`` replays them backwards. No copies.
+* ``play`` keeps one :class:`UndoRecord` per action: the compact change records
+  ``(point, old_owner, old_size, old_flags)`` plus a few scalars; ``undo`` replays the
+  changes backwards. No copies.
 * The Zobrist key is kept up to date by the single mutation primitive ``_put``.
 * Actions are shared immutable instances per board (``Tables.move_row`` etc.), so the
   generator never constructs objects. ``legal_actions`` remembers, by key, whether each
@@ -17,25 +18,32 @@ Design (speed is a feature: the AI is only as strong as this is fast):
   jumped: results are cached per board side, keyed by origin, colour, steps and the
   blocks among the ray points (``_bm`` is the bit mask of blocks).
 
-Read access for the AI (cheap, documented, stable):
+Public read API (for the AI and for engines built on this one; python-chess exposes its
+bitboards the same way). Every point has an index (see :mod:`hexgrid` for the order;
+``position.board.labels[i]`` is its label, ``position.board.index(label)`` its index):
 
-* ``_owner[i]``: ``0`` empty, ``1`` red, ``2`` blue, ``3`` block (``EMPTY/RED/BLUE/BLOCK``
-  in :mod:`._tables`); ``_size[i]``: checkers in the man (0 when none);
-  ``_flags[i]``: bit mask ``KING=1, BLESSED=2, CURSED=4, LOCKED=8``.
-* ``_count[c]``: checkers of colour code ``c`` on the board; ``_bk[c]``: its blessed kings.
-* ``_to_move``: colour code to act; ``_starts``: ``(red_start, blue_start)`` indices;
-  ``_zone[c]``: indices of colour ``c``'s zone; ``_tables``: the :class:`._tables.Tables`.
+* :attr:`Position.owners` ``[i]``: ``EMPTY=0``, ``RED=1``, ``BLUE=2`` or ``BLOCK=3``;
+  :attr:`Position.sizes` ``[i]``: checkers in the man (0 when none);
+  :attr:`Position.flags` ``[i]``: bit mask ``KING=1, BLESSED=2, CURSED=4, LOCKED=8``.
+  These are *live read-only views* (no copy, so cheap in a search): they follow
+  ``play``/``undo`` and must never be mutated; take ``tuple(...)`` for a snapshot.
+* :attr:`Position.to_move_code` (``RED``/``BLUE``), :attr:`Position.checker_counts`
+  ``[code]`` (checkers of a colour on the board), :attr:`Position.tables` (the
+  precomputed geometry of the board side: walls, portal rays, block adjacency; see
+  :class:`hexgames.benediction._tables.Tables`), :attr:`Position.start_text`.
 * :meth:`Position.reach_indices` ``(i, steps, color) -> {target: passed_wall}`` and the
   label-based :meth:`Position.reach`.
 
-Do not write to these lists: go through ``play``/``undo``.
+The codes are importable from this module (``from hexgames.benediction.position import
+RED, KING``). Only this module touches a position's ``_`` attributes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from enum import StrEnum
+from typing import Any, NamedTuple
 
 from hexgames.benediction._tables import (
     BLESSED,
@@ -53,11 +61,14 @@ from hexgames.benediction._tables import (
     PLACE_BLOCK,
     RED,
     SPLIT,
+    Tables,
     tables,
 )
 from hexgames.benediction.actions import Action
 from hexgames.benediction.rules import Rules
+from hexgames.benediction.textformat import TextPosition, format_text, parse_text
 from hexgames.errors import IllegalAction
+from hexgames.game import HistoryView, Outcome
 from hexgames.hexgrid import HexBoard
 
 _KIND_CODE = {"move": MOVE, "merge": MERGE, "split": SPLIT, "drop": DROP, "block": PLACE_BLOCK}
@@ -69,6 +80,40 @@ _NO_PATH = 1 << 20
 REACH_CACHE_LIMIT = 50_000
 _WIN_NONE, _DRAW = 0, 3
 _COLOR_CODE = {"red": RED, "blue": BLUE}
+
+
+class Termination(StrEnum):
+    """How a Benediction game ends (``Outcome.termination``); the value is the words
+    shown to people and written in records. The last two are decided outside the
+    engine (by the players or the clock), with the values of
+    :class:`hexgames.game.CommonTermination`."""
+
+    KING_CAPTURED = "king captured"
+    BLESSED_KING = "blessed king"
+    NO_LEGAL_ACTION = "no legal action"
+    TURN_LIMIT = "turn limit"
+    RESIGNATION = "resignation"
+    TIMEOUT = "timeout"
+
+
+class UndoRecord(NamedTuple):
+    """What :meth:`Position.undo` needs to take back one action (kept per action)."""
+
+    action: Action
+    to_move: int
+    actions_left: int
+    acted: int
+    turn: int
+    winner: int
+    reason: Termination | None
+    locked: tuple[int, ...]
+    #: ``(point, old_owner, old_size, old_flags)`` per change, in the order made.
+    changes: tuple[tuple[int, int, int, int], ...]
+    #: Point of the block the action placed, ``-1`` when none.
+    block_at: int
+
+
+_new_record = tuple.__new__  # builds an UndoRecord without a Python-level call
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +199,10 @@ class Position:
         """An empty board (no men, no blocks), Red to act with two actions.
 
         Prefer :meth:`initial` and :meth:`from_text`; this is their common ground.
+        ``starts`` names Red's and Blue's starting points (default: the standard ones).
         """
+        if rules is not None and not isinstance(rules, Rules):
+            raise ValueError(f"rules must be a Benediction Rules object, got {rules!r}")
         self._rules = rules if rules is not None else Rules()
         t = self._tables = tables(self._rules.board_side)
         n = len(t.board.labels)
@@ -170,6 +218,8 @@ class Position:
             red_start = t.board.index_at(side - 1, 1)
             blue_start = t.board.index_at(side - 1, 2 * side - 3)
         else:
+            if not isinstance(starts, (tuple, list)) or len(starts) != 2:
+                raise ValueError(f"starts must be two point labels, got {starts!r}")
             red_start, blue_start = (self._point(label) for label in starts)
             if red_start == blue_start:
                 raise ValueError("the two starting points must differ")
@@ -185,9 +235,9 @@ class Position:
         self._acted = 0
         self._turn = 1
         self._winner = _WIN_NONE
-        self._reason: str | None = None
+        self._reason: Termination | None = None
         self._locked: list[int] = []
-        self._undo: list[tuple[Any, ...]] = []
+        self._undo: list[UndoRecord] = []
         self._history: list[Action] = []
         self._changes: list[tuple[int, int, int, int]] = []
         self._legal: dict[int, bool] | None = None
@@ -212,16 +262,77 @@ class Position:
     @classmethod
     def from_text(cls, text: str, rules: Rules | None = None) -> Position:
         """Read the board-text format (rules section 8); ``ValueError`` names line and
-        column when malformed. Every turn from a position read from text has 2 actions."""
-        from hexgames.benediction.textformat import read_text
+        column when malformed. Every turn from a position read from text has 2 actions.
 
-        return read_text(text, rules)
+        Without ``rules`` the board side is taken from the standard starting points the
+        header names (d2/d6 -> 4, e2/e8 -> 5, f2/f10 -> 6, g2/g12 -> 7), else 5.
+        """
+        if rules is not None and not isinstance(rules, Rules):
+            raise ValueError(f"rules must be a Benediction Rules object, got {rules!r}")
+        return cls._load(parse_text(text, rules))
+
+    @classmethod
+    def _load(cls, parsed: TextPosition) -> Position:
+        """The position a parsed board text describes (the parser has checked it)."""
+        p = cls(parsed.rules, starts=parsed.starts)
+        index = p._tables.index
+        for label, (color, size, flags) in parsed.men.items():
+            i = index[label]
+            p._put(i, color, size, flags)
+            if flags & LOCKED:
+                p._locked.append(i)
+        for label in parsed.blocks:
+            i = index[label]
+            p._put(i, BLOCK, 0, 0)
+            for j in p._tables.block_adjacent[i]:
+                p._near[j] += 1
+        winner = parsed.winner
+        if winner == _WIN_NONE:
+            p._to_move = parsed.to_move
+            p._al = parsed.actions_left
+            p._acted = 2 - parsed.actions_left
+            p._update_skey()
+            p._lose_if_stuck()
+        elif winner == _DRAW:
+            p._winner, p._reason = _DRAW, Termination.TURN_LIMIT
+        else:
+            p._to_move = 3 - winner
+            p._winner = winner
+            if parsed.king_taken:
+                p._reason = Termination.KING_CAPTURED
+            elif p._bk[winner]:
+                p._reason = Termination.BLESSED_KING
+            else:
+                p._reason = Termination.NO_LEGAL_ACTION
+        if p._winner:
+            p._al = 0
+        p._update_skey()
+        p._start_text = p.to_text()
+        return p
 
     def to_text(self) -> str:
         """The board-text format (rules section 8, plus the ``l`` locked suffix)."""
-        from hexgames.benediction.textformat import write_text
+        labels = self._tables.board.labels
+        owner, size, flags = self._owner, self._size, self._flags
+        return format_text(
+            TextPosition(
+                rules=self._rules,
+                starts=self.starting_points,
+                men={
+                    labels[i]: (o, size[i], flags[i])
+                    for i, o in enumerate(owner)
+                    if o in (RED, BLUE)
+                },
+                blocks=[labels[i] for i, o in enumerate(owner) if o == BLOCK],
+                to_move=self._to_move,
+                actions_left=self._al,
+                winner=self._winner,
+                king_taken=self._reason == Termination.KING_CAPTURED,
+            )
+        )
 
-        return write_text(self)
+    def __str__(self) -> str:
+        return self.to_text()
 
     def copy(self) -> Position:
         """An independent position with the same state and history (undo still works)."""
@@ -285,8 +396,23 @@ class Position:
 
     @property
     def win_reason(self) -> str | None:
-        """``"king captured"``, ``"blessed king"``, ``"no legal action"``, ``"turn limit"``."""
-        return self._reason
+        """Why the game ended, in words (``outcome().termination.value``): ``"king
+        captured"``, ``"blessed king"``, ``"no legal action"``, ``"turn limit"``; ``None``
+        while the game goes on. Kept for compatibility; prefer :meth:`outcome`."""
+        reason = self._reason
+        return None if reason is None else reason.value
+
+    def outcome(self) -> Outcome | None:
+        """How the game ended by the rules, ``None`` while it goes on: the
+        :class:`Termination`, the winning colour and seat (``None`` for a draw by the
+        ``max_turns`` cap). Resignations and timeouts are decided outside the engine."""
+        winner = self._winner
+        if winner == _WIN_NONE:
+            return None
+        assert self._reason is not None
+        if winner == _DRAW:
+            return Outcome(self._reason, None, None)
+        return Outcome(self._reason, COLOR_NAMES[winner], winner - 1)
 
     @property
     def key(self) -> int:
@@ -295,9 +421,62 @@ class Position:
         return self._bkey ^ self._skey
 
     @property
-    def history(self) -> list[Action]:
-        """Actions played since the start position, oldest first (a copy)."""
-        return list(self._history)
+    def history(self) -> HistoryView[Action]:
+        """Actions played since the start position, oldest first: a live read-only view
+        (O(1) ``len`` and indexing; ``list(...)`` for a snapshot)."""
+        return HistoryView(self._history)
+
+    @property
+    def last_action(self) -> Action | None:
+        """The most recent action, ``None`` at the start position (O(1))."""
+        history = self._history
+        return history[-1] if history else None
+
+    @property
+    def ply(self) -> int:
+        """Number of actions played since the start position (O(1))."""
+        return len(self._history)
+
+    # ---------------------------------------------------------- board arrays
+    @property
+    def owners(self) -> Sequence[int]:
+        """Per point index: ``EMPTY``, ``RED``, ``BLUE`` or ``BLOCK`` (0..3). A live
+        read-only view of the engine's array (no copy): never mutate it."""
+        return self._owner
+
+    @property
+    def sizes(self) -> Sequence[int]:
+        """Per point index: checkers in the man there (0 when none). Live, read-only."""
+        return self._size
+
+    @property
+    def flags(self) -> Sequence[int]:
+        """Per point index: bit mask ``KING | BLESSED | CURSED | LOCKED`` of the man
+        there (0 when none). Live, read-only."""
+        return self._flags
+
+    @property
+    def to_move_code(self) -> int:
+        """:attr:`to_move` as a colour code (``RED`` or ``BLUE``)."""
+        return self._to_move
+
+    @property
+    def checker_counts(self) -> Sequence[int]:
+        """``[0, red, blue]``: checkers of each colour code on the board. Live, read-only."""
+        return self._count
+
+    @property
+    def tables(self) -> Tables:
+        """The precomputed geometry of this board side, shared by every position of
+        that side (walls ``wall``/``wall_points``, portal ``rays``, ``block_adjacent``,
+        label ``index``; see :class:`hexgames.benediction._tables.Tables`). Read only."""
+        return self._tables
+
+    @property
+    def start_text(self) -> str | None:
+        """Board text of the position the history starts from when it was read from
+        text (:meth:`from_text`); ``None`` for a game from :meth:`initial`."""
+        return self._start_text
 
     @property
     def blocks(self) -> set[str]:
@@ -339,7 +518,7 @@ class Position:
         return _color_code(color) - 1
 
     def color_of_seat(self, seat: int) -> str:
-        if seat not in (0, 1):
+        if not _is_int(seat) or seat not in (0, 1):
             raise ValueError(f"seat must be 0 or 1, got {seat!r}")
         return COLOR_NAMES[seat + 1]
 
@@ -371,6 +550,8 @@ class Position:
         ``color`` to its colour (else the player to act); it decides the portal.
         """
         i = self._point(origin)
+        if steps_max is not None and not _is_int(steps_max):
+            raise ValueError(f"steps_max must be an integer or None, got {steps_max!r}")
         steps = steps_max if steps_max is not None else max(1, self._size[i])
         code = _color_code(color) if color is not None else (
             self._owner[i] if self._owner[i] in (RED, BLUE) else self._to_move
@@ -378,8 +559,21 @@ class Position:
         return list(self.reach_indices(i, steps, code).items())
 
     def reach_indices(self, origin: int, steps: int, color: int) -> dict[int, bool]:
-        """``{target: passed_wall}`` for a stack of colour code ``color`` and at most
-        ``steps`` steps from point ``origin`` (destination != origin; blocks stop)."""
+        """``{target: passed_wall}`` for a stack of colour code ``color`` (``RED`` or
+        ``BLUE``) and at most ``steps`` steps from point index ``origin`` (destination !=
+        origin; blocks stop). ``ValueError`` for an index, steps or colour out of range."""
+        if not (
+            _is_int(color)
+            and color in (RED, BLUE)
+            and _is_int(origin)
+            and 0 <= origin < len(self._owner)
+            and _is_int(steps)
+        ):
+            raise ValueError(
+                f"reach_indices needs a point index 0..{len(self._owner) - 1}, integer "
+                f"steps and a colour code RED=1 or BLUE=2, got ({origin!r}, {steps!r}, "
+                f"{color!r})"
+            )
         steps = min(steps, MAX_TRAVEL)
         if steps < 1:
             return {}
@@ -646,7 +840,7 @@ class Position:
         owner, size, flags = self._owner, self._size, self._flags
         c = self._to_move
         e = 3 - c
-        record = (
+        before = (
             action, self._to_move, self._al, self._acted, self._turn,
             self._winner, self._reason, tuple(self._locked),
         )
@@ -700,25 +894,24 @@ class Position:
                 put(t, c, k, sub)
                 put(o, c, s - k, f & (KING | LOCKED | CURSED))
                 self._locked.append(t)
+        # Rules section 6: every step applies, also after a step that decided a win;
+        # the winner is the one decided first.
+        for p in self._starts:
+            op = owner[p]
+            if op in (RED, BLUE) and not flags[p] & KING:
+                put(p, op, size[p], KING | (flags[p] & LOCKED))
+        self._bless_bridges(RED)
+        self._bless_bridges(BLUE)
         if captured_king:
-            self._winner, self._reason = c, "king captured"
-        else:
-            for p in self._starts:
-                op = owner[p]
-                if op in (RED, BLUE) and not flags[p] & KING:
-                    put(p, op, size[p], KING | (flags[p] & LOCKED))
-            self._bless_bridges(RED)
-            self._bless_bridges(BLUE)
-            bk = self._bk
-            if bk[c]:
-                self._winner, self._reason = c, "blessed king"
-            elif bk[e]:
-                self._winner, self._reason = e, "blessed king"
-            else:
-                for p in pending:
-                    fp = flags[p]
-                    if owner[p] == c and not fp & (KING | BLESSED | CURSED):
-                        put(p, c, size[p], fp | CURSED)
+            self._winner, self._reason = c, Termination.KING_CAPTURED
+        elif self._bk[c]:
+            self._winner, self._reason = c, Termination.BLESSED_KING
+        elif self._bk[e]:
+            self._winner, self._reason = e, Termination.BLESSED_KING
+        for p in pending:
+            fp = flags[p]
+            if owner[p] == c and not fp & (KING | BLESSED | CURSED):
+                put(p, c, size[p], fp | CURSED)
         self._acted += 1
         self._al -= 1
         if not self._winner:
@@ -734,21 +927,21 @@ class Position:
                 self._turn += 1
                 cap = self._rules.max_turns
                 if cap is not None and self._turn - 1 >= cap:
-                    self._winner, self._reason = _DRAW, "turn limit"
+                    self._winner, self._reason = _DRAW, Termination.TURN_LIMIT
             if not self._winner:
                 self._lose_if_stuck()
         if self._winner:
             self._al = 0
             if self._winner != _DRAW:
                 self._to_move = 3 - self._winner  # as in a finished board text
-        self._undo.append((*record, tuple(self._changes), block_at))
+        self._undo.append(_new_record(UndoRecord, (*before, tuple(self._changes), block_at)))
         self._history.append(action)
         self._update_skey()
 
     def _lose_if_stuck(self) -> None:
         """Rule 6.6: the player due to act who has no legal action loses."""
         if not self._generate(True)[0]:
-            self._winner, self._reason = 3 - self._to_move, "no legal action"
+            self._winner, self._reason = 3 - self._to_move, Termination.NO_LEGAL_ACTION
 
     def _bless_bridges(self, c: int) -> None:
         """Bless every non-cursed member of each group of ``c``'s men that touches both
@@ -785,12 +978,13 @@ class Position:
                         self._set(q, c, size[q], fq | BLESSED)
 
     # ------------------------------------------------------------------- undo
-    def undo(self) -> None:
-        """Take back the last action (unlimited; ``IndexError`` at the start)."""
+    def undo(self) -> Action:
+        """Take back the last action and return it (unlimited; ``IndexError`` at the
+        start)."""
         if not self._undo:
             raise IndexError("no action to take back: this is the start position")
         (
-            _action, to_move, al, acted, turn, winner, reason, locked, changes, block_at,
+            action, to_move, al, acted, turn, winner, reason, locked, changes, block_at,
         ) = self._undo.pop()
         put = self._put
         for i, o, s, f in reversed(changes):
@@ -804,6 +998,7 @@ class Position:
         self._locked = list(locked)
         self._history.pop()
         self._update_skey()
+        return action
 
     # ------------------------------------------------------------- primitives
     def _put(self, i: int, o: int, s: int, f: int) -> None:
@@ -835,12 +1030,6 @@ class Position:
         self._changes.append((i, self._owner[i], self._size[i], self._flags[i]))
         self._put(i, o, s, f)
 
-    def _place_block(self, i: int) -> None:
-        """Put a block on ``i`` outside of play (setting up a position)."""
-        self._put(i, BLOCK, 0, 0)
-        for j in self._tables.block_adjacent[i]:
-            self._near[j] += 1
-
     def _update_skey(self) -> None:
         t = self._tables
         if self._winner:
@@ -851,10 +1040,14 @@ class Position:
             )
 
     def _point(self, label: str) -> int:
+        """Index of a label (case-insensitive); :class:`IllegalAction` when it is not a
+        point of this board."""
+        if not isinstance(label, str):
+            raise IllegalAction(f"a point label such as 'e3' is needed, got {label!r}")
         try:
             return self._tables.board.index(label)
         except ValueError as exc:
-            raise ValueError(str(exc)) from None
+            raise IllegalAction(str(exc)) from None
 
     def _man(self, i: int) -> Man | None:
         o = self._owner[i]
@@ -869,7 +1062,7 @@ class Position:
     def _result_words(self) -> str:
         if self._winner == _DRAW:
             return "a draw by the turn limit"
-        return f"{COLOR_NAMES[self._winner]} won: {self._reason}"
+        return f"{COLOR_NAMES[self._winner]} won: {self.win_reason}"
 
     def iter_men(self) -> Iterator[tuple[str, Man]]:
         """``(label, man)`` for every man, in index order."""
@@ -880,7 +1073,11 @@ class Position:
 
     def turn_ends(self) -> list[bool]:
         """For each action of :attr:`history`: whether it ended its turn (for records)."""
-        return [rec[2] == 1 for rec in self._undo]
+        return [record.actions_left == 1 for record in self._undo]
+
+
+def _is_int(value: object) -> bool:
+    return type(value) is int or (isinstance(value, int) and not isinstance(value, bool))
 
 
 def _color_code(color: str) -> int:
@@ -890,4 +1087,18 @@ def _color_code(color: str) -> int:
         raise ValueError(f"colour must be 'red' or 'blue', got {color!r}") from None
 
 
-__all__ = ["Man", "Position", "merge_problem"]
+__all__ = [
+    "BLESSED",
+    "BLOCK",
+    "BLUE",
+    "CURSED",
+    "EMPTY",
+    "KING",
+    "LOCKED",
+    "RED",
+    "Man",
+    "Position",
+    "Termination",
+    "UndoRecord",
+    "merge_problem",
+]

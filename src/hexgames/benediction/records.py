@@ -6,7 +6,7 @@
     [Red "alice"]
     [Blue "bob"]
     [MaxTurns "200"]
-    [Result "red"]
+    [Result "1-0"]
     [Termination "blessed king"]
 
     1. e3e4  2. f8f7 @f8  3. e4e5 Bc2
@@ -18,6 +18,10 @@
   ``" / "``. Tag values escape ``\\`` and ``"`` with a backslash; a line break in a
   value becomes a space (a tag is one line).
 * Turns are numbered from 1; each holds the one or two actions of one player's turn.
+* ``Result`` is in seat order (``1-0`` Red won, ``0-1`` Blue won, ``1/2-1/2`` a draw by
+  the turn cap, ``*`` not decided) and ``Termination`` holds the :class:`Termination`
+  words (:func:`hexgames.game.outcome_tags`). The older colour form (``[Result "red"]``)
+  is still read.
 
 Reading replays every action through :meth:`Position.play`, so a record can only
 describe legal games; errors name the turn number and the action.
@@ -32,7 +36,7 @@ from typing import Any
 from hexgames.benediction.position import Position
 from hexgames.benediction.rules import OPTIONS, Rules
 from hexgames.errors import IllegalAction
-from hexgames.game import parse_option_value
+from hexgames.game import outcome_tags, parse_option_value
 
 GAME_NAME = "Benediction"
 _TAG_OF_OPTION = {
@@ -44,9 +48,14 @@ _TAG_OF_OPTION = {
 }
 _OPTION_BY_KEY = {name.replace("_", ""): name for name in _TAG_OF_OPTION}
 _OPTIONS = {option.name: option for option in OPTIONS}
+_TAG_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _TAG_LINE = re.compile(r'\[\s*([A-Za-z_][A-Za-z0-9_]*)\s+"((?:[^"\\]|\\.)*)"\s*\]')
 _TURN_NUMBER = re.compile(r"(\d+)\.(.*)")
-_RESULTS = ("red", "blue", "draw", "*")
+#: Result tag values -> the winner they state (``None``: not decided).
+_RESULTS = {
+    "1-0": "red", "0-1": "blue", "1/2-1/2": "draw", "*": None,
+    "red": "red", "blue": "blue", "draw": "draw",
+}
 _WRAP = 80
 
 
@@ -61,24 +70,48 @@ def _unescape(value: str) -> str:
 def write_record(position: Position, tags: Mapping[str, str] | None = None) -> str:
     """The record of ``position``'s history from its start.
 
-    ``tags`` (e.g. ``Red``, ``Blue``, ``Date``, ``Event``) are written after ``Game``;
-    ``Result``, ``Termination``, ``Start`` and the rules options are derived from the
-    position and override tags of the same name.
+    ``tags`` (e.g. ``Red``, ``Blue``, ``Date``, ``Event``) are written after ``Game``.
+    ``Start`` and the rules options are derived from the position and override tags of
+    the same name. ``Result`` and ``Termination`` come from ``position.outcome()``
+    (:func:`hexgames.game.outcome_tags`) unless ``tags`` supply them: that is how a
+    resignation or a timeout, which the engine does not know, is recorded
+    (``{"Result": "0-1", "Termination": "resignation"}``). A supplied ``Result`` that
+    contradicts a game the rules have decided is refused (``ValueError``), since such a
+    record could not be read back.
     """
-    lines = [f'[Game "{GAME_NAME}"]']
+    if tags is None:
+        tags = {}
+    if not isinstance(tags, Mapping):
+        raise ValueError(f"record tags must be a mapping of names to values, got {tags!r}")
+    if not isinstance(position, Position):
+        raise ValueError(f"not a Benediction position: {position!r}")
     derived = {"Game", "Result", "Termination", "Start", "Variant", *_TAG_OF_OPTION.values()}
-    for name, value in (tags or {}).items():
+    lines = [f'[Game "{GAME_NAME}"]']
+    for name, value in tags.items():
+        if not isinstance(name, str) or not _TAG_NAME.fullmatch(name):
+            raise ValueError(f"record tag names are letters, digits and '_', got {name!r}")
         if name not in derived:
             lines.append(f'[{name} "{_escape(str(value))}"]')
     for option, value in position.rules.non_default().items():
         lines.append(f'[{_TAG_OF_OPTION[option]} "{"off" if value is None else value}"]')
-    start = position._start_text
+    start = position.start_text
     if start is not None and start != Position.initial(position.rules).to_text():
         lines.append(f'[Start "{_escape(" / ".join(start.splitlines()))}"]')
-    lines.append(f'[Result "{position.winner or "*"}"]')
-    if position.win_reason is not None:
-        lines.append(f'[Termination "{position.win_reason}"]')
-    lines.append("")
+    ending = outcome_tags(position.outcome())
+    for name in ("Result", "Termination"):
+        if name in tags:
+            ending[name] = str(tags[name])
+    claimed = ending["Result"].strip().lower()
+    if claimed not in _RESULTS:
+        raise ValueError(f"[Result {ending['Result']!r}]: expected one of {', '.join(_RESULTS)}")
+    if position.is_over and _RESULTS[claimed] != position.winner:
+        raise ValueError(
+            f"[Result {ending['Result']!r}] contradicts the game, which ended with "
+            f"{position.winner} ({position.win_reason})"
+        )
+    for name, value in ending.items():
+        lines.append(f'[{name} "{_escape(value)}"]')
+    lines.append("")  # a blank line ends the tag block
     lines.extend(_movetext(position))
     return "\n".join(lines) + "\n"
 
@@ -108,9 +141,14 @@ def _movetext(position: Position) -> list[str]:
 def read_record(text: str) -> tuple[Position, dict[str, str]]:
     """Replay a record: ``(position at the end, tags)``.
 
-    Raises ``ValueError`` for malformed tags or rules options and :class:`IllegalAction`
-    (a ``ValueError``) naming the turn number and action for a refused action.
+    Raises ``ValueError`` for a text that is not a string, malformed tags or rules
+    options, and :class:`IllegalAction` (a ``ValueError``) naming the turn number and
+    action for a refused action. A ``Result`` tag is checked against the replay when the
+    replayed game is over; before that it may state an adjudicated result (a
+    resignation), which :func:`hexgames.game.outcome_from_tags` turns into an outcome.
     """
+    if not isinstance(text, str):
+        raise ValueError(f"a game record must be text (str), got {type(text).__name__}")
     tags: dict[str, str] = {}
     body: list[str] = []
     for number, raw in enumerate(text.splitlines(), 1):
@@ -137,9 +175,10 @@ def read_record(text: str) -> tuple[Position, dict[str, str]]:
     result = tags.get("Result", "*").strip().lower()
     if result not in _RESULTS:
         raise ValueError(f"[Result {tags['Result']!r}]: expected one of {', '.join(_RESULTS)}")
-    if result != "*" and position.is_over and position.winner != result:
+    if result != "*" and position.is_over and position.winner != _RESULTS[result]:
         raise ValueError(
-            f"[Result {result!r}] contradicts the moves, which end with {position.winner}"
+            f"[Result {tags['Result']!r}] contradicts the moves, which end with "
+            f"{position.winner}"
         )
     return position, tags
 

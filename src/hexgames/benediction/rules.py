@@ -18,7 +18,10 @@ MIN_SIDE, MAX_SIDE = 4, 7
 MIN_STACK, MAX_STACK = 2, 15
 
 
-@dataclass(frozen=True)
+_UNSET: Any = object()
+
+
+@dataclass(frozen=True, init=False)
 class Rules:
     """The options a Benediction game is played with (defaults = the standard game).
 
@@ -30,6 +33,10 @@ class Rules:
       reserve at the start (see ``docs/benediction.md`` for the exact accounting).
     * ``max_turns``: ``None`` for no cap, else the game is a draw once that many turns
       (one player's one or two actions each) have been played without a winner.
+
+    Every value is checked with :meth:`hexgames.game.Option.validate` (the same check
+    the CLI, the web form and the research adapters use); a bad value or an unknown
+    option raises ``ValueError`` naming it.
     """
 
     board_side: int = 5
@@ -38,14 +45,33 @@ class Rules:
     supply: int | None = None
     max_turns: int | None = None
 
-    def __post_init__(self) -> None:
-        _require_int("board_side", self.board_side, MIN_SIDE, MAX_SIDE)
-        _require_int("first_turn_actions", self.first_turn_actions, 1, 2)
-        _require_int("max_stack", self.max_stack, MIN_STACK, MAX_STACK)
-        if self.supply is not None:
-            _require_int("supply", self.supply, 1, None)
-        if self.max_turns is not None:
-            _require_int("max_turns", self.max_turns, 1, None)
+    def __init__(
+        self,
+        board_side: int = _UNSET,
+        first_turn_actions: int = _UNSET,
+        max_stack: int = _UNSET,
+        supply: int | None = _UNSET,
+        max_turns: int | None = _UNSET,
+        **unknown: Any,
+    ) -> None:
+        if unknown:
+            name = next(iter(unknown))
+            raise ValueError(
+                f"Benediction has no option {name!r}; options: "
+                f"{', '.join(option.name for option in OPTIONS)}"
+            )
+        given = {
+            "board_side": board_side,
+            "first_turn_actions": first_turn_actions,
+            "max_stack": max_stack,
+            "supply": supply,
+            "max_turns": max_turns,
+        }
+        for option in OPTIONS:
+            value = given[option.name]
+            if value is _UNSET:
+                value = option.default
+            object.__setattr__(self, option.name, option.validate(value))
 
     def as_dict(self) -> dict[str, Any]:
         """The constructor keyword arguments: ``Rules(**r.as_dict()) == r``."""
@@ -54,15 +80,6 @@ class Rules:
     def non_default(self) -> dict[str, Any]:
         """Only the options that differ from the standard game (for records and titles)."""
         return {k: v for k, v in self.as_dict().items() if v != _DEFAULTS[k]}
-
-
-def _require_int(name: str, value: Any, low: int, high: int | None) -> None:
-    """Raise a ValueError that names the option, its range and the bad value."""
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise ValueError(f"rules option {name} must be an integer, got {value!r}")
-    if value < low or (high is not None and value > high):
-        wanted = f"between {low} and {high}" if high is not None else f"at least {low}"
-        raise ValueError(f"rules option {name} must be {wanted}, got {value}")
 
 
 _DEFAULTS: dict[str, Any] = {

@@ -6,7 +6,7 @@ Benediction. Functions are referenced lazily so that the engine imports nothing 
 
 from __future__ import annotations
 
-from hexgames.benediction.position import Position
+from hexgames.benediction.position import Position, Termination
 from hexgames.benediction.rules import OPTIONS, Rules
 from hexgames.game import Game, lazy
 
@@ -31,6 +31,7 @@ GAME = Game(
     observation=lazy("hexgames.benediction.encoding:observation"),
     max_game_length=lazy("hexgames.benediction.encoding:max_game_length"),
     rules_options=lambda rules: rules.as_dict(),
+    termination=Termination,
     extras={
         # One line for the web app's game cards.
         "tagline": "Race stacks through the enemy wall to bless your king, or capture theirs.",

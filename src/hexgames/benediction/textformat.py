@@ -23,27 +23,54 @@ one-action turn; both flags blank means the game ended in a draw (the ``max_turn
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from hexgames.benediction._tables import (
     BLESSED,
-    BLOCK,
     BLUE,
     CURSED,
-    EMPTY,
     KING,
     LOCKED,
     RED,
 )
-from hexgames.benediction.position import Position
 from hexgames.benediction.rules import Rules
-from hexgames.hexgrid import COLUMN_LETTERS
+from hexgames.hexgrid import COLUMN_LETTERS, board
 
 MAGIC = "Benediction v1:"
 _FLAG_LETTERS = {"k": KING, "b": BLESSED, "c": CURSED, "l": LOCKED}
 _HEADER = re.compile(
     r"R(?P<rf>[-= xW])(?P<rs>[A-Za-z]\d+) +B(?P<bf>[-= xW])(?P<bs>[A-Za-z]\d+)\s*"
 )
+
+
+#: ``TextPosition.winner`` of a game drawn by the turn cap (both header flags blank).
+DRAW = 3
+
+
+@dataclass
+class TextPosition:
+    """The content of a board text as plain values (what :func:`parse_text` reads and
+    :func:`format_text` writes); ``Position.from_text`` loads it into an engine.
+
+    Colour codes are ``RED=1``/``BLUE=2``; man flags the bit mask ``KING=1, BLESSED=2,
+    CURSED=4, LOCKED=8`` (see :mod:`hexgames.benediction.position`).
+    """
+
+    rules: Rules
+    #: Red's and Blue's starting points (lower-case labels).
+    starts: tuple[str, str]
+    #: label -> (colour code, size, flags), in board index order.
+    men: dict[str, tuple[int, int, int]] = field(default_factory=dict)
+    #: Labels of the blocks, in board index order.
+    blocks: list[str] = field(default_factory=list)
+    #: Colour code of the player to act while the game goes on.
+    to_move: int = RED
+    #: 2 or 1 while the game goes on (header ``-``/``=``); 0 once it is over.
+    actions_left: int = 2
+    #: 0 while the game goes on, else ``RED``, ``BLUE`` or :data:`DRAW`.
+    winner: int = 0
+    #: The loser's header flag is ``x``: the game ended by a king capture.
+    king_taken: bool = False
 
 
 @dataclass
@@ -91,14 +118,17 @@ def _infer_side(red_start: str, blue_start: str) -> int:
     return 5
 
 
-def read_text(text: str, rules: Rules | None = None) -> Position:
-    """Parse board text into a position (``ValueError`` naming line and column).
+def parse_text(text: str, rules: Rules | None = None) -> TextPosition:
+    """Parse board text into a :class:`TextPosition` (``ValueError`` naming line and
+    column). Everything that can be wrong with the text is checked here.
 
     Without ``rules`` the board side is taken from the standard starting points the
     header names (d2/d6 -> 4, e2/e8 -> 5, f2/f10 -> 6, g2/g12 -> 7), else 5.
     """
     if not isinstance(text, str):
         raise ValueError(f"board text must be a string, got {type(text).__name__}")
+    if rules is not None and not isinstance(rules, Rules):
+        raise ValueError(f"rules must be a Benediction Rules object, got {rules!r}")
     lines = _content_lines(text)
     if not lines:
         raise ValueError("line 1, column 1: empty board text; expected the header "
@@ -114,15 +144,21 @@ def read_text(text: str, rules: Rules | None = None) -> Position:
             pos, "expected 'R<flag><start> B<flag><start>' with flags '-', '=', ' ', 'x' "
             "or 'W' (e.g. 'R-E2 B E8')"
         )
-    red_flag, blue_flag = match["rf"], match["bf"]
     if rules is None:
         rules = Rules(board_side=_infer_side(match["rs"], match["bs"]))
-    try:
-        position = Position(rules, starts=(match["rs"], match["bs"]))
-    except ValueError as exc:
-        raise head.error(match.start("rs"), str(exc)) from None
+    geometry = board(rules.board_side)
+    starts = []
+    for group in ("rs", "bs"):
+        try:
+            starts.append(geometry.labels[geometry.index(match[group])])
+        except ValueError as exc:
+            raise head.error(match.start(group), str(exc)) from None
+    if starts[0] == starts[1]:
+        raise head.error(match.start("rs"), "the two starting points must differ")
+    parsed = TextPosition(rules=rules, starts=(starts[0], starts[1]))
 
     seen: dict[str, _Line] = {}
+    listed: set[str] = set()
     for line in lines[1:]:
         tag = line.text[:2].upper()
         if tag not in ("R:", "B:", "X:"):
@@ -130,29 +166,27 @@ def read_text(text: str, rules: Rules | None = None) -> Position:
         if tag in seen:
             raise line.error(0, f"a second {tag!r} line (the first is line {seen[tag].number})")
         seen[tag] = line
-        owner = {"R:": RED, "B:": BLUE, "X:": BLOCK}[tag]
-        for pos, label, size, flags in _parse_list(line, 2, position.board.side, owner == BLOCK):
+        is_block = tag == "X:"
+        for pos, label, size, flags in _parse_list(line, 2, rules.board_side, is_block):
             try:
-                i = position.board.index(label)
+                label = geometry.labels[geometry.index(label)]
             except ValueError as exc:
                 raise line.error(pos, str(exc)) from None
-            if position._owner[i] != EMPTY:
+            if label in listed:
                 raise line.error(pos, f"{label} is listed twice")
+            listed.add(label)
             if size > rules.max_stack:
                 raise line.error(
                     pos, f"{label}: a stack of {size} exceeds the largest stack {rules.max_stack}"
                 )
-            if owner == BLOCK:
-                if position._is_start[i]:
+            if is_block:
+                if label in parsed.starts:
                     raise line.error(pos, f"a block cannot stand on the starting point {label}")
-                position._place_block(i)
+                parsed.blocks.append(label)
             else:
-                position._put(i, owner, size, flags)
-                if flags & LOCKED:
-                    position._locked.append(i)
-    _set_state(position, head, red_flag, blue_flag, match)
-    position._start_text = write_text(position)
-    return position
+                parsed.men[label] = (RED if tag == "R:" else BLUE, size, flags)
+    _set_state(parsed, head, match)
+    return parsed
 
 
 def _parse_list(
@@ -221,11 +255,9 @@ def _parse_list(
     return out
 
 
-def _set_state(
-    position: Position, head: _Line, red_flag: str, blue_flag: str, match: re.Match[str]
-) -> None:
+def _set_state(parsed: TextPosition, head: _Line, match: re.Match[str]) -> None:
     """Turn the two header flags into side to act, actions left and result."""
-    flags = {RED: red_flag, BLUE: blue_flag}
+    flags = {RED: match["rf"], BLUE: match["bf"]}
     acting = [c for c in (RED, BLUE) if flags[c] in "-="]
     winners = [c for c in (RED, BLUE) if flags[c] == "W"]
     where = match.start("rf")
@@ -240,31 +272,23 @@ def _set_state(
             raise head.error(where, "a player whose king was taken must face a winner 'W'")
     if acting:
         c = acting[0]
-        position._to_move = c
-        position._al = 2 if flags[c] == "-" else 1
-        position._acted = 0 if flags[c] == "-" else 1
-        for color in (RED, BLUE):
-            if position._bk[color]:
+        parsed.to_move = c
+        parsed.actions_left = 2 if flags[c] == "-" else 1
+        for color, _size, man_flags in parsed.men.values():
+            if man_flags & (KING | BLESSED) == KING | BLESSED:
                 raise head.error(
                     where, f"{('', 'red', 'blue')[color]} has a blessed king, so the game "
                     "is over; mark the winner with 'W'"
                 )
-        position._lose_if_stuck()
     elif winners:
         w = winners[0]
-        position._to_move = 3 - w
-        position._winner = w
-        if flags[3 - w] == "x":
-            position._reason = "king captured"
-        elif position._bk[w]:
-            position._reason = "blessed king"
-        else:
-            position._reason = "no legal action"
+        parsed.winner = w
+        parsed.to_move = 3 - w
+        parsed.actions_left = 0
+        parsed.king_taken = flags[3 - w] == "x"
     else:
-        position._winner, position._reason = 3, "turn limit"
-    if position._winner:
-        position._al = 0
-    position._update_skey()
+        parsed.winner = DRAW
+        parsed.actions_left = 0
 
 
 def _entry(row: int, size: int, flags: int) -> str:
@@ -275,17 +299,16 @@ def _entry(row: int, size: int, flags: int) -> str:
     )
 
 
-def _list(position: Position, owner: int) -> str:
-    """Points of one owner, grouped by column (index order is column by column)."""
-    b = position.board
-    comma = b.side >= 6
+def _list(side: int, points: list[tuple[str, int, int]]) -> str:
+    """``(label, size, flags)`` of one list in board index order, grouped by column."""
+    geometry = board(side)
+    comma = side >= 6
     parts: list[str] = []
     column = -1
-    for i, o in enumerate(position._owner):
-        if o != owner:
-            continue
-        x = b.coords[i][0]
-        entry = _entry(b.row_of(i), position._size[i], position._flags[i])
+    for label, size, flags in points:
+        i = geometry.index(label)
+        x = geometry.coords[i][0]
+        entry = _entry(geometry.row_of(i), size, flags)
         if x != column:
             column = x
             parts.append(COLUMN_LETTERS[x].upper() + entry)
@@ -294,23 +317,27 @@ def _list(position: Position, owner: int) -> str:
     return "".join(parts)
 
 
-def write_text(position: Position) -> str:
-    """The board text of a position (lines joined by ``\\n``, no trailing newline)."""
+def format_text(parsed: TextPosition) -> str:
+    """The board text of a :class:`TextPosition` (lines joined by ``\\n``, no trailing
+    newline). Men and blocks are written in board index order."""
+    side = parsed.rules.board_side
+    order = board(side).index
     flags = {RED: " ", BLUE: " "}
-    winner = position._winner
+    winner = parsed.winner
     if winner in (RED, BLUE):
         flags[winner] = "W"
-        if position._reason == "king captured":
+        if parsed.king_taken:
             flags[3 - winner] = "x"
     elif winner == 0:
-        flags[position._to_move] = "-" if position._al == 2 else "="
-    red_start, blue_start = (label.upper() for label in position.starting_points)
+        flags[parsed.to_move] = "-" if parsed.actions_left == 2 else "="
+    red_start, blue_start = (label.upper() for label in parsed.starts)
+    men = sorted(parsed.men.items(), key=lambda item: order(item[0]))
     lines = [
         f"{MAGIC} R{flags[RED]}{red_start} B{flags[BLUE]}{blue_start}",
-        "R:" + _list(position, RED),
-        "B:" + _list(position, BLUE),
+        "R:" + _list(side, [(label, s, f) for label, (c, s, f) in men if c == RED]),
+        "B:" + _list(side, [(label, s, f) for label, (c, s, f) in men if c == BLUE]),
     ]
-    blocks = _list(position, BLOCK)
-    if blocks:
-        lines.append("X:" + blocks)
+    if parsed.blocks:
+        lines.append("X:" + _list(side, [(label, 0, 0) for label in
+                                         sorted(parsed.blocks, key=order)]))
     return "\n".join(lines)
