@@ -261,6 +261,15 @@ def test_openspiel_player_relative_parameter_changes_the_tensor() -> None:
     assert np.array_equal(np.asarray(state.observation_tensor(1)), expected)
 
 
+def test_openspiel_channels_last_parameter_gives_alphazero_layout() -> None:
+    game = pyspiel.load_game("benediction(board_side=4,channels_last=true)")
+    assert game.observation_tensor_shape() == [7, 7, 18]
+    state = game.new_initial_state()
+    tensor = np.asarray(state.observation_tensor(0)).reshape(7, 7, 18)
+    expected = get_game("benediction").observation(state.position, 0)
+    assert np.array_equal(tensor, np.moveaxis(expected, 0, -1))
+
+
 @pytest.mark.parametrize(
     ("module", "options"),
     [(benediction_v0, {"board_side": 4}), (dendria_v0, {"size": 3})],

@@ -12,7 +12,7 @@ Importing this module registers one Python game per entry of
 Every rules option of the game is a game parameter with the option's default. OpenSpiel
 parameters cannot be ``None``, so a nullable option (e.g. Benediction's ``max_turns`` or
 ``supply``) is "off" when its parameter is :func:`off_value` (``0``, or ``-1`` where ``0``
-is a legal value). Three more parameters belong to the adapter (:data:`ADAPTER_PARAMETERS`):
+is a legal value). Four more parameters belong to the adapter (:data:`ADAPTER_PARAMETERS`):
 
 * ``max_actions`` (default :data:`~hexgames.integrations.common.DEFAULT_MAX_ACTIONS`,
   0 = the game's own bound): the game stops after that many engine actions and is scored
@@ -20,7 +20,9 @@ is a legal value). Three more parameters belong to the adapter (:data:`ADAPTER_P
 * ``auto_forced`` (default false): actions that are the only legal one are played
   automatically, so every OpenSpiel decision is a real choice;
 * ``player_relative`` (default false): observation tensors seen from the observer's side
-  (:mod:`hexgames.integrations.views`).
+  (:mod:`hexgames.integrations.views`);
+* ``channels_last`` (default false): observation tensors ``(W, W, planes)`` instead of
+  ``(planes, W, W)``, the layout OpenSpiel's AlphaZero models expect.
 
 The game is sequential, deterministic, perfect-information and zero-sum, with terminal
 rewards per seat (+1/-1, 0 for a draw). Action ids, observation tensors and the length
@@ -83,6 +85,7 @@ ADAPTER_PARAMETERS: dict[str, Any] = {
     "max_actions": common.DEFAULT_MAX_ACTIONS,
     "auto_forced": False,
     "player_relative": False,
+    "channels_last": False,
 }
 
 
@@ -110,7 +113,8 @@ def describe_parameters(game: Game) -> str:
     rules = ", ".join(f"{o.name} ({describe_parameter(o)})" for o in game.options)
     return (
         f"{rules}, max_actions (an integer of at least 1, or 0 for the game's own bound), "
-        "auto_forced (true or false), player_relative (true or false)"
+        "auto_forced (true or false), player_relative (true or false), "
+        "channels_last (true or false)"
     )
 
 
@@ -157,7 +161,7 @@ def options_from_params(game: Game, params: dict[str, Any]) -> dict[str, Any]:
 
 def _adapter_settings(params: dict[str, Any]) -> dict[str, Any]:
     settings = {name: params.get(name, default) for name, default in ADAPTER_PARAMETERS.items()}
-    for name in ("auto_forced", "player_relative"):
+    for name in ("auto_forced", "player_relative", "channels_last"):
         if not isinstance(settings[name], bool):
             raise ValueError(f"parameter {name} must be true or false, got {settings[name]!r}")
     max_actions = settings["max_actions"]
@@ -351,13 +355,22 @@ class HexObserver:
     position text (perfect information, so both players see the same board)."""
 
     def __init__(
-        self, game: Game, rules: Any, params: dict[str, Any] | None, *, relative: bool = False
+        self,
+        game: Game,
+        rules: Any,
+        params: dict[str, Any] | None,
+        *,
+        relative: bool = False,
+        channels_last: bool = False,
     ) -> None:
         if params:
             raise ValueError(f"observation parameters are not supported; got {params}")
         self._game = game
         self._relative = relative
+        self._channels_last = channels_last
         shape = tuple(game.observation_shape(rules))
+        if channels_last:
+            shape = (*shape[1:], shape[0])
         self.tensor = np.zeros(int(np.prod(shape)), np.float32)
         self.dict = {"observation": self.tensor.reshape(shape)}
 
@@ -365,6 +378,8 @@ class HexObserver:
         planes = self._game.observation(state.position, player)
         if self._relative:
             planes = views.player_relative(self._game, state.position, player, planes)
+        if self._channels_last:
+            planes = views.channels_last(planes)
         self.dict["observation"][...] = planes
 
     def string_from(self, state: HexState, player: int) -> str:
@@ -389,6 +404,7 @@ class HexGame(pyspiel.Game):
         settings = _adapter_settings(full)
         self.auto_forced: bool = settings["auto_forced"]
         self.player_relative: bool = settings["player_relative"]
+        self.channels_last: bool = settings["channels_last"]
         self.max_game_length_bound = common.length_bound(
             hex_game, self.rules, settings["max_actions"]
         )
@@ -413,7 +429,11 @@ class HexGame(pyspiel.Game):
             iig_obs_type.public_info and not iig_obs_type.perfect_recall
         ):
             return HexObserver(
-                self.hex_game, self.rules, params, relative=self.player_relative
+                self.hex_game,
+                self.rules,
+                params,
+                relative=self.player_relative,
+                channels_last=self.channels_last,
             )
         return IIGObserverForPublicInfoGame(iig_obs_type, params)
 
