@@ -58,6 +58,18 @@ def test_an_id_naming_no_action_gets_a_placeholder() -> None:
     assert state.action_to_string(0, 10**6) == "<invalid 1000000>"
 
 
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "dendria(size=3,auto_forced=true,max_actions=40)",
+        "dendria(size=4,player_relative=true,channels_last=true)",
+        "benediction(board_side=4,auto_forced=true,player_relative=true)",
+    ],
+)
+def test_openspiel_random_simulation_test_passes_with_adapter_parameters(spec: str) -> None:
+    pyspiel.random_sim_test(pyspiel.load_game(spec), num_sims=2, serialize=True, verbose=False)
+
+
 # ---------------------------------------------------------------------- 2. undo
 @pytest.mark.parametrize("name", ["benediction", "dendria"])
 @pytest.mark.parametrize("auto_forced", [False, True])
