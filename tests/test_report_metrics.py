@@ -10,7 +10,7 @@ import pytest
 
 from hexgames.ai.levels import from_spec
 from hexgames.arena.match import CAPPED, GameResult, play_game
-from hexgames.arena.replay import USAGE_SPECS, replay
+from hexgames.arena.replay import USAGE_SPECS, option_binding, replay
 from hexgames.arena.report import analyse, integer_bins, wilson_score, write_report
 from hexgames.arena.report_cli import options_help
 from hexgames.cli import main
@@ -88,16 +88,40 @@ def test_benediction_usage_sees_portal_passes_curses_and_stacks() -> None:
 
 def test_an_option_that_never_comes_into_play_is_flagged(tmp_path) -> None:
     game = get_game("benediction")
-    options = {"board_side": 4, "max_stack": 15}
+    options = {"board_side": 4, "max_stack": 15, "supply": 1}
     results = played("benediction", options, range(4))
     balance = analyse(results, game, options)
-    assert ("max_stack=15", "stack at the limit") in balance.unused_options
+    games, differing, decisions = balance.binding["max_stack=15"]
+    assert games == differing == 0 and decisions == sum(r.actions for r in results)
+    assert balance.binding["supply=1"][0] > 0  # one checker in reserve: drops run out
+    assert balance.usage["supply exhausted"][0] > 0
     write_report(tmp_path, balance, title="T", options=options, player="random")
-    assert "**WARNING: option `max_stack=15` never came into play**" in (
-        tmp_path / "report.md").read_text()
-    small = {"board_side": 4, "max_stack": 2}
-    used = analyse(played("benediction", small, range(4)), game, small)
-    assert [u[:2] for u in used.used_options] == [("max_stack=2", "stack at the limit")]
+    text = (tmp_path / "report.md").read_text()
+    assert "**WARNING: option `max_stack=15` never came into play**" in text
+    assert "WARNING: option `supply=1`" not in text
+
+
+def test_option_binding_compares_legal_actions_with_the_default() -> None:
+    game = get_game("dendria")
+    position = game.new(size=3)
+    for step in ("b2", "end", "swap", "c3", "end"):
+        position.play(step)
+    record = game.write_record(position, {})
+    # Without the pie rule the swap is illegal: the game differs from the swap on.
+    assert option_binding(game, record, "pie", False) == (3, 5)
+    assert option_binding(game, record, "quiet_limit", 10)[0] == 0
+
+
+def test_options_at_their_default_report_their_rule_events() -> None:
+    game = get_game("dendria")
+    results = played("dendria", {"size": 3}, range(6))
+    balance = analyse(results, game, {"size": 3})
+    swaps = sum(replay(game, r.record).usage["swap"] > 0 for r in results)
+    if swaps:
+        assert ("pie=true", "swap", swaps) in balance.used_options
+    else:
+        assert ("pie=true", "swap") in balance.unused_options
+    assert list(balance.binding) == ["size=3"]
 
 
 def test_usage_specs_only_name_events_their_options_exist_for() -> None:

@@ -14,6 +14,12 @@ not kinds (a Benediction portal pass, curse or bridge) are game knowledge, so ea
 its game package). A spec also says which rule event shows that an option came into play
 (``max_stack``: a stack reached the limit; ``pie``: a swap happened), so the report can
 flag an option that never did: such a variant plays exactly like the default.
+
+**Options that bind.** Whether an option set away from its default made any difference
+needs no game knowledge: :func:`option_binding` replays the game under the same rules
+with that one option at its default and counts the decisions at which the legal actions
+(or whether the game is over) differ. None in any game means the variant offered exactly
+the default's choices all along: its games say nothing about the option.
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from typing import Any
 
 from hexgames.game import Game, GameState
 
-__all__ = ["USAGE_SPECS", "Replay", "UsageSpec", "replay", "usage_spec"]
+__all__ = ["USAGE_SPECS", "Replay", "UsageSpec", "option_binding", "replay", "usage_spec"]
 
 
 @dataclass(frozen=True)
@@ -46,7 +52,7 @@ class UsageSpec:
 
 
 # -------------------------------------------------------------------- Benediction
-def _bened_before(position: Any, action: Any) -> tuple[bool, frozenset[str], int]:
+def _bened_before(position: Any, action: Any) -> tuple[bool, frozenset[str], int, int]:
     passed = False
     if action.kind in ("move", "merge", "split"):
         man = position.man_at(action.origin)
@@ -57,11 +63,17 @@ def _bened_before(position: Any, action: Any) -> tuple[bool, frozenset[str], int
                 passed = through_wall
     blessed = frozenset(label for label, man in position.iter_men() if man.blessed)
     cursed = sum(1 for _, man in position.iter_men() if man.cursed)
-    return passed, blessed, cursed
+    return passed, blessed, cursed, _empty_supplies(position)
+
+
+def _empty_supplies(position: Any) -> int:
+    if position.rules.supply is None:
+        return 0
+    return sum(1 for color in ("red", "blue") if position.supply_left(color) == 0)
 
 
 def _bened_after(position: Any, action: Any, token: Any) -> list[str]:
-    passed, blessed_before, cursed_before = token
+    passed, blessed_before, cursed_before, empty_before = token
     events = []
     if passed:
         events.append("portal pass")
@@ -70,12 +82,12 @@ def _bened_after(position: Any, action: Any, token: Any) -> list[str]:
     newly = {label for label, man in position.iter_men() if man.blessed} - blessed_before
     if newly - {action.target}:
         events.append("bridge")  # men blessed away from the action's point: a bridge
-    limit = position.rules.max_stack
-    if any(man.size >= limit for _, man in position.iter_men()):
-        events.append("stack at the limit")
-    if position.rules.supply is not None and any(
-        position.supply_left(color) == 0 for color in ("red", "blue")
+    built = position.man_at(action.target)
+    if action.kind in ("merge", "split") and built is not None and (
+        built.size >= position.rules.max_stack
     ):
+        events.append("stack built at the limit")
+    if _empty_supplies(position) > empty_before:
         events.append("supply exhausted")
     if position.is_over and position.win_reason == "turn limit":
         events.append("turn-limit end")
@@ -100,7 +112,7 @@ USAGE_SPECS: dict[str, UsageSpec] = {
         after=_bened_after,
         peaks=_bened_peaks,
         option_events={
-            "max_stack": "stack at the limit",
+            "max_stack": "stack built at the limit",
             "supply": "supply exhausted",
             "max_turns": "turn-limit end",
         },
@@ -170,3 +182,35 @@ def replay(game: Game, record: str) -> Replay:
         winner_color=winner if winner in game.colors else None,
         swapped=position.color_of_seat(0) != game.colors[0],
     )
+
+
+def option_binding(game: Game, record: str, option: str, value: Any) -> tuple[int, int]:
+    """``(decisions at which the rules with ``option=value`` offer other legal actions or
+    end differently than the game's own rules, decisions in the game)``.
+
+    The game of ``record`` is replayed twice in step, under its own rules and under the
+    same rules with ``option`` set to ``value``. A history that is not legal under the
+    other rules differs from the point where it stops being legal (the remaining
+    decisions all count)."""
+    end, _tags = game.read_record(record)
+    actions = list(end.history)
+    options = dict(game.rules_options(end.rules))
+    options[option] = value
+    own = game.new_position(end.rules)
+    other = game.new_position(game.make_rules(**options))
+    differing = 0
+    for done, action in enumerate(actions):
+        if own.is_over != other.is_over or _legal(own) != _legal(other):
+            differing += 1
+        own.play(action)
+        try:
+            other.play(action)
+        except ValueError:  # IllegalAction: the other rules refuse this game from here
+            return differing + len(actions) - done - 1, len(actions)
+    if own.is_over != other.is_over or own.returns() != other.returns():
+        differing += 1
+    return differing, len(actions)
+
+
+def _legal(position: GameState) -> frozenset[str]:
+    return frozenset(str(action) for action in position.legal_actions())

@@ -79,6 +79,9 @@ class Balance:
     unused_options: list[tuple[str, str]] = field(default_factory=list)
     #: Options in force that did: (option=value, event, games in which it happened).
     used_options: list[tuple[str, str, int]] = field(default_factory=list)
+    #: Options set away from their default: option=value -> (games in which the default
+    #: would have offered other choices or ended differently, such decisions, decisions).
+    binding: dict[str, tuple[int, int, int]] = field(default_factory=dict)
     #: Wins by colour (the colour the winner held at the end).
     color_wins: Counter[str] = field(default_factory=Counter)
     #: Games in which the seats exchanged colours (pie rule).
@@ -230,7 +233,7 @@ def analyse(
 def _add_replays(
     balance: Balance, results: Sequence[GameResult], game: Game, options: Mapping[str, Any]
 ) -> None:
-    from hexgames.arena.replay import replay, usage_spec
+    from hexgames.arena.replay import option_binding, replay, usage_spec
 
     games_with: Counter[str] = Counter()
     totals: Counter[str] = Counter()
@@ -264,15 +267,34 @@ def _add_replays(
     balance.usage = {name: (games_with[name], totals[name]) for name in sorted(totals)}
     rules = game.make_rules(**options)
     in_force = game.rules_options(rules)
+    defaults = {option.name: option.default for option in game.options}
     for name, event in usage_spec(game).option_events.items():
         value = in_force.get(name)
-        if value is None or value is False:
-            continue  # an option that is off cannot come into play
-        label = f"{name}={str(value).lower() if isinstance(value, bool) else value}"
+        if value is None or value is False or value != defaults.get(name):
+            continue  # off: cannot come into play; away from the default: binding below
         if games_with[event]:
-            balance.used_options.append((label, event, games_with[event]))
+            balance.used_options.append((_label(name, value), event, games_with[event]))
         else:
-            balance.unused_options.append((label, event))
+            balance.unused_options.append((_label(name, value), event))
+    for option in game.options:
+        value = in_force.get(option.name)
+        if value == option.default:
+            continue
+        games = differing = decisions = 0
+        for r in results:
+            if not r.record:
+                continue
+            changed, steps = option_binding(game, r.record, option.name, option.default)
+            games += changed > 0
+            differing += changed
+            decisions += steps
+        balance.binding[_label(option.name, value)] = (games, differing, decisions)
+
+
+def _label(name: str, value: Any) -> str:
+    if value is None:
+        return f"{name}=off"
+    return f"{name}={str(value).lower() if isinstance(value, bool) else value}"
 
 
 def _describe(values: Sequence[float]) -> str:
@@ -458,6 +480,20 @@ def usage_lines(balance: Balance) -> list[str]:
     for name, value in balance.peaks.items():
         lines.append(f"| {name} (largest in any game) | | {value} | |")
     lines.append("")
+    for label, (games, differing, decisions) in balance.binding.items():
+        if games:
+            lines.append(
+                f"- Option `{label}` (not the default): the default would have offered "
+                f"other legal actions or ended differently at {differing} of {decisions} "
+                f"decisions, in {games} of {balance.games} games."
+            )
+        else:
+            lines.append(
+                f"- **WARNING: option `{label}` never came into play**: at every decision "
+                f"of the {balance.games} games the default offered exactly the same legal "
+                "actions and end, so these games are the default's games and say nothing "
+                "about the option."
+            )
     for label, event, games in balance.used_options:
         lines.append(f"- Option `{label}` came into play ({event}) in {games} games.")
     for label, event in balance.unused_options:
