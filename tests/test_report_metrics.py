@@ -124,6 +124,27 @@ def test_options_at_their_default_report_their_rule_events() -> None:
     assert list(balance.binding) == ["size=3"]
 
 
+@pytest.mark.parametrize(
+    ("text", "action", "events"),
+    [
+        ("R:A123B4D2k", "b4a4", ["bridge"]),  # a1..a4 join Red's wall to Blue's
+        ("R:A4D2k", "a4a1", ["portal pass"]),  # north through Blue's wall onto a1
+        ("R:A1b++++++B1D2k", "b1+a1", ["stack built at the limit"]),
+    ],
+)
+def test_benediction_events_are_recognised(text: str, action: str, events: list) -> None:
+    game = get_game("benediction")
+    position = game.position_from_text(
+        f"Benediction v1: R-D2 B D6\n{text}\nB:D6k", game.make_rules(board_side=4)
+    )
+    spec = USAGE_SPECS["benediction"]
+    move = position.parse_action(action)
+    assert move in position.legal_actions()
+    token = spec.before(position, move)
+    position.play(move)
+    assert list(spec.after(position, move, token)) == events
+
+
 def test_usage_specs_only_name_events_their_options_exist_for() -> None:
     for name, spec in USAGE_SPECS.items():
         names = {option.name for option in get_game(name).options}
