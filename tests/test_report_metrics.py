@@ -204,3 +204,13 @@ def test_integer_bins_cover_whole_numbers_only() -> None:
     assert {b - a for a, b in itertools.pairwise(wide)} == {11}  # ceil(301 / 30)
     assert all(edge % 1 == 0.5 for edge in wide) and len(wide) - 1 <= 30
     assert wide[0] < 0 < 300 < wide[-1]
+
+
+def test_report_cli_warns_about_an_option_that_never_bound(tmp_path, capsys) -> None:
+    code = main(["report", "benediction", "--set", "board_side=4", "--set", "max_stack=15",
+                 "--games", "3", "--player", "random", "--jobs", "1", "--max-actions", "30",
+                 "--out", str(tmp_path / "r")])
+    assert code == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "option max_stack=15 never came into play" in out
+    assert "hit the action cap" in out or "stopped" not in out

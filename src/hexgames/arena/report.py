@@ -456,8 +456,11 @@ def ludii_lines(balance: Balance) -> list[str]:
             f"max {max(balance.drama):.2f}"
         )
     if balance.color_wins:
-        wins = ", ".join(f"{color} {count}" for color, count in balance.color_wins.most_common())
-        lines.append(f"- Wins by colour (held at the end): {wins}")
+        decisive = sum(balance.color_wins.values())
+        wins = ", ".join(f"{color} {count} ({_pct(count / decisive)})"
+                         for color, count in balance.color_wins.most_common())
+        lines.append(f"- Wins by colour (the colour the winner held at the end; by seat "
+                     f"see Results): {wins}")
     if balance.swaps:
         lines.append(
             f"- Swap rate (seats exchanged colours by the pie rule): {balance.swaps}/"

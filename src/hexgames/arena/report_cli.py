@@ -136,6 +136,10 @@ def run(args: argparse.Namespace) -> int:
     for label, event in balance.unused_options:
         console.print(f"[bold yellow]WARNING:[/bold yellow] option {label} never came into "
                       f"play (no {event} in {balance.games} games)")
+    for label, (games, _differing, _decisions) in balance.binding.items():
+        if not games:
+            console.print(f"[bold yellow]WARNING:[/bold yellow] option {label} never came "
+                          "into play: the default offered the same choices at every decision")
     console.print(f"{len(results)} games in {elapsed:.1f} s: {len(results) / elapsed:.2f} "
                   f"games/s; wrote {', '.join(str(p) for p in paths)}")
     return 0
