@@ -141,6 +141,7 @@ class HexGameEnv(AECEnv, EzPickle):
         self.action_spaces = {agent: spaces.Discrete(self.num_actions) for agent in AGENTS}
         self.position: GameState = self.game.new_position(self.rules)
         self._reset_bookkeeping()
+        self._start()
 
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent: str) -> spaces.Space:
