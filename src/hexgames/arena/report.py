@@ -502,8 +502,8 @@ def usage_lines(balance: Balance) -> list[str]:
     for label, event in balance.unused_options:
         lines.append(
             f"- **WARNING: option `{label}` never came into play** (no {event} in "
-            f"{balance.games} games): with this player these games are the same as "
-            "without it, so differences from another variant are not caused by it."
+            f"{balance.games} games): the rule it governs never fired, so these games "
+            "cannot show its effect."
         )
     return [*lines, ""]
 
