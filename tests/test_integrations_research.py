@@ -264,6 +264,58 @@ def test_player_relative_benediction_turns_the_board_for_blue() -> None:
     assert blue_relative[11].sum() == 0  # red to act: not the observer
 
 
+def test_blue_seen_relatively_is_red_seen_from_its_own_side() -> None:
+    """The same men, Red to act or Blue to act: in the relative view (board and action
+    ids turned for Blue) both players face exactly the same position and choices."""
+    game = get_game("benediction")
+    rules = game.make_rules(board_side=4)
+    men = "R:C12D12k3E12\nB:C56D56k7E56"
+    red = game.position_from_text("Benediction v1: R-D2 B D6\n" + men, rules)
+    blue = game.position_from_text("Benediction v1: R D2 B-D6\n" + men, rules)
+    turned = views.action_permutation(game, rules)
+    assert np.array_equal(turned[turned], np.arange(len(turned)))  # an involution
+    red_ids = sorted(game.action_to_id(red, a) for a in red.legal_actions())
+    blue_ids = sorted(int(turned[game.action_to_id(blue, a)]) for a in blue.legal_actions())
+    assert red_ids == blue_ids
+    red_view = views.player_relative(game, red, 0)
+    blue_view = views.player_relative(game, blue, 1)
+    differing = [p for p in range(len(red_view)) if not np.array_equal(red_view[p], blue_view[p])]
+    assert differing == [14]  # only "observer plays Red"
+
+
+def test_relative_action_ids_turn_with_the_board_in_both_adapters() -> None:
+    game = pyspiel.load_game("benediction(board_side=4,player_relative=true)")
+    hex_game = get_game("benediction")
+    turned = views.action_permutation(hex_game, hex_game.make_rules(board_side=4))
+    state = game.new_initial_state()
+    assert state.legal_actions() == sorted(
+        hex_game.action_to_id(state.position, a) for a in state.position.legal_actions()
+    )  # Red: unchanged
+    state.apply_action(state.legal_actions()[0])
+    assert state.current_player() == 1
+    absolute = sorted(hex_game.action_to_id(state.position, a)
+                      for a in state.position.legal_actions())
+    assert state.legal_actions() == sorted(int(turned[i]) for i in absolute)
+    relative = state.legal_actions()[3]
+    expected = hex_game.action_from_id(state.position, int(turned[relative]))
+    assert state.action_to_string(1, relative) == str(expected)
+    state.apply_action(relative)
+    assert state.position.history[-1] == expected
+
+    env = benediction_v0.raw_env(board_side=4, player_relative=True)
+    env.reset()
+    env.step(int(np.flatnonzero(env.observe("player_0")["action_mask"])[0]))
+    mask = env.observe("player_1")["action_mask"]
+    absolute_mask = np.zeros_like(mask)
+    for action in env.position.legal_actions():
+        absolute_mask[hex_game.action_to_id(env.position, action)] = 1
+    assert np.array_equal(mask, absolute_mask[turned])
+    chosen = int(np.flatnonzero(mask)[-1])
+    expected = hex_game.action_from_id(env.position, int(turned[chosen]))
+    env.step(chosen)
+    assert env.position.history[-1] == expected
+
+
 def test_openspiel_player_relative_parameter_changes_the_tensor() -> None:
     game = pyspiel.load_game("dendria(size=3,player_relative=true)")
     state = game.new_initial_state()

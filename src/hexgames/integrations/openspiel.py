@@ -20,7 +20,8 @@ is a legal value). Four more parameters belong to the adapter (:data:`ADAPTER_PA
 * ``auto_forced`` (default false): actions that are the only legal one are played
   automatically, so every OpenSpiel decision is a real choice;
 * ``player_relative`` (default false): observation tensors seen from the observer's side
-  (:mod:`hexgames.integrations.views`);
+  (:mod:`hexgames.integrations.views`); where that view turns the board (Benediction,
+  for Blue), that seat's action ids turn with it (``views.action_permutation``);
 * ``channels_last`` (default false): observation tensors ``(W, W, planes)`` instead of
   ``(planes, W, W)``, the layout OpenSpiel's AlphaZero models expect.
 
@@ -263,6 +264,7 @@ class HexState(pyspiel.State):
         super().__init__(game)
         self._cap = game.max_game_length_bound
         self._auto_forced = game.auto_forced
+        self._turned_ids = game.turned_ids
         self._box = PositionBox(game.hex_game, game.hex_game.new_position(game.rules))
         #: OpenSpiel actions played: (player, action id, engine actions it made).
         self._played: list[tuple[int, int, int]] = []
@@ -284,17 +286,34 @@ class HexState(pyspiel.State):
             return pyspiel.PlayerId.TERMINAL
         return self._box.position.current_seat
 
+    def _turned(self, player: int) -> bool:
+        """True when ``player``'s action ids are those of the turned board
+        (``player_relative`` in a game whose relative view turns the board)."""
+        if self._turned_ids is None or player < 0:
+            return False
+        return views.sees_turned_board(self._box.game, self._box.position, player)
+
+    def _absolute(self, player: int, action: int) -> int:
+        """The game's own id of ``player``'s action id."""
+        if self._turned(player) and 0 <= action < len(self._turned_ids):
+            return int(self._turned_ids[action])
+        return action
+
     def _legal_actions(self, player: int) -> list[int]:
         position = self._box.position
         if self.is_terminal() or player != position.current_seat:
             return []
         encode = self._box.game.action_to_id
-        return sorted(encode(position, action) for action in position.legal_actions())
+        ids = [encode(position, action) for action in position.legal_actions()]
+        if self._turned(player):
+            ids = [int(self._turned_ids[i]) for i in ids]
+        return sorted(ids)
 
     def _apply_action(self, action: int) -> None:
         position = self._box.position
         player = position.current_seat
-        position.play(self._box.game.action_from_id(position, action))
+        absolute = self._absolute(player, int(action))
+        position.play(self._box.game.action_from_id(position, absolute))
         made = 1
         if self._auto_forced:
             made += common.play_forced(position, self._cap)
@@ -332,7 +351,9 @@ class HexState(pyspiel.State):
         return not self._played
 
     def _action_to_string(self, player: int, action: int) -> str:
-        return common.action_string(self._box.game, self._box.position, action)
+        return common.action_string(
+            self._box.game, self._box.position, self._absolute(player, action)
+        )
 
     def is_terminal(self) -> bool:
         return self._box.position.is_over or self._capped()
@@ -405,6 +426,11 @@ class HexGame(pyspiel.Game):
         self.auto_forced: bool = settings["auto_forced"]
         self.player_relative: bool = settings["player_relative"]
         self.channels_last: bool = settings["channels_last"]
+        #: With ``player_relative`` in a game whose relative view turns the board, the
+        #: id permutation of the turned board (the seat seeing it turned acts in it).
+        self.turned_ids: np.ndarray | None = None
+        if self.player_relative and views.view_spec(hex_game).rotate:
+            self.turned_ids = views.action_permutation(hex_game, self.rules)
         self.max_game_length_bound = common.length_bound(
             hex_game, self.rules, settings["max_actions"]
         )

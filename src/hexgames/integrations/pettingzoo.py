@@ -34,7 +34,9 @@ options and what each takes. The adapter's keywords:
   automatically, so every step is a real choice (``infos[agent]["forced"]`` counts the
   forced actions played after the last step);
 * ``player_relative`` (default false): observations seen from the agent's side
-  (:func:`~hexgames.integrations.views.player_relative`);
+  (:func:`~hexgames.integrations.views.player_relative`); where that view turns the board
+  (Benediction, for Blue), the agent's action mask and actions turn with it
+  (:func:`~hexgames.integrations.views.action_permutation`);
 * ``channels_last`` (default false): observations ``(H, W, C)`` instead of ``(C, H, W)``,
   the layout of PettingZoo's classic environments.
 
@@ -121,8 +123,9 @@ class HexGameEnv(AECEnv, EzPickle):
         self.auto_forced = auto_forced
         self.player_relative = player_relative
         self.channels_last = channels_last
-        if player_relative:
-            views.view_spec(self.game)  # refuse a game without a relative view now
+        self.turned_ids: np.ndarray | None = None
+        if player_relative and views.view_spec(self.game).rotate:
+            self.turned_ids = views.action_permutation(self.game, self.rules)
         self.num_actions = int(self.game.num_distinct_actions(self.rules))
         shape = tuple(self.game.observation_shape(self.rules))
         if channels_last:
@@ -188,9 +191,17 @@ class HexGameEnv(AECEnv, EzPickle):
         observation = np.asarray(self.game.observation(self.position, seat), dtype=np.float32)
         if self.player_relative:
             observation = views.player_relative(self.game, self.position, seat, observation)
+            if self._turned(seat):
+                mask = mask[self.turned_ids]
         if self.channels_last:
             observation = views.channels_last(observation)
         return {"observation": observation, "action_mask": mask}
+
+    def _turned(self, seat: int) -> bool:
+        """True when ``seat`` sees the board turned, and so acts with turned ids."""
+        return self.turned_ids is not None and views.sees_turned_board(
+            self.game, self.position, seat
+        )
 
     def _finished(self) -> bool:
         return self.position.is_over or common.ply(self.position) >= self.max_length
@@ -221,6 +232,8 @@ class HexGameEnv(AECEnv, EzPickle):
             raise IllegalAction(
                 f"action id {action_id} is outside the action space 0..{self.num_actions - 1}"
             )
+        if self._turned(AGENTS.index(agent)):
+            action_id = int(self.turned_ids[action_id])
         move = self.game.action_from_id(self.position, action_id)
         self.position.play(move)  # raises IllegalAction, position unchanged, when refused
         self._cumulative_rewards[agent] = 0.0

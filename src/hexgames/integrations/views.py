@@ -15,6 +15,12 @@ channels), so this module converts:
   ``(W-1-x, W-1-y)``).
 * :func:`channels_last`: ``(W, W, planes)``.
 
+When the relative view turns the board, action ids must turn with it, or a network would
+see one board and answer in the other's coordinates: :func:`action_permutation` gives the
+permutation of action ids for the turned board (PettingZoo's chess does the same for
+Black's moves). The adapters apply it to the action mask, the legal actions and the
+actions played by the seat that sees the board turned.
+
 What a game's planes mean is game knowledge, so each game's :class:`ViewSpec` is declared
 in :data:`VIEW_SPECS` below, keyed by game name, until ``hexgames.game.Game`` offers a
 field for it (the integrator moves each entry into its game package's ``spec.py``).
@@ -22,13 +28,23 @@ field for it (the integrator moves each entry into its game package's ``spec.py`
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from hexgames.game import Game, GameState
 
-__all__ = ["VIEW_SPECS", "ViewSpec", "channels_last", "player_relative", "view_spec"]
+__all__ = [
+    "VIEW_SPECS",
+    "ViewSpec",
+    "action_permutation",
+    "channels_last",
+    "player_relative",
+    "sees_turned_board",
+    "view_spec",
+]
 
 
 @dataclass(frozen=True)
@@ -95,3 +111,41 @@ def player_relative(
 def channels_last(planes: np.ndarray) -> np.ndarray:
     """``(planes, H, W)`` -> ``(H, W, planes)`` (a contiguous copy)."""
     return np.ascontiguousarray(np.moveaxis(planes, 0, -1))
+
+
+def sees_turned_board(game: Game, position: GameState, seat: int) -> bool:
+    """True when ``seat``'s relative view turns the board (and so its action ids)."""
+    return view_spec(game).rotate and position.color_of_seat(seat) != game.colors[0]
+
+
+_PERMUTATIONS: dict[tuple[str, Any], np.ndarray] = {}
+
+
+def action_permutation(game: Game, rules: Any) -> np.ndarray:
+    """``p[absolute id] = id on the board turned half a turn`` (an involution:
+    ``p[p] == arange``). Ids that name no action of the board stay where they are.
+
+    Built once per rules from the game's own encoding: each id's action has its points
+    turned, and the turned action's id is looked up."""
+    cache_key = (game.name, rules)
+    if cache_key in _PERMUTATIONS:
+        return _PERMUTATIONS[cache_key]
+    position = game.new_position(rules)
+    geometry = position.board
+    last = 2 * geometry.side - 2
+    turned = {
+        label: geometry.labels[geometry.index_at(last - x, last - y)]
+        for label, (x, y) in zip(geometry.labels, geometry.coords, strict=True)
+    }
+    pattern = re.compile(r"[a-z]\d+")
+    total = int(game.num_distinct_actions(rules))
+    permutation = np.arange(total)
+    for action_id in range(total):
+        try:
+            action = game.action_from_id(position, action_id)
+            text = pattern.sub(lambda m: turned.get(m.group(0), m.group(0)), str(action))
+            permutation[action_id] = int(game.action_to_id(position, position.parse_action(text)))
+        except ValueError:
+            continue  # no action of the board: its id stays
+    _PERMUTATIONS[cache_key] = permutation
+    return permutation
