@@ -33,6 +33,14 @@ def test_levels_are_pyspiel_bots_that_play_whole_games(spec: str, level: str) ->
     assert returns[0] == -returns[1] and returns[0] in (-1.0, 0.0, 1.0)
 
 
+def test_bots_act_in_turned_ids_when_the_view_is_player_relative() -> None:
+    game = pyspiel.load_game("benediction(board_side=4,max_turns=30,player_relative=true)")
+    rng = np.random.RandomState(4)
+    bots = [baselines.bot(game, "greedy", seed=1), baselines.bot(game, "L1", seed=2)]
+    returns = evaluate_bots.evaluate_bots(game.new_initial_state(), bots, rng)
+    assert returns[0] in (-1.0, 0.0, 1.0)
+
+
 def test_a_bot_chooses_a_legal_action_without_changing_the_state() -> None:
     game = pyspiel.load_game("dendria(size=4)")
     state = game.new_initial_state()
@@ -59,8 +67,14 @@ def test_openspiel_mcts_plays_with_the_heuristic_evaluator(spec: str) -> None:
     assert returns[0] in (-1.0, 0.0, 1.0)
 
 
-@pytest.mark.parametrize(("module", "options"), [(dendria_v0, {"size": 3}),
-                                                 (benediction_v0, {"board_side": 4})])
+@pytest.mark.parametrize(
+    ("module", "options"),
+    [
+        (dendria_v0, {"size": 3}),
+        (benediction_v0, {"board_side": 4}),
+        (benediction_v0, {"board_side": 4, "player_relative": True}),
+    ],
+)
 def test_levels_are_pettingzoo_agents(module, options) -> None:
     env = module.env(**options)
     env.reset(seed=0)

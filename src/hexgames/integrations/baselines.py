@@ -48,8 +48,7 @@ class HexBot(pyspiel.Bot):
         self.player = player
 
     def step(self, state: Any) -> int:
-        position = state.position
-        return int(self.game.action_to_id(position, self.player.choose(position)))
+        return int(state.id_of(self.player.choose(state.position)))
 
     def restart_at(self, state: Any) -> None:
         reset = getattr(self.player, "reset", None)
@@ -90,8 +89,7 @@ class PettingZooAgent:
 
     def __call__(self, observation: Any = None, agent: str | None = None) -> int:
         raw = self.env.unwrapped
-        position = raw.position
-        return int(raw.game.action_to_id(position, self.player.choose(position)))
+        return int(raw.id_of(self.player.choose(raw.position)))
 
     def reset(self) -> None:
         reset = getattr(self.player, "reset", None)

@@ -299,6 +299,15 @@ class HexState(pyspiel.State):
             return int(self._turned_ids[action])
         return action
 
+    def id_of(self, action: Any) -> int:
+        """The OpenSpiel id of an engine action (or its notation) for the player to act:
+        the game's own id, turned where that player's ids are (``player_relative``)."""
+        position = self._box.position
+        action_id = int(self._box.game.action_to_id(position, action))
+        if self._turned(position.current_seat):
+            return int(self._turned_ids[action_id])
+        return action_id
+
     def _legal_actions(self, player: int) -> list[int]:
         position = self._box.position
         if self.is_terminal() or player != position.current_seat:

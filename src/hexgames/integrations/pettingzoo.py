@@ -197,6 +197,14 @@ class HexGameEnv(AECEnv, EzPickle):
             observation = views.channels_last(observation)
         return {"observation": observation, "action_mask": mask}
 
+    def id_of(self, action: Any) -> int:
+        """The action id of an engine action (or its notation) for the agent to act (turned
+        where that agent's ids are, with ``player_relative``)."""
+        action_id = int(self.game.action_to_id(self.position, action))
+        if self._turned(self.position.current_seat):
+            return int(self.turned_ids[action_id])
+        return action_id
+
     def _turned(self, seat: int) -> bool:
         """True when ``seat`` sees the board turned, and so acts with turned ids."""
         return self.turned_ids is not None and views.sees_turned_board(
