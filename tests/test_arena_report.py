@@ -52,12 +52,14 @@ def test_write_report_makes_markdown_and_png_plots(tmp_path):
     balance = analyse([result(0, 0, 9, "king captured", 1.0), result(1, 1, 12, "blessed king")])
     paths = write_report(tmp_path, balance, title="Test", options={"size": 5}, player="L1")
     names = {p.name for p in paths}
-    assert names == {"report.md", "lengths.png", "branching.png", "endings.png", "margins.png"}
+    assert names == {"report.md", "games.csv", "lengths.png", "branching.png", "endings.png",
+                     "margins.png"}
     for path in paths:
         if path.suffix == ".png":
             assert path.read_bytes()[:8] == PNG_MAGIC
     text = (tmp_path / "report.md").read_text()
-    assert "1/2 = **50.0%**" in text and "size=5" in text and "![endings](endings.png)" in text
+    assert "score rate 50.0%" in text and "won 1 = **50.0%**" in text
+    assert "size=5" in text and "![endings](endings.png)" in text
 
 
 def test_report_cli_on_a_small_dendria_variant(tmp_path, capsys):

@@ -89,3 +89,11 @@ def test_command_line_runs_and_writes_json(tmp_path, capsys: pytest.CaptureFixtu
     [result] = json.loads(out.read_text())
     assert result["game"] == "dendria" and result["games"] == 1
     assert "OpenSpiel MCTSBot" in capsys.readouterr().out
+
+
+def test_openspiel_side_may_use_the_heuristic_evaluator() -> None:
+    match = versus.run_match("dendria", games=2, seconds=0.02, options={"size": 3}, seed=1,
+                             evaluator="heuristic")
+    assert match.games == 2 and match.wins + match.draws + match.losses == 2
+    with pytest.raises(ValueError, match="evaluator"):
+        versus.run_match("dendria", games=1, seconds=0.02, evaluator="neural")

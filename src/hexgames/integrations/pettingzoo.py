@@ -16,19 +16,36 @@ Used like the environments in ``pettingzoo.classic``::
 
 Agents are the seats, ``player_0`` (acts first) and ``player_1``; the agent to act is
 always the engine's current seat, so a Benediction turn of two actions is two consecutive
-steps by the same agent. Keyword arguments other than ``render_mode`` are the game's rules
-options (``GAME.options``).
+steps by the same agent.
 
-Observations are dicts with ``observation`` (the game's float32 tensor, seen from the
+Keyword arguments other than the adapter's own (below) are the game's rules options
+(``GAME.options``); an unknown name or a bad value raises ``ValueError`` listing the valid
+options and what each takes. The adapter's keywords:
+
+* ``render_mode``: ``"human"`` prints the terminal's board diagram, ``"ansi"`` returns it
+  (with ANSI colours), ``"rgb_array"`` rasterises the game's SVG drawing with cairosvg into
+  an ``H x W x 3`` uint8 array;
+* ``max_actions`` (default :data:`~hexgames.integrations.common.DEFAULT_MAX_ACTIONS`, 0 for
+  the game's own bound): a game not over after that many engine actions is **truncated**
+  and rewarded as its rules score the position
+  (:func:`~hexgames.integrations.common.stopped_returns`: Dendria by the current score,
+  Benediction a draw); ``infos[agent]["stopped"]`` is then true;
+* ``auto_forced`` (default false): actions that are the only legal one are played
+  automatically, so every step is a real choice (``infos[agent]["forced"]`` counts the
+  forced actions played after the last step);
+* ``player_relative`` (default false): observations seen from the agent's side
+  (:func:`~hexgames.integrations.views.player_relative`); where that view turns the board
+  (Benediction, for Blue), the agent's action mask and actions turn with it
+  (:func:`~hexgames.integrations.views.action_permutation`);
+* ``channels_last`` (default false): observations ``(H, W, C)`` instead of ``(C, H, W)``,
+  the layout of PettingZoo's classic environments.
+
+Observations are dicts with ``observation`` (the game's float32 tensor, seen by the
 agent's seat, values in [0, 1]) and ``action_mask`` (int8 over the fixed action-id space;
 all zeros for the agent that is not to act). Rewards (+1/-1, 0 for a draw) are given when
-the game ends; a game that reaches ``GAME.max_game_length(rules)`` actions without ending
-is **truncated** with zero rewards. An action outside the mask raises
+the game ends or is truncated. An action outside the mask raises
 :class:`hexgames.IllegalAction` and changes nothing (wrap the environment in
 ``pettingzoo.utils.wrappers.TerminateIllegalWrapper`` to punish it instead).
-
-``render_mode="human"`` prints the game's text diagram; ``"rgb_array"`` rasterises its SVG
-drawing with cairosvg into an ``H x W x 3`` uint8 array.
 """
 
 from __future__ import annotations
@@ -45,6 +62,7 @@ from pettingzoo.utils import wrappers
 
 from hexgames.errors import IllegalAction
 from hexgames.game import Game, GameState, game_names, get_game
+from hexgames.integrations import common, views
 
 __all__ = ["AGENTS", "HexGameEnv", "environment_module", "svg_to_rgb"]
 
@@ -59,27 +77,59 @@ class HexGameEnv(AECEnv, EzPickle):
     """
 
     metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["human", "rgb_array"],
+        "render_modes": ["human", "ansi", "rgb_array"],
         "name": "hexgame_v0",
         "is_parallelizable": False,
         "render_fps": 1,
     }
     game_name: ClassVar[str] = ""
 
-    def __init__(self, render_mode: str | None = None, **options: Any) -> None:
-        EzPickle.__init__(self, render_mode=render_mode, **options)
+    def __init__(
+        self,
+        render_mode: str | None = None,
+        *,
+        max_actions: int = common.DEFAULT_MAX_ACTIONS,
+        auto_forced: bool = False,
+        player_relative: bool = False,
+        channels_last: bool = False,
+        **options: Any,
+    ) -> None:
+        EzPickle.__init__(
+            self,
+            render_mode=render_mode,
+            max_actions=max_actions,
+            auto_forced=auto_forced,
+            player_relative=player_relative,
+            channels_last=channels_last,
+            **options,
+        )
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode must be one of {self.metadata['render_modes']} or None, "
                 f"got {render_mode!r}"
             )
+        for name, flag in (
+            ("auto_forced", auto_forced),
+            ("player_relative", player_relative),
+            ("channels_last", channels_last),
+        ):
+            if not isinstance(flag, bool):
+                raise ValueError(f"{name} must be true or false, got {flag!r}")
         self.game: Game = get_game(self.game_name)
-        self.rules = self.game.make_rules(**options)
+        self.rules = self.game.make_rules(**common.validate_options(self.game, options))
         self.render_mode = render_mode
-        self.max_length = int(self.game.max_game_length(self.rules))
+        self.max_length = common.length_bound(self.game, self.rules, max_actions)
+        self.auto_forced = auto_forced
+        self.player_relative = player_relative
+        self.channels_last = channels_last
+        self.turned_ids: np.ndarray | None = None
+        if player_relative and views.view_spec(self.game).rotate:
+            self.turned_ids = views.action_permutation(self.game, self.rules)
         self.num_actions = int(self.game.num_distinct_actions(self.rules))
         shape = tuple(self.game.observation_shape(self.rules))
+        if channels_last:
+            shape = (*shape[1:], shape[0])
         self.possible_agents = list(AGENTS)
         self.agents = list(AGENTS)
         self.observation_spaces = {
@@ -94,6 +144,7 @@ class HexGameEnv(AECEnv, EzPickle):
         self.action_spaces = {agent: spaces.Discrete(self.num_actions) for agent in AGENTS}
         self.position: GameState = self.game.new_position(self.rules)
         self._reset_bookkeeping()
+        self._start()
 
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent: str) -> spaces.Space:
@@ -120,6 +171,15 @@ class HexGameEnv(AECEnv, EzPickle):
                 self.action_spaces[agent].seed(seed + index)
         self.position = self.game.new_position(self.rules)
         self._reset_bookkeeping()
+        self._start()
+
+    def _start(self) -> None:
+        if self.auto_forced:
+            forced = common.play_forced(self.position, self.max_length)
+            if forced:
+                self._settle()
+                for agent in self.agents:
+                    self.infos[agent]["forced"] = forced
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = AGENTS.index(agent)
@@ -129,10 +189,44 @@ class HexGameEnv(AECEnv, EzPickle):
             for action in self.position.legal_actions():
                 mask[encode(self.position, action)] = 1
         observation = np.asarray(self.game.observation(self.position, seat), dtype=np.float32)
+        if self.player_relative:
+            observation = views.player_relative(self.game, self.position, seat, observation)
+            if self._turned(seat):
+                mask = mask[self.turned_ids]
+        if self.channels_last:
+            observation = views.channels_last(observation)
         return {"observation": observation, "action_mask": mask}
 
+    def id_of(self, action: Any) -> int:
+        """The action id of an engine action (or its notation) for the agent to act (turned
+        where that agent's ids are, with ``player_relative``)."""
+        action_id = int(self.game.action_to_id(self.position, action))
+        if self._turned(self.position.current_seat):
+            return int(self.turned_ids[action_id])
+        return action_id
+
+    def _turned(self, seat: int) -> bool:
+        """True when ``seat`` sees the board turned, and so acts with turned ids."""
+        return self.turned_ids is not None and views.sees_turned_board(
+            self.game, self.position, seat
+        )
+
     def _finished(self) -> bool:
-        return self.position.is_over or len(self.position.history) >= self.max_length
+        return self.position.is_over or common.ply(self.position) >= self.max_length
+
+    def _settle(self) -> None:
+        """After actions were played: end or truncate the game, or pass the turn on."""
+        if self.position.is_over or common.ply(self.position) >= self.max_length:
+            for seat, value in enumerate(common.final_returns(self.position)):
+                self.rewards[AGENTS[seat]] = float(value)
+            if self.position.is_over:
+                self.terminations = dict.fromkeys(self.agents, True)
+            else:
+                self.truncations = dict.fromkeys(self.agents, True)
+                for agent in self.agents:
+                    self.infos[agent]["stopped"] = True
+        else:
+            self.agent_selection = AGENTS[self.position.current_seat]
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -146,29 +240,30 @@ class HexGameEnv(AECEnv, EzPickle):
             raise IllegalAction(
                 f"action id {action_id} is outside the action space 0..{self.num_actions - 1}"
             )
+        if self._turned(AGENTS.index(agent)):
+            action_id = int(self.turned_ids[action_id])
         move = self.game.action_from_id(self.position, action_id)
         self.position.play(move)  # raises IllegalAction, position unchanged, when refused
         self._cumulative_rewards[agent] = 0.0
         self.rewards = dict.fromkeys(self.agents, 0.0)
-        if self.position.is_over:
-            for seat, value in enumerate(self.position.returns()):
-                self.rewards[AGENTS[seat]] = float(value)
-            self.terminations = dict.fromkeys(self.agents, True)
-        elif len(self.position.history) >= self.max_length:
-            self.truncations = dict.fromkeys(self.agents, True)
-        else:
-            self.agent_selection = AGENTS[self.position.current_seat]
+        if self.auto_forced:
+            forced = common.play_forced(self.position, self.max_length)
+            for name in self.agents:
+                self.infos[name]["forced"] = forced
+        self._settle()
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
     # ---------------------------------------------------------------- display
-    def render(self) -> np.ndarray | None:
+    def render(self) -> np.ndarray | str | None:
         if self.render_mode is None:
             return None
         if self.render_mode == "human":
             print(self.game.render_text(self.position))
             return None
+        if self.render_mode == "ansi":
+            return str(self.game.render_text(self.position, color=True))
         return svg_to_rgb(self.game.render_svg(self.position))
 
     def close(self) -> None:

@@ -89,13 +89,14 @@ class TimedMCTSBot(mcts.MCTSBot):
         uct_c: float = 2.0,
         rollouts: int = 1,
         seed: int | None = None,
+        evaluator: Any = None,
     ) -> None:
         random_state = np.random.RandomState(seed)
         super().__init__(
             game,
             uct_c=uct_c,
             max_simulations=2**31 - 1,
-            evaluator=mcts.RandomRolloutEvaluator(rollouts, random_state),
+            evaluator=evaluator or mcts.RandomRolloutEvaluator(rollouts, random_state),
             solve=True,
             random_state=random_state,
         )
@@ -215,8 +216,15 @@ def run_match(
     options: dict[str, Any] | None = None,
     seed: int = 0,
     progress: Progress | None = None,
+    evaluator: str = "random",
 ) -> Match:
-    """``games`` games of ``game_name`` (alternating seats, ours first as seat 0)."""
+    """``games`` games of ``game_name`` (alternating seats, ours first as seat 0).
+
+    ``evaluator`` is OpenSpiel's leaf evaluation: ``"random"`` (a random rollout, the
+    default) or ``"heuristic"`` (:class:`~hexgames.integrations.baselines.
+    HeuristicEvaluator`, the game's own heuristic, as our player uses)."""
+    if evaluator not in ("random", "heuristic"):
+        raise ValueError(f"evaluator must be random or heuristic, got {evaluator!r}")
     options = dict(options or {})
     params = hex_openspiel.params_from_options(get_game(game_name), options)
     spiel_game = pyspiel.load_game(game_name, params)
@@ -229,7 +237,12 @@ def run_match(
         ours = MCTSPlayer(
             game_name, time_limit=seconds, continuation_share=1.0, seed=seed + index
         )
-        theirs = TimedMCTSBot(spiel_game, seconds, seed=seed + 1000 + index)
+        leaf = None
+        if evaluator == "heuristic":
+            from hexgames.integrations.baselines import HeuristicEvaluator
+
+            leaf = HeuristicEvaluator()
+        theirs = TimedMCTSBot(spiel_game, seconds, seed=seed + 1000 + index, evaluator=leaf)
         result = play_game(spiel_game, ours, theirs, our_seat, match)
         match.their_simulations += theirs.simulations
         match.their_seconds += theirs.search_seconds
@@ -268,6 +281,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="OPTION=VALUE",
         help="rules option for every game played (e.g. --set size=5); repeatable",
+    )
+    parser.add_argument(
+        "--evaluator", choices=("random", "heuristic"), default="random",
+        help="OpenSpiel's leaf evaluation: a random rollout (default) or the game's "
+        "heuristic",
     )
     parser.add_argument("--seed", type=int, default=0, help="base random seed (default 0)")
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON here")
@@ -320,17 +338,19 @@ def run(args: argparse.Namespace) -> int:
     with Progress(*columns, console=console) as progress:
         for name, options in plans:
             matches.append(
-                run_match(name, args.games, args.seconds, options, args.seed, progress)
+                run_match(name, args.games, args.seconds, options, args.seed, progress,
+                          evaluator=args.evaluator)
             )
-    console.print(_table(matches))
+    console.print(_table(matches, args.evaluator))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
             json.dump([match.summary() for match in matches], handle, indent=2)
     return 0
 
 
-def _table(matches: list[Match]) -> Table:
-    table = Table(title="hexgames MCTS vs OpenSpiel MCTSBot (random rollouts)")
+def _table(matches: list[Match], evaluator: str = "random") -> Table:
+    leaf = "random rollouts" if evaluator == "random" else "heuristic evaluator"
+    table = Table(title=f"hexgames MCTS vs OpenSpiel MCTSBot ({leaf})")
     for heading in (
         "game", "s/act", "games", "W-D-L", "score", "95% CI", "ours it/s", "OS sims/s", "capped",
     ):

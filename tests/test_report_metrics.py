@@ -1,0 +1,215 @@
+"""Designer-report metrics (issue 15, items 10-14): draws as half, capped games, real
+decisions, rule usage by replay, Ludii-style metrics, skill trace, bins, CSV, --help."""
+
+from __future__ import annotations
+
+import csv
+import itertools
+
+import pytest
+
+from hexgames.ai.levels import from_spec
+from hexgames.arena.match import CAPPED, GameResult, play_game
+from hexgames.arena.replay import USAGE_SPECS, option_binding, replay
+from hexgames.arena.report import analyse, integer_bins, wilson_score, write_report
+from hexgames.arena.report_cli import options_help
+from hexgames.cli import main
+from hexgames.game import get_game
+
+
+def result(index, winner, turns=10, reason="x", branching=()) -> GameResult:
+    returns = {0: (1.0, -1.0), 1: (-1.0, 1.0), None: (0.0, 0.0)}[winner]
+    return GameResult(index, ("p", "p"), returns, winner, turns, 2 * turns, reason, 0.1,
+                      branching=list(branching))
+
+
+def played(name: str, options: dict, seeds, spec: str = "random", cap=None) -> list:
+    game = get_game(name)
+    rules = game.make_rules(**options)
+    out = []
+    for seed in seeds:
+        players = [from_spec(game, spec, seed=seed * 2 + s) for s in (0, 1)]
+        out.append(play_game(game, rules, players, index=seed, max_actions=cap,
+                             track_branching=True))
+    return out
+
+
+# ------------------------------------------------------------ 10. draws and the cap
+def test_draws_count_half_and_decisive_games_are_reported_apart() -> None:
+    results = [result(0, 0), result(1, None, reason=CAPPED), result(2, None, reason=CAPPED),
+               result(3, 1), result(4, 0)]
+    balance = analyse(results)
+    assert balance.seat0_score == pytest.approx((2 + 1) / 5)
+    assert balance.seat0_score_interval == wilson_score(3.0, 5)
+    assert balance.decisive == 3 and balance.decisive_seat0_rate == pytest.approx(2 / 3)
+    assert balance.capped == 2 and balance.cap_rate == pytest.approx(0.4)
+    assert balance.decisiveness == pytest.approx(0.6)
+
+
+def test_all_capped_run_warns_loudly_and_claims_no_seat_is_better(tmp_path) -> None:
+    balance = analyse([result(i, None, reason=CAPPED) for i in range(6)])
+    assert balance.seat0_score == 0.5 and balance.decisive_seat0_rate is None
+    write_report(tmp_path, balance, title="T", options={}, player="L1")
+    text = (tmp_path / "report.md").read_text()
+    assert "**WARNING: 6 of 6 games (100%) hit the action cap" in text
+    assert "No decisive game" in text and "score rate 50.0%" in text
+    assert "0.0%" not in text.split("## Results")[1].split("##")[0].split("score rate")[0]
+
+
+# ------------------------------------------------------- 11. real decisions only
+def test_branching_leaves_out_forced_steps() -> None:
+    branching = [(1, 1), (1, 9), (2, 1), (2, 11), (3, 1), (3, 5)]
+    balance = analyse([result(0, 0, turns=3, branching=branching)])
+    assert balance.forced_decisions == 3 and balance.decisions == 6
+    assert balance.real_branching_by_phase == {"opening": 9, "middle": 11, "end": 5}
+    assert balance.branching_by_phase == {"opening": 5, "middle": 6, "end": 3}
+
+
+# ----------------------------------------------------------- 12. rule usage
+def test_replay_counts_every_action_kind_and_game_events() -> None:
+    results = played("dendria", {"size": 4}, range(3))
+    for r in results:
+        seen = replay(get_game("dendria"), r.record)
+        assert sum(seen.usage[k] for k in ("plant", "leg", "continue", "sprout", "grow",
+                                            "convert", "end", "pass", "swap")) == r.actions
+        assert seen.usage["quiet-limit end"] == (r.end_reason == "quiet limit")
+
+
+def test_benediction_usage_sees_portal_passes_curses_and_stacks() -> None:
+    game = get_game("benediction")
+    results = played("benediction", {"board_side": 4}, range(6))
+    balance = analyse(results, game, {"board_side": 4})
+    kinds = {"drop", "block", "move", "merge", "split"}
+    assert kinds <= set(balance.usage)
+    assert sum(balance.usage[k][1] for k in kinds) == sum(r.actions for r in results)
+    assert balance.peaks["largest stack"] >= 2
+    assert "curse" in balance.usage  # random splits onto empty points curse
+
+
+def test_an_option_that_never_comes_into_play_is_flagged(tmp_path) -> None:
+    game = get_game("benediction")
+    options = {"board_side": 4, "max_stack": 15, "supply": 1}
+    results = played("benediction", options, range(4))
+    balance = analyse(results, game, options)
+    games, differing, decisions = balance.binding["max_stack=15"]
+    assert games == differing == 0 and decisions == sum(r.actions for r in results)
+    assert balance.binding["supply=1"][0] > 0  # one checker in reserve: drops run out
+    assert balance.usage["supply exhausted"][0] > 0
+    write_report(tmp_path, balance, title="T", options=options, player="random")
+    text = (tmp_path / "report.md").read_text()
+    assert "**WARNING: option `max_stack=15` never came into play**" in text
+    assert "WARNING: option `supply=1`" not in text
+
+
+def test_option_binding_compares_legal_actions_with_the_default() -> None:
+    game = get_game("dendria")
+    position = game.new(size=3)
+    for step in ("b2", "end", "swap", "c3", "end"):
+        position.play(step)
+    record = game.write_record(position, {})
+    # Without the pie rule the swap is illegal: the game differs from the swap on.
+    assert option_binding(game, record, "pie", False) == (3, 5)
+    assert option_binding(game, record, "quiet_limit", 10)[0] == 0
+
+
+def test_options_at_their_default_report_their_rule_events() -> None:
+    game = get_game("dendria")
+    results = played("dendria", {"size": 3}, range(6))
+    balance = analyse(results, game, {"size": 3})
+    swaps = sum(replay(game, r.record).usage["swap"] > 0 for r in results)
+    if swaps:
+        assert ("pie=true", "swap", swaps) in balance.used_options
+    else:
+        assert ("pie=true", "swap") in balance.unused_options
+    assert list(balance.binding) == ["size=3"]
+
+
+@pytest.mark.parametrize(
+    ("text", "action", "events"),
+    [
+        ("R:A123B4D2k", "b4a4", ["bridge"]),  # a1..a4 join Red's wall to Blue's
+        ("R:A4D2k", "a4a1", ["portal pass"]),  # north through Blue's wall onto a1
+        ("R:A1b++++++B1D2k", "b1+a1", ["stack built at the limit"]),
+    ],
+)
+def test_benediction_events_are_recognised(text: str, action: str, events: list) -> None:
+    game = get_game("benediction")
+    position = game.position_from_text(
+        f"Benediction v1: R-D2 B D6\n{text}\nB:D6k", game.make_rules(board_side=4)
+    )
+    spec = USAGE_SPECS["benediction"]
+    move = position.parse_action(action)
+    assert move in position.legal_actions()
+    token = spec.before(position, move)
+    position.play(move)
+    assert list(spec.after(position, move, token)) == events
+
+
+def test_usage_specs_only_name_events_their_options_exist_for() -> None:
+    for name, spec in USAGE_SPECS.items():
+        names = {option.name for option in get_game(name).options}
+        assert set(spec.option_events) <= names
+
+
+# ------------------------------------------------- 13. Ludii-style metrics, skill
+def test_ludii_metrics_lead_changes_drama_colours_and_swaps() -> None:
+    game = get_game("dendria")
+    results = played("dendria", {"size": 4}, range(8))
+    balance = analyse(results, game, {"size": 4})
+    assert len(balance.lead_changes) == 8 and all(c >= 0 for c in balance.lead_changes)
+    decisive = [r for r in results if r.winning_seat is not None]
+    assert len(balance.drama) == len(decisive)
+    assert all(0.0 <= d <= 1.0 for d in balance.drama)
+    assert sum(balance.color_wins.values()) == len(decisive)
+    swapped = sum(replay(game, r.record).swapped for r in results)
+    assert balance.swaps == swapped
+
+
+def test_a_swapped_game_is_won_by_the_colour_the_winner_held() -> None:
+    game = get_game("dendria")
+    position = game.new(size=3)
+    for step in ("b2", "end", "swap", "c3", "end"):
+        position.play(step)
+    seen = replay(game, game.write_record(position, {}))
+    assert seen.swapped and seen.usage["swap"] == 1
+
+
+def test_report_cli_skill_trace_csv_and_help(tmp_path, capsys) -> None:
+    out = tmp_path / "r"
+    code = main(["report", "dendria", "--set", "size=3", "--games", "4", "--player", "random",
+                 "--trace", "greedy", "--jobs", "1", "--out", str(out)])
+    assert code == 0
+    text = (out / "report.md").read_text()
+    assert "## Skill trace" in text and "| `greedy` | 4 |" in text and "| `random` | 4 |" in text
+    assert "## Rule usage" in text and "## Game quality" in text
+    with (out / "games.csv").open() as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == 4 and {"turns", "end_reason", "lead_changes", "used_plant"} <= set(rows[0])
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        main(["report", "--help"])
+    help_text = capsys.readouterr().out
+    assert "board_side: an integer from 4 to 7 (default 5)" in help_text
+    assert "supply: an integer of at least 1, or none (off) (default off)" in help_text
+    assert "pie: true or false (default true)" in help_text
+    assert options_help().count("\n    ") == sum(
+        len(get_game(n).options) for n in ("benediction", "dendria"))
+
+
+# ------------------------------------------------------------- 14. histograms
+def test_integer_bins_cover_whole_numbers_only() -> None:
+    edges = integer_bins([3, 4, 4, 9])
+    assert edges == [2.5, 3.5, 4.5, 5.5, 6.5, 7.5, 8.5, 9.5]
+    wide = integer_bins(list(range(0, 301)), most=30)
+    assert {b - a for a, b in itertools.pairwise(wide)} == {11}  # ceil(301 / 30)
+    assert all(edge % 1 == 0.5 for edge in wide) and len(wide) - 1 <= 30
+    assert wide[0] < 0 < 300 < wide[-1]
+
+
+def test_report_cli_warns_about_an_option_that_never_bound(tmp_path, capsys) -> None:
+    code = main(["report", "benediction", "--set", "board_side=4", "--set", "max_stack=15",
+                 "--games", "3", "--player", "random", "--jobs", "1",
+                 "--out", str(tmp_path / "r")])
+    assert code == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "option max_stack=15 never came into play" in out
