@@ -88,11 +88,6 @@ class Step:
     def __repr__(self) -> str:
         return f"Step({str(self)!r})"
 
-    @property
-    def is_follow_up(self) -> bool:
-        """True for sprout, grow and convert, the optional steps after a plant or stop."""
-        return self.kind in ("sprout", "grow", "convert")
-
     @classmethod
     def parse(cls, text: str) -> Step:
         """Read one step's notation (case-insensitive, surrounding spaces ignored).

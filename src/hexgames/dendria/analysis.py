@@ -1,5 +1,19 @@
 """Read-only analysis of a Dendria board: the definitions of rules section 2.
 
+This is public: :meth:`hexgames.dendria.Position.analysis` returns the (cached)
+:class:`Analysis` of the board as it stands, which the AI's evaluation reads and which
+any engine built on hexgames may read too. Its vocabulary:
+
+* a **cell** is an index ``0..n-1`` in board order (``position.board.labels[i]`` is its
+  name); ``position.cells[i]`` is the **piece code** on it: 0 for empty, else
+  ``code(color, kind)`` = ``1 + 3 * color + kind`` with colour ``DARK = 0``/``LIGHT = 1``
+  and kind ``SEED = 0``/``TREE = 1``/``DENDRID = 2`` (``COLOR_OF[c]``/``KIND_OF[c]`` read
+  them back, -1 for empty);
+* a **mask** is an ``int`` with one bit per cell, in the padded layout of
+  ``position.tables`` (:class:`Tables`); :func:`cells_of_mask` turns one into cell
+  indices, ascending, and ``mask.bit_count()`` counts them;
+* a **group** (:class:`Group`) is a seedbed or a forest.
+
 Whole-board questions (which cells are plantable, which seeds may sprout, what each
 colour's dendrids fertilize, the seedbeds and forests) are answered with the padded bit
 masks of :mod:`._tables`: one mask per piece code, moved a step at a time by shifts.
@@ -15,11 +29,17 @@ the reason in an error message.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import NamedTuple
 
 from hexgames.dendria._tables import (
+    COLOR_NAMES,
     COLOR_OF,
+    DARK,
     DENDRID,
+    EMPTY,
+    KIND_NAMES,
     KIND_OF,
+    LIGHT,
     SEED,
     TREE,
     Tables,
@@ -27,8 +47,30 @@ from hexgames.dendria._tables import (
 )
 from hexgames.hexgrid import DIRECTION_NAMES
 
-#: A seedbed or forest: (piece code, cell indices ascending, fertile-soil mask).
-Group = tuple[int, tuple[int, ...], int]
+__all__ = [
+    "COLOR_NAMES", "COLOR_OF", "DARK", "DENDRID", "EMPTY", "KIND_NAMES", "KIND_OF", "LIGHT",
+    "SEED", "TREE", "Analysis", "Group", "Tables", "cells_of_mask", "code",
+    "dendrid_stops", "nourishers", "sprout_refusal",
+]
+
+
+class Group(NamedTuple):
+    """A seedbed or a forest: its piece ``code``, its ``cells`` (indices, ascending) and
+    its ``fertile`` soils (mask of the empty cells next to it)."""
+
+    code: int
+    cells: tuple[int, ...]
+    fertile: int
+
+    @property
+    def color(self) -> int:
+        """``DARK`` (0) or ``LIGHT`` (1)."""
+        return COLOR_OF[self.code]
+
+    @property
+    def kind(self) -> int:
+        """``SEED`` (a seedbed) or ``TREE`` (a forest)."""
+        return KIND_OF[self.code]
 
 
 def nourishers(i: int, cells: list[int], t: Tables) -> list[tuple[int, int]]:
@@ -93,8 +135,12 @@ def dendrid_stops(i: int, d: int, color: int, cells: list[int], t: Tables) -> It
 class Analysis:
     """Whole-board facts about one board (given as its seven piece-code masks).
 
-    Masks are in the padded layout of :mod:`._tables`; ``masks[c]`` holds the cells with
-    piece code ``c`` (``masks[0]``, the empty cells, is not trusted: it is recomputed).
+    Immutable in effect: every answer is computed on first use and then kept, and the
+    board it describes never changes (a position hands out a new one when its board
+    changes). Read-only attributes: ``masks`` (``masks[c]``: the cells holding piece code
+    ``c``), ``occupied`` and ``empty`` (masks), ``t`` (the :class:`Tables`). Masks are in
+    the padded layout of :mod:`._tables` (``masks[0]`` as given is not trusted: ``empty``
+    is recomputed).
     """
 
     __slots__ = (
@@ -196,13 +242,14 @@ class Analysis:
                     break
                 group = grown
             cells &= ~group
-            out.append((v, tuple(cells_of_mask(group, self.t)), self.dilate(group) & self.empty))
+            fertile = self.dilate(group) & self.empty
+            out.append(Group(v, tuple(cells_of_mask(group, self.t)), fertile))
         return out
 
     def _groups(self, kind: int) -> list[Group]:
         out = self._flood(code(0, kind), self.masks[code(0, kind)])
         out += self._flood(code(1, kind), self.masks[code(1, kind)])
-        out.sort(key=lambda g: g[1][0])
+        out.sort(key=lambda g: g.cells[0])
         return out
 
     def _groups_fed_by(self, v: int, fed: int) -> list[Group]:
@@ -219,7 +266,7 @@ class Analysis:
             if grown == spoiled:
                 break
             spoiled = grown
-        return [g for g in self._flood(v, pieces & ~spoiled) if g[2]]
+        return [g for g in self._flood(v, pieces & ~spoiled) if g.fertile]
 
     @property
     def seedbeds(self) -> list[Group]:
@@ -274,7 +321,7 @@ class Analysis:
         soil, each fertilized by a dendrid of the seedbed's colour."""
         out = self._groups_fed_by(code(0, SEED), self.fertilized(0))
         out += self._groups_fed_by(code(1, SEED), self.fertilized(1))
-        out.sort(key=lambda g: g[1][0])
+        out.sort(key=lambda g: g.cells[0])
         return out
 
     def convertible(self, mover: int) -> list[Group]:
@@ -284,11 +331,16 @@ class Analysis:
         theirs = self.fertilized(owner)
         return [
             g for g in self._groups_fed_by(code(owner, TREE), self.fertilized(mover))
-            if g[2] & ~theirs
+            if g.fertile & ~theirs
         ]
 
     def forest_sizes(self, color: int) -> list[int]:
-        return [len(members) for v, members, _ in self.forests if COLOR_OF[v] == color]
+        """Sizes of ``color``'s forests, by first cell."""
+        return [len(g.cells) for g in self.forests if COLOR_OF[g.code] == color]
+
+    def pieces(self, color: int, kind: int) -> int:
+        """Mask of the cells holding ``color``'s pieces of ``kind``."""
+        return self.masks[code(color, kind)]
 
 
 def cells_of_mask(mask: int, t: Tables) -> list[int]:
