@@ -68,7 +68,7 @@ def test_malformed_texts_are_refused_naming_the_problem(text, fragment):
 
 def test_rules_must_agree_with_the_text():
     with pytest.raises(ValueError, match="side-7 board but the rules say board_side=5"):
-        Position.from_text(EXAMPLE, Rules(size=5))
+        Position.from_text(EXAMPLE, Rules(board_side=5))
     with pytest.raises(ValueError, match="pie rule is off"):
         Position.from_text("Dendria v1: size=5 to-move=light pie=pending", Rules(5, pie=False))
     with pytest.raises(ValueError, match="seats=swapped but the pie rule is off"):
@@ -80,7 +80,7 @@ def test_rules_must_agree_with_the_text():
 
 def test_an_empty_board_with_dark_to_move_is_the_start_of_a_game():
     p = Position.from_text("Dendria v1: size=5 to-move=dark")
-    assert p.to_text() == Position.initial(Rules(size=5)).to_text()
+    assert p.to_text() == Position.initial(Rules(board_side=5)).to_text()
     p.play_turn("e5")
     assert p.pie_pending
 
@@ -95,14 +95,14 @@ def test_swapped_seats_survive_the_text_format():
 
 
 def test_the_game_description_builds_positions():
-    p = GAME.new(size=5)
-    assert p.rules == Rules(size=5) and GAME.rules_options(p.rules) == Rules(size=5).as_dict()
+    p = GAME.new(board_side=5)
+    assert p.rules == Rules(board_side=5) and GAME.rules_options(p.rules) == Rules(board_side=5).as_dict()
     assert GAME.position_from_text(EXAMPLE, None).to_text() == EXAMPLE
 
 
 # ------------------------------------------------------------------ records
 def played_game():
-    p = Position.initial(Rules(size=5, quiet_limit=2))
+    p = Position.initial(Rules(board_side=5, quiet_limit=2))
     for turn in ("e5", "swap", "a1", "c3", "b1", "d4", "pass", "pass"):
         p.play_turn(turn)
     return p
@@ -140,7 +140,7 @@ def test_the_result_is_in_seat_order_from_outcome_tags(seats, result):
     p.play_turn("pass")
     outcome = p.outcome()
     assert (outcome.winner, outcome.result(), outcome.score) == (
-        "dark", result, {"dark": 2.5, "light": 0.0}
+        "dark", result, {"dark": 3.5, "light": 0.0}  # 2, +1 more 2s, +0.5 largest
     )
     text = write_record(p, {"Date": "x"})
     for name, value in outcome_tags(outcome).items():
@@ -207,7 +207,7 @@ def test_read_record_refuses_what_is_not_text(value, fragment):
 
 def test_records_of_text_starts_and_unfinished_turns_round_trip():
     start = "Dendria v1: size=5 to-move=dark quiet=1\ndark dendrids: a1\nlight seeds: e5\n"
-    p = Position.from_text(start, Rules(size=5))
+    p = Position.from_text(start, Rules(board_side=5))
     p.play_turn("a1-a3")
     p.play("e1")
     text = write_record(p, {"Event": 'say "hi"'})

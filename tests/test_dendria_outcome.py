@@ -12,7 +12,7 @@ def make(side=7, to_move="dark", header="", rules=None, **pieces):
     for name, cells in pieces.items():
         color, kind = name.split("_")
         lines.append(f"{color} {kind}: {' '.join(cells)}")
-    return Position.from_text("\n".join(lines), rules or Rules(size=side))
+    return Position.from_text("\n".join(lines), rules or Rules(board_side=side))
 
 
 def assert_refused(position, step, fragment):

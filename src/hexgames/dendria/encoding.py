@@ -92,8 +92,7 @@ def action_to_id(position: Position, step: Step | str) -> int:
     Raises ``IllegalAction`` for a step no id can stand for (a cell off the board, a leg
     between cells on no common line).
     """
-    if isinstance(step, str):
-        step = Step.parse(step)
+    step = Step.parse(step)  # a Step stays as it is; anything else must be notation
     if step.kind in WORDS:
         return WORDS.index(step.kind)
     geometry = position.board

@@ -35,8 +35,8 @@ GROUP_STEPS = frozenset({"grow", "convert"})
 
 def gesture(position: Position, step: Step | str) -> Gesture:
     """The clicks that enter ``step`` (a ``Step`` or its notation) in ``position``."""
-    if isinstance(step, str):
-        step = position.parse_action(step)
+    if not isinstance(step, Step):
+        step = position.parse_action(step)  # refuses what is not notation
     kind = step.kind
     if kind in BUTTON_LABELS:
         return Gesture(None, (), BUTTON_LABELS[kind])

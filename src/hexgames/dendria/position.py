@@ -23,6 +23,7 @@ Design, and why:
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -188,6 +189,16 @@ def _steps(side: int) -> _StepTable:
 def _leg(side: int, origin: int, target: int) -> Step:
     labels = tables(side).board.labels
     return Step("leg", origin=labels[origin], target=labels[target])
+
+
+def _seat_index(seat: object) -> int:
+    try:
+        index = operator.index(seat)  # type: ignore[call-overload]
+    except TypeError:
+        index = -1
+    if isinstance(seat, bool) or index not in (0, 1):
+        raise ValueError(f"seat must be 0 or 1, got {seat!r}")
+    return index
 
 
 def _check_rules(rules: object) -> Rules:
@@ -364,9 +375,8 @@ class Position:
         return _color_index(color) ^ int(self._swapped)
 
     def color_of_seat(self, seat: int) -> str:
-        if seat not in (0, 1):
-            raise ValueError(f"seat must be 0 or 1, got {seat!r}")
-        return COLOR_NAMES[seat ^ int(self._swapped)]
+        """Colour played by ``seat`` (0 = first player) now."""
+        return COLOR_NAMES[_seat_index(seat) ^ int(self._swapped)]
 
     @property
     def is_over(self) -> bool:
@@ -498,7 +508,19 @@ class Position:
         """Zobrist key of board, colour to move, turn progress, pie/seat state and the
         end counters: everything that decides the game's future except the set of
         earlier positions."""
-        k = self._hash ^ _TO_MOVE_Z[self._to_move] ^ _PHASE_Z[self._phase] ^ _PIE_Z[self._pie]
+        return self._key_with(self._hash)
+
+    def _key_from_scratch(self) -> int:
+        """:attr:`key` with the board part recomputed from the cells (not the incremental
+        hash): the two are equal in every reachable position (tests check it)."""
+        z = self._t.zobrist
+        board_hash = 0
+        for i, v in enumerate(self._cells):
+            board_hash ^= z[i][v]
+        return self._key_with(board_hash)
+
+    def _key_with(self, board_hash: int) -> int:
+        k = board_hash ^ _TO_MOVE_Z[self._to_move] ^ _PHASE_Z[self._phase] ^ _PIE_Z[self._pie]
         if self._phase == AFTER_STOP:
             k ^= mix(3, self._mover * 6 + self._dir)
         q = self._quiet
@@ -871,7 +893,9 @@ class Position:
             step = Step.parse(step)
         elif not isinstance(step, Step):
             raise IllegalAction(f"not a Dendria step: {step!r}")
-        # Cells off this board are refused by the checks below, which look every cell up.
+        for label in (step.origin, step.target):
+            if label is not None:
+                self._index(label)  # a cell off this board is the first thing to say
         if self._over is not None:
             raise IllegalAction(f"{step}: the game is over ({self._over})")
         canonical, op, check_finish = self._resolve(step)

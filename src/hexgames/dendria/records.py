@@ -44,7 +44,7 @@ from hexgames.errors import IllegalAction
 from hexgames.game import CommonTermination, outcome_tags
 
 _TAG = re.compile(r'^\[([A-Za-z][A-Za-z0-9_]*)\s+"((?:[^"\\]|\\.)*)"\]$')
-_TURN = re.compile(r"^(\d+)\.\s*(.*)$")
+_TURN = re.compile(r"^(\d{1,9})\.\s*(.*)$")
 _UNFINISHED = "..."
 _SEPARATOR = " / "
 #: Tags the writer derives from the position; callers' values for these are ignored.
@@ -94,9 +94,11 @@ def write_record(position: Position, tags: Mapping[str, str] | None = None) -> s
         "Pie": "on" if rules.pie else "off",
         "QuietLimit": str(rules.quiet_limit),
     }
+    if tags is not None and not isinstance(tags, Mapping):
+        raise ValueError(f"tags must be a mapping of tag names to values, got {tags!r}")
     extra = dict(tags or {})
     for name in extra:
-        if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name):
+        if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name):
             raise ValueError(f"tag name {name!r} must be a word (letters, digits, _)")
     extra.setdefault("Date", _dt.datetime.now(_dt.UTC).strftime("%Y.%m.%d"))
     out.update({k: str(v) for k, v in extra.items() if k not in _DERIVED + _OUTCOME})

@@ -122,4 +122,6 @@ class Step:
 
 def parse_steps(text: str) -> list[Step]:
     """Read the steps of one turn written on a line (``"d2-d6 +e5 -d8"``)."""
+    if not isinstance(text, str):
+        raise IllegalAction(f"a turn must be written as text, got {text!r}")
     return [Step.parse(word) for word in text.split()]
