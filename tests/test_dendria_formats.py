@@ -96,7 +96,9 @@ def test_swapped_seats_survive_the_text_format():
 
 def test_the_game_description_builds_positions():
     p = GAME.new(board_side=5)
-    assert p.rules == Rules(board_side=5) and GAME.rules_options(p.rules) == Rules(board_side=5).as_dict()
+    assert p.rules == Rules(board_side=5)
+    assert GAME.rules_options(p.rules) == Rules(board_side=5).as_dict()
+    assert GAME.termination is Termination
     assert GAME.position_from_text(EXAMPLE, None).to_text() == EXAMPLE
 
 
