@@ -73,6 +73,9 @@ class Group(NamedTuple):
         return KIND_OF[self.code]
 
 
+_new_tuple = tuple.__new__
+
+
 def nourishers(i: int, cells: list[int], t: Tables) -> list[tuple[int, int]]:
     """``(direction, nourisher cell or -1)`` for each root of ``i``: the first piece on
     the root, whatever its colour or kind, or -1 when the root is nutrientless."""
@@ -243,7 +246,8 @@ class Analysis:
                 group = grown
             cells &= ~group
             fertile = self.dilate(group) & self.empty
-            out.append(Group(v, tuple(cells_of_mask(group, self.t)), fertile))
+            # tuple.__new__: a Group without a Python-level __new__ call (hot in search).
+            out.append(_new_tuple(Group, (v, tuple(cells_of_mask(group, self.t)), fertile)))
         return out
 
     def _groups(self, kind: int) -> list[Group]:

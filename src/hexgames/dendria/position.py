@@ -117,6 +117,8 @@ class EndTurn(NamedTuple):
 
 
 Op = Plant | Move | SetCells | EndTurn
+_new_tuple = tuple.__new__
+_END_OPS = {how: EndTurn(how) for how in ("end", "pass", "swap")}
 
 
 class _TurnState(NamedTuple):
@@ -790,10 +792,12 @@ class Position:
 
     # ----------------------------------------------------------- make/unmake
     def _state(self) -> _TurnState:
-        return _TurnState(
+        # tuple.__new__ builds the named tuple without a Python-level __new__ call (the
+        # way namedtuple's own _make does): this runs on every step of every search.
+        return _new_tuple(_TurnState, (
             self._to_move, self._phase, self._mover, self._dir, self._pie, self._swapped,
             self._quiet, self._passes, self._over, self._turn_number,
-        )
+        ))
 
     def _set(self, i: int, v: int, changes: list[tuple[int, int]]) -> None:
         old = self._cells[i]
@@ -824,7 +828,7 @@ class Position:
                 self._set(i, op.code, changes)  # type: ignore[union-attr]
         else:
             remembered = self._end_turn(op.how)  # type: ignore[union-attr]
-        self._undo_stack.append(_UndoRecord(state, changes, remembered))
+        self._undo_stack.append(_new_tuple(_UndoRecord, (state, changes, remembered)))
 
     def _end_turn(self, how: str) -> bytes:
         planted = self._phase == AFTER_PLANT
@@ -893,12 +897,15 @@ class Position:
             step = Step.parse(step)
         elif not isinstance(step, Step):
             raise IllegalAction(f"not a Dendria step: {step!r}")
-        for label in (step.origin, step.target):
-            if label is not None:
-                self._index(label)  # a cell off this board is the first thing to say
-        if self._over is not None:
-            raise IllegalAction(f"{step}: the game is over ({self._over})")
-        canonical, op, check_finish = self._resolve(step)
+        try:
+            if self._over is not None:
+                raise IllegalAction(f"{step}: the game is over ({self._over})")
+            canonical, op, check_finish = self._resolve(step)
+        except IllegalAction:
+            for label in (step.origin, step.target):
+                if label is not None:
+                    self._index(label)  # a cell off this board is the first thing to say
+            raise
         self._make(op)
         if check_finish and not self._can_finish():
             self._unmake()
@@ -972,14 +979,14 @@ class Position:
         if kind == "leg":
             return step, self._check_move(step, self._index(step.origin), None), True
         if kind == "pass":
-            return step, EndTurn("pass"), False
+            return step, _END_OPS["pass"], False
         if kind == "swap":
             if self._pie != PIE_PENDING:
                 raise IllegalAction(
                     "swap: the pie rule allows it only as Light's first turn, after Dark "
                     "planted the first seed" + ("" if self._rules.pie else " (and it is off)")
                 )
-            return step, EndTurn("swap"), False
+            return step, _END_OPS["swap"], False
         if self._phase == START:
             raise IllegalAction(
                 f"{step}: a turn starts with a plant, a dendrid move or pass, not a {kind}"
@@ -992,7 +999,7 @@ class Position:
                     f"end: the turn would end in the position that existed {when} "
                     "(no repetition)"
                 )
-            return step, EndTurn("end"), False
+            return step, _END_OPS["end"], False
         if kind == "continue":
             if self._phase != AFTER_STOP:
                 raise IllegalAction(f"{step}: only a dendrid that moved this turn may continue")
