@@ -93,7 +93,7 @@ def winning_actions(position: Position) -> list[Step]:
     if position.is_over:
         return []
     seat = position.current_seat
-    wins = []
+    wins: list[Step] = []
     for step in _turn_enders_that_end_the_game(position):
         try:
             position.play(step)

@@ -40,10 +40,11 @@ def gesture(position: Position, step: Step | str) -> Gesture:
     kind = step.kind
     if kind in BUTTON_LABELS:
         return Gesture(None, (), BUTTON_LABELS[kind])
+    target = str(step.target)  # every other kind names a cell
     if kind == "leg":
-        return Gesture(None, (step.origin, step.target), "move")
+        return Gesture(None, (str(step.origin), target), "move")
     if kind in GROUP_STEPS:
         # The step names its group by one cell, but a player may click any cell of it.
-        others = tuple((label,) for label in position.group(step.target) if label != step.target)
-        return Gesture(None, (step.target,), kind, others)
-    return Gesture(None, (step.target,), kind)
+        others = tuple((label,) for label in position.group(target) if label != target)
+        return Gesture(None, (target,), kind, others)
+    return Gesture(None, (target,), kind)

@@ -195,7 +195,7 @@ def _leg(side: int, origin: int, target: int) -> Step:
 
 def _seat_index(seat: object) -> int:
     try:
-        index = operator.index(seat)  # type: ignore[call-overload]
+        index = operator.index(seat)  # type: ignore[arg-type]
     except TypeError:
         index = -1
     if isinstance(seat, bool) or index not in (0, 1):
@@ -551,7 +551,7 @@ class Position:
         }
         return format_text(
             TextPosition(
-                size=self._rules.size,
+                size=self._rules.board_side,
                 to_move=self.to_move,
                 pieces=pieces,
                 pie_pending=self._pie == PIE_PENDING,
@@ -565,12 +565,12 @@ class Position:
         return self.to_text()
 
     # ---------------------------------------------------------------- queries
-    def _index(self, label: str) -> int:
+    def _index(self, label: str | None) -> int:
         try:
-            return self._t.board.index(label)
+            return self._t.board.index(label)  # type: ignore[arg-type]
         except (ValueError, AttributeError):
             raise IllegalAction(
-                f"{label!r} is not a cell of the side-{self._rules.size} board"
+                f"{label!r} is not a cell of the side-{self._rules.board_side} board"
             ) from None
 
     def _labels(self, cells: Iterable[int]) -> list[str]:
@@ -703,7 +703,7 @@ class Position:
         if self._phase == START:
             plant = self._steps.plant
             out = [plant[i] for i in cells_of_mask(self.analysis().plantable, self._t)]
-            side = self._rules.size
+            side = self._rules.board_side
             for i in cells_of_mask(self._masks[code(self._to_move, DENDRID)], self._t):
                 out.extend(_leg(side, i, j) for j, _ in self._legs_from(i))
             out.append(PASS)
@@ -757,7 +757,7 @@ class Position:
             return True
         z = self._t.zobrist
         h = self._hash
-        if type(op) is Move:
+        if isinstance(op, Move):
             i, j, _ = op
             v = self._cells[i]
             h ^= z[i][v] ^ z[j][v]

@@ -85,14 +85,14 @@ class Rules:
             if value is not _UNSET:
                 given[name] = value
         for alias, value in aliases.items():
-            name = _ALIAS.get(alias)
-            if name is None:
+            target = _ALIAS.get(alias)
+            if target is None:
                 raise ValueError(
                     f"Dendria has no option {alias!r}; options: {', '.join(_BY_NAME)}"
                 )
-            if name in given:
-                raise ValueError(f"option {name} is given twice (also as {alias})")
-            given[name] = value
+            if target in given:
+                raise ValueError(f"option {target} is given twice (also as {alias})")
+            given[target] = value
         for option in OPTIONS:
             value = given.get(option.name, option.default)
             object.__setattr__(self, option.name, value)

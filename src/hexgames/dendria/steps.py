@@ -89,7 +89,7 @@ class Step:
         return f"Step({str(self)!r})"
 
     @classmethod
-    def parse(cls, text: str) -> Step:
+    def parse(cls, text: str | Step) -> Step:
         """Read one step's notation (case-insensitive, surrounding spaces ignored).
 
         Raises :class:`~hexgames.IllegalAction` naming what could not be read.
