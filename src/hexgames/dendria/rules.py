@@ -19,8 +19,6 @@ from hexgames.game import Option
 
 MIN_SIDE = 3
 MAX_SIDE = 11
-#: Old names of the bounds (``board_side`` was called ``size``).
-MIN_SIZE, MAX_SIZE = MIN_SIDE, MAX_SIDE
 
 #: The options as the game-agnostic tools (CLI, web form, OpenSpiel) see them.
 OPTIONS: tuple[Option, ...] = (
