@@ -5,7 +5,16 @@ O(1) history accessors."""
 import pytest
 
 from hexgames.dendria import Position, Rules, Step, Termination
-from hexgames.dendria.position import PIE_ARMED, PIE_OFF, PIE_PENDING
+from hexgames.dendria.position import (
+    PIE_ARMED,
+    PIE_OFF,
+    PIE_PENDING,
+    EndTurn,
+    Move,
+    Plant,
+    _TurnState,
+    _UndoRecord,
+)
 from hexgames.game import HistoryView
 
 DENDRIDS = "Dendria v1: size=5 to-move=dark\ndark dendrids: a1\nlight dendrids: i1\n"
@@ -125,3 +134,19 @@ def test_history_is_a_live_read_only_view_with_last_action_and_ply():
     copy = p.copy()
     copy.play("end")
     assert p.ply == 1 and copy.ply == 2 and copy.history is not p.history
+
+
+def test_steps_become_typed_operations_with_named_undo_records():
+    p = Position.from_text(DENDRIDS, Rules(board_side=5))
+    a1, a3 = p.board.index("a1"), p.board.index("a3")
+    assert p._resolve(Step.parse("a1-a3"))[1] == Move(origin=a1, target=a3, direction=0)
+    assert p._resolve(Step.parse("c3"))[1] == Plant(cell=p.board.index("c3"))
+    assert p._resolve(Step("pass"))[1] == EndTurn(how="pass")
+    p.play("a1-a3")
+    record = p._undo_stack[-1]
+    assert isinstance(record, _UndoRecord) and isinstance(record.state, _TurnState)
+    assert record.changes == [(a3, 0), (a1, p.cells[a3])] and record.remembered is None
+    assert (record.state.phase, record.state.to_move, record.state.over) == (0, 0, None)
+    p.play("end")
+    assert p._undo_stack[-1].remembered is not None  # a turn end adds an earlier position
+    assert not hasattr(Step("end"), "is_follow_up")  # removed: nothing used it
