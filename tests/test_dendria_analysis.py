@@ -66,6 +66,12 @@ def test_the_analysis_agrees_with_the_label_queries(seed):
     assert sorted(a.forest_sizes(DARK) + a.forest_sizes(LIGHT)) == sorted(
         len(g.cells) for g in a.forests
     )
+    # Read-only: what it hands out cannot be changed by the caller.
+    assert isinstance(a.seedbeds, tuple) and isinstance(a.forests, tuple)
+    assert isinstance(a.sproutable, tuple) and isinstance(a.first_piece(DARK), tuple)
+    for name in ("masks", "empty", "occupied", "t", "plantable"):
+        with pytest.raises(AttributeError):
+            setattr(a, name, 0)
 
 
 @pytest.mark.parametrize("seed", range(6))

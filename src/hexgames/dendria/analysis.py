@@ -138,51 +138,72 @@ def dendrid_stops(i: int, d: int, color: int, cells: list[int], t: Tables) -> It
 class Analysis:
     """Whole-board facts about one board (given as its seven piece-code masks).
 
-    Immutable in effect: every answer is computed on first use and then kept, and the
-    board it describes never changes (a position hands out a new one when its board
-    changes). Read-only attributes: ``masks`` (``masks[c]``: the cells holding piece code
-    ``c``), ``occupied`` and ``empty`` (masks), ``t`` (the :class:`Tables`). Masks are in
-    the padded layout of :mod:`._tables` (``masks[0]`` as given is not trusted: ``empty``
-    is recomputed).
+    Read-only: every answer is computed on first use and then kept (as an ``int`` mask or
+    a tuple, so a caller cannot change it), and the board it describes never changes (a
+    position hands out a new one when its board changes). Read-only attributes:
+    ``masks`` (``masks[c]``: the cells holding piece code ``c``), ``occupied`` and
+    ``empty`` (masks), ``t`` (the :class:`Tables`). Masks are in the padded layout of
+    :mod:`._tables` (``masks[0]`` as given is not trusted: ``empty`` is recomputed).
     """
 
     __slots__ = (
-        "_fert", "_first", "_forests", "_plantable", "_seedbeds", "_sproutable",
-        "empty", "masks", "occupied", "t",
+        "_empty", "_fert", "_first", "_forests", "_masks", "_occupied", "_plantable",
+        "_seedbeds", "_sproutable", "_t",
     )
 
     def __init__(self, masks: tuple[int, ...], t: Tables) -> None:
-        self.masks = masks
-        self.t = t
-        self.occupied = masks[1] | masks[2] | masks[3] | masks[4] | masks[5] | masks[6]
-        self.empty = t.valid & ~self.occupied
+        self._masks = masks
+        self._t = t
+        self._occupied = masks[1] | masks[2] | masks[3] | masks[4] | masks[5] | masks[6]
+        self._empty = t.valid & ~self._occupied
         self._fert: list[int | None] = [None, None]
-        self._first: list[list[int] | None] = [None, None]
+        self._first: list[tuple[int, ...] | None] = [None, None]
         self._plantable: int | None = None
-        self._seedbeds: list[Group] | None = None
-        self._forests: list[Group] | None = None
-        self._sproutable: list[int] | None = None
+        self._seedbeds: tuple[Group, ...] | None = None
+        self._forests: tuple[Group, ...] | None = None
+        self._sproutable: tuple[int, ...] | None = None
+
+    # Read-only views of what the analysis was built from (no setters).
+    @property
+    def masks(self) -> tuple[int, ...]:
+        """``masks[c]``: the cells holding piece code ``c``."""
+        return self._masks
+
+    @property
+    def t(self) -> Tables:
+        """The tables of the board side (mask layout, rays)."""
+        return self._t
+
+    @property
+    def occupied(self) -> int:
+        """Cells holding any piece."""
+        return self._occupied
+
+    @property
+    def empty(self) -> int:
+        """Empty cells."""
+        return self._empty
 
     # ------------------------------------------------------------ primitives
     def dilate(self, mask: int) -> int:
         """``mask`` and every neighbour of its cells."""
-        valid = self.t.valid
+        valid = self._t.valid
         out = mask
-        for offset in self.t.offsets:
+        for offset in self._t.offsets:
             out |= mask << offset if offset > 0 else mask >> -offset
         return out & valid
 
-    def first_piece(self, color: int) -> list[int]:
+    def first_piece(self, color: int) -> tuple[int, ...]:
         """Per direction ``d``: the cells whose first piece along the ray ``d`` (their
         nourisher that way) is of ``color``."""
         found = self._first[color]
         if found is None:
-            m = self.masks
+            m = self._masks
             pieces = m[code(color, SEED)] | m[code(color, TREE)] | m[code(color, DENDRID)]
-            empty = self.empty
-            found = []
-            valid = self.t.valid
-            for offset in self.t.offsets:
+            empty = self._empty
+            reaches = []
+            valid = self._t.valid
+            for offset in self._t.offsets:
                 # Cells whose neighbour that way is a piece of ``color``, then cells whose
                 # neighbour that way is empty and already known: one shift per step back.
                 if offset > 0:
@@ -199,8 +220,8 @@ class Analysis:
                         if grown == reach:
                             break
                         reach = grown
-                found.append(reach)
-            self._first[color] = found
+                reaches.append(reach)
+            found = self._first[color] = tuple(reaches)
         return found
 
     # ------------------------------------------------------------- questions
@@ -209,22 +230,22 @@ class Analysis:
         """Empty cells with at least one nutrientless root (a ray with cells, all empty)."""
         if self._plantable is None:
             dark, light = self.first_piece(0), self.first_piece(1)
-            edge = self.t.edge
+            edge = self._t.edge
             open_root = 0
             for d in range(6):
                 open_root |= ~(dark[d] | light[d] | edge[d])
-            self._plantable = self.empty & open_root
+            self._plantable = self._empty & open_root
         return self._plantable
 
     def fertilized(self, color: int) -> int:
         """Empty cells seen by ``color``'s dendrids along their rays (until a piece)."""
         mask = self._fert[color]
         if mask is None:
-            dendrids = self.masks[code(color, DENDRID)]
-            empty, valid = self.empty, self.t.valid
+            dendrids = self._masks[code(color, DENDRID)]
+            empty, valid = self._empty, self._t.valid
             mask = 0
             if dendrids:
-                for offset in self.t.offsets:
+                for offset in self._t.offsets:
                     front = dendrids
                     while front:
                         front = (front << offset if offset > 0 else front >> -offset)
@@ -236,7 +257,7 @@ class Analysis:
     def _flood(self, v: int, cells: int) -> list[Group]:
         """The groups of piece code ``v`` among ``cells`` (whole groups of that code)."""
         out = []
-        pieces = self.masks[v]
+        pieces = self._masks[v]
         while cells:
             group = cells & -cells
             while True:
@@ -245,14 +266,14 @@ class Analysis:
                     break
                 group = grown
             cells &= ~group
-            fertile = self.dilate(group) & self.empty
+            fertile = self.dilate(group) & self._empty
             # tuple.__new__: a Group without a Python-level __new__ call (hot in search).
-            out.append(_new_tuple(Group, (v, tuple(cells_of_mask(group, self.t)), fertile)))
+            out.append(_new_tuple(Group, (v, tuple(cells_of_mask(group, self._t)), fertile)))
         return out
 
     def _groups(self, kind: int) -> list[Group]:
-        out = self._flood(code(0, kind), self.masks[code(0, kind)])
-        out += self._flood(code(1, kind), self.masks[code(1, kind)])
+        out = self._flood(code(0, kind), self._masks[code(0, kind)])
+        out += self._flood(code(1, kind), self._masks[code(1, kind)])
         out.sort(key=lambda g: g.cells[0])
         return out
 
@@ -263,8 +284,8 @@ class Analysis:
         drops every group that touches an empty cell outside ``fed`` (flood-filling from
         those pieces), which usually leaves few or none.
         """
-        pieces = self.masks[v]
-        spoiled = self.dilate(self.empty & ~fed) & pieces
+        pieces = self._masks[v]
+        spoiled = self.dilate(self._empty & ~fed) & pieces
         while True:
             grown = self.dilate(spoiled) & pieces
             if grown == spoiled:
@@ -273,33 +294,33 @@ class Analysis:
         return [g for g in self._flood(v, pieces & ~spoiled) if g.fertile]
 
     @property
-    def seedbeds(self) -> list[Group]:
+    def seedbeds(self) -> tuple[Group, ...]:
         """Every seedbed, ordered by its first cell."""
         if self._seedbeds is None:
-            self._seedbeds = self._groups(SEED)
+            self._seedbeds = tuple(self._groups(SEED))
         return self._seedbeds
 
     @property
-    def forests(self) -> list[Group]:
+    def forests(self) -> tuple[Group, ...]:
         """Every forest, ordered by its first cell."""
         if self._forests is None:
-            self._forests = self._groups(TREE)
+            self._forests = tuple(self._groups(TREE))
         return self._forests
 
     @property
-    def sproutable(self) -> list[int]:
+    def sproutable(self) -> tuple[int, ...]:
         """Seeds (either colour) that may sprout, ascending."""
         if self._sproutable is None:
             first = (self.first_piece(0), self.first_piece(1))
-            edge = self.t.edge
-            nourished = self.t.valid
+            edge = self._t.edge
+            nourished = self._t.valid
             for d in range(6):
                 nourished &= first[0][d] | first[1][d] | edge[d]
             out = []
             for color in (0, 1):
                 own, other = first[color], first[1 - color]
-                for i in cells_of_mask(self.masks[code(color, SEED)] & nourished, self.t):
-                    b = self.t.bit[i]
+                for i in cells_of_mask(self._masks[code(color, SEED)] & nourished, self._t):
+                    b = self._t.bit[i]
                     balance = 0
                     for d in range(6):
                         if own[d] & b:
@@ -309,14 +330,14 @@ class Analysis:
                     if balance > 0:
                         out.append(i)
             out.sort()
-            self._sproutable = out
+            self._sproutable = tuple(out)
         return self._sproutable
 
     def group_of(self, i: int) -> Group | None:
         """The seedbed or forest containing cell ``i`` (``None`` for other cells)."""
-        b = self.t.bit[i]
+        b = self._t.bit[i]
         for v in (1, 2, 4, 5):  # seed and tree codes
-            if self.masks[v] & b:
+            if self._masks[v] & b:
                 return self._flood(v, b)[0]
         return None
 
@@ -344,7 +365,7 @@ class Analysis:
 
     def pieces(self, color: int, kind: int) -> int:
         """Mask of the cells holding ``color``'s pieces of ``kind``."""
-        return self.masks[code(color, kind)]
+        return self._masks[code(color, kind)]
 
 
 def cells_of_mask(mask: int, t: Tables) -> list[int]:
