@@ -11,6 +11,7 @@ from hexgames import IllegalAction
 from hexgames.dendria import GAME, Position, Rules, Step, read_record, write_record
 from hexgames.dendria.encoding import action_from_id, action_to_id, observation
 from hexgames.dendria.gestures import gesture
+from hexgames.dendria.render import ascii_board, svg
 from hexgames.dendria.steps import parse_steps
 
 # Deterministic: the same garbage on every run (a failure found is pinned with @example).
@@ -75,6 +76,13 @@ ENTRY_POINTS = {
     "action_from_id": lambda p, g: action_from_id(p, g),
     "observation": lambda p, g: observation(p, g),
     "gesture": lambda p, g: gesture(p, g),
+    "svg position": lambda p, g: svg(g),
+    "svg highlights": lambda p, g: svg(p, g),
+    "svg selected": lambda p, g: svg(p, selected=g),
+    "svg last_action": lambda p, g: svg(p, last_action=g),
+    "svg overlays": lambda p, g: svg(p, overlays=g),
+    "svg size": lambda p, g: svg(p, size=g),
+    "ascii_board": lambda p, g: ascii_board(p, g),
     "from_text": lambda p, g: Position.from_text(g),
     "from_text rules": lambda p, g: Position.from_text(p.to_text(), g),
     "Position": lambda p, g: Position(g),
