@@ -82,8 +82,12 @@ def write_record(position: Position, tags: Mapping[str, str] | None = None) -> s
 
     ``tags`` adds or overrides descriptive tags (``Dark``, ``Light``, ``Date``, ``Event``,
     ...). ``Date`` defaults to today (UTC). Tags that follow from the game itself
-    (``Game``, the options, ``Start``, ``Result``, ``Termination``) are always derived
-    from the position, so a record can never contradict its moves.
+    (``Game``, the options, ``Start``) are always derived from the position.
+    ``Result``/``Termination`` come from :func:`hexgames.game.outcome_tags` of
+    ``position.outcome()`` when the rules ended the game (whatever ``tags`` say); for a
+    game still going on, ``tags`` may state a resignation or timeout
+    (``{"Result": "0-1", "Termination": "resignation"}``), else ``Result`` is ``*``.
+    A record can never contradict its moves: ``ValueError`` for tags that would.
     """
     if not isinstance(position, Position):
         raise ValueError(f"write_record needs a Dendria Position, got {type(position).__name__}")
