@@ -30,7 +30,6 @@ from enum import StrEnum
 from functools import cache
 from typing import NamedTuple
 
-from hexgames.dendria import analysis
 from hexgames.dendria._scoring import scores
 from hexgames.dendria._tables import (
     COLOR_NAMES,
@@ -45,7 +44,16 @@ from hexgames.dendria._tables import (
     mix,
     tables,
 )
-from hexgames.dendria.analysis import Analysis, Group, cells_of_mask
+from hexgames.dendria.analysis import (
+    Analysis,
+    Group,
+    cells_of_mask,
+    dendrid_stops,
+    sprout_refusal,
+)
+from hexgames.dendria.analysis import (
+    nourishers as first_on_roots,
+)
 from hexgames.dendria.rules import Rules
 from hexgames.dendria.steps import Step
 from hexgames.dendria.textformat import TextPosition, format_text, parse_text
@@ -633,7 +641,7 @@ class Position:
         """The nourisher (first piece, any colour or kind) on each root of ``label`` that
         has a nutrient, in direction order N, NE, SE, S, SW, NW."""
         i = self._index(label)
-        return self._labels(j for _, j in analysis.nourishers(i, self._cells, self._t) if j >= 0)
+        return self._labels(j for _, j in first_on_roots(i, self._cells, self._t) if j >= 0)
 
     def dendrid_destinations(self, label: str) -> list[str]:
         """Cells where the dendrid on ``label`` may stop with a legal step now: every leg
@@ -675,7 +683,7 @@ class Position:
         i, d = self._mover, self._dir
         return [
             j
-            for j in analysis.dendrid_stops(i, d, self._to_move, self._cells, self._t)
+            for j in dendrid_stops(i, d, self._to_move, self._cells, self._t)
             if self._op_finishable(Move(i, j, d))
         ]
 
@@ -783,7 +791,7 @@ class Position:
             return known
         result = any(self._op_finishable(op) for _, op in self._follow_up_ops()) or any(
             self._op_finishable(Move(self._mover, j, self._dir))
-            for j in analysis.dendrid_stops(
+            for j in dendrid_stops(
                 self._mover, self._dir, self._to_move, self._cells, self._t
             )
         )
@@ -1007,7 +1015,7 @@ class Position:
         open_turn = self._phase == AFTER_STOP
         if kind == "sprout":
             i = self._index(step.target)
-            reason = analysis.sprout_refusal(i, self._cells, self._t)
+            reason = sprout_refusal(i, self._cells, self._t)
             if reason:
                 raise IllegalAction(f"{step}: {reason}")
             return step, SetCells((i,), code(COLOR_OF[self._cells[i]], DENDRID)), open_turn
@@ -1023,7 +1031,7 @@ class Position:
         i = self._index(step.target)
         if self._cells[i]:
             raise IllegalAction(f"{step}: {self._describe(i)} is not empty")
-        if all(first >= 0 for _, first in analysis.nourishers(i, self._cells, self._t)):
+        if all(first >= 0 for _, first in first_on_roots(i, self._cells, self._t)):
             raise IllegalAction(
                 f"{step}: every root of {step.target} has a nutrient (a seed needs at least "
                 "one nutrientless root)"
