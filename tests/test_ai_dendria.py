@@ -46,7 +46,7 @@ def play_turn(bot, position: Position) -> None:
 
 def random_position(seed: int, steps: int, size: int = 5) -> Position:
     rng = random.Random(seed)
-    position = Position.initial(Rules(size=size))
+    position = Position.initial(Rules(board_side=size))
     for _ in range(steps):
         if position.is_over:
             break
@@ -139,7 +139,7 @@ def test_choose_never_mutates_and_is_legal(seed, steps):
 
 def test_tree_is_reused_within_and_across_turns():
     bot = mcts(iterations=100, seed=2)
-    position = Position.initial(Rules(size=5))
+    position = Position.initial(Rules(board_side=5))
     reused = []
     for _ in range(8):
         position.play(bot.choose(position))
@@ -148,7 +148,7 @@ def test_tree_is_reused_within_and_across_turns():
 
 
 def test_levels_choose_legal_steps_for_both_seats():
-    position = Position.initial(Rules(size=5))
+    position = Position.initial(Rules(board_side=5))
     bots = [player(GAME, 1, seed=1), player("dendria", 2, seed=2)]
     while not position.is_over and len(position.history) < 40:
         step = bots[position.current_seat].choose(position)

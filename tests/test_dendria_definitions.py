@@ -17,7 +17,7 @@ def make(side, to_move="dark", **pieces):
         color, kind = name.split("_")
         if cells:
             lines.append(f"{color} {kind}: {' '.join(cells)}")
-    return Position.from_text("\n".join(lines), Rules(size=side))
+    return Position.from_text("\n".join(lines), Rules(board_side=side))
 
 
 def centre(side):
@@ -82,7 +82,7 @@ def test_a_piece_at_the_far_end_of_a_root_is_a_nutrient(side):
 
 @pytest.mark.parametrize("side", SIDES)
 def test_on_an_empty_board_every_cell_is_plantable(side):
-    p = Position.initial(Rules(size=side))
+    p = Position.initial(Rules(board_side=side))
     assert p.plantable_cells() == list(board(side).labels)
     assert p.nourishers(centre(side)) == []
 

@@ -3,8 +3,9 @@
 import pytest
 
 from hexgames import IllegalAction
-from hexgames.dendria import Position, Rules, read_record, write_record
+from hexgames.dendria import Position, Rules, Termination, read_record, write_record
 from hexgames.dendria.spec import GAME
+from hexgames.game import outcome_from_tags, outcome_tags
 
 EXAMPLE = """Dendria v1: size=7 to-move=light
 dark seeds: c4 d5
@@ -66,8 +67,8 @@ def test_malformed_texts_are_refused_naming_the_problem(text, fragment):
 
 
 def test_rules_must_agree_with_the_text():
-    with pytest.raises(ValueError, match="side-7 board but the rules say size=5"):
-        Position.from_text(EXAMPLE, Rules(size=5))
+    with pytest.raises(ValueError, match="side-7 board but the rules say board_side=5"):
+        Position.from_text(EXAMPLE, Rules(board_side=5))
     with pytest.raises(ValueError, match="pie rule is off"):
         Position.from_text("Dendria v1: size=5 to-move=light pie=pending", Rules(5, pie=False))
     with pytest.raises(ValueError, match="seats=swapped but the pie rule is off"):
@@ -79,7 +80,7 @@ def test_rules_must_agree_with_the_text():
 
 def test_an_empty_board_with_dark_to_move_is_the_start_of_a_game():
     p = Position.from_text("Dendria v1: size=5 to-move=dark")
-    assert p.to_text() == Position.initial(Rules(size=5)).to_text()
+    assert p.to_text() == Position.initial(Rules(board_side=5)).to_text()
     p.play_turn("e5")
     assert p.pie_pending
 
@@ -94,14 +95,16 @@ def test_swapped_seats_survive_the_text_format():
 
 
 def test_the_game_description_builds_positions():
-    p = GAME.new(size=5)
-    assert p.rules == Rules(size=5) and GAME.rules_options(p.rules) == Rules(size=5).as_dict()
+    p = GAME.new(board_side=5)
+    assert p.rules == Rules(board_side=5)
+    assert GAME.rules_options(p.rules) == Rules(board_side=5).as_dict()
+    assert GAME.termination is Termination
     assert GAME.position_from_text(EXAMPLE, None).to_text() == EXAMPLE
 
 
 # ------------------------------------------------------------------ records
 def played_game():
-    p = Position.initial(Rules(size=5, quiet_limit=2))
+    p = Position.initial(Rules(board_side=5, quiet_limit=2))
     for turn in ("e5", "swap", "a1", "c3", "b1", "d4", "pass", "pass"):
         p.play_turn(turn)
     return p
@@ -113,18 +116,100 @@ def test_a_record_lists_tags_and_one_numbered_line_per_turn():
     assert text.splitlines() == [
         '[Game "Dendria"]', '[Size "5"]', '[Pie "on"]', '[QuietLimit "2"]',
         '[Dark "Ann"]', '[Light "Bob"]', '[Date "2026.11.30"]',
-        f'[Result "{p.winner}"]', '[Termination "both passed"]',
+        f'[Result "{p.outcome().result()}"]', '[Termination "both passed"]',
+        "",
         "1. e5 end", "2. swap", "3. a1 end", "4. c3 end", "5. b1 end", "6. d4 end",
         "7. pass", "8. pass",
     ]
     q, tags = read_record(text)
     assert q.to_text() == p.to_text() and q.history == p.history and q.key == p.key
-    assert tags["Dark"] == "Ann" and tags["Result"] == p.winner
+    assert tags["Dark"] == "Ann" and tags["Result"] == p.outcome().result()
+    assert tags["Termination"] == Termination.BOTH_PASSED
+
+
+def test_a_record_has_a_blank_line_after_its_tags():
+    p = Position.initial(Rules(board_side=5))
+    assert write_record(p, {"Date": "x"}).endswith('[Result "*"]\n\n')
+    p.play_turn("e5")
+    lines = write_record(p, {"Date": "x"}).splitlines()
+    assert lines[lines.index('[Result "*"]') + 1:] == ["", "1. e5 end"]
+
+
+@pytest.mark.parametrize(("seats", "result"), [("", "1-0"), (" seats=swapped", "0-1")])
+def test_the_result_is_in_seat_order_from_outcome_tags(seats, result):
+    p = Position.from_text(f"Dendria v1: size=5 to-move=dark{seats}\ndark trees: a1 a2\n")
+    p.play_turn("pass")
+    p.play_turn("pass")
+    outcome = p.outcome()
+    assert (outcome.winner, outcome.result(), outcome.score) == (
+        "dark", result, {"dark": 3.5, "light": 0.0}  # 2, +1 more 2s, +0.5 largest
+    )
+    text = write_record(p, {"Date": "x"})
+    for name, value in outcome_tags(outcome).items():
+        assert f'[{name} "{value}"]' in text
+    assert read_record(text)[0].outcome() == outcome
+
+
+def test_records_of_older_versions_with_a_colour_result_still_read():
+    p = played_game()
+    text = write_record(p).replace(f'[Result "{p.outcome().result()}"]', f'[Result "{p.winner}"]')
+    q, tags = read_record(text)
+    assert q.key == p.key and tags["Result"] == p.winner
+
+
+def test_a_resignation_is_written_from_the_callers_tags_and_reads_back():
+    p = Position.initial(Rules(board_side=5))
+    p.play_turn("e5")
+    text = write_record(p, {"Result": "0-1", "Termination": "resignation"})
+    assert '[Result "0-1"]' in text and '[Termination "resignation"]' in text
+    q, tags = read_record(text)
+    assert q.outcome() is None and q.key == p.key
+    outcome = outcome_from_tags(GAME, q, tags)
+    assert outcome.termination is Termination.RESIGNATION and outcome.winner == "light"
+
+
+@pytest.mark.parametrize(
+    "tags",
+    [
+        {"Result": "1-0"},
+        {"Result": "1-0", "Termination": "both passed"},
+        {"Result": "dark", "Termination": "resignation"},
+        {"Result": "*", "Termination": "timeout"},
+        {"Termination": "made up"},
+    ],
+)
+def test_an_outcome_the_rules_did_not_reach_must_be_a_resignation_or_timeout(tags):
+    p = Position.initial(Rules(board_side=5))
+    with pytest.raises(ValueError, match="does not fit a game the rules have not ended"):
+        write_record(p, tags)
+    forged = "".join(f'[{k} "{v}"]\n' for k, v in tags.items()) + "\n1. e5\n"
+    with pytest.raises(ValueError, match="not over"):
+        read_record(forged)
+
+
+def test_a_termination_tag_contradicting_the_replay_is_refused():
+    text = write_record(played_game()).replace("both passed", "quiet limit")
+    with pytest.raises(ValueError, match="Termination tag says 'quiet limit'"):
+        read_record(text)
+
+
+@pytest.mark.parametrize(
+    ("value", "fragment"),
+    [
+        (None, "must be text \\(str\\), got NoneType"),
+        (b'[Size "5"]\n1. e5', "not bytes"),
+        (42, "got int"),
+        (['[Size "5"]'], "got list"),
+    ],
+)
+def test_read_record_refuses_what_is_not_text(value, fragment):
+    with pytest.raises(ValueError, match=fragment):
+        read_record(value)
 
 
 def test_records_of_text_starts_and_unfinished_turns_round_trip():
     start = "Dendria v1: size=5 to-move=dark quiet=1\ndark dendrids: a1\nlight seeds: e5\n"
-    p = Position.from_text(start, Rules(size=5))
+    p = Position.from_text(start, Rules(board_side=5))
     p.play_turn("a1-a3")
     p.play("e1")
     text = write_record(p, {"Event": 'say "hi"'})
@@ -169,6 +254,6 @@ def test_refused_record_steps_are_illegal_actions():
 def test_derived_tags_cannot_be_overridden():
     p = played_game()
     text = write_record(p, {"Result": "dark" if p.winner != "dark" else "light", "Size": "9"})
-    assert f'[Result "{p.winner}"]' in text and '[Size "5"]' in text
+    assert f'[Result "{p.outcome().result()}"]' in text and '[Size "5"]' in text
     with pytest.raises(ValueError, match="tag name"):
         write_record(p, {"bad name": "x"})

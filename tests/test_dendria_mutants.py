@@ -19,7 +19,7 @@ def make(side=7, to_move="dark", header="", rules=None, **pieces):
         color, kind = name.split("_")
         if cells:
             lines.append(f"{color} {kind}: {' '.join(cells)}")
-    return Position.from_text("\n".join(lines), rules or Rules(size=side))
+    return Position.from_text("\n".join(lines), rules or Rules(board_side=side))
 
 
 def snapshot(p):

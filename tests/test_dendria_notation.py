@@ -1,34 +1,51 @@
 """Dendria rules options and step notation."""
 
+import re
+
 import pytest
 
 from hexgames import IllegalAction
-from hexgames.dendria import Rules, Step
+from hexgames.dendria import GAME, Rules, Step
 from hexgames.dendria.rules import OPTIONS
 from hexgames.dendria.steps import KINDS, parse_steps
 from hexgames.game import parse_option_value
 
 
 def test_rules_defaults_follow_the_rules_document():
-    assert Rules() == Rules(size=7, pie=True, quiet_limit=10)
+    assert Rules() == Rules(board_side=7, pie=True, quiet_limit=10)
     assert Rules().quiet_turns == 20
-    assert Rules(**Rules(size=5, pie=False, quiet_limit=3).as_dict()) == Rules(5, False, 3)
+    assert Rules(**Rules(board_side=5, pie=False, quiet_limit=3).as_dict()) == Rules(5, False, 3)
+
+
+def test_size_is_an_alias_of_board_side():
+    assert Rules(size=5) == Rules(board_side=5) and Rules(size=5).size == 5
+    assert Rules(size=5).as_dict() == {"board_side": 5, "pie": True, "quiet_limit": 10}
+    assert GAME.make_rules(size=9) == GAME.make_rules(board_side=9)
+    with pytest.raises(AttributeError):
+        Rules().size = 5  # type: ignore[misc]
+    with pytest.raises(ValueError, match="board_side is given twice"):
+        Rules(board_side=5, size=5)
 
 
 @pytest.mark.parametrize(
     ("kwargs", "fragment"),
     [
-        ({"size": 2}, "size must be between 3 and 11"),
-        ({"size": 12}, "size must be between 3 and 11"),
-        ({"size": True}, "size must be an integer"),
-        ({"size": 7.0}, "size must be an integer"),
-        ({"quiet_limit": 0}, "quiet_limit must be at least 1"),
+        ({"board_side": 2}, "board_side must be an integer from 3 to 11, got 2"),
+        ({"board_side": 12}, "board_side must be an integer from 3 to 11, got 12"),
+        ({"size": 12}, "board_side must be an integer from 3 to 11, got 12"),
+        ({"size": "5"}, "board_side must be an integer from 3 to 11, got '5'"),
+        ({"board_side": True}, "board_side must be an integer"),
+        ({"board_side": 7.0}, "board_side must be an integer"),
+        ({"board_side": 10**100}, "board_side must be an integer from 3 to 11"),
+        ({"quiet_limit": 0}, "quiet_limit must be an integer of at least 1"),
         ({"quiet_limit": "3"}, "quiet_limit must be an integer"),
         ({"pie": 1}, "pie must be true or false"),
+        ({"pie": None}, "pie must be true or false, got None"),
+        ({"bogus": 1}, "no option 'bogus'; options: board_side, pie, quiet_limit"),
     ],
 )
 def test_rules_refuse_bad_options_naming_them(kwargs, fragment):
-    with pytest.raises(ValueError, match=fragment):
+    with pytest.raises(ValueError, match=re.escape(fragment)):
         Rules(**kwargs)
 
 
@@ -36,13 +53,24 @@ def test_options_describe_every_rules_field_with_defaults_and_bounds():
     by_name = {option.name: option for option in OPTIONS}
     assert set(by_name) == set(Rules().as_dict())
     assert {name: option.default for name, option in by_name.items()} == Rules().as_dict()
-    assert (by_name["size"].kind, by_name["size"].minimum, by_name["size"].maximum) == (
-        "int", 3, 11,
-    )
+    side = by_name["board_side"]
+    assert (side.kind, side.minimum, side.maximum, side.aliases) == ("int", 3, 11, ("size",))
     assert by_name["pie"].kind == "bool"
     assert (by_name["quiet_limit"].kind, by_name["quiet_limit"].minimum) == ("int", 1)
     assert all(option.help for option in OPTIONS)
     assert parse_option_value(by_name["pie"], "off") is False
+    assert GAME.options is OPTIONS
+
+
+def test_rules_validate_each_option_through_its_declaration():
+    # The messages are Option.validate's own: one declaration decides what is valid.
+    for option in OPTIONS:
+        bad = "x"
+        with pytest.raises(ValueError) as error:
+            option.validate(bad)
+        with pytest.raises(ValueError) as ours:
+            Rules(**{option.name: bad})
+        assert str(ours.value) == str(error.value)
 
 
 @pytest.mark.parametrize(

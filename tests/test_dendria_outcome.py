@@ -3,8 +3,9 @@
 import pytest
 
 from hexgames import IllegalAction
-from hexgames.dendria import Position, Rules, Step
+from hexgames.dendria import Position, Rules, Step, Termination
 from hexgames.dendria._scoring import scores
+from hexgames.game import CommonTermination, Outcome
 
 
 def make(side=7, to_move="dark", header="", rules=None, **pieces):
@@ -12,7 +13,7 @@ def make(side=7, to_move="dark", header="", rules=None, **pieces):
     for name, cells in pieces.items():
         color, kind = name.split("_")
         lines.append(f"{color} {kind}: {' '.join(cells)}")
-    return Position.from_text("\n".join(lines), rules or Rules(size=side))
+    return Position.from_text("\n".join(lines), rules or Rules(board_side=side))
 
 
 def assert_refused(position, step, fragment):
@@ -180,3 +181,44 @@ def test_equal_scores_are_a_draw():
     assert p.score() == {"dark": 2.0, "light": 2.0}
     p.play_turn("pass")
     assert p.winner == "draw" and p.returns() == (0.0, 0.0)
+
+
+# ----------------------------------------------------------------- outcome
+def test_termination_names_every_way_a_game_ends():
+    assert {t.name: t.value for t in Termination} == {
+        "BOTH_PASSED": "both passed", "QUIET_LIMIT": "quiet limit",
+        "RESIGNATION": "resignation", "TIMEOUT": "timeout",
+    }
+    for common in CommonTermination:
+        assert Termination(common.value).name == common.name
+
+
+def test_outcome_after_a_swap_names_the_winning_colour_seat_and_score():
+    p = make(to_move="light", header="pie=pending", light_trees=["a1", "a2"], dark_trees=["m7"])
+    p.play_turn("swap")
+    p.play_turn("pass")
+    assert p.outcome() is None
+    p.play_turn("pass")
+    outcome = p.outcome()
+    assert outcome == Outcome(
+        termination=Termination.BOTH_PASSED, winner="light", winner_seat=0,
+        score={"dark": 2.0, "light": 3.5},
+    )
+    assert outcome.returns() == p.returns() and outcome.result() == "1-0"
+    assert outcome.describe() == "Light wins (both passed)"
+    assert p.end_reason is Termination.BOTH_PASSED and p.end_reason == "both passed"
+    p.undo()
+    assert p.outcome() is None and p.end_reason is None
+
+
+def test_outcome_of_a_draw_and_of_the_quiet_limit():
+    p = make(header="quiet=1 passes=1", dark_trees=["a1", "a2"], light_trees=["m7", "m6"])
+    p.play_turn("pass")
+    assert p.outcome() == Outcome(Termination.BOTH_PASSED, None, None,
+                                  {"dark": 2.0, "light": 2.0})
+    q = Position.initial(Rules(board_side=5, quiet_limit=1))
+    q.play_turn("e5")
+    q.play_turn("swap")
+    q.play_turn("pass")
+    assert q.outcome().termination is Termination.QUIET_LIMIT
+    assert q.outcome().is_draw and q.outcome().describe() == "draw (quiet limit)"

@@ -3,11 +3,12 @@ section-2 queries against a naive reference written straight from the rules text
 
 import random
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from hexgames import IllegalAction
 from hexgames.dendria import Position, Rules, Step, read_record, write_record
+from hexgames.game import outcome_tags
 
 SETTINGS = settings(
     max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow]
@@ -19,7 +20,7 @@ def random_position(seed: int, side: int, steps: int, movers: bool) -> Position:
     ``movers`` the steps favour dendrid moves, which is how repetitions (and the
     no-repetition rule's dead ends) arise."""
     rng = random.Random(seed)
-    p = Position.initial(Rules(size=side, quiet_limit=rng.choice((1, 3, 10))))
+    p = Position.initial(Rules(board_side=side, quiet_limit=rng.choice((1, 3, 10))))
     for _ in range(steps):
         if p.is_over:
             break
@@ -41,7 +42,8 @@ positions = st.builds(
 
 
 def state(p: Position):
-    return p.to_text(), p.key, p.history, p.turn_steps(), p.legal_actions(), p.is_over
+    assert p.key == p._key_from_scratch()
+    return p.to_text(), p.key, list(p.history), p.turn_steps(), p.legal_actions(), p.is_over
 
 
 # ----------------------------------------------------------- make / unmake
@@ -54,7 +56,7 @@ def test_every_legal_step_is_accepted_and_undo_restores_the_position(p, rng):
     assert (actions == []) == p.is_over
     for step in rng.sample(actions, min(8, len(actions))):
         p.play(step)
-        assert p.history[-1] == step
+        assert p.last_action == step and p.history[-1] == step
         p.undo()
         assert state(p) == before
 
@@ -100,12 +102,17 @@ def test_a_step_is_accepted_exactly_when_it_is_listed(p, rng):
 # ----------------------------------------------------------------- formats
 @SETTINGS
 @given(positions)
+# Dark passes, Light passes: the text of that finished game once read back as Dark's
+# first turn (pie offer armed), so the key differed.
+@example(random_position(seed=1167198, side=3, steps=2, movers=False))
 def test_position_text_round_trips(p):
     text = p.to_text()
     q = Position.from_text(text, p.rules)
     assert q.to_text() == text
+    assert p.key == p._key_from_scratch() and q.key == q._key_from_scratch()
     if p.is_turn_start():
         assert q.key == p.key  # the incremental key equals one computed from scratch
+        assert q.outcome() == p.outcome()
         assert set(q.legal_actions()) >= set(p.legal_actions())  # q has no history
         assert q.score() == p.score()
 
@@ -115,7 +122,7 @@ def test_position_text_round_trips(p):
 def test_records_round_trip(p):
     q, tags = read_record(write_record(p, {"Dark": "A", "Light": "B"}))
     assert (q.to_text(), q.history, q.key, q.winner) == (p.to_text(), p.history, p.key, p.winner)
-    assert tags["Dark"] == "A" and tags["Result"] == (p.winner or "*")
+    assert tags["Dark"] == "A" and tags["Result"] == outcome_tags(p.outcome())["Result"]
 
 
 # ------------------------------------------------- naive reference (rules text)
@@ -127,7 +134,7 @@ class Reference:
 
     def __init__(self, p: Position):
         lines = p.to_text().splitlines()
-        self.n = p.rules.size
+        self.n = p.rules.board_side
         self.mover = p.to_move
         self.piece = {}
         for line in lines[1:]:

@@ -66,8 +66,9 @@ def test_random_games_on_the_default_board_finish(chunk):
 
 
 @pytest.mark.parametrize(
-    "rules", [Rules(size=3), Rules(size=5, pie=False), Rules(size=9, quiet_limit=3),
-              Rules(size=11, quiet_limit=2)],
+    "rules",
+    [Rules(board_side=3), Rules(board_side=5, pie=False), Rules(board_side=9, quiet_limit=3),
+     Rules(board_side=11, quiet_limit=2)],
     ids=str,
 )
 def test_random_games_on_other_boards_finish(rules):

@@ -15,7 +15,7 @@ def make(side, to_move="dark", **pieces):
         color, kind = name.split("_")
         if cells:
             lines.append(f"{color} {kind}: {' '.join(cells)}")
-    return Position.from_text("\n".join(lines), Rules(size=side))
+    return Position.from_text("\n".join(lines), Rules(board_side=side))
 
 
 def centre(side):

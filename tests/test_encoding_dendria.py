@@ -28,7 +28,7 @@ def _random_positions(rules: Rules, seed: int, limit: int = 400):
 def test_every_legal_step_has_a_distinct_id_that_reads_back() -> None:
     seen_kinds: set[str] = set()
     for size, seed in [(3, 1), (5, 2), (7, 3), (5, 4)]:
-        rules = Rules(size=size)
+        rules = Rules(board_side=size)
         total = enc.num_distinct_actions(rules)
         for position in _random_positions(rules, seed):
             steps = position.legal_actions()
@@ -44,11 +44,11 @@ def test_every_legal_step_has_a_distinct_id_that_reads_back() -> None:
 
 
 def test_ids_follow_the_documented_layout() -> None:
-    rules = Rules(size=5)
+    rules = Rules(board_side=5)
     position = Position.initial(rules)
     geometry = position.board
     n = geometry.size
-    width = 2 * rules.size - 1
+    width = 2 * rules.board_side - 1
     assert enc.num_distinct_actions(rules) == 3 + 5 * n + n * 3 * width
     assert [enc.action_to_id(position, word) for word in ("end", "pass", "swap")] == [0, 1, 2]
     e5 = geometry.index("e5")
@@ -67,7 +67,7 @@ def test_ids_follow_the_documented_layout() -> None:
 
 
 def test_ids_do_not_depend_on_the_position() -> None:
-    start = Position.initial(Rules(size=5))
+    start = Position.initial(Rules(board_side=5))
     later = start.copy()
     later.play_turn("e5")
     for step in ("e5", "d3-d4", "^c3", "+c3", "=c3", "-c4", "end", "pass", "swap"):
@@ -76,7 +76,7 @@ def test_ids_do_not_depend_on_the_position() -> None:
 
 @pytest.mark.parametrize("bad", [-1, "total", True, 2.0, None])
 def test_malformed_ids_are_refused(bad: object) -> None:
-    position = Position.initial(Rules(size=3))
+    position = Position.initial(Rules(board_side=3))
     if bad == "total":
         bad = enc.num_distinct_actions(position.rules)
     with pytest.raises(IllegalAction):
@@ -84,7 +84,7 @@ def test_malformed_ids_are_refused(bad: object) -> None:
 
 
 def test_leg_slots_that_name_no_other_cell_are_refused() -> None:
-    position = Position.initial(Rules(size=3))
+    position = Position.initial(Rules(board_side=3))
     geometry = position.board
     n, width = geometry.size, 5
     a1 = geometry.index("a1")  # (0, 0): column slot 0 is a1 itself, slot 4 is off the board
@@ -96,7 +96,7 @@ def test_leg_slots_that_name_no_other_cell_are_refused() -> None:
 
 
 def test_steps_without_an_id_are_refused() -> None:
-    position = Position.initial(Rules(size=5))
+    position = Position.initial(Rules(board_side=5))
     with pytest.raises(IllegalAction, match="not on one line"):
         enc.action_to_id(position, Step("leg", origin="a1", target="b3"))
     with pytest.raises(IllegalAction):
@@ -109,7 +109,7 @@ def test_observation_puts_each_piece_in_its_plane_and_cell() -> None:
         "dark seeds: e5\ndark trees: a1\ndark dendrids: c3\n"
         "light seeds: i5\nlight trees: e1\nlight dendrids: e9\n"
     )
-    position = GAME.position_from_text(text, Rules(size=5))
+    position = GAME.position_from_text(text, Rules(board_side=5))
     planes = enc.observation(position, 0)
     assert planes.shape == enc.observation_shape(position.rules) == (len(enc.PLANES), 9, 9)
     assert planes.dtype == np.float32
@@ -133,7 +133,7 @@ def test_observation_puts_each_piece_in_its_plane_and_cell() -> None:
 
 
 def test_observation_follows_the_turn_and_the_seats() -> None:
-    position = Position.initial(Rules(size=5))
+    position = Position.initial(Rules(board_side=5))
     dark, light = enc.PLANES.index("observer plays dark"), enc.PLANES.index("swap available")
     in_turn = enc.PLANES.index("turn in progress")
     assert enc.observation(position, 0)[dark].any()
@@ -151,7 +151,7 @@ def test_observation_follows_the_turn_and_the_seats() -> None:
 
 def test_observation_marks_the_moving_dendrid_and_where_it_started() -> None:
     text = "Dendria v1: size=5 to-move=dark\ndark dendrids: e2\nlight seeds: a1\n"
-    position = GAME.position_from_text(text, Rules(size=5))
+    position = GAME.position_from_text(text, Rules(board_side=5))
     position.play("e2-e4")
     planes = enc.observation(position, 0)
     geometry = position.board
@@ -163,7 +163,7 @@ def test_observation_marks_the_moving_dendrid_and_where_it_started() -> None:
 
 @pytest.mark.parametrize("size", [3, 5])
 def test_random_games_stay_within_the_length_bound(size: int) -> None:
-    rules = Rules(size=size, quiet_limit=2)
+    rules = Rules(board_side=size, quiet_limit=2)
     bound = enc.max_game_length(rules)
     for seed in range(3):
         *_, last = _random_positions(rules, seed, limit=bound + 1)

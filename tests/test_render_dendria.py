@@ -105,7 +105,7 @@ def test_text_board_has_labels_legend_and_status(midgame):
 
 
 def test_text_board_status_follows_the_turn_the_pie_rule_and_the_end():
-    position = Position.initial(Rules(size=5))
+    position = Position.initial(Rules(board_side=5))
     position.play("e5")
     assert "Dark to move (turn under way" in ascii_board(position)
     position.play("end")
@@ -118,7 +118,7 @@ def test_text_board_status_follows_the_turn_the_pie_rule_and_the_end():
     )
 
 def test_text_board_colour_is_optional():
-    position = Position.initial(Rules(size=5))
+    position = Position.initial(Rules(board_side=5))
     position.play_turn("e5")
     coloured = ascii_board(position, color=True)
     assert "\x1b[" in coloured
@@ -130,7 +130,7 @@ def test_text_board_colour_is_optional():
 
 @pytest.mark.parametrize("size", [3, 5, 7, 9])
 def test_svg_has_one_hit_target_and_one_soil_per_cell(size):
-    position = Position.initial(Rules(size=size))
+    position = Position.initial(Rules(board_side=size))
     root = parse(svg(position))
     labels = list(position.board.labels)
     assert [h.get("data-point") for h in find_class(root, "hit")] == labels

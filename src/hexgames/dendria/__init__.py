@@ -7,7 +7,8 @@
 'light'
 
 Modules: :mod:`.rules` (options), :mod:`.steps` (steps and notation), :mod:`.position`
-(the engine), :mod:`.textformat` (position text), :mod:`.records` (game records),
+(the engine), :mod:`.analysis` (the public whole-board analysis engines build on),
+:mod:`.textformat` (position text), :mod:`.records` (game records),
 :mod:`.render` (terminal and SVG drawings), :mod:`.gestures` (web input),
 :mod:`.evaluation` (AI knowledge), :mod:`.encoding` (research action ids/observations),
 :mod:`.spec` (the :class:`hexgames.game.Game` description).
@@ -18,11 +19,15 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from hexgames.dendria.position import Piece, Position
+from hexgames.dendria.analysis import Analysis, Group
+from hexgames.dendria.position import Piece, Position, Termination
 from hexgames.dendria.rules import Rules
 from hexgames.dendria.steps import Step
 
-__all__ = ["GAME", "Piece", "Position", "Rules", "Step", "read_record", "svg", "write_record"]
+__all__ = [
+    "GAME", "Analysis", "Group", "Piece", "Position", "Rules", "Step", "Termination",
+    "read_record", "svg", "write_record",
+]
 
 _LAZY = {
     "GAME": "hexgames.dendria.spec",

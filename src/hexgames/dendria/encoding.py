@@ -81,7 +81,7 @@ def _target_of_slot(geometry: HexBoard, origin: int, slot: int) -> int:
 # -------------------------------------------------------------------------- actions
 def num_distinct_actions(rules: Rules) -> int:
     """Size of the step-id space: ``3 + 5N + N*L`` (5 591 on the standard side-7 board)."""
-    geometry = board(rules.size)
+    geometry = board(rules.board_side)
     n = geometry.size
     return len(WORDS) + len(CELL_KINDS) * n + n * geometry.line_slots
 
@@ -92,8 +92,7 @@ def action_to_id(position: Position, step: Step | str) -> int:
     Raises ``IllegalAction`` for a step no id can stand for (a cell off the board, a leg
     between cells on no common line).
     """
-    if isinstance(step, str):
-        step = Step.parse(step)
+    step = Step.parse(step)  # a Step stays as it is; anything else must be notation
     if step.kind in WORDS:
         return WORDS.index(step.kind)
     geometry = position.board
@@ -164,7 +163,7 @@ def max_game_length(rules: Rules) -> int:
     So a game has at most ``T * (2n - 1 + P) + 2P`` steps (376 434 on the standard
     board): a loose bound, which is harmless since nothing is sized by it.
     """
-    geometry = board(rules.size)
+    geometry = board(rules.board_side)
     plants = geometry.size
     turns = plants + (plants + 1) * 2 * rules.quiet_limit
     per_turn = 2 * geometry.side - 1 + plants
@@ -199,7 +198,7 @@ _PIECE_PLANE = {
 
 def observation_shape(rules: Rules) -> tuple[int, int, int]:
     """``(planes, W, W)`` with ``W = 2*size - 1``: planes over the axial grid."""
-    width = 2 * rules.size - 1
+    width = 2 * rules.board_side - 1
     return (len(PLANES), width, width)
 
 

@@ -1,8 +1,8 @@
 """Dendria knowledge for the AI: a position heuristic, fast win detection, priors.
 
-Reads the engine's flat board (``_cells``) and its cached whole-board analysis
-(:meth:`Position._analysis`: seedbeds, forests, fertilized cells as bit masks), never
-copies a position, and reaches the AI only through ``GAME.heuristic`` and
+Reads only the position's public, documented analysis (:meth:`Position.analysis`:
+seedbeds, forests, fertilized cells as bit masks; see :mod:`hexgames.dendria.analysis`),
+never copies a position, and reaches the AI only through ``GAME.heuristic`` and
 ``GAME.extras["ai"]`` (:func:`ai_hooks`).
 
 The game is decided by the score on the board when it ends, so the heuristic starts from
@@ -26,7 +26,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from hexgames.dendria._tables import COLOR_OF, DENDRID, KIND_OF
+from hexgames.dendria.analysis import COLOR_NAMES, COLOR_OF, DENDRID
 from hexgames.dendria.position import END, PASS, SWAP, Position
 from hexgames.dendria.steps import Step
 from hexgames.errors import IllegalAction
@@ -42,20 +42,18 @@ def heuristic(position: Position) -> float:
     """Value in [-1, 1], positive when seat 0 stands better."""
     if position.is_over:
         return position.returns()[0]
-    a = position._analysis()
-    dark, light = position._scores()
-    mover = position._to_move
+    a = position.analysis()
+    score = position.score()
+    dark, light = score["dark"], score["light"]
+    mover = COLOR_NAMES.index(position.to_move)
     potential = [0.0, 0.0]
-    for v, members, _ in a.growable():
-        potential[COLOR_OF[v]] += len(members)
+    for g in a.growable():
+        potential[g.color] += len(g.cells)
     for color in (0, 1):
-        for _, members, _ in a.convertible(color):
-            potential[color] += len(members)
+        for g in a.convertible(color):
+            potential[color] += len(g.cells)
     fertilized = [a.fertilized(0).bit_count(), a.fertilized(1).bit_count()]
-    dendrids = [0, 0]
-    for v in position._cells:
-        if v and KIND_OF[v] == DENDRID:
-            dendrids[COLOR_OF[v]] += 1
+    dendrids = [a.pieces(0, DENDRID).bit_count(), a.pieces(1, DENDRID).bit_count()]
     limit = position.rules.quiet_turns
     fade = max(0.0, 1.0 - position.quiet_turns / limit)
     weight = [W_OTHER_POTENTIAL, W_OTHER_POTENTIAL]
@@ -95,7 +93,7 @@ def winning_actions(position: Position) -> list[Step]:
     if position.is_over:
         return []
     seat = position.current_seat
-    wins = []
+    wins: list[Step] = []
     for step in _turn_enders_that_end_the_game(position):
         try:
             position.play(step)
@@ -113,10 +111,10 @@ def action_priors(position: Position, steps: Sequence[Step]) -> list[float]:
     """Cheap scores to order the search's children: converting and growing one's own
     seedbeds first (bigger groups first), then sprouting one's own seeds and ending the
     turn; helping the opponent (growing or sprouting their pieces) and passing last."""
-    cells = position._cells
-    index = position._t.board.index
-    mover = position._to_move
-    analysis = position._analysis()
+    cells = position.cells
+    index = position.board.index
+    mover = COLOR_NAMES.index(position.to_move)
+    analysis = position.analysis()
     out = []
     for step in steps:
         kind = step.kind
@@ -124,7 +122,7 @@ def action_priors(position: Position, steps: Sequence[Step]) -> list[float]:
             i = index(step.target)  # type: ignore[arg-type]
             own = COLOR_OF[cells[i]] == mover
             group = analysis.group_of(i)
-            size = len(group[1]) if group else 1
+            size = len(group.cells) if group else 1
             if kind == "convert":
                 out.append(4.0 + 0.5 * size)
             elif kind == "grow":

@@ -35,15 +35,16 @@ GROUP_STEPS = frozenset({"grow", "convert"})
 
 def gesture(position: Position, step: Step | str) -> Gesture:
     """The clicks that enter ``step`` (a ``Step`` or its notation) in ``position``."""
-    if isinstance(step, str):
-        step = position.parse_action(step)
+    if not isinstance(step, Step):
+        step = position.parse_action(step)  # refuses what is not notation
     kind = step.kind
     if kind in BUTTON_LABELS:
         return Gesture(None, (), BUTTON_LABELS[kind])
+    target = str(step.target)  # every other kind names a cell
     if kind == "leg":
-        return Gesture(None, (step.origin, step.target), "move")
+        return Gesture(None, (str(step.origin), target), "move")
     if kind in GROUP_STEPS:
         # The step names its group by one cell, but a player may click any cell of it.
-        others = tuple((label,) for label in position.group(step.target) if label != step.target)
-        return Gesture(None, (step.target,), kind, others)
-    return Gesture(None, (step.target,), kind)
+        others = tuple((label,) for label in position.group(target) if label != target)
+        return Gesture(None, (target,), kind, others)
+    return Gesture(None, (target,), kind)

@@ -23,12 +23,13 @@ Design, and why:
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from functools import cache
+from typing import NamedTuple
 
-from hexgames.dendria import _analysis as analysis
-from hexgames.dendria._analysis import cells_of_mask
 from hexgames.dendria._scoring import scores
 from hexgames.dendria._tables import (
     COLOR_NAMES,
@@ -43,10 +44,21 @@ from hexgames.dendria._tables import (
     mix,
     tables,
 )
+from hexgames.dendria.analysis import (
+    Analysis,
+    Group,
+    cells_of_mask,
+    dendrid_stops,
+    sprout_refusal,
+)
+from hexgames.dendria.analysis import (
+    nourishers as first_on_roots,
+)
 from hexgames.dendria.rules import Rules
 from hexgames.dendria.steps import Step
 from hexgames.dendria.textformat import TextPosition, format_text, parse_text
 from hexgames.errors import IllegalAction
+from hexgames.game import HistoryView, Outcome
 from hexgames.hexgrid import DIRECTION_NAMES, DIRECTIONS, HexBoard
 
 # Turn phases: nothing played yet / a seed was planted / a dendrid stopped.
@@ -67,6 +79,78 @@ _SWAPPED_Z = (0, mix(5, 1))
 _QUIET_Z = tuple(mix(6, q) for q in range(128))
 _PASSES_Z = (0, mix(7, 1), mix(7, 2))
 _ANALYSIS_CACHE_LIMIT = 2048
+
+
+class Termination(StrEnum):
+    """How a Dendria game ended (the value is the words shown to people).
+
+    The rules end a game in two ways (``BOTH_PASSED``, ``QUIET_LIMIT``); ``RESIGNATION``
+    and ``TIMEOUT`` are decided outside the engine (by the players, the clock or the
+    server) and repeat :class:`hexgames.game.CommonTermination`.
+    """
+
+    BOTH_PASSED = "both passed"
+    QUIET_LIMIT = "quiet limit"
+    RESIGNATION = "resignation"
+    TIMEOUT = "timeout"
+
+
+# Operations: an already-checked step, as the board change it makes.
+class Plant(NamedTuple):
+    """Put a seed of the player to move on ``cell``."""
+
+    cell: int
+
+
+class Move(NamedTuple):
+    """Slide the dendrid on ``origin`` to ``target``, in ``direction`` (a leg or a
+    continuation)."""
+
+    origin: int
+    target: int
+    direction: int
+
+
+class SetCells(NamedTuple):
+    """Put piece code ``code`` on every cell of ``cells`` (sprout, grow, convert)."""
+
+    cells: tuple[int, ...]
+    code: int
+
+
+class EndTurn(NamedTuple):
+    """End the turn by ``how``: ``"end"``, ``"pass"`` or ``"swap"``."""
+
+    how: str
+
+
+Op = Plant | Move | SetCells | EndTurn
+_new_tuple = tuple.__new__
+_END_OPS = {how: EndTurn(how) for how in ("end", "pass", "swap")}
+
+
+class _TurnState(NamedTuple):
+    """The scalars of turn state, saved by every step so that undo can restore them."""
+
+    to_move: int
+    phase: int
+    mover: int
+    direction: int
+    pie: int
+    swapped: bool
+    quiet: int
+    passes: int
+    over: Termination | None
+    turn_number: int
+
+
+class _UndoRecord(NamedTuple):
+    """What one step changed: the turn state before it, the cells it changed (cell,
+    old code) in order, and the snapshot it added to the earlier positions (turn ends)."""
+
+    state: _TurnState
+    changes: list[tuple[int, int]]
+    remembered: bytes | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +201,22 @@ def _leg(side: int, origin: int, target: int) -> Step:
     return Step("leg", origin=labels[origin], target=labels[target])
 
 
+def _seat_index(seat: object) -> int:
+    try:
+        index = operator.index(seat)  # type: ignore[arg-type]
+    except TypeError:
+        index = -1
+    if isinstance(seat, bool) or index not in (0, 1):
+        raise ValueError(f"seat must be 0 or 1, got {seat!r}")
+    return index
+
+
+def _check_rules(rules: object) -> Rules:
+    if not isinstance(rules, Rules):
+        raise ValueError(f"rules must be a dendria Rules object, got {type(rules).__name__}")
+    return rules
+
+
 def _color_index(color: str) -> int:
     if color not in COLOR_NAMES:
         raise ValueError(f"colour must be 'dark' or 'light', got {color!r}")
@@ -134,8 +234,8 @@ class Position:
 
     # ----------------------------------------------------------------- creation
     def __init__(self, rules: Rules | None = None) -> None:
-        rules = rules if rules is not None else Rules()
-        self._setup(rules, TextPosition(size=rules.size))
+        rules = _check_rules(rules) if rules is not None else Rules()
+        self._setup(rules, TextPosition(size=rules.board_side))
 
     @classmethod
     def initial(cls, rules: Rules | None = None) -> Position:
@@ -152,21 +252,24 @@ class Position:
         """
         parsed = parse_text(text)
         if rules is None:
-            rules = Rules(size=parsed.size)
-        elif rules.size != parsed.size:
+            rules = Rules(board_side=parsed.size)
+        elif _check_rules(rules).board_side != parsed.size:
             raise ValueError(
-                f"the text is a side-{parsed.size} board but the rules say size={rules.size}"
+                f"the text is a side-{parsed.size} board but the rules say "
+                f"board_side={rules.board_side}"
             )
         position = cls.__new__(cls)
         position._setup(rules, parsed)
         return position
 
     def _setup(self, rules: Rules, text: TextPosition) -> None:
-        if text.size != rules.size:
-            raise ValueError(f"board size {text.size} does not match rules size {rules.size}")
+        if text.size != rules.board_side:
+            raise ValueError(
+                f"board size {text.size} does not match the rules' board_side {rules.board_side}"
+            )
         self._rules = rules
-        self._t: Tables = tables(rules.size)
-        self._steps = _steps(rules.size)
+        self._t: Tables = tables(rules.board_side)
+        self._steps = _steps(rules.board_side)
         geometry = self._t.board
         self._cells = [0] * geometry.size
         for label, piece in text.pieces.items():
@@ -186,7 +289,9 @@ class Position:
             if text.seats_swapped:
                 raise ValueError("pie=pending and seats=swapped contradict each other")
             self._pie = PIE_PENDING
-        elif rules.pie and not any(self._cells) and self._to_move == 0:
+        elif rules.pie and not any(self._cells) and self._to_move == 0 and not text.quiet:
+            # Dark's first turn. An empty board with Dark to move after quiet turns is not
+            # a start (Dark and Light both passed): the pie offer has lapsed.
             self._pie = PIE_ARMED
         else:
             self._pie = PIE_OFF
@@ -211,10 +316,11 @@ class Position:
         self._mover = -1
         self._dir = -1
         self._turn_number = 1
-        self._over: str | None = None
+        self._over: Termination | None = None
         self._update_over()
         self._history: list[Step] = []
-        self._undo_stack: list[tuple] = []
+        self._history_view = HistoryView(self._history)
+        self._undo_stack: list[_UndoRecord] = []
         # Positions (board + colour to move) that turns may not end in: exact snapshot ->
         # [count, turn after which it first arose]; and a multiset of their Zobrist keys
         # for the quick "certainly new" test.
@@ -222,7 +328,7 @@ class Position:
         self._seen_keys: dict[int, int] = {}
         self._remember_position()
         self._finish_memo: dict[int, bool] = {}
-        self._analyses: dict[int, analysis.Analysis] = {}
+        self._analyses: dict[int, Analysis] = {}
         self._start_text = self.to_text()
 
     def copy(self) -> Position:
@@ -232,6 +338,7 @@ class Position:
         other._cells = list(self._cells)
         other._masks = list(self._masks)
         other._history = list(self._history)
+        other._history_view = HistoryView(other._history)
         other._undo_stack = list(self._undo_stack)
         other._seen = {k: list(v) for k, v in self._seen.items()}
         other._seen_keys = dict(self._seen_keys)
@@ -253,6 +360,18 @@ class Position:
         return self._t.board
 
     @property
+    def tables(self) -> Tables:
+        """The lookup tables of this board side (bit of each cell, mask layout, rays,
+        Zobrist terms); shared and immutable. See :mod:`hexgames.dendria.analysis`."""
+        return self._t
+
+    @property
+    def cells(self) -> HistoryView[int]:
+        """The piece code on each cell, in board order: a live, read-only view (not a
+        copy). 0 is empty; see :mod:`hexgames.dendria.analysis` for the codes."""
+        return HistoryView(self._cells)
+
+    @property
     def to_move(self) -> str:
         """Colour to act now ("dark"/"light")."""
         return COLOR_NAMES[self._to_move]
@@ -266,18 +385,37 @@ class Position:
         return _color_index(color) ^ int(self._swapped)
 
     def color_of_seat(self, seat: int) -> str:
-        if seat not in (0, 1):
-            raise ValueError(f"seat must be 0 or 1, got {seat!r}")
-        return COLOR_NAMES[seat ^ int(self._swapped)]
+        """Colour played by ``seat`` (0 = first player) now."""
+        return COLOR_NAMES[_seat_index(seat) ^ int(self._swapped)]
 
     @property
     def is_over(self) -> bool:
         return self._over is not None
 
     @property
-    def end_reason(self) -> str | None:
-        """``"both passed"``, ``"quiet limit"`` or ``None`` while the game goes on."""
+    def end_reason(self) -> Termination | None:
+        """``"both passed"``, ``"quiet limit"`` or ``None`` while the game goes on (a
+        :class:`Termination`, which is a ``str``; see :meth:`outcome`)."""
         return self._over
+
+    def outcome(self) -> Outcome | None:
+        """How the game ended by the rules, ``None`` while it goes on.
+
+        ``termination`` is :attr:`Termination.BOTH_PASSED` or
+        :attr:`Termination.QUIET_LIMIT`; ``winner`` the colour with the higher final
+        score (``None`` on equal scores) and ``winner_seat`` its seat; ``score`` the final
+        score per colour (``{"dark": 12.5, "light": 9.0}``).
+        """
+        if self._over is None:
+            return None
+        dark, light = self._scores()
+        winner = None if dark == light else "dark" if dark > light else "light"
+        return Outcome(
+            termination=self._over,
+            winner=winner,
+            winner_seat=None if winner is None else self.seat_of(winner),
+            score={"dark": dark, "light": light},
+        )
 
     @property
     def winner(self) -> str | None:
@@ -307,13 +445,29 @@ class Position:
         return by_color[int(self._swapped)], by_color[1 - int(self._swapped)]
 
     def _scores(self) -> tuple[float, float]:
-        a = self._analysis()
+        a = self.analysis()
         return scores(a.forest_sizes(0), a.forest_sizes(1))
 
     @property
-    def history(self) -> tuple[Step, ...]:
-        """Steps played since the start position, oldest first."""
-        return tuple(self._history)
+    def history(self) -> HistoryView[Step]:
+        """Steps played since the start position, oldest first: a live, read-only view
+        (O(1) ``len`` and indexing, not a copy; ``list(p.history)`` for a snapshot)."""
+        return self._history_view
+
+    @property
+    def last_action(self) -> Step | None:
+        """The most recent step, ``None`` at the start position."""
+        return self._history[-1] if self._history else None
+
+    @property
+    def ply(self) -> int:
+        """Number of steps played since the start position."""
+        return len(self._history)
+
+    def turn_ends(self) -> list[bool]:
+        """For each step of :attr:`history`: whether it ended its turn (``end``,
+        ``pass``, ``swap``), as Benediction's ``turn_ends`` (for records)."""
+        return [step.kind in _TURN_ENDERS for step in self._history]
 
     @property
     def turn_number(self) -> int:
@@ -364,7 +518,19 @@ class Position:
         """Zobrist key of board, colour to move, turn progress, pie/seat state and the
         end counters: everything that decides the game's future except the set of
         earlier positions."""
-        k = self._hash ^ _TO_MOVE_Z[self._to_move] ^ _PHASE_Z[self._phase] ^ _PIE_Z[self._pie]
+        return self._key_with(self._hash)
+
+    def _key_from_scratch(self) -> int:
+        """:attr:`key` with the board part recomputed from the cells (not the incremental
+        hash): the two are equal in every reachable position (tests check it)."""
+        z = self._t.zobrist
+        board_hash = 0
+        for i, v in enumerate(self._cells):
+            board_hash ^= z[i][v]
+        return self._key_with(board_hash)
+
+    def _key_with(self, board_hash: int) -> int:
+        k = board_hash ^ _TO_MOVE_Z[self._to_move] ^ _PHASE_Z[self._phase] ^ _PIE_Z[self._pie]
         if self._phase == AFTER_STOP:
             k ^= mix(3, self._mover * 6 + self._dir)
         q = self._quiet
@@ -393,7 +559,7 @@ class Position:
         }
         return format_text(
             TextPosition(
-                size=self._rules.size,
+                size=self._rules.board_side,
                 to_move=self.to_move,
                 pieces=pieces,
                 pie_pending=self._pie == PIE_PENDING,
@@ -407,73 +573,75 @@ class Position:
         return self.to_text()
 
     # ---------------------------------------------------------------- queries
-    def _index(self, label: str) -> int:
+    def _index(self, label: str | None) -> int:
         try:
-            return self._t.board.index(label)
+            return self._t.board.index(label)  # type: ignore[arg-type]
         except (ValueError, AttributeError):
             raise IllegalAction(
-                f"{label!r} is not a cell of the side-{self._rules.size} board"
+                f"{label!r} is not a cell of the side-{self._rules.board_side} board"
             ) from None
 
     def _labels(self, cells: Iterable[int]) -> list[str]:
         labels = self._t.board.labels
         return [labels[i] for i in cells]
 
-    def _analysis(self) -> analysis.Analysis:
-        """The (cached) analysis of the board as it stands.
+    def analysis(self) -> Analysis:
+        """The whole-board :class:`~hexgames.dendria.analysis.Analysis` of the board as it
+        stands (masks of plantable cells, fertilized cells, sproutable seeds, seedbeds,
+        forests and what may grow or be converted). Read-only; valid for this board only.
 
-        Keyed by the board's Zobrist hash and confirmed against the piece masks, so a hash
-        collision can never hand back another board's answers.
+        Cached: keyed by the board's Zobrist hash and confirmed against the piece masks, so
+        a hash collision can never hand back another board's answers.
         """
         masks = tuple(self._masks)
         found = self._analyses.get(self._hash)
         if found is None or found.masks != masks:
             if len(self._analyses) >= _ANALYSIS_CACHE_LIMIT:
                 self._analyses.clear()
-            found = self._analyses[self._hash] = analysis.Analysis(masks, self._t)
+            found = self._analyses[self._hash] = Analysis(masks, self._t)
         return found
 
     def plantable_cells(self) -> list[str]:
         """Empty cells with at least one nutrientless root (where a seed may be planted
         when a turn starts), in board order."""
-        return self._labels(cells_of_mask(self._analysis().plantable, self._t))
+        return self._labels(cells_of_mask(self.analysis().plantable, self._t))
 
     def sproutable_seeds(self) -> list[str]:
         """Seeds of either colour that may sprout on this board."""
-        return self._labels(self._analysis().sproutable)
+        return self._labels(self.analysis().sproutable)
 
     def growable_seedbeds(self) -> list[str]:
         """One label per seedbed (either colour) that may grow: its first cell in board
         order, which is also the cell the engine writes in ``+`` steps."""
-        return self._labels(members[0] for _, members, _ in self._analysis().growable())
+        return self._labels(g.cells[0] for g in self.analysis().growable())
 
     def convertible_forests(self, color: str | None = None) -> list[str]:
         """One label (first cell) per enemy forest ``color`` (default: the player to
         move) may convert on this board."""
         mover = self._to_move if color is None else _color_index(color)
-        return self._labels(members[0] for _, members, _ in self._analysis().convertible(mover))
+        return self._labels(g.cells[0] for g in self.analysis().convertible(mover))
 
     def group(self, label: str) -> list[str]:
         """All cells of the seedbed or forest containing ``label`` (empty for other cells)."""
-        found = self._analysis().group_of(self._index(label))
-        return self._labels(found[1]) if found else []
+        found = self.analysis().group_of(self._index(label))
+        return self._labels(found.cells) if found else []
 
     def fertile_soils(self, label: str) -> list[str]:
         """The empty cells adjacent to the seedbed or forest containing ``label``."""
-        found = self._analysis().group_of(self._index(label))
-        return self._labels(cells_of_mask(found[2], self._t)) if found else []
+        found = self.analysis().group_of(self._index(label))
+        return self._labels(cells_of_mask(found.fertile, self._t)) if found else []
 
     def fertilized_cells(self, color: str) -> list[str]:
         """Empty cells that at least one ``color`` dendrid fertilizes (sees along a ray)."""
         return self._labels(
-            cells_of_mask(self._analysis().fertilized(_color_index(color)), self._t)
+            cells_of_mask(self.analysis().fertilized(_color_index(color)), self._t)
         )
 
     def nourishers(self, label: str) -> list[str]:
         """The nourisher (first piece, any colour or kind) on each root of ``label`` that
         has a nutrient, in direction order N, NE, SE, S, SW, NW."""
         i = self._index(label)
-        return self._labels(j for _, j in analysis.nourishers(i, self._cells, self._t) if j >= 0)
+        return self._labels(j for _, j in first_on_roots(i, self._cells, self._t) if j >= 0)
 
     def dendrid_destinations(self, label: str) -> list[str]:
         """Cells where the dendrid on ``label`` may stop with a legal step now: every leg
@@ -505,7 +673,7 @@ class Position:
             for j in ray:
                 w = cells[j]
                 if not w:
-                    if after ^ z[j][v] not in seen or self._op_finishable(("move", i, j, d)):
+                    if after ^ z[j][v] not in seen or self._op_finishable(Move(i, j, d)):
                         out.append((j, d))
                 elif w != v and KIND_OF[w] != SEED:
                     break
@@ -515,24 +683,22 @@ class Position:
         i, d = self._mover, self._dir
         return [
             j
-            for j in analysis.dendrid_stops(i, d, self._to_move, self._cells, self._t)
-            if self._op_finishable(("move", i, j, d))
+            for j in dendrid_stops(i, d, self._to_move, self._cells, self._t)
+            if self._op_finishable(Move(i, j, d))
         ]
 
-    def _follow_up_ops(self) -> list[tuple[Step, tuple]]:
+    def _follow_up_ops(self) -> list[tuple[Step, SetCells]]:
         """Every follow-up allowed by the board (before the no-repetition filter)."""
-        a = self._analysis()
+        a = self.analysis()
         cells, mover = self._cells, self._to_move
-        out: list[tuple[Step, tuple]] = [
-            (self._steps.sprout[i], ("set", (i,), code(COLOR_OF[cells[i]], DENDRID)))
+        out: list[tuple[Step, SetCells]] = [
+            (self._steps.sprout[i], SetCells((i,), code(COLOR_OF[cells[i]], DENDRID)))
             for i in a.sproutable
         ]
-        for v, members, _ in a.growable():
-            out.append(
-                (self._steps.grow[members[0]], ("set", members, code(COLOR_OF[v], TREE)))
-            )
-        for _, members, _ in a.convertible(mover):
-            out.append((self._steps.convert[members[0]], ("set", members, code(mover, TREE))))
+        for g in a.growable():
+            out.append((self._steps.grow[g.cells[0]], SetCells(g.cells, code(g.color, TREE))))
+        for g in a.convertible(mover):
+            out.append((self._steps.convert[g.cells[0]], SetCells(g.cells, code(mover, TREE))))
         return out
 
     def legal_actions(self) -> list[Step]:
@@ -544,8 +710,8 @@ class Position:
             return []
         if self._phase == START:
             plant = self._steps.plant
-            out = [plant[i] for i in cells_of_mask(self._analysis().plantable, self._t)]
-            side = self._rules.size
+            out = [plant[i] for i in cells_of_mask(self.analysis().plantable, self._t)]
+            side = self._rules.board_side
             for i in cells_of_mask(self._masks[code(self._to_move, DENDRID)], self._t):
                 out.extend(_leg(side, i, j) for j, _ in self._legs_from(i))
             out.append(PASS)
@@ -593,18 +759,18 @@ class Position:
         entry = self._seen.get(self._snapshot(following))
         return None if entry is None else entry[1]
 
-    def _op_finishable(self, op: tuple) -> bool:
+    def _op_finishable(self, op: Move | SetCells) -> bool:
         """Whether the turn can still end legally after the open-turn step ``op``."""
         if self._phase == AFTER_PLANT:
             return True
         z = self._t.zobrist
         h = self._hash
-        if op[0] == "move":
-            _, i, j, _ = op
+        if isinstance(op, Move):
+            i, j, _ = op
             v = self._cells[i]
             h ^= z[i][v] ^ z[j][v]
         else:
-            _, members, new = op
+            members, new = op
             for m in members:
                 h ^= z[m][self._cells[m]] ^ z[m][new]
         if h ^ _TO_MOVE_Z[1 - self._to_move] not in self._seen_keys:
@@ -624,8 +790,8 @@ class Position:
         if known is not None:
             return known
         result = any(self._op_finishable(op) for _, op in self._follow_up_ops()) or any(
-            self._op_finishable(("move", self._mover, j, self._dir))
-            for j in analysis.dendrid_stops(
+            self._op_finishable(Move(self._mover, j, self._dir))
+            for j in dendrid_stops(
                 self._mover, self._dir, self._to_move, self._cells, self._t
             )
         )
@@ -633,11 +799,13 @@ class Position:
         return result
 
     # ----------------------------------------------------------- make/unmake
-    def _state(self) -> tuple:
-        return (
+    def _state(self) -> _TurnState:
+        # tuple.__new__ builds the named tuple without a Python-level __new__ call (the
+        # way namedtuple's own _make does): this runs on every step of every search.
+        return _new_tuple(_TurnState, (
             self._to_move, self._phase, self._mover, self._dir, self._pie, self._swapped,
             self._quiet, self._passes, self._over, self._turn_number,
-        )
+        ))
 
     def _set(self, i: int, v: int, changes: list[tuple[int, int]]) -> None:
         old = self._cells[i]
@@ -649,30 +817,26 @@ class Position:
         self._masks[old] ^= b
         self._masks[v] ^= b
 
-    def _make(self, op: tuple) -> None:
-        """Apply an already-checked operation and push its undo record.
-
-        ``("plant", i)``, ``("move", from, to, direction)``, ``("set", cells, code)``
-        (sprout, grow, convert) or ``("end", kind)`` for end/pass/swap.
-        """
+    def _make(self, op: Op) -> None:
+        """Apply an already-checked operation and push its undo record."""
         state = self._state()
         changes: list[tuple[int, int]] = []
         remembered = None
-        kind = op[0]
-        if kind == "plant":
-            self._set(op[1], code(self._to_move, SEED), changes)
+        kind = type(op)
+        if kind is Plant:
+            self._set(op.cell, code(self._to_move, SEED), changes)  # type: ignore[union-attr]
             self._phase = AFTER_PLANT
-        elif kind == "move":
-            _, i, j, d = op
+        elif kind is Move:
+            i, j, d = op  # type: ignore[misc]
             self._set(j, self._cells[i], changes)
             self._set(i, 0, changes)
             self._phase, self._mover, self._dir = AFTER_STOP, j, d
-        elif kind == "set":
-            for i in op[1]:
-                self._set(i, op[2], changes)
+        elif kind is SetCells:
+            for i in op.cells:  # type: ignore[union-attr]
+                self._set(i, op.code, changes)  # type: ignore[union-attr]
         else:
-            remembered = self._end_turn(op[1])
-        self._undo_stack.append((state, changes, remembered))
+            remembered = self._end_turn(op.how)  # type: ignore[union-attr]
+        self._undo_stack.append(_new_tuple(_UndoRecord, (state, changes, remembered)))
 
     def _end_turn(self, how: str) -> bytes:
         planted = self._phase == AFTER_PLANT
@@ -699,19 +863,19 @@ class Position:
 
     def _update_over(self) -> None:
         if self._passes >= 2:
-            self._over = "both passed"
+            self._over = Termination.BOTH_PASSED
         elif self._quiet >= self._rules.quiet_turns:
-            self._over = "quiet limit"
+            self._over = Termination.QUIET_LIMIT
         else:
             self._over = None
 
     def _unmake(self) -> None:
-        state, changes, remembered = self._undo_stack.pop()
-        if remembered is not None:
-            self._forget_position(remembered)
+        record = self._undo_stack.pop()
+        if record.remembered is not None:
+            self._forget_position(record.remembered)
             self._finish_memo.clear()
         cells, zobrist, bit, masks = self._cells, self._t.zobrist, self._t.bit, self._masks
-        for i, old in reversed(changes):
+        for i, old in reversed(record.changes):
             v = cells[i]
             cells[i] = old
             self._hash ^= zobrist[i][v] ^ zobrist[i][old]
@@ -720,7 +884,7 @@ class Position:
         (
             self._to_move, self._phase, self._mover, self._dir, self._pie, self._swapped,
             self._quiet, self._passes, self._over, self._turn_number,
-        ) = state
+        ) = record.state
 
     # ------------------------------------------------------------ public play
     def parse_action(self, text: str) -> Step:
@@ -741,10 +905,15 @@ class Position:
             step = Step.parse(step)
         elif not isinstance(step, Step):
             raise IllegalAction(f"not a Dendria step: {step!r}")
-        # Cells off this board are refused by the checks below, which look every cell up.
-        if self._over is not None:
-            raise IllegalAction(f"{step}: the game is over ({self._over})")
-        canonical, op, check_finish = self._resolve(step)
+        try:
+            if self._over is not None:
+                raise IllegalAction(f"{step}: the game is over ({self._over})")
+            canonical, op, check_finish = self._resolve(step)
+        except IllegalAction:
+            for label in (step.origin, step.target):
+                if label is not None:
+                    self._index(label)  # a cell off this board is the first thing to say
+            raise
         self._make(op)
         if check_finish and not self._can_finish():
             self._unmake()
@@ -754,14 +923,24 @@ class Position:
             )
         self._history.append(canonical)
 
-    def play_turn(self, turn: str | Iterable[Step | str]) -> None:
+    def play_turn(self, turn: str | Sequence[Step | str]) -> None:
         """Play the steps of one turn and end it (all or nothing).
 
         ``end`` is appended unless the steps already end the turn (``end``, ``pass``,
         ``swap``). If any step is refused, every step of this call is taken back and
         :class:`~hexgames.IllegalAction` names the step and the reason.
         """
-        words: Sequence[Step | str] = turn.split() if isinstance(turn, str) else list(turn)
+        if isinstance(turn, str):
+            words: Sequence[Step | str] = turn.split()
+        elif isinstance(turn, Step):
+            words = [turn]
+        elif isinstance(turn, (list, tuple)):
+            words = list(turn)
+        else:
+            raise IllegalAction(
+                f"a turn must be written as text (e.g. 'e5 ^d4') or given as a list of "
+                f"steps, got {type(turn).__name__}"
+            )
         if not words:
             raise IllegalAction("a turn needs at least one step (e.g. e5, d2-d6, pass)")
         played = 0
@@ -785,15 +964,16 @@ class Position:
                 self.undo()
             raise
 
-    def undo(self) -> None:
-        """Take back the last step (``IndexError`` at the start position)."""
+    def undo(self) -> Step:
+        """Take back the last step and return it (``IndexError`` at the start position)."""
         if not self._history:
             raise IndexError("nothing to undo: this is the start position")
-        self._history.pop()
+        step = self._history.pop()
         self._unmake()
+        return step
 
     # ------------------------------------------------------------- legality
-    def _resolve(self, step: Step) -> tuple[Step, tuple, bool]:
+    def _resolve(self, step: Step) -> tuple[Step, Op, bool]:
         """Check ``step`` against the rules: the step to record, the operation to make and
         whether the turn stays open (so its finishability must be checked)."""
         kind = step.kind
@@ -803,18 +983,18 @@ class Position:
                 f"{self.turn_steps()[0]}; finish it (end) first"
             )
         if kind == "plant":
-            return step, ("plant", self._check_plant(step)), False
+            return step, Plant(self._check_plant(step)), False
         if kind == "leg":
             return step, self._check_move(step, self._index(step.origin), None), True
         if kind == "pass":
-            return step, ("end", "pass"), False
+            return step, _END_OPS["pass"], False
         if kind == "swap":
             if self._pie != PIE_PENDING:
                 raise IllegalAction(
                     "swap: the pie rule allows it only as Light's first turn, after Dark "
                     "planted the first seed" + ("" if self._rules.pie else " (and it is off)")
                 )
-            return step, ("end", "swap"), False
+            return step, _END_OPS["swap"], False
         if self._phase == START:
             raise IllegalAction(
                 f"{step}: a turn starts with a plant, a dendrid move or pass, not a {kind}"
@@ -827,7 +1007,7 @@ class Position:
                     f"end: the turn would end in the position that existed {when} "
                     "(no repetition)"
                 )
-            return step, ("end", "end"), False
+            return step, _END_OPS["end"], False
         if kind == "continue":
             if self._phase != AFTER_STOP:
                 raise IllegalAction(f"{step}: only a dendrid that moved this turn may continue")
@@ -835,10 +1015,10 @@ class Position:
         open_turn = self._phase == AFTER_STOP
         if kind == "sprout":
             i = self._index(step.target)
-            reason = analysis.sprout_refusal(i, self._cells, self._t)
+            reason = sprout_refusal(i, self._cells, self._t)
             if reason:
                 raise IllegalAction(f"{step}: {reason}")
-            return step, ("set", (i,), code(COLOR_OF[self._cells[i]], DENDRID)), open_turn
+            return step, SetCells((i,), code(COLOR_OF[self._cells[i]], DENDRID)), open_turn
         if kind == "grow":
             return self._check_grow(step, open_turn)
         return self._check_convert(step, open_turn)
@@ -851,14 +1031,14 @@ class Position:
         i = self._index(step.target)
         if self._cells[i]:
             raise IllegalAction(f"{step}: {self._describe(i)} is not empty")
-        if all(first >= 0 for _, first in analysis.nourishers(i, self._cells, self._t)):
+        if all(first >= 0 for _, first in first_on_roots(i, self._cells, self._t)):
             raise IllegalAction(
                 f"{step}: every root of {step.target} has a nutrient (a seed needs at least "
                 "one nutrientless root)"
             )
         return i
 
-    def _check_move(self, step: Step, origin: int, direction: int | None) -> tuple:
+    def _check_move(self, step: Step, origin: int, direction: int | None) -> Move:
         geometry = self._t.board
         target = self._index(step.target)
         if direction is None and self._cells[origin] != code(self._to_move, DENDRID):
@@ -885,38 +1065,38 @@ class Position:
                 break
             if v and v != friend and KIND_OF[v] != SEED:
                 raise IllegalAction(f"{step}: a dendrid may not pass {self._describe(j)}")
-        return ("move", origin, target, d)
+        return Move(origin, target, d)
 
-    def _group_at(self, step: Step, kind: int) -> tuple[int, tuple[int, ...], int]:
+    def _group_at(self, step: Step, kind: int) -> Group:
         i = self._index(step.target)
         v = self._cells[i]
         what = "seed" if kind == SEED else "tree"
         if not v or KIND_OF[v] != kind:
             raise IllegalAction(f"{step}: {self._describe(i)} is not a {what}")
-        group = self._analysis().group_of(i)
+        group = self.analysis().group_of(i)
         assert group is not None
         return group
 
-    def _check_grow(self, step: Step, open_turn: bool) -> tuple[Step, tuple, bool]:
+    def _check_grow(self, step: Step, open_turn: bool) -> tuple[Step, SetCells, bool]:
         group = self._group_at(step, SEED)
         v, members, fertile = group
         color = COLOR_OF[v]
         if not fertile:
             raise IllegalAction(f"{step}: the seedbed has no fertile soil (no empty neighbour)")
-        missing = fertile & ~self._analysis().fertilized(color)
+        missing = fertile & ~self.analysis().fertilized(color)
         if missing:
             raise IllegalAction(
                 f"{step}: fertile soil {self._labels(cells_of_mask(missing, self._t))[0]} of "
                 f"the {COLOR_NAMES[color]} seedbed is fertilized by no {COLOR_NAMES[color]} "
                 "dendrid"
             )
-        return self._steps.grow[members[0]], ("set", members, code(color, TREE)), open_turn
+        return self._steps.grow[members[0]], SetCells(members, code(color, TREE)), open_turn
 
-    def _check_convert(self, step: Step, open_turn: bool) -> tuple[Step, tuple, bool]:
+    def _check_convert(self, step: Step, open_turn: bool) -> tuple[Step, SetCells, bool]:
         group = self._group_at(step, TREE)
         v, members, fertile = group
         mover, owner = self._to_move, COLOR_OF[v]
-        a = self._analysis()
+        a = self.analysis()
         if owner == mover:
             raise IllegalAction(f"{step}: the forest on {step.target} is already {self.to_move}")
         if not fertile:
@@ -932,7 +1112,7 @@ class Position:
                 f"{step}: every fertile soil of the forest is also fertilized by a "
                 f"{COLOR_NAMES[owner]} dendrid"
             )
-        return self._steps.convert[members[0]], ("set", members, code(mover, TREE)), open_turn
+        return self._steps.convert[members[0]], SetCells(members, code(mover, TREE)), open_turn
 
 
 def _direction(geometry: HexBoard, origin: int, target: int) -> int | None:

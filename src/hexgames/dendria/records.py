@@ -9,11 +9,19 @@
     [Dark "Ann"]
     [Light "Bob"]
     [Date "2026.11.30"]
-    [Result "light"]
+    [Result "0-1"]
     [Termination "both passed"]
+
     1. g7 end
     2. swap
     3. f5 ^e4 end
+
+``Result`` is in seat order (``1-0``: the player who moved first won, ``0-1``,
+``1/2-1/2``, ``*`` while the game goes on) and ``Termination`` says why the game ended
+(:class:`~hexgames.dendria.Termination`); both come from
+:func:`hexgames.game.outcome_tags`. Records of older versions, whose ``Result`` is the
+winning colour (``dark``, ``light``, ``draw``), still read. A blank line separates the
+tags from the turns.
 
 Every finished turn is written with its closing ``end`` (or ``pass``/``swap``); when
 reading, a line without one is ended as if ``end`` followed, so ``1. g7`` reads too. A
@@ -33,13 +41,18 @@ from hexgames.dendria.position import Position
 from hexgames.dendria.rules import Rules
 from hexgames.dendria.steps import parse_steps
 from hexgames.errors import IllegalAction
+from hexgames.game import CommonTermination, outcome_tags
 
 _TAG = re.compile(r'^\[([A-Za-z][A-Za-z0-9_]*)\s+"((?:[^"\\]|\\.)*)"\]$')
-_TURN = re.compile(r"^(\d+)\.\s*(.*)$")
+_TURN = re.compile(r"^(\d{1,9})\.\s*(.*)$")
 _UNFINISHED = "..."
 _SEPARATOR = " / "
 #: Tags the writer derives from the position; callers' values for these are ignored.
-_DERIVED = ("Game", "Size", "Pie", "QuietLimit", "Start", "Result", "Termination")
+_DERIVED = ("Game", "Size", "Pie", "QuietLimit", "Start")
+#: Tags stating the outcome: derived from the position when the rules ended the game,
+#: else the caller's (a resignation or timeout the engine cannot know).
+_OUTCOME = ("Result", "Termination")
+_OUTSIDE = frozenset(t.value for t in CommonTermination)
 
 
 def _escape(value: str) -> str:
@@ -50,8 +63,18 @@ def _unescape(value: str) -> str:
     return re.sub(r"\\(.)", r"\1", value)
 
 
-def _result(position: Position) -> str:
-    return position.winner or "*"
+def _outside_outcome(result: str, termination: str | None) -> str | None:
+    """Why ``Result``/``Termination`` cannot describe a game the rules have not ended
+    (``None`` when they can: no result, or a resignation or timeout with a winner)."""
+    if result == "*" and termination is None:
+        return None
+    if result in ("1-0", "0-1") and termination in _OUTSIDE:
+        return None
+    return (
+        f"Result {result!r} with Termination {termination!r} does not fit a game the rules "
+        "have not ended: write Result * (no Termination), or 1-0/0-1 with Termination "
+        f"{' or '.join(sorted(_OUTSIDE))}"
+    )
 
 
 def write_record(position: Position, tags: Mapping[str, str] | None = None) -> str:
@@ -59,33 +82,52 @@ def write_record(position: Position, tags: Mapping[str, str] | None = None) -> s
 
     ``tags`` adds or overrides descriptive tags (``Dark``, ``Light``, ``Date``, ``Event``,
     ...). ``Date`` defaults to today (UTC). Tags that follow from the game itself
-    (``Game``, the options, ``Start``, ``Result``, ``Termination``) are always derived
-    from the position, so a record can never contradict its moves.
+    (``Game``, the options, ``Start``) are always derived from the position.
+    ``Result``/``Termination`` come from :func:`hexgames.game.outcome_tags` of
+    ``position.outcome()`` when the rules ended the game (whatever ``tags`` say); for a
+    game still going on, ``tags`` may state a resignation or timeout
+    (``{"Result": "0-1", "Termination": "resignation"}``), else ``Result`` is ``*``.
+    A record can never contradict its moves: ``ValueError`` for tags that would.
     """
+    if not isinstance(position, Position):
+        raise ValueError(f"write_record needs a Dendria Position, got {type(position).__name__}")
     rules = position.rules
     out: dict[str, str] = {
         "Game": "Dendria",
-        "Size": str(rules.size),
+        "Size": str(rules.board_side),
         "Pie": "on" if rules.pie else "off",
         "QuietLimit": str(rules.quiet_limit),
     }
+    if tags is not None and not isinstance(tags, Mapping):
+        raise ValueError(f"tags must be a mapping of tag names to values, got {tags!r}")
     extra = dict(tags or {})
     for name in extra:
-        if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name):
+        if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name):
             raise ValueError(f"tag name {name!r} must be a word (letters, digits, _)")
     extra.setdefault("Date", _dt.datetime.now(_dt.UTC).strftime("%Y.%m.%d"))
-    out.update({k: str(v) for k, v in extra.items() if k not in _DERIVED})
+    out.update({k: str(v) for k, v in extra.items() if k not in _DERIVED + _OUTCOME})
     if position.start_text != Position.initial(rules).to_text():
         out["Start"] = _SEPARATOR.join(position.start_text.strip().splitlines())
-    out["Result"] = _result(position)
-    if position.end_reason:
-        out["Termination"] = position.end_reason
+    outcome = position.outcome()
+    if outcome is None and any(name in extra for name in _OUTCOME):
+        result = str(extra.get("Result", "*")).strip()
+        termination = extra.get("Termination")
+        termination = None if termination is None else str(termination).strip().lower()
+        problem = _outside_outcome(result, termination)
+        if problem:
+            raise ValueError(f"cannot write the record: {problem}")
+        out["Result"] = result
+        if termination is not None:
+            out["Termination"] = termination
+    else:
+        out.update(outcome_tags(outcome))
     lines = [f'[{name} "{_escape(value)}"]' for name, value in out.items()]
+    lines.append("")
     turn: list[str] = []
     number = 1
-    for step in position.history:
+    for step, ends in zip(position.history, position.turn_ends(), strict=True):
         turn.append(str(step))
-        if step.kind in ("end", "pass", "swap"):
+        if ends:
             lines.append(f"{number}. {' '.join(turn)}")
             number += 1
             turn = []
@@ -116,6 +158,10 @@ def read_record(text: str) -> tuple[Position, dict[str, str]]:
     Raises ``ValueError`` (an :class:`~hexgames.IllegalAction` for a refused step) naming
     the line or turn at fault, and when the ``Result`` tag contradicts the replay.
     """
+    if isinstance(text, (bytes, bytearray)):
+        raise ValueError("a Dendria record must be text (str), not bytes: decode it first")
+    if not isinstance(text, str):
+        raise ValueError(f"a Dendria record must be text (str), got {type(text).__name__}")
     tags: dict[str, str] = {}
     turns: list[tuple[int, str, int]] = []
     for line_number, raw in enumerate(text.splitlines(), start=1):
@@ -135,7 +181,7 @@ def read_record(text: str) -> tuple[Position, dict[str, str]]:
     if tags.get("Game", "Dendria").lower() != "dendria":
         raise ValueError(f"not a Dendria record (Game is {tags['Game']!r})")
     rules = Rules(
-        size=_int_tag("Size", tags.get("Size", "7")),
+        board_side=_int_tag("Size", tags.get("Size", "7")),
         pie=_bool_tag(tags.get("Pie", "on")),
         quiet_limit=_int_tag("QuietLimit", tags.get("QuietLimit", "10")),
     )
@@ -163,9 +209,35 @@ def read_record(text: str) -> tuple[Position, dict[str, str]]:
                 position.play_turn(body)
         except IllegalAction as error:
             raise IllegalAction(f"turn {number} ({body}): {error}") from None
-    claimed = tags.get("Result", "*").strip().lower()
-    if claimed != "*" and claimed != _result(position):
-        raise ValueError(
-            f"the Result tag says {claimed!r} but replaying the turns gives {_result(position)!r}"
-        )
+    _check_outcome_tags(position, tags)
     return position, tags
+
+
+def _check_outcome_tags(position: Position, tags: Mapping[str, str]) -> None:
+    """Refuse ``Result``/``Termination`` tags that contradict the replayed game."""
+    claimed = tags.get("Result", "*").strip().lower()
+    termination = tags.get("Termination")
+    said = None if termination is None else termination.strip().lower()
+    outcome = position.outcome()
+    if outcome is None:
+        if claimed not in ("*", "1-0", "0-1"):
+            raise ValueError(
+                f"the Result tag says {claimed!r} but replaying the turns gives '*' "
+                "(the game is not over)"
+            )
+        problem = _outside_outcome(claimed, said)
+        if problem:
+            raise ValueError(f"the game is not over: {problem}")
+        return
+    # Old records give the winning colour; new ones the result in seat order.
+    accepted = {"*", outcome.result(), position.winner}
+    if claimed not in accepted:
+        raise ValueError(
+            f"the Result tag says {claimed!r} but replaying the turns gives "
+            f"{outcome.result()!r} ({outcome.describe()})"
+        )
+    if said is not None and said != outcome.termination.value:
+        raise ValueError(
+            f"the Termination tag says {said!r} but the game ended by "
+            f"{outcome.termination.value!r}"
+        )

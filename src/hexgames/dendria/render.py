@@ -53,6 +53,38 @@ def _indices(board: HexBoard, labels: Iterable[str]) -> set[int]:
     return _svg.labels_to_indices(board, labels)
 
 
+def _check_position(position: object) -> Position:
+    if not isinstance(position, Position):
+        raise ValueError(f"expected a Dendria Position, got {type(position).__name__}")
+    return position
+
+
+def _label_list(position: Position, labels: object, what: str) -> list[str]:
+    """``labels`` (cell names; ``None`` for none) checked against the board: a
+    ``ValueError`` names the argument and the bad value."""
+    if labels is None:
+        return []
+    if isinstance(labels, str) or not isinstance(labels, Iterable):
+        raise ValueError(f"{what} must be a list of cell names, got {labels!r}")
+    out = []
+    for label in labels:
+        if not isinstance(label, str) or not position.board.is_label(label):
+            raise ValueError(f"{what}: {label!r} is not a cell of the side-"
+                             f"{position.board.side} board")
+        out.append(label)
+    return out
+
+
+def _step_list(position: Position, steps: LastSteps) -> list[Step]:
+    """``last_action`` as steps; anything that is not a step or its notation is refused
+    (``IllegalAction``, a ``ValueError``)."""
+    if steps is None:
+        return []
+    items = [steps] if isinstance(steps, (str, Step)) or not isinstance(steps, Sequence) \
+        else list(steps)
+    return [s if isinstance(s, Step) else position.parse_action(s) for s in items]
+
+
 def status_line(position: Position) -> str:
     """Who is to act (whether a turn is under way, whether the pie rule's swap is open),
     and the score; or the result and why the game ended."""
@@ -104,6 +136,8 @@ def ascii_board(position: Position, highlights: Iterable[str] = (), *, color: bo
 
     ``highlights`` are labels shown in ``[ ]``; ``color=True`` adds ANSI colours.
     """
+    position = _check_position(position)
+    highlights = _label_list(position, highlights, "highlights")
     board: HexBoard = position.board
     pieces = _pieces(position)
     tokens: list[tuple[str, str | None]] = []
@@ -142,9 +176,20 @@ def svg(
 
     ``highlights`` and ``selected`` are cell labels (the next possible clicks, the clicks
     made so far). ``last_action`` is a step, its notation, or a sequence of them (e.g. the
-    steps of the last turn). ``overlays`` is any of :data:`OVERLAYS`.
+    steps of the last turn). ``overlays`` is any of :data:`OVERLAYS`. Bad arguments raise
+    ``ValueError`` naming them.
     """
+    position = _check_position(position)
+    highlights = _label_list(position, highlights, "highlights")
+    selected = _label_list(position, selected, "selected")
+    last_action = _step_list(position, last_action)
+    if isinstance(size, bool) or not isinstance(size, (int, float)) or not size > 0:
+        raise ValueError(f"size must be a positive number of pixels, got {size!r}")
+    if not isinstance(board_id, str):
+        raise ValueError(f"board_id must be a string, got {board_id!r}")
     board: HexBoard = position.board
+    if overlays is None or isinstance(overlays, str) or not isinstance(overlays, Iterable):
+        raise ValueError(f"overlays must be a list of names from {OVERLAYS}, got {overlays!r}")
     overlays = tuple(overlays)
     unknown = [name for name in overlays if name not in OVERLAYS]
     if unknown:

@@ -4,6 +4,10 @@ The rules document (``/work/shared/rules/dendria.md``) marks three variants as o
 the board side, the pie rule and K, the per-player number of consecutive turns without a
 plant after which the game ends. :class:`Rules` is immutable and hashable so that a
 position can share it freely and a cache may key on it.
+
+Each option is declared once, in :data:`OPTIONS` (name, type, range, default, aliases);
+:class:`Rules` checks every value with :meth:`hexgames.game.Option.validate`, so the CLI,
+the web form, OpenSpiel's parameters and this class agree on what is valid.
 """
 
 from __future__ import annotations
@@ -13,58 +17,19 @@ from typing import Any
 
 from hexgames.game import Option
 
-MIN_SIZE = 3
-MAX_SIZE = 11
-
-
-@dataclass(frozen=True)
-class Rules:
-    """The options one game of Dendria is played with.
-
-    ``size`` is the side of the hexagonal board (7 by default, any 3..11), ``pie`` turns
-    the pie rule (Light may ``swap`` on its first turn) on or off, and ``quiet_limit`` is
-    K: the game ends after 2K consecutive turns without a plant.
-    Raises ``ValueError`` naming the offending option when a value is out of range, so a
-    bad web form or command line is refused before any position exists.
-    """
-
-    size: int = 7
-    pie: bool = True
-    quiet_limit: int = 10
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.size, int) or isinstance(self.size, bool):
-            raise ValueError(f"option size must be an integer, got {self.size!r}")
-        if not MIN_SIZE <= self.size <= MAX_SIZE:
-            raise ValueError(
-                f"option size must be between {MIN_SIZE} and {MAX_SIZE}, got {self.size}"
-            )
-        if not isinstance(self.pie, bool):
-            raise ValueError(f"option pie must be true or false, got {self.pie!r}")
-        if not isinstance(self.quiet_limit, int) or isinstance(self.quiet_limit, bool):
-            raise ValueError(f"option quiet_limit must be an integer, got {self.quiet_limit!r}")
-        if self.quiet_limit < 1:
-            raise ValueError(f"option quiet_limit must be at least 1, got {self.quiet_limit}")
-
-    @property
-    def quiet_turns(self) -> int:
-        """2K: the number of consecutive turns without a plant that ends the game."""
-        return 2 * self.quiet_limit
-
-    def as_dict(self) -> dict[str, Any]:
-        """The options as keyword arguments: ``Rules(**r.as_dict()) == r``."""
-        return {"size": self.size, "pie": self.pie, "quiet_limit": self.quiet_limit}
-
+MIN_SIDE = 3
+MAX_SIDE = 11
 
 #: The options as the game-agnostic tools (CLI, web form, OpenSpiel) see them.
 OPTIONS: tuple[Option, ...] = (
     Option(
-        name="size",
+        name="board_side",
         kind="int",
         default=7,
         help="side of the hexagonal board (number of cells along each edge)",
-        minimum=MIN_SIZE,
-        maximum=MAX_SIZE,
+        minimum=MIN_SIDE,
+        maximum=MAX_SIDE,
+        aliases=("size",),
     ),
     Option(
         name="pie",
@@ -80,3 +45,76 @@ OPTIONS: tuple[Option, ...] = (
         minimum=1,
     ),
 )
+_BY_NAME = {option.name: option for option in OPTIONS}
+_ALIAS = {alias: option.name for option in OPTIONS for alias in option.aliases}
+_UNSET: Any = object()
+
+
+@dataclass(frozen=True, init=False)
+class Rules:
+    """The options one game of Dendria is played with.
+
+    ``board_side`` is the side of the hexagonal board (7 by default, any 3..11; the old
+    name ``size`` is accepted as a keyword and readable as :attr:`size`), ``pie`` turns
+    the pie rule (Light may ``swap`` on its first turn) on or off, and ``quiet_limit`` is
+    K: the game ends after 2K consecutive turns without a plant.
+    Raises ``ValueError`` naming the offending option when a value is out of range or an
+    option is unknown, so a bad web form or command line is refused before any position
+    exists.
+
+    >>> Rules(size=5) == Rules(board_side=5)
+    True
+    """
+
+    board_side: int = 7
+    pie: bool = True
+    quiet_limit: int = 10
+
+    def __init__(
+        self,
+        board_side: int = _UNSET,
+        pie: bool = _UNSET,
+        quiet_limit: int = _UNSET,
+        **aliases: Any,
+    ) -> None:
+        given: dict[str, Any] = {}
+        for name, value in (("board_side", board_side), ("pie", pie),
+                            ("quiet_limit", quiet_limit)):
+            if value is not _UNSET:
+                given[name] = value
+        for alias, value in aliases.items():
+            target = _ALIAS.get(alias)
+            if target is None:
+                raise ValueError(
+                    f"Dendria has no option {alias!r}; options: {', '.join(_BY_NAME)}"
+                )
+            if target in given:
+                raise ValueError(f"option {target} is given twice (also as {alias})")
+            given[target] = value
+        for option in OPTIONS:
+            value = given.get(option.name, option.default)
+            object.__setattr__(self, option.name, value)
+        self.__post_init__()
+
+    def __post_init__(self) -> None:
+        for option in OPTIONS:
+            option.validate(getattr(self, option.name))
+
+    @property
+    def size(self) -> int:
+        """The old name of :attr:`board_side` (read-only)."""
+        return self.board_side
+
+    @property
+    def quiet_turns(self) -> int:
+        """2K: the number of consecutive turns without a plant that ends the game."""
+        return 2 * self.quiet_limit
+
+    def as_dict(self) -> dict[str, Any]:
+        """The options as keyword arguments: ``Rules(**r.as_dict()) == r``."""
+        return {option.name: getattr(self, option.name) for option in OPTIONS}
+
+
+def make_rules(**options: Any) -> Rules:
+    """``Rules(**options)``: the ``make_rules`` of :data:`hexgames.dendria.GAME`."""
+    return Rules(**options)

@@ -6,8 +6,8 @@ Dendria. Functions are referenced lazily so that the engine imports nothing else
 
 from __future__ import annotations
 
-from hexgames.dendria.position import Position
-from hexgames.dendria.rules import OPTIONS, Rules
+from hexgames.dendria.position import Position, Termination
+from hexgames.dendria.rules import OPTIONS, make_rules
 from hexgames.game import Game, lazy
 
 GAME = Game(
@@ -15,7 +15,7 @@ GAME = Game(
     title="Dendria",
     colors=("dark", "light"),
     options=OPTIONS,
-    make_rules=Rules,
+    make_rules=make_rules,
     new_position=lambda rules=None: Position.initial(rules),
     position_from_text=lambda text, rules=None: Position.from_text(text, rules),
     write_record=lazy("hexgames.dendria.records:write_record"),
@@ -31,11 +31,12 @@ GAME = Game(
     observation=lazy("hexgames.dendria.encoding:observation"),
     max_game_length=lazy("hexgames.dendria.encoding:max_game_length"),
     rules_options=lambda rules: rules.as_dict(),
+    termination=Termination,
     extras={
         # One line for the web app's game cards.
         "tagline": "Plant seeds, sprout dendrids, and grow the largest forests.",
         # Variants `python -m hexgames.bench` measures when none is named.
-        "bench_variants": ({"size": 5}, {"size": 7}),
+        "bench_variants": ({"board_side": 5}, {"board_side": 7}),
         "ai": lazy("hexgames.dendria.evaluation:ai_hooks"),
         # Names `render_svg(..., overlays=...)` accepts; the web app offers them as toggles.
         "overlays": ("fertilized-dark", "fertilized-light", "plantable"),

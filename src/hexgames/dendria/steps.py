@@ -88,13 +88,8 @@ class Step:
     def __repr__(self) -> str:
         return f"Step({str(self)!r})"
 
-    @property
-    def is_follow_up(self) -> bool:
-        """True for sprout, grow and convert, the optional steps after a plant or stop."""
-        return self.kind in ("sprout", "grow", "convert")
-
     @classmethod
-    def parse(cls, text: str) -> Step:
+    def parse(cls, text: str | Step) -> Step:
         """Read one step's notation (case-insensitive, surrounding spaces ignored).
 
         Raises :class:`~hexgames.IllegalAction` naming what could not be read.
@@ -127,4 +122,6 @@ class Step:
 
 def parse_steps(text: str) -> list[Step]:
     """Read the steps of one turn written on a line (``"d2-d6 +e5 -d8"``)."""
+    if not isinstance(text, str):
+        raise IllegalAction(f"a turn must be written as text, got {text!r}")
     return [Step.parse(word) for word in text.split()]

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from hexgames.dendria.rules import MAX_SIDE, MIN_SIDE
 from hexgames.hexgrid import board
 
 MAGIC = "Dendria v1:"
@@ -94,6 +95,8 @@ def parse_text(text: str) -> TextPosition:
     if "size" not in fields:
         raise ValueError("the header must give the board size (size=N)")
     size = _count("size", fields["size"])
+    if not MIN_SIDE <= size <= MAX_SIDE:
+        raise ValueError(f"size must be between {MIN_SIDE} and {MAX_SIDE}, got {size}")
     to_move = fields.get("to-move", "")
     if to_move not in COLORS:
         raise ValueError(f"to-move must be dark or light, got {to_move or 'nothing'!r}")
