@@ -44,15 +44,17 @@ def test_bad_schedules_are_refused(specs, games, message):
 
 def test_option_settings_are_parsed_and_checked():
     game = get_game("dendria")
-    assert parse_settings(game, ["size=5", "pie=off"]) == {"size": 5, "pie": False}
+    assert parse_settings(game, ["board_side=5", "pie=off"]) == {"board_side": 5, "pie": False}
+    # "size" is the old name of Dendria's board side: an alias, stored under the new name
+    assert parse_settings(game, ["size=5"]) == {"board_side": 5}
     with pytest.raises(ValueError, match=r"no option 'colour'.*pie"):
         parse_settings(game, ["colour=red"])
     with pytest.raises(ValueError, match="option=value"):
         parse_settings(game, ["size"])
     with pytest.raises(ValueError, match="integer"):
         parse_settings(game, ["size=big"])
-    with pytest.raises(ValueError, match="size"):
-        parse_settings(game, ["size=99"])  # the rules refuse the range
+    with pytest.raises(ValueError, match="board_side"):
+        parse_settings(game, ["board_side=99"])  # the rules refuse the range
 
 
 def test_in_process_tournament_on_the_toy_game_scores_every_game():

@@ -17,7 +17,7 @@ from hexgames.game import Option, get_game  # noqa: E402
 from hexgames.integrations import openspiel as hex_openspiel  # noqa: E402
 
 #: Small variants keep OpenSpiel's per-step checks fast.
-SMALL = {"benediction": "benediction(board_side=4)", "dendria": "dendria(size=3)"}
+SMALL = {"benediction": "benediction(board_side=4)", "dendria": "dendria(board_side=3)"}
 
 
 @pytest.mark.parametrize("name", ["benediction", "dendria"])
@@ -39,10 +39,10 @@ def test_loads_by_name_with_every_option_as_a_parameter(name: str) -> None:
 
 
 def test_parameters_reach_the_rules() -> None:
-    game = pyspiel.load_game("dendria(size=5,pie=false,quiet_limit=3)")
+    game = pyspiel.load_game("dendria(board_side=5,pie=false,quiet_limit=3)")
     state = game.new_initial_state()
     assert state.position.rules == get_game("dendria").make_rules(
-        size=5, pie=False, quiet_limit=3
+        board_side=5, pie=False, quiet_limit=3
     )
     bened = pyspiel.load_game("benediction(board_side=4,supply=3,max_turns=12)")
     rules = bened.new_initial_state().position.rules
@@ -59,12 +59,13 @@ def test_nullable_options_are_off_by_default() -> None:
 def test_bad_parameters_are_refused() -> None:
     with pytest.raises(pyspiel.SpielError):
         pyspiel.load_game("dendria(colour=3)")
-    with pytest.raises(ValueError, match="size"):
-        pyspiel.load_game("dendria", {"size": 99})
+    with pytest.raises(ValueError, match="board_side"):
+        pyspiel.load_game("dendria", {"board_side": 99})
 
 
 @pytest.mark.parametrize(
-    "spec", ["benediction", "benediction(board_side=4,max_turns=20,supply=2)", "dendria(size=5)"]
+    "spec",
+    ["benediction", "benediction(board_side=4,max_turns=20,supply=2)", "dendria(board_side=5)"],
 )
 def test_openspiel_random_simulation_test_passes(spec: str) -> None:
     pyspiel.random_sim_test(pyspiel.load_game(spec), num_sims=2, serialize=True, verbose=False)
@@ -186,3 +187,5 @@ def test_parameters_and_options_convert_both_ways() -> None:
     assert game.make_rules(**options) == game.make_rules(max_turns=30)
     with pytest.raises(ValueError, match="has no option 'size'"):
         hex_openspiel.params_from_options(game, {"size": 5})
+    dendria = get_game("dendria")  # Dendria's old option name is an alias of board_side
+    assert hex_openspiel.params_from_options(dendria, {"size": 5})["board_side"] == 5

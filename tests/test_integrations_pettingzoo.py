@@ -21,7 +21,7 @@ from hexgames.integrations.pettingzoo import benediction_v0, dendria_v0
 ENVIRONMENTS = [
     pytest.param(benediction_v0, {}, id="benediction"),
     pytest.param(benediction_v0, {"board_side": 4, "max_turns": 8}, id="benediction-capped"),
-    pytest.param(dendria_v0, {"size": 5}, id="dendria"),
+    pytest.param(dendria_v0, {"board_side": 5}, id="dendria"),
 ]
 #: Warnings PettingZoo's api_test gives every environment whose observations are dicts
 #: (its own classic environments are exempted by name only).
@@ -97,7 +97,7 @@ def test_reaching_the_length_bound_truncates(monkeypatch: pytest.MonkeyPatch) ->
 
 
 def test_an_illegal_action_raises_and_changes_nothing() -> None:
-    env = dendria_v0.raw_env(size=3)
+    env = dendria_v0.raw_env(board_side=3)
     env.reset()
     observation = env.observe(env.agent_selection)
     illegal = int(np.flatnonzero(observation["action_mask"] == 0)[0])
@@ -124,7 +124,7 @@ def test_agents_follow_the_seats_through_a_benediction_turn() -> None:
 
 
 def test_observation_is_the_games_tensor_for_the_agents_seat() -> None:
-    env = dendria_v0.raw_env(size=5)
+    env = dendria_v0.raw_env(board_side=5)
     env.reset()
     for seat, agent in enumerate(env.possible_agents):
         observed = env.observe(agent)["observation"]
@@ -144,7 +144,7 @@ def test_rules_options_reach_the_engine_and_bad_ones_are_refused() -> None:
 
 
 def test_human_rendering_prints_the_text_board(capsys: pytest.CaptureFixture[str]) -> None:
-    env = dendria_v0.raw_env(size=3, render_mode="human")
+    env = dendria_v0.raw_env(board_side=3, render_mode="human")
     env.reset()
     assert env.render() is None
     assert capsys.readouterr().out.strip() == env.game.render_text(env.position).strip()
@@ -163,7 +163,7 @@ def test_rgb_rendering_rasterises_the_svg(module, options) -> None:
 def test_environment_modules_are_built_once_and_pickle() -> None:
     assert hex_pettingzoo.dendria_v0 is dendria_v0
     assert dendria_v0.raw_env.metadata["name"] == "dendria_v0"
-    env = dendria_v0.raw_env(size=3)
+    env = dendria_v0.raw_env(board_side=3)
     env.reset()
     clone = pickle.loads(pickle.dumps(env))
     assert type(clone) is type(env) and clone.rules == env.rules

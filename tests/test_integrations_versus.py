@@ -35,7 +35,7 @@ def test_wilson_interval_matches_the_closed_form_and_its_properties() -> None:
 def test_timed_openspiel_bot_keeps_to_its_clock_and_counts_simulations() -> None:
     import hexgames.integrations.openspiel  # noqa: F401  (registers the games)
 
-    game = pyspiel.load_game("dendria(size=3)")
+    game = pyspiel.load_game("dendria(board_side=3)")
     bot = versus.TimedMCTSBot(game, 0.1, seed=1)
     state = game.new_initial_state()
     started = time.perf_counter()
@@ -51,7 +51,7 @@ def test_timed_openspiel_bot_keeps_to_its_clock_and_counts_simulations() -> None
 
 @pytest.mark.parametrize(
     ("name", "options"),
-    [("dendria", {"size": 3}), ("benediction", {"board_side": 4, "max_turns": 6})],
+    [("dendria", {"board_side": 3}), ("benediction", {"board_side": 4, "max_turns": 6})],
 )
 def test_a_tiny_match_plays_both_seats_and_counts_everything(name: str, options) -> None:
     match = versus.run_match(name, games=2, seconds=0.02, options=options, seed=5)
@@ -76,13 +76,13 @@ def test_command_line_help_and_errors(capsys: pytest.CaptureFixture[str]) -> Non
     assert "--seconds" in capsys.readouterr().out
     assert versus.main(["--games", "0"]) == 2
     assert versus.main(["--game", "dendria", "--set", "board_side=4"]) == 2
-    assert versus.main(["--game", "dendria", "--set", "size=99", "--games", "1"]) == 2
+    assert versus.main(["--game", "dendria", "--set", "board_side=99", "--games", "1"]) == 2
 
 
 def test_command_line_runs_and_writes_json(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "result.json"
     code = versus.main(
-        ["--game", "dendria", "--games", "1", "--seconds", "0.02", "--set", "size=3",
+        ["--game", "dendria", "--games", "1", "--seconds", "0.02", "--set", "board_side=3",
          "--json", str(out)]
     )
     assert code == 0
@@ -92,7 +92,7 @@ def test_command_line_runs_and_writes_json(tmp_path, capsys: pytest.CaptureFixtu
 
 
 def test_openspiel_side_may_use_the_heuristic_evaluator() -> None:
-    match = versus.run_match("dendria", games=2, seconds=0.02, options={"size": 3}, seed=1,
+    match = versus.run_match("dendria", games=2, seconds=0.02, options={"board_side": 3}, seed=1,
                              evaluator="heuristic")
     assert match.games == 2 and match.wins + match.draws + match.losses == 2
     with pytest.raises(ValueError, match="evaluator"):

@@ -67,7 +67,7 @@ def test_branching_leaves_out_forced_steps() -> None:
 
 # ----------------------------------------------------------- 12. rule usage
 def test_replay_counts_every_action_kind_and_game_events() -> None:
-    results = played("dendria", {"size": 4}, range(3))
+    results = played("dendria", {"board_side": 4}, range(3))
     for r in results:
         seen = replay(get_game("dendria"), r.record)
         assert sum(seen.usage[k] for k in ("plant", "leg", "continue", "sprout", "grow",
@@ -103,7 +103,7 @@ def test_an_option_that_never_comes_into_play_is_flagged(tmp_path) -> None:
 
 def test_option_binding_compares_legal_actions_with_the_default() -> None:
     game = get_game("dendria")
-    position = game.new(size=3)
+    position = game.new(board_side=3)
     for step in ("b2", "end", "swap", "c3", "end"):
         position.play(step)
     record = game.write_record(position, {})
@@ -114,14 +114,14 @@ def test_option_binding_compares_legal_actions_with_the_default() -> None:
 
 def test_options_at_their_default_report_their_rule_events() -> None:
     game = get_game("dendria")
-    results = played("dendria", {"size": 3}, range(6))
-    balance = analyse(results, game, {"size": 3})
+    results = played("dendria", {"board_side": 3}, range(6))
+    balance = analyse(results, game, {"board_side": 3})
     swaps = sum(replay(game, r.record).usage["swap"] > 0 for r in results)
     if swaps:
         assert ("pie=true", "swap", swaps) in balance.used_options
     else:
         assert ("pie=true", "swap") in balance.unused_options
-    assert list(balance.binding) == ["size=3"]
+    assert list(balance.binding) == ["board_side=3"]
 
 
 @pytest.mark.parametrize(
@@ -154,8 +154,8 @@ def test_usage_specs_only_name_events_their_options_exist_for() -> None:
 # ------------------------------------------------- 13. Ludii-style metrics, skill
 def test_ludii_metrics_lead_changes_drama_colours_and_swaps() -> None:
     game = get_game("dendria")
-    results = played("dendria", {"size": 4}, range(8))
-    balance = analyse(results, game, {"size": 4})
+    results = played("dendria", {"board_side": 4}, range(8))
+    balance = analyse(results, game, {"board_side": 4})
     assert len(balance.lead_changes) == 8 and all(c >= 0 for c in balance.lead_changes)
     decisive = [r for r in results if r.winning_seat is not None]
     assert len(balance.drama) == len(decisive)
@@ -167,7 +167,7 @@ def test_ludii_metrics_lead_changes_drama_colours_and_swaps() -> None:
 
 def test_a_swapped_game_is_won_by_the_colour_the_winner_held() -> None:
     game = get_game("dendria")
-    position = game.new(size=3)
+    position = game.new(board_side=3)
     for step in ("b2", "end", "swap", "c3", "end"):
         position.play(step)
     seen = replay(game, game.write_record(position, {}))
@@ -176,7 +176,7 @@ def test_a_swapped_game_is_won_by_the_colour_the_winner_held() -> None:
 
 def test_report_cli_skill_trace_csv_and_help(tmp_path, capsys) -> None:
     out = tmp_path / "r"
-    code = main(["report", "dendria", "--set", "size=3", "--games", "4", "--player", "random",
+    code = main(["report", "dendria", "--set", "board_side=3", "--games", "4", "--player", "random",
                  "--trace", "greedy", "--jobs", "1", "--out", str(out)])
     assert code == 0
     text = (out / "report.md").read_text()

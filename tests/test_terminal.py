@@ -17,7 +17,7 @@ from hexgames.terminal import Session, line_reader, run_session
 
 GAMES = {
     "benediction": ["max_turns=40"],
-    "dendria": ["size=5", "quiet_limit=2"],
+    "dendria": ["board_side=5", "quiet_limit=2"],
 }
 
 
@@ -126,7 +126,7 @@ def test_undo_takes_back_the_humans_turn_and_the_reply():
 
 def test_a_forced_step_is_played_and_a_swap_is_announced():
     output = io.StringIO()
-    played = session("dendria", ["size=5"], output)
+    played = session("dendria", ["board_side=5"], output)
     played.play(line_reader(["e5"], output))
     assert "Only one action was possible, played for you: end" in output.getvalue()
     assert played.position.to_move == "light" and played.position.is_turn_start()
@@ -137,7 +137,7 @@ def test_a_forced_step_is_played_and_a_swap_is_announced():
 def test_against_the_computer_a_swap_says_which_colour_you_now_play():
     output = io.StringIO()
     computer = SwapFirst()
-    played = session("dendria", ["size=5"], output, opponent=computer, human_seat=0)
+    played = session("dendria", ["board_side=5"], output, opponent=computer, human_seat=0)
     played.play(line_reader(["e5", "quit"], output))
     assert "Light (computer) plays: swap" in output.getvalue()
     assert "The colours were swapped: you now play light." in output.getvalue()
@@ -154,7 +154,7 @@ class SwapFirst:
 def test_save_writes_a_record_that_reads_back(tmp_path: Path):
     record = tmp_path / "game.txt"
     output = io.StringIO()
-    played = session("dendria", ["size=5"], output)
+    played = session("dendria", ["board_side=5"], output)
     played.play(line_reader(["e5", "swap", f"save {record}", "save", "save /no/such/dir/x"],
                             output))
     text = output.getvalue()
@@ -179,7 +179,8 @@ def test_menu_bad_options_and_colours():
     assert "error: option board_side must be an integer from 4 to 7, got 3" in output.getvalue()
     output = io.StringIO()
     assert run_session("dendria", [], output, settings=["colour=red"]) == 2
-    assert "Dendria has no option 'colour'; options: size, pie, quiet_limit" in output.getvalue()
+    expected = "Dendria has no option 'colour'; options: board_side, pie, quiet_limit"
+    assert expected in output.getvalue()
     output = io.StringIO()
     assert run_session("dendria", [], output, color="red") == 2
     assert "Dendria is played by dark and light; no colour 'red'" in output.getvalue()
@@ -193,7 +194,7 @@ def test_the_ai_opponent_plays_when_chosen():
     lines = ["e5", "quit"]
     status = run_session(
         "dendria", lines, output, opponent="ai", level=1, color="dark", seed=5,
-        settings=["size=5"],
+        settings=["board_side=5"],
     )
     text = output.getvalue()
     assert status == 0
@@ -205,7 +206,7 @@ def test_the_command_runs_a_game_from_standard_input():
     env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
     result = subprocess.run(
         [sys.executable, "-m", "hexgames", "play", "dendria", "--opponent", "human",
-         "--set", "size=3", "--set", "pie=off"],
+         "--set", "board_side=3", "--set", "pie=off"],
         input="b2\npass\npass\n",
         capture_output=True,
         text=True,

@@ -385,24 +385,31 @@ def parse_option_value(option: Option, raw: str) -> Any:
     raise ValueError(f"option {option.name} has unknown kind {option.kind!r}")
 
 
+def find_option(game: Game, name: str) -> Option:
+    """The option called ``name`` or one of its aliases (``ValueError`` listing the
+    game's options when there is none)."""
+    for option in game.options:
+        if name == option.name or name in option.aliases:
+            return option
+    names = ", ".join(option.name for option in game.options) or "none"
+    raise ValueError(f"{game.title} has no option {name!r}; options: {names}")
+
+
 def parse_settings(game: Game, settings: Iterable[str]) -> dict[str, Any]:
-    """Turn command-line ``--set`` items (``["size=5", "pie=false"]``) into rules options.
+    """Turn command-line ``--set`` items (``["board_side=5", "pie=false"]``) into rules options.
 
     Shared by every command that takes ``--set``. ``ValueError`` names the problem: a
     missing ``=``, an unknown option (listing the game's options), a value of the wrong
     type, or a value or combination the game's rules refuse.
     """
-    known = {option.name: option for option in game.options}
     options: dict[str, Any] = {}
     for item in settings:
         name, sep, raw = item.partition("=")
         name = name.strip()
         if not sep or not name:
             raise ValueError(f"--set expects option=value, got {item!r}")
-        if name not in known:
-            names = ", ".join(known) or "none"
-            raise ValueError(f"{game.title} has no option {name!r}; options: {names}")
-        options[name] = parse_option_value(known[name], raw)
+        option = find_option(game, name)
+        options[option.name] = parse_option_value(option, raw)
     game.make_rules(**options)  # let the rules validate ranges and combinations
     return options
 

@@ -2,7 +2,7 @@
 
 Example::
 
-    hexgames report dendria --set size=5 --games 200 --player L2 --out report-dendria5
+    hexgames report dendria --set board_side=5 --games 200 --player L2 --out report-dendria5
 
 Plays ``--games`` self-play games of ``--player`` (the same player spec in both seats),
 then writes ``report.md`` with PNG plots, ``games.csv`` (one line per game) and every game
@@ -44,7 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("game", choices=game_names(), help="which game to report on")
     parser.add_argument(
         "--set", dest="settings", action="append", default=[], metavar="OPTION=VALUE",
-        help="rules option of the variant, repeatable (e.g. --set size=5)",
+        help="rules option of the variant, repeatable (e.g. --set board_side=5)",
     )
     parser.add_argument("--games", type=int, default=100,
                         help="self-play games (default: %(default)s)")

@@ -6,7 +6,7 @@ Importing this module registers one Python game per entry of
     import pyspiel
     import hexgames.integrations.openspiel  # noqa: F401  (registers the games)
 
-    game = pyspiel.load_game("dendria(size=5)")
+    game = pyspiel.load_game("dendria(board_side=5)")
     state = game.new_initial_state()
 
 Every rules option of the game is a game parameter with the option's default. OpenSpiel
@@ -130,9 +130,9 @@ def params_from_options(game: Game, options: dict[str, Any] | None = None) -> di
             continue
         option = _option(game, name)
         if option.nullable and value is None:
-            params[name] = off_value(option)
+            params[option.name] = off_value(option)
         else:
-            params[name] = bool(value) if option.kind == "bool" else int(value)
+            params[option.name] = bool(value) if option.kind == "bool" else int(value)
     return params
 
 
@@ -148,10 +148,10 @@ def options_from_params(game: Game, params: dict[str, Any]) -> dict[str, Any]:
             continue
         option = _option(game, name)
         if option.kind == "int" and option.nullable and value == off_value(option):
-            options[name] = None
+            options[option.name] = None
             continue
         try:
-            options[name] = option.validate(value)
+            options[option.name] = option.validate(value)
         except ValueError:
             raise ValueError(
                 f"{game.name} parameter {name} must be {describe_parameter(option)}, "
@@ -176,7 +176,7 @@ def _adapter_settings(params: dict[str, Any]) -> dict[str, Any]:
 
 def _option(game: Game, name: str) -> Option:
     for option in game.options:
-        if option.name == name:
+        if name == option.name or name in option.aliases:
             return option
     raise ValueError(
         f"{game.name} has no option {name!r}; its parameters are: {describe_parameters(game)}"

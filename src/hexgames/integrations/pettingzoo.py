@@ -4,7 +4,7 @@ Used like the environments in ``pettingzoo.classic``::
 
     from hexgames.integrations.pettingzoo import dendria_v0
 
-    env = dendria_v0.env(size=5, render_mode="rgb_array")
+    env = dendria_v0.env(board_side=5, render_mode="rgb_array")
     env.reset(seed=0)
     for agent in env.agent_iter():
         observation, reward, termination, truncation, info = env.last()

@@ -280,7 +280,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="OPTION=VALUE",
-        help="rules option for every game played (e.g. --set size=5); repeatable",
+        help="rules option for every game played (e.g. --set board_side=5); repeatable",
     )
     parser.add_argument(
         "--evaluator", choices=("random", "heuristic"), default="random",
