@@ -5,6 +5,10 @@ Example::
     hexgames arena benediction --players random,greedy,L1,L3 --games 20 --jobs 2 \\
         --set max_turns=150 --out arena-bene
 
+With ``--cluster auto`` (a running Ray cluster) or ``--cluster local`` (Ray started in
+this process) the games are Ray tasks instead of local worker processes
+(:mod:`hexgames.arena.cluster`); the results are the same for the same seed.
+
 Every game is saved as a game record (``GAME.write_record``) in the output directory,
 next to ``results.csv`` (one line per game) and ``summary.md`` (the tables).
 """
@@ -20,6 +24,7 @@ from pathlib import Path
 from rich.console import Console
 
 from hexgames.ai.levels import from_spec
+from hexgames.arena import cluster as ray_cluster
 from hexgames.arena.match import GameResult
 from hexgames.arena.progress import game_progress
 from hexgames.arena.standings import Standings, head_to_head_table, results_table, standings
@@ -54,7 +59,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--jobs", type=int, default=default_jobs(),
-        help="worker processes (default: all cores, %(default)s)",
+        help="worker processes, or CPUs of --cluster local (default: all cores, %(default)s)",
     )
     parser.add_argument(
         "--set", dest="settings", action="append", default=[], metavar="OPTION=VALUE",
@@ -66,6 +71,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(default: the game's own bound)",
     )
     parser.add_argument("--seed", type=int, default=0, help="tournament seed (default: 0)")
+    ray_cluster.add_cluster_argument(parser)
     parser.add_argument(
         "--out", type=Path, default=Path("arena-results"),
         help="directory for game records, results.csv and summary.md (default: %(default)s)",
@@ -86,24 +92,32 @@ def run(args: argparse.Namespace) -> int:
             tasks = round_robin(specs, args.games, args.seed)
         if args.jobs < 1:
             raise ValueError(f"--jobs must be at least 1, got {args.jobs}")
+        if args.cluster is not None:
+            ray_cluster.check(args.cluster)
     except ValueError as error:
         console.print(f"[red]error:[/red] {error}")
         return 2
     args.out.mkdir(parents=True, exist_ok=True)
     setup = Setup(args.game, options, max_actions=args.max_actions)
+    where = _where(args.cluster, args.jobs)
     console.print(
-        f"{game.title}: {len(tasks)} games between {', '.join(specs)} on {args.jobs} "
-        f"process(es); options: {options or 'default'}; records in {args.out}/"
+        f"{game.title}: {len(tasks)} games between {', '.join(specs)} on {where}; "
+        f"options: {options or 'default'}; records in {args.out}/"
     )
     started = time.perf_counter()
-    with game_progress(console) as progress:
-        bar = progress.add_task("arena", total=len(tasks))
+    try:
+        with game_progress(console) as progress:
+            bar = progress.add_task("arena", total=len(tasks))
 
-        def finished(result: GameResult) -> None:
-            save_record(args.out, result)
-            progress.advance(bar)
+            def finished(result: GameResult) -> None:
+                save_record(args.out, result)
+                progress.advance(bar)
 
-        results = run_all(setup, tasks, jobs=args.jobs, on_result=finished)
+            results = run_all(setup, tasks, jobs=args.jobs, on_result=finished,
+                              cluster=args.cluster)
+    except ray_cluster.ClusterError as error:  # e.g. --cluster auto with no cluster running
+        console.print(f"[red]error:[/red] {error}")
+        return 2
     elapsed = time.perf_counter() - started
     table = standings(results, specs)
     console.print(results_table(table))
@@ -114,14 +128,22 @@ def run(args: argparse.Namespace) -> int:
         f"(first-move advantage {table.ratings.first_move:+.0f} ± "
         f"{table.ratings.first_move_margin:.0f} Elo)"
     )
-    console.print(f"{len(results)} games in {elapsed:.1f} s: {rate:.2f} games/s "
-                  f"({args.jobs} process(es))")
+    console.print(f"{len(results)} games in {elapsed:.1f} s: {rate:.2f} games/s ({where})")
     write_csv(args.out / "results.csv", results)
     (args.out / "summary.md").write_text(
-        summary_markdown(game.title, options, table, len(results), elapsed, args.jobs),
+        summary_markdown(game.title, options, table, len(results), elapsed, args.jobs,
+                         where=where),
         encoding="utf-8",
     )
     return 0
+
+
+def _where(cluster: str | None, jobs: int) -> str:
+    if cluster == "auto":
+        return "a Ray cluster"
+    if cluster == "local":
+        return f"Ray (local, {jobs} CPUs)"
+    return f"{jobs} process(es)"
 
 
 def write_csv(path: Path, results: Sequence[GameResult]) -> None:
@@ -136,13 +158,13 @@ def write_csv(path: Path, results: Sequence[GameResult]) -> None:
 
 
 def summary_markdown(title: str, options: dict, table: Standings, games: int,
-                     seconds: float, jobs: int) -> str:
+                     seconds: float, jobs: int, *, where: str | None = None) -> str:
     """The tables of a tournament as Markdown (for docs and issue comments)."""
     lines = [
         f"# {title} arena",
         "",
-        f"Options: {options or 'default'}. {games} games in {seconds:.1f} s on {jobs} "
-        f"process(es): {games / seconds if seconds else 0:.2f} games/s.",
+        f"Options: {options or 'default'}. {games} games in {seconds:.1f} s on "
+        f"{where or f'{jobs} process(es)'}: {games / seconds if seconds else 0:.2f} games/s.",
         "",
         "| player | games | wins | draws | losses | score | Elo (95%) |",
         "|---|---:|---:|---:|---:|---:|---:|",
