@@ -19,9 +19,12 @@ import argparse
 import csv
 import time
 from collections.abc import Sequence
+from contextlib import ExitStack
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 
 from hexgames.ai.levels import from_spec
 from hexgames.arena import cluster as ray_cluster
@@ -29,6 +32,7 @@ from hexgames.arena.match import GameResult
 from hexgames.arena.progress import game_progress
 from hexgames.arena.standings import Standings, head_to_head_table, results_table, standings
 from hexgames.arena.tournament import (
+    Pairing,
     Setup,
     default_jobs,
     gauntlet,
@@ -36,7 +40,7 @@ from hexgames.arena.tournament import (
     run_all,
     save_record,
 )
-from hexgames.game import game_names, get_game, parse_settings
+from hexgames.game import Game, game_names, get_game, parse_settings
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -92,32 +96,38 @@ def run(args: argparse.Namespace) -> int:
             tasks = round_robin(specs, args.games, args.seed)
         if args.jobs < 1:
             raise ValueError(f"--jobs must be at least 1, got {args.jobs}")
-        if args.cluster is not None:
-            ray_cluster.check(args.cluster)
     except ValueError as error:
-        console.print(f"[red]error:[/red] {error}")
+        console.print(f"[red]error:[/red] {escape(str(error))}")
         return 2
+    with ExitStack() as stack:
+        if args.cluster is not None:
+            try:  # connect before writing anything: a missing cluster is a usage error
+                stack.enter_context(ray_cluster.session(args.cluster, args.jobs))
+            except ray_cluster.ClusterError as error:
+                console.print(f"[red]error:[/red] {escape(str(error))}")
+                return 2
+        return _play(args, console, game, specs, options, tasks)
+
+
+def _play(args: argparse.Namespace, console: Console, game: Game, specs: list[str],
+          options: dict[str, Any], tasks: list[Pairing]) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     setup = Setup(args.game, options, max_actions=args.max_actions)
-    where = _where(args.cluster, args.jobs)
+    where = ray_cluster.where(args.cluster, args.jobs)
     console.print(
         f"{game.title}: {len(tasks)} games between {', '.join(specs)} on {where}; "
         f"options: {options or 'default'}; records in {args.out}/"
     )
     started = time.perf_counter()
-    try:
-        with game_progress(console) as progress:
-            bar = progress.add_task("arena", total=len(tasks))
+    with game_progress(console) as progress:
+        bar = progress.add_task("arena", total=len(tasks))
 
-            def finished(result: GameResult) -> None:
-                save_record(args.out, result)
-                progress.advance(bar)
+        def finished(result: GameResult) -> None:
+            save_record(args.out, result)
+            progress.advance(bar)
 
-            results = run_all(setup, tasks, jobs=args.jobs, on_result=finished,
-                              cluster=args.cluster)
-    except ray_cluster.ClusterError as error:  # e.g. --cluster auto with no cluster running
-        console.print(f"[red]error:[/red] {error}")
-        return 2
+        results = run_all(setup, tasks, jobs=args.jobs, on_result=finished,
+                          cluster=args.cluster)
     elapsed = time.perf_counter() - started
     table = standings(results, specs)
     console.print(results_table(table))
@@ -136,14 +146,6 @@ def run(args: argparse.Namespace) -> int:
         encoding="utf-8",
     )
     return 0
-
-
-def _where(cluster: str | None, jobs: int) -> str:
-    if cluster == "auto":
-        return "a Ray cluster"
-    if cluster == "local":
-        return f"Ray (local, {jobs} CPUs)"
-    return f"{jobs} process(es)"
 
 
 def write_csv(path: Path, results: Sequence[GameResult]) -> None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import itertools
 import logging
 import os
+import socket
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -52,6 +53,15 @@ def add_cluster_argument(parser: Any) -> None:
         "here; --jobs is then ignored), 'local' starts Ray in this process with --jobs "
         f"CPUs. Needs Ray: {INSTALL_HINT}",
     )
+
+
+def where(mode: str | None, jobs: int) -> str:
+    """Where the games run, in words, for progress lines and reports."""
+    if mode == "auto":
+        return "a Ray cluster"
+    if mode == "local":
+        return f"Ray (local, {jobs} CPUs)"
+    return f"{jobs} process(es)"
 
 
 def import_ray() -> Any:
@@ -93,6 +103,7 @@ def session(mode: str, jobs: int) -> Iterator[Any]:
                  **quiet)
     else:
         address = os.environ.get("RAY_ADDRESS") or "auto"
+        _check_reachable(address)
         try:
             ray.init(address=address, **quiet)
         except ConnectionError as error:
@@ -105,6 +116,23 @@ def session(mode: str, jobs: int) -> Iterator[Any]:
         yield ray
     finally:
         ray.shutdown()
+
+
+def _check_reachable(address: str) -> None:
+    """Fail at once when nothing listens at ``RAY_ADDRESS`` (Ray itself would retry for
+    minutes)."""
+    if address == "auto":
+        return
+    host, sep, port = address.split("://")[-1].rstrip("/").rpartition(":")
+    if not sep or not port.isdigit():
+        return  # not host:port; let Ray judge it
+    try:
+        socket.create_connection((host, int(port)), timeout=5).close()
+    except OSError as error:
+        raise ClusterError(
+            f"nothing answers at RAY_ADDRESS={address!r} ({error}): is the head node's "
+            "`ray start --head` running, and is the port reachable from here?"
+        ) from error
 
 
 def _local_runtime_env() -> dict[str, Any]:

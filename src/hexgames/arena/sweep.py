@@ -40,11 +40,13 @@ import statistics
 import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 
 from hexgames.ai.levels import from_spec
 from hexgames.arena import cluster as ray_cluster
@@ -476,7 +478,10 @@ def _plots(directory: Path, stats: Sequence[VariantStats]) -> list[Path]:
     save(fig, "balance.png")
 
     fig, ax = plt.subplots(figsize=(8, height))
-    ax.boxplot([s.turns for s in stats], vert=False, positions=rows, widths=0.6)
+    major, minor = (int(part) for part in matplotlib.__version__.split(".")[:2])
+    horizontal = ({"orientation": "horizontal"} if (major, minor) >= (3, 10)
+                  else {"vert": False})  # `vert` is deprecated from 3.11
+    ax.boxplot([s.turns for s in stats], positions=rows, widths=0.6, **horizontal)
     ax.set_yticks(rows, labels)
     ax.invert_yaxis()
     ax.set_xlabel("turns per game")
@@ -570,35 +575,41 @@ def run(args: argparse.Namespace) -> int:
         if not 0.0 <= args.min_decisive <= 1.0:
             raise ValueError(f"--min-decisive must be between 0 and 1, got {args.min_decisive}")
         work = schedule(options, players, args.games, args.seed, args.max_actions, game.name)
-        if args.cluster is not None:
-            ray_cluster.check(args.cluster)
     except ValueError as error:
-        console.print(f"[red]error:[/red] {error}")
+        console.print(f"[red]error:[/red] {escape(str(error))}")
         return 2
+    with ExitStack() as stack:
+        if args.cluster is not None:
+            try:  # connect before writing anything: a missing cluster is a usage error
+                stack.enter_context(ray_cluster.session(args.cluster, args.jobs))
+            except ray_cluster.ClusterError as error:
+                console.print(f"[red]error:[/red] {escape(str(error))}")
+                return 2
+        return _sweep(args, console, game, fixed, grid, options, players, work)
+
+
+def _sweep(args: argparse.Namespace, console: Console, game: Game, fixed: dict[str, Any],
+           grid: dict[str, list[Any]], options: list[dict[str, Any]],
+           players: tuple[str, str], work: list[Work]) -> int:
     out: Path = args.out or Path(f"sweep-{game.name}")
     out.mkdir(parents=True, exist_ok=True)
     names = list(grid)
     labels = [label(variant, names) for variant in options]
-    folders = [out / "games" / label(variant, names).replace(" ", "_").replace("=", "-")
-               for variant in options]
+    folders = [out / "games" / name.replace(" ", "_").replace("=", "-") for name in labels]
     for folder in folders:
         folder.mkdir(parents=True, exist_ok=True)
-    where = (f"Ray ({args.cluster})" if args.cluster else f"{args.jobs} process(es)")
+    where = ray_cluster.where(args.cluster, args.jobs)
     console.print(f"{game.title} sweep: {len(options)} variants x {args.games} games of "
                   f"{' vs '.join(players)} on {where}; records in {out}/games/")
     started = time.perf_counter()
-    try:
-        with game_progress(console) as progress:
-            bar = progress.add_task("sweep", total=len(work))
+    with game_progress(console) as progress:
+        bar = progress.add_task("sweep", total=len(work))
 
-            def finished(position: int, result: GameResult) -> None:
-                save_record(folders[position // args.games], result)
-                progress.advance(bar)
+        def finished(position: int, result: GameResult) -> None:
+            save_record(folders[position // args.games], result)
+            progress.advance(bar)
 
-            results = run_many(work, jobs=args.jobs, on_result=finished, cluster=args.cluster)
-    except ray_cluster.ClusterError as error:
-        console.print(f"[red]error:[/red] {error}")
-        return 2
+        results = run_many(work, jobs=args.jobs, on_result=finished, cluster=args.cluster)
     elapsed = time.perf_counter() - started
     stats = [summarise(labels[k], options[k], results[k * args.games:(k + 1) * args.games])
              for k in range(len(options))]
