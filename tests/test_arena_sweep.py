@@ -122,8 +122,12 @@ def test_the_recommendation_prefers_balance_among_decisive_variants():
     assert "overlap" in text  # close and near are not separated by 100 games
     assert "Measurably unbalanced" in text and "lopsided (80%" in text
     assert "Not considered" in text and "drawish (10%)" in text
+    assert [s.label for s in recommend([lopsided, near, close, drawish])[0]] == [
+        "close", "near"]  # never a measurably unbalanced variant next to balanced ones
     none, why = recommend([drawish])
     assert none == [] and "No variant" in why[0]
+    least, why = recommend([lopsided, variant("worse", 90, 0, 10)])
+    assert [s.label for s in least] == ["lopsided"] and "least unbalanced" in why[0]
 
 
 def test_sweep_cli_writes_a_report_with_every_variant_and_the_plots(tmp_path):

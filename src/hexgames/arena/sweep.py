@@ -252,14 +252,16 @@ def recommend(stats: Sequence[VariantStats], *, min_decisive: float = MIN_DECISI
     """The most balanced variants, best first, and the reasons in sentences.
 
     A variant qualifies with at least ``min_decisive`` decisive games (a variant whose
-    games are mostly drawn or capped looks balanced for the wrong reason); among those,
-    the first-player score closest to 50% wins, ties going to more decisive games and
-    then to the narrower interval.
+    games are mostly drawn or capped looks balanced for the wrong reason); among those
+    with 50% inside their interval, the first-player score closest to 50% wins, ties
+    going to more decisive games and then to the narrower interval. When no qualifying
+    variant has 50% inside its interval, the least unbalanced one is named as such.
     """
     eligible = [s for s in stats if s.decisive_share >= min_decisive]
     ranked = sorted(eligible, key=lambda s: (round(s.imbalance, 9), -s.decisive_share,
                                              s.score_interval[1] - s.score_interval[0]))
-    chosen = ranked[:top]
+    balanced = [s for s in ranked if _contains_half(s.score_interval)]
+    chosen = balanced[:top] if balanced else ranked[:1]
     reasons: list[str] = []
     left_out = [s for s in stats if s not in eligible]
     if not chosen:
@@ -269,9 +271,14 @@ def recommend(stats: Sequence[VariantStats], *, min_decisive: float = MIN_DECISI
             "balance (a longer cap, a stronger player or other options may help)."
         )
         return chosen, reasons
+    if not balanced:
+        reasons.append(
+            "No qualifying variant has 50% inside its interval: every one favours a seat. "
+            "The least unbalanced:"
+        )
     for rank, s in enumerate(chosen, 1):
         low, high = s.score_interval
-        inside = low <= 0.5 <= high
+        inside = _contains_half(s.score_interval)
         reasons.append(
             f"{rank}. **{s.label}**: the first player scores {100 * s.first_player_score:.1f}% "
             f"(95% {100 * low:.1f}-{100 * high:.1f}%, "
@@ -289,7 +296,7 @@ def recommend(stats: Sequence[VariantStats], *, min_decisive: float = MIN_DECISI
             f"{', '.join(s.label for s in [best, *rivals])} overlap: their order is not "
             "established; play more games (`--games`) on these variants to separate them."
         )
-    unbalanced = [s for s in stats if not (s.score_interval[0] <= 0.5 <= s.score_interval[1])]
+    unbalanced = [s for s in stats if not _contains_half(s.score_interval)]
     if unbalanced:
         reasons.append(
             "Measurably unbalanced (95% interval excludes 50%): "
@@ -302,6 +309,10 @@ def recommend(stats: Sequence[VariantStats], *, min_decisive: float = MIN_DECISI
             + "; ".join(f"{s.label} ({100 * s.decisive_share:.0f}%)" for s in left_out) + "."
         )
     return chosen, reasons
+
+
+def _contains_half(interval: tuple[float, float]) -> bool:
+    return interval[0] <= 0.5 <= interval[1]
 
 
 def _overlap(a: tuple[float, float], b: tuple[float, float]) -> bool:
