@@ -367,7 +367,8 @@ def write_sweep_report(
         lines += ([""] if follows_list else []) + [reason]
         if not ranked_item:
             lines.append("")
-    lines.append("")
+    if lines[-1]:
+        lines.append("")
     lines += [
         "## Side by side",
         "",
