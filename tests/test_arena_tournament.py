@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import sys
 from collections import Counter
 
 import pytest
@@ -128,5 +129,33 @@ def test_arena_help_lists_the_options(capsys):
         main(["arena", "--help"])
     assert exit_info.value.code == 0
     text = capsys.readouterr().out
-    for flag in ("--players", "--games", "--jobs", "--set", "--gauntlet", "--out"):
+    for flag in ("--players", "--games", "--jobs", "--set", "--gauntlet", "--out", "--cluster"):
         assert flag in text
+
+
+def test_cluster_without_ray_says_how_to_install_it(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if Ray were not installed
+    out = tmp_path / "never"
+    for command in (["arena", "benediction"], ["sweep", "benediction", "--grid",
+                                               "board_side=4,5"]):
+        assert main([*command, "--cluster", "local", "--out", str(out)]) == 2
+        text = " ".join(capsys.readouterr().out.split())
+        assert "--cluster needs Ray" in text and "pip install 'hexgames[cluster]'" in text
+    assert not out.exists()
+
+
+def test_an_unknown_cluster_mode_is_refused(capsys):
+    with pytest.raises(SystemExit):
+        main(["arena", "benediction", "--cluster", "everywhere"])
+    assert "invalid choice" in capsys.readouterr().err
+
+
+def test_cluster_auto_with_nothing_listening_fails_fast(tmp_path, capsys, monkeypatch):
+    ray = pytest.importorskip("ray")
+    assert not ray.is_initialized()
+    monkeypatch.setenv("RAY_ADDRESS", "127.0.0.1:1")  # nothing listens on port 1
+    out = tmp_path / "never"
+    assert main(["arena", "benediction", "--cluster", "auto", "--out", str(out)]) == 2
+    text = " ".join(capsys.readouterr().out.split())
+    assert "nothing answers at RAY_ADDRESS='127.0.0.1:1'" in text
+    assert not out.exists() and not ray.is_initialized()

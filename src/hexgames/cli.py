@@ -17,6 +17,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("hexgames.web.cli", "start the web app and print its URL"),
     "arena": ("hexgames.arena.cli", "run a tournament between AI players"),
     "report": ("hexgames.arena.report_cli", "write a designer's balance report for a game"),
+    "sweep": (
+        "hexgames.arena.sweep",
+        "balance study of every variant of a grid of rules options (designer report)",
+    ),
     "bench": ("hexgames.bench", "measure engine speed"),
     "loadtest": (
         "hexgames.web.loadtest",

@@ -5,6 +5,10 @@ Example::
     hexgames arena benediction --players random,greedy,L1,L3 --games 20 --jobs 2 \\
         --set max_turns=150 --out arena-bene
 
+With ``--cluster auto`` (a running Ray cluster) or ``--cluster local`` (Ray started in
+this process) the games are Ray tasks instead of local worker processes
+(:mod:`hexgames.arena.cluster`); the results are the same for the same seed.
+
 Every game is saved as a game record (``GAME.write_record``) in the output directory,
 next to ``results.csv`` (one line per game) and ``summary.md`` (the tables).
 """
@@ -15,15 +19,20 @@ import argparse
 import csv
 import time
 from collections.abc import Sequence
+from contextlib import ExitStack
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 
 from hexgames.ai.levels import from_spec
+from hexgames.arena import cluster as ray_cluster
 from hexgames.arena.match import GameResult
 from hexgames.arena.progress import game_progress
 from hexgames.arena.standings import Standings, head_to_head_table, results_table, standings
 from hexgames.arena.tournament import (
+    Pairing,
     Setup,
     default_jobs,
     gauntlet,
@@ -31,7 +40,7 @@ from hexgames.arena.tournament import (
     run_all,
     save_record,
 )
-from hexgames.game import game_names, get_game, parse_settings
+from hexgames.game import Game, game_names, get_game, parse_settings
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -54,7 +63,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--jobs", type=int, default=default_jobs(),
-        help="worker processes (default: all cores, %(default)s)",
+        help="worker processes, or CPUs of --cluster local (default: all cores, %(default)s)",
     )
     parser.add_argument(
         "--set", dest="settings", action="append", default=[], metavar="OPTION=VALUE",
@@ -66,6 +75,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(default: the game's own bound)",
     )
     parser.add_argument("--seed", type=int, default=0, help="tournament seed (default: 0)")
+    ray_cluster.add_cluster_argument(parser)
     parser.add_argument(
         "--out", type=Path, default=Path("arena-results"),
         help="directory for game records, results.csv and summary.md (default: %(default)s)",
@@ -87,13 +97,26 @@ def run(args: argparse.Namespace) -> int:
         if args.jobs < 1:
             raise ValueError(f"--jobs must be at least 1, got {args.jobs}")
     except ValueError as error:
-        console.print(f"[red]error:[/red] {error}")
+        console.print(f"[red]error:[/red] {escape(str(error))}")
         return 2
+    with ExitStack() as stack:
+        if args.cluster is not None:
+            try:  # connect before writing anything: a missing cluster is a usage error
+                stack.enter_context(ray_cluster.session(args.cluster, args.jobs))
+            except ray_cluster.ClusterError as error:
+                console.print(f"[red]error:[/red] {escape(str(error))}")
+                return 2
+        return _play(args, console, game, specs, options, tasks)
+
+
+def _play(args: argparse.Namespace, console: Console, game: Game, specs: list[str],
+          options: dict[str, Any], tasks: list[Pairing]) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     setup = Setup(args.game, options, max_actions=args.max_actions)
+    where = ray_cluster.where(args.cluster, args.jobs)
     console.print(
-        f"{game.title}: {len(tasks)} games between {', '.join(specs)} on {args.jobs} "
-        f"process(es); options: {options or 'default'}; records in {args.out}/"
+        f"{game.title}: {len(tasks)} games between {', '.join(specs)} on {where}; "
+        f"options: {options or 'default'}; records in {args.out}/"
     )
     started = time.perf_counter()
     with game_progress(console) as progress:
@@ -103,7 +126,8 @@ def run(args: argparse.Namespace) -> int:
             save_record(args.out, result)
             progress.advance(bar)
 
-        results = run_all(setup, tasks, jobs=args.jobs, on_result=finished)
+        results = run_all(setup, tasks, jobs=args.jobs, on_result=finished,
+                          cluster=args.cluster)
     elapsed = time.perf_counter() - started
     table = standings(results, specs)
     console.print(results_table(table))
@@ -114,11 +138,11 @@ def run(args: argparse.Namespace) -> int:
         f"(first-move advantage {table.ratings.first_move:+.0f} ± "
         f"{table.ratings.first_move_margin:.0f} Elo)"
     )
-    console.print(f"{len(results)} games in {elapsed:.1f} s: {rate:.2f} games/s "
-                  f"({args.jobs} process(es))")
+    console.print(f"{len(results)} games in {elapsed:.1f} s: {rate:.2f} games/s ({where})")
     write_csv(args.out / "results.csv", results)
     (args.out / "summary.md").write_text(
-        summary_markdown(game.title, options, table, len(results), elapsed, args.jobs),
+        summary_markdown(game.title, options, table, len(results), elapsed, args.jobs,
+                         where=where),
         encoding="utf-8",
     )
     return 0
@@ -136,13 +160,13 @@ def write_csv(path: Path, results: Sequence[GameResult]) -> None:
 
 
 def summary_markdown(title: str, options: dict, table: Standings, games: int,
-                     seconds: float, jobs: int) -> str:
+                     seconds: float, jobs: int, *, where: str | None = None) -> str:
     """The tables of a tournament as Markdown (for docs and issue comments)."""
     lines = [
         f"# {title} arena",
         "",
-        f"Options: {options or 'default'}. {games} games in {seconds:.1f} s on {jobs} "
-        f"process(es): {games / seconds if seconds else 0:.2f} games/s.",
+        f"Options: {options or 'default'}. {games} games in {seconds:.1f} s on "
+        f"{where or f'{jobs} process(es)'}: {games / seconds if seconds else 0:.2f} games/s.",
         "",
         "| player | games | wins | draws | losses | score | Elo (95%) |",
         "|---|---:|---:|---:|---:|---:|---:|",

@@ -4,7 +4,8 @@ A tournament is a list of :class:`Pairing` tasks (one game each) built by
 :func:`round_robin` or :func:`gauntlet`; every pair plays an even number of games split
 between the two seatings, so no player gets the first move more often. Tasks carry only
 plain data (game name, rules options, player specs, seed), so they can run in worker
-processes that rebuild game and players themselves.
+processes, or as Ray tasks on a cluster (:mod:`.cluster`), that rebuild game and players
+themselves.
 """
 
 from __future__ import annotations
@@ -102,44 +103,87 @@ def run_all(
     jobs: int = 1,
     game: Game | None = None,
     on_result: Callable[[GameResult], None] | None = None,
+    cluster: str | None = None,
 ) -> list[GameResult]:
-    """Play ``tasks`` on ``jobs`` processes; results in task order.
+    """Play ``tasks`` on ``jobs`` processes, or on Ray; results in task order.
 
     ``jobs == 1`` plays in this process (and may use an unregistered ``game`` object,
     as tests do). ``on_result`` is called as each game finishes (progress bars,
-    writing records).
+    writing records). ``cluster`` (``"auto"`` or ``"local"``, see
+    :mod:`hexgames.arena.cluster`) plays every game as a Ray task instead; the results
+    are the same as in processes, game for game, since each game's seeds come from its
+    :class:`Pairing` alone.
+    """
+    if game is not None and cluster is not None:
+        raise ValueError("an unregistered game object can only be played in this process")
+
+    def done(_position: int, result: GameResult) -> None:
+        if on_result is not None:
+            on_result(result)
+
+    return run_many([(setup, task) for task in tasks], jobs=jobs, game=game,
+                    on_result=done, cluster=cluster)
+
+
+#: One game of a batch: the shared setup (rules, cap) and the scheduled pairing.
+Work = tuple[Setup, Pairing]
+
+
+def run_many(
+    work: Sequence[Work],
+    *,
+    jobs: int = 1,
+    game: Game | None = None,
+    on_result: Callable[[int, GameResult], None] | None = None,
+    cluster: str | None = None,
+) -> list[GameResult]:
+    """Play games of possibly different setups (a sweep's variants) as one batch.
+
+    Returns results in the order of ``work``; ``on_result(position, result)`` is called
+    as each game finishes, ``position`` being its place in ``work``. One batch keeps
+    every process (or cluster CPU) busy until the last game, with no pause between
+    variants.
     """
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, got {jobs}")
     results: dict[int, GameResult] = {}
 
-    def done(result: GameResult) -> None:
-        results[result.index] = result
+    def done(position: int, result: GameResult) -> None:
+        results[position] = result
         if on_result is not None:
-            on_result(result)
+            on_result(position, result)
 
-    if jobs == 1 or len(tasks) <= 1:
-        for task in tasks:
-            done(run_pairing(setup, task, game))
+    if cluster is not None:
+        from hexgames.arena.cluster import ray_results
+
+        for position, result in ray_results(work, mode=cluster, jobs=jobs):
+            done(position, result)
+    elif jobs == 1 or len(work) <= 1:
+        for position, (setup, task) in enumerate(work):
+            done(position, run_pairing(setup, task, game))
     else:
-        for result in _in_processes(setup, tasks, jobs):
-            done(result)
-    return [results[t.index] for t in tasks]
+        for position, result in _in_processes(work, jobs):
+            done(position, result)
+    return [results[position] for position in range(len(work))]
 
 
-def _in_processes(setup: Setup, tasks: Sequence[Pairing], jobs: int) -> Iterator[GameResult]:
-    """Results as they complete, keeping at most ``2 * jobs`` tasks in flight."""
-    with ProcessPoolExecutor(max_workers=min(jobs, len(tasks))) as pool:
-        pending = iter(tasks)
-        running: set[Future[GameResult]] = set()
-        for task in itertools.islice(pending, 2 * jobs):
-            running.add(pool.submit(run_pairing, setup, task))
+def _in_processes(work: Sequence[Work], jobs: int) -> Iterator[tuple[int, GameResult]]:
+    """(position, result) as games complete, keeping at most ``2 * jobs`` in flight."""
+    with ProcessPoolExecutor(max_workers=min(jobs, len(work))) as pool:
+        pending = iter(enumerate(work))
+        running: dict[Future[GameResult], int] = {}
+
+        def submit(count: int) -> None:
+            for position, (setup, task) in itertools.islice(pending, count):
+                running[pool.submit(run_pairing, setup, task)] = position
+
+        submit(2 * jobs)
         while running:
-            finished, running = wait(running, return_when=FIRST_COMPLETED)
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
             for future in finished:
-                yield future.result()
-                for task in itertools.islice(pending, 1):
-                    running.add(pool.submit(run_pairing, setup, task))
+                position = running.pop(future)
+                yield position, future.result()
+                submit(1)
 
 
 def default_jobs() -> int:

@@ -1,0 +1,175 @@
+"""``hexgames sweep``: the grid, the designer metrics, the recommendation and the report."""
+
+from __future__ import annotations
+
+import csv
+from collections import Counter
+
+import pytest
+
+from hexgames.arena.match import CAPPED, GameResult
+from hexgames.arena.sweep import (
+    VariantStats,
+    parse_grid,
+    recommend,
+    schedule,
+    score_interval,
+    summarise,
+    variants,
+)
+from hexgames.cli import main
+from hexgames.game import get_game
+
+BENEDICTION = get_game("benediction")
+
+
+def test_the_grid_is_parsed_and_checked_by_the_options():
+    grid = parse_grid(BENEDICTION, ["board_side=4,5", "max_stack=2, 8", "supply=none,3"])
+    assert grid == {"board_side": [4, 5], "max_stack": [2, 8], "supply": [None, 3]}
+    assert parse_grid(get_game("dendria"), ["pie=on,off"]) == {"pie": [True, False]}
+
+
+@pytest.mark.parametrize(
+    "items, message",
+    [
+        (["colour=red,blue"], r"no option 'colour'.*board_side"),
+        (["board_side=3,4"], r"board_side must be an integer from 4 to 7, got 3"),
+        (["board_side=four"], "expects an integer"),
+        (["board_side=4,4"], "twice"),
+        (["board_side=4", "board_side=5"], "twice"),
+        (["board_side"], "option=value1,value2"),
+        ([], "at least one option"),
+    ],
+)
+def test_bad_grids_are_refused(items, message):
+    with pytest.raises(ValueError, match=message):
+        parse_grid(BENEDICTION, items)
+
+
+def test_variants_are_the_cartesian_product_on_top_of_the_fixed_options():
+    grid = {"board_side": [4, 5, 6], "first_turn_actions": [1, 2]}
+    options = variants(BENEDICTION, {"max_turns": 50}, grid)
+    assert len(options) == 6
+    assert {(o["board_side"], o["first_turn_actions"]) for o in options} == {
+        (b, f) for b in (4, 5, 6) for f in (1, 2)}
+    assert all(o["max_turns"] == 50 for o in options)
+    with pytest.raises(ValueError, match="both fixed"):
+        variants(BENEDICTION, {"board_side": 4}, {"board_side": [5]})
+
+
+def test_the_schedule_alternates_seats_and_repeats_the_seeds_per_variant():
+    work = schedule([{"board_side": 4}, {"board_side": 5}], ("L1", "random"), 3, seed=2,
+                    game_name="benediction")
+    assert len(work) == 6
+    assert [task.specs for _, task in work[:3]] == [("L1", "random"), ("random", "L1"),
+                                                    ("L1", "random")]
+    assert [task.seed for _, task in work[:3]] == [task.seed for _, task in work[3:]]
+    assert [task.seed for _, task in work[:3]] == [2_000_006, 2_000_007, 2_000_008]
+    assert all(setup.track_branching for setup, _ in work)
+
+
+def result(winner: int | None, branching=(), end="king captured", turns=10) -> GameResult:
+    returns = {None: (0.0, 0.0), 0: (1.0, -1.0), 1: (-1.0, 1.0)}[winner]
+    return GameResult(index=0, players=("a", "a"), returns=returns, winning_seat=winner,
+                      turns=turns, actions=2 * turns, end_reason=end, seconds=0.1,
+                      branching=list(branching))
+
+
+def test_metrics_count_draws_as_half_and_branching_over_real_decisions():
+    games = [
+        result(0, [(1, 10), (1, 1), (2, 20)]),
+        result(1, [(1, 1), (2, 30)]),
+        result(None, [(1, 4)], end=CAPPED),
+        result(0, [(1, 2)], end="blessed king"),
+    ]
+    stats = summarise("v", {"board_side": 4}, games)
+    assert (stats.seat0_wins, stats.seat1_wins, stats.draws, stats.capped) == (2, 1, 1, 1)
+    assert stats.first_player_score == pytest.approx(2.5 / 4)
+    assert stats.decisive_share == pytest.approx(0.75)
+    assert stats.branching == pytest.approx((10 + 1 + 20 + 1 + 30 + 4 + 2) / 7)
+    assert stats.decision_branching == pytest.approx((10 + 20 + 30 + 4 + 2) / 5)
+    assert stats.forced_share == pytest.approx(2 / 7)
+    assert stats.endings == Counter({"king captured": 2, CAPPED: 1, "blessed king": 1})
+    low, high = stats.score_interval
+    assert low < stats.first_player_score < high
+
+
+def test_score_interval_is_a_wilson_interval():
+    assert score_interval(5, 10) == pytest.approx((0.2366, 0.7634), abs=1e-4)
+    assert score_interval(0, 10)[0] == 0.0
+    assert score_interval(10, 10)[1] == pytest.approx(1.0)
+    assert score_interval(0, 0) == (0.0, 1.0)
+
+
+def variant(name: str, wins: int, draws: int, losses: int) -> VariantStats:
+    games = wins + draws + losses
+    return VariantStats(label=name, options={}, games=games, seat0_wins=wins,
+                        seat1_wins=losses, draws=draws, capped=0, turns=[10] * games,
+                        actions=[20] * games, branching=5.0, decision_branching=6.0,
+                        forced_share=0.1, endings=Counter({"x": games}))
+
+
+def test_the_recommendation_prefers_balance_among_decisive_variants():
+    drawish = variant("drawish", 5, 90, 5)  # 50% exactly, but nearly all draws
+    close = variant("close", 48, 4, 48)
+    near = variant("near", 55, 0, 45)
+    lopsided = variant("lopsided", 80, 0, 20)
+    chosen, reasons = recommend([lopsided, drawish, near, close], top=2)
+    assert [s.label for s in chosen] == ["close", "near"]
+    text = "\n".join(reasons)
+    assert "**close**: the first player scores 50.0%" in text
+    assert "50% inside the interval" in text
+    assert "overlap" in text  # close and near are not separated by 100 games
+    assert "Measurably unbalanced" in text and "lopsided (80%" in text
+    assert "Not considered" in text and "drawish (10%)" in text
+    assert [s.label for s in recommend([lopsided, near, close, drawish])[0]] == [
+        "close", "near"]  # never a measurably unbalanced variant next to balanced ones
+    none, why = recommend([drawish])
+    assert none == [] and "No variant" in why[0]
+    least, why = recommend([lopsided, variant("worse", 90, 0, 10)])
+    assert [s.label for s in least] == ["lopsided"] and "least unbalanced" in why[0]
+
+
+def test_sweep_cli_writes_a_report_with_every_variant_and_the_plots(tmp_path):
+    out = tmp_path / "sweep"
+    code = main(["sweep", "benediction", "--grid", "board_side=4,5",
+                 "--grid", "first_turn_actions=1,2", "--set", "max_turns=12",
+                 "--players", "random", "--games", "2", "--jobs", "1", "--out", str(out)])
+    assert code == 0
+    text = (out / "sweep.md").read_text()
+    labels = [f"board_side={b} first_turn_actions={f}" for b in (4, 5) for f in (1, 2)]
+    for name in labels:
+        assert f"| {name} | 2 |" in text  # one row per variant, side by side
+    for heading in ("## Recommendation", "## Side by side", "## Game length",
+                    "## Branching", "## How games end"):
+        assert heading in text
+    assert "Fixed options: max_turns=12" in text
+    for plot in ("balance.png", "lengths.png", "branching.png", "endings.png"):
+        assert (out / plot).read_bytes().startswith(b"\x89PNG")
+        assert f"]({plot})" in text
+    with (out / "results.csv").open() as handle:
+        rows = list(csv.DictReader(handle))
+    assert [row["variant"] for row in rows] == [name for name in labels for _ in range(2)]
+    assert len(list((out / "games").glob("*/game-*.txt"))) == 8
+
+
+def test_sweep_cli_refuses_bad_input_before_playing(tmp_path, capsys):
+    out = tmp_path / "never"
+    assert main(["sweep", "dendria", "--grid", "size=2,3", "--out", str(out)]) == 2
+    assert "size must be" in capsys.readouterr().out
+    assert main(["sweep", "dendria", "--grid", "size=3", "--players", "wizard",
+                 "--out", str(out)]) == 2
+    assert "unknown player spec 'wizard'" in capsys.readouterr().out
+    assert main(["sweep", "dendria", "--grid", "size=3", "--players", "a,b,c",
+                 "--out", str(out)]) == 2
+    assert not out.exists()
+
+
+def test_sweep_help_lists_the_options(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["sweep", "--help"])
+    assert exit_info.value.code == 0
+    text = capsys.readouterr().out
+    for flag in ("--grid", "--set", "--players", "--games", "--jobs", "--cluster", "--out",
+                 "--seed", "--max-actions", "--min-decisive"):
+        assert flag in text
