@@ -107,7 +107,7 @@ def test_arena_cli_on_ray_writes_the_same_records_as_processes(ray_session, tmp_
 
 
 def test_sweep_on_ray_matches_the_process_pool(ray_session, tmp_path):
-    command = ["sweep", "dendria", "--grid", "size=3,4", "--players", "random,L1",
+    command = ["sweep", "dendria", "--grid", "board_side=3,4", "--players", "random,L1",
                "--games", "2", "--jobs", "2"]
     assert main([*command, "--out", str(tmp_path / "pool")]) == 0
     assert main([*command, "--cluster", "local", "--out", str(tmp_path / "ray")]) == 0

@@ -59,12 +59,12 @@ def test_write_report_makes_markdown_and_png_plots(tmp_path):
             assert path.read_bytes()[:8] == PNG_MAGIC
     text = (tmp_path / "report.md").read_text()
     assert "score rate 50.0%" in text and "won 1 = **50.0%**" in text
-    assert "size=5" in text and "![endings](endings.png)" in text
+    assert "board_side=5" in text and "![endings](endings.png)" in text
 
 
 def test_report_cli_on_a_small_dendria_variant(tmp_path, capsys):
     out = tmp_path / "report"
-    code = main(["report", "dendria", "--set", "size=3", "--games", "6", "--player", "random",
+    code = main(["report", "dendria", "--set", "board_side=3", "--games", "6", "--player", "random",
                  "--jobs", "1", "--out", str(out)])
     assert code == 0
     text = (out / "report.md").read_text()

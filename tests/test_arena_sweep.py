@@ -155,12 +155,12 @@ def test_sweep_cli_writes_a_report_with_every_variant_and_the_plots(tmp_path):
 
 def test_sweep_cli_refuses_bad_input_before_playing(tmp_path, capsys):
     out = tmp_path / "never"
-    assert main(["sweep", "dendria", "--grid", "size=2,3", "--out", str(out)]) == 2
+    assert main(["sweep", "dendria", "--grid", "board_side=2,3", "--out", str(out)]) == 2
     assert "size must be" in capsys.readouterr().out
-    assert main(["sweep", "dendria", "--grid", "size=3", "--players", "wizard",
+    assert main(["sweep", "dendria", "--grid", "board_side=3", "--players", "wizard",
                  "--out", str(out)]) == 2
     assert "unknown player spec 'wizard'" in capsys.readouterr().out
-    assert main(["sweep", "dendria", "--grid", "size=3", "--players", "a,b,c",
+    assert main(["sweep", "dendria", "--grid", "board_side=3", "--players", "a,b,c",
                  "--out", str(out)]) == 2
     assert not out.exists()
 

@@ -17,7 +17,7 @@ from hexgames.integrations import openspiel as _registers  # noqa: E402, F401
 from hexgames.integrations.pettingzoo import benediction_v0, dendria_v0  # noqa: E402
 
 
-@pytest.mark.parametrize("spec", ["dendria(size=3)", "benediction(board_side=4,max_turns=30)"])
+@pytest.mark.parametrize("spec", ["dendria(board_side=3)", "benediction(board_side=4,max_turns=30)"])
 @pytest.mark.parametrize("level", ["L1", "L2", "L3", "L4", "L5"])
 def test_levels_are_pyspiel_bots_that_play_whole_games(spec: str, level: str) -> None:
     game = pyspiel.load_game(spec)
@@ -42,7 +42,7 @@ def test_bots_act_in_turned_ids_when_the_view_is_player_relative() -> None:
 
 
 def test_a_bot_chooses_a_legal_action_without_changing_the_state() -> None:
-    game = pyspiel.load_game("dendria(size=4)")
+    game = pyspiel.load_game("dendria(board_side=4)")
     state = game.new_initial_state()
     before = str(state), state.position.key
     action = baselines.bot(game, "greedy", seed=0).step(state)
@@ -50,7 +50,7 @@ def test_a_bot_chooses_a_legal_action_without_changing_the_state() -> None:
     assert (str(state), state.position.key) == before
 
 
-@pytest.mark.parametrize("spec", ["dendria(size=3)", "benediction(board_side=4,max_turns=30)"])
+@pytest.mark.parametrize("spec", ["dendria(board_side=3)", "benediction(board_side=4,max_turns=30)"])
 def test_openspiel_mcts_plays_with_the_heuristic_evaluator(spec: str) -> None:
     game = pyspiel.load_game(spec)
     evaluator = baselines.HeuristicEvaluator()
