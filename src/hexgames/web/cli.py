@@ -38,6 +38,7 @@ def run(args: argparse.Namespace) -> int:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((args.host, args.port))
+        sock.listen(2048)  # connections made once the URL is printed wait, not fail
     except OSError as error:
         sock.close()
         print(f"error: cannot listen on {args.host}:{args.port}: {error.strerror}")

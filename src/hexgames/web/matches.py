@@ -31,7 +31,7 @@ MAX_ACTION_LENGTH = 200
 MAX_PLIES = 50_000
 #: The replay keeps a copy of the position every this many actions, so that the board
 #: at any ply is at most this many actions away from a stored one.
-CHECKPOINT_EVERY = 500
+CHECKPOINT_EVERY = 2000
 
 log = logging.getLogger(__name__)
 

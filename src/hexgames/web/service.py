@@ -62,7 +62,7 @@ def resigned_from_tags(match: Match, tags: dict[str, str]) -> None:
     winner: str | None = None
     how = "resigned"
     raw_winner = str(tags.get("Winner", "")).strip().lower()[:20]
-    ending = str(tags.get("Ending", "")).strip().lower()[:40]
+    ending = str(tags.get("Ending", "")).strip().lower()
     if raw_winner in colors and ending.endswith("resigned"):
         winner = raw_winner
     result = str(tags.get("Result", "")).strip()

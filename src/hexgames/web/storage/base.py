@@ -195,9 +195,10 @@ class SqlStorage(Storage):
     @contextmanager
     def _transaction(self) -> Iterator[Any]:
         with self._lock:
-            self._reconnect_if_needed()
-            cursor = self._connection.cursor()
+            cursor = None
             try:
+                self._reconnect_if_needed()
+                cursor = self._connection.cursor()
                 yield cursor
             except BaseException as error:
                 with suppress(Exception):  # a dropped connection cannot roll back
@@ -212,9 +213,16 @@ class SqlStorage(Storage):
                     ) from error
                 raise
             else:
-                self._connection.commit()
+                try:
+                    self._connection.commit()
+                except self.driver_error as error:
+                    raise StorageUnavailable(
+                        "the game storage is not answering; try again in a moment"
+                    ) from error
             finally:
-                cursor.close()
+                if cursor is not None:
+                    with suppress(Exception):
+                        cursor.close()
 
     @staticmethod
     def _game_from_row(row: Sequence[Any]) -> StoredGame:
