@@ -216,3 +216,41 @@ def test_postgres_storage_reconnects_after_losing_its_connection(postgres_url: s
         storage.load_game("g1")  # the statement that meets the dead connection fails...
     assert storage.load_game("g1").id == "g1"  # ...and the next one reconnects
     storage.close()
+
+
+def test_a_frozen_postgresql_answers_503_instead_of_hanging(postgres_url: str) -> None:
+    """A database that does not answer (here: a table locked by another session) must
+    not hang requests: statements time out and the API answers 503 with a message."""
+    import threading
+
+    import psycopg
+    from fastapi.testclient import TestClient
+
+    from hexgames.web.app import create_app
+    from hexgames.web.storage.postgres import PostgresStorage
+
+    storage = PostgresStorage(postgres_url, statement_timeout_ms=300)
+    storage.create_game(_game())
+    app = create_app(database_url=postgres_url, ai_processes=1)
+    app.state.service.storage.close()
+    app.state.service.storage = PostgresStorage(postgres_url, statement_timeout_ms=300)
+    with psycopg.connect(postgres_url) as admin, TestClient(app) as client:
+        admin.execute("LOCK TABLE games IN ACCESS EXCLUSIVE MODE")  # held until the end
+        outcome: list[object] = []
+
+        def load() -> None:
+            try:
+                outcome.append(storage.load_game("g1"))
+            except Exception as error:
+                outcome.append(error)
+
+        worker = threading.Thread(target=load, daemon=True)
+        worker.start()
+        worker.join(timeout=60)
+        assert outcome and isinstance(outcome[0], StorageUnavailable), outcome
+        response = client.get("/api/games")
+        assert response.status_code == 503
+        assert "storage" in response.json()["error"]
+        admin.rollback()
+    assert storage.load_game("g1").id == "g1"  # and it recovers
+    storage.close()
