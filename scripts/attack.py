@@ -32,7 +32,6 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-
 LOG: list[str] = []
 
 
@@ -64,7 +63,7 @@ def hostport(url: str) -> tuple[str, int]:
 
 
 def request(url: str, body: Any = None, timeout: float = 60) -> tuple[int, bytes]:
-    data = None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
+    data = body if body is None or isinstance(body, bytes) else json.dumps(body).encode()
     req = urllib.request.Request(url, data=data, headers={"content-type": "application/json"})
     try:
         with urllib.request.urlopen(req, timeout=timeout) as response:
@@ -178,7 +177,7 @@ def probe_starvation(url: str, strong: int) -> dict[str, Any]:
         game = api(url + "/api/games", {"game": "dendria", "mode": "ai", "seat": 1, "level": 5})
         refused += "id" not in game
     took, error = ai_first_move(url, 1, 120)
-    return {f"level-5 games queued first": strong, "refused (503 busy)": refused,
+    return {"level-5 games queued first": strong, "refused (503 busy)": refused,
             "level-1 first move": f"{took:.2f} s" if took else error}
 
 

@@ -14,6 +14,7 @@ import signal
 import sqlite3
 import time
 from collections.abc import Iterator
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +25,6 @@ from hexgames.game import get_game
 from hexgames.web.ai_worker import AiBusy, AiWorkers
 from hexgames.web.app import create_app
 from hexgames.web.storage import StaleWrite, StorageUnavailable, open_storage
-
-RECORD_WITH_START = None  # built lazily (see custom_start_record)
 
 
 @pytest.fixture
@@ -180,7 +179,8 @@ def test_playing_and_replaying_never_copies_the_whole_history(
     gid, token = game["id"], game["token"]
     for _ in range(6):
         legal = view(client, gid, token)["legal"]
-        client.post(f"/api/games/{gid}/actions", json={"token": token, "action": legal[0]["action"]})
+        client.post(f"/api/games/{gid}/actions",
+                    json={"token": token, "action": legal[0]["action"]})
 
     def forbidden(self: Any) -> Any:
         raise AssertionError("position.history copied the whole game")
@@ -335,9 +335,21 @@ def test_seat_tokens_are_stored_hashed(tmp_path: Path) -> None:
 
 
 # ------------------------------------------------------ 10. browser protections
-def test_pages_carry_security_headers_and_no_inline_script(client: TestClient) -> None:
-    from html.parser import HTMLParser
+class InlineScripts(HTMLParser):
+    """Collects inline scripts: <script> without src, and on* handler attributes."""
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        names = dict(attrs)
+        if tag == "script" and "src" not in names:
+            self.found.append(tag)
+        self.found.extend(name for name in names if name.startswith("on"))
+
+
+def test_pages_carry_security_headers_and_no_inline_script(client: TestClient) -> None:
     for path in ("/", "/play/x", "/replay/x", "/rules/dendria", "/api/catalog"):
         response = client.get(path)
         csp = response.headers["content-security-policy"]
@@ -347,17 +359,9 @@ def test_pages_carry_security_headers_and_no_inline_script(client: TestClient) -
         assert response.headers["x-content-type-options"] == "nosniff"
         assert response.headers["referrer-policy"] in ("no-referrer", "same-origin")
         if response.headers["content-type"].startswith("text/html"):
-            inline: list[str] = []
-
-            class Scripts(HTMLParser):
-                def handle_starttag(self, tag: str, attrs: list) -> None:
-                    names = dict(attrs)
-                    if tag == "script" and "src" not in names:
-                        inline.append(tag)
-                    inline.extend(name for name in names if name.startswith("on"))
-
-            Scripts().feed(response.text)
-            assert not inline, f"inline script on {path}: {inline}"
+            parser = InlineScripts()
+            parser.feed(response.text)
+            assert not parser.found, f"inline script on {path}: {parser.found}"
 
 
 def test_the_websocket_refuses_another_sites_origin(client: TestClient) -> None:

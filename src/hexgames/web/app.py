@@ -99,7 +99,7 @@ def summary(stored: StoredGame) -> dict[str, Any]:
         "players": stored.players,
         "status": stored.status,
         "winner": stored.winner,
-        "reason": stored.reason,
+        "reason": (stored.reason or "")[:120] or None,  # bounded (older rows too)
         "options": stored.options,
         "created_at": stored.created_at,
         "updated_at": stored.updated_at,
