@@ -5,9 +5,11 @@ storage, AI workers and connection hub), so tests can run several side by side a
 "restart" is simply a new app on the same data directory.
 
 Error policy: bad input of any kind (malformed JSON, unknown game or id, bad options,
-illegal or out-of-turn actions, a token for another seat) is answered with a 4xx and a
-JSON ``{"error": "..."}`` naming the problem, and changes nothing. Unexpected failures
-are logged and answered with a JSON 500 that reveals no internals.
+illegal or out-of-turn actions, a token for another seat, a body over the limit) is
+answered with a 4xx and a JSON ``{"error": "..."}`` naming the problem (bounded in length),
+and changes nothing. A storage that does not answer, or an AI with too many searches
+waiting, is a 503 ("try again"). Unexpected failures are logged and answered with a JSON
+500 that reveals no internals. Limits are listed in docs/web.md ("Limits and hardening").
 """
 
 from __future__ import annotations
