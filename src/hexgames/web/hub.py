@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 from collections import defaultdict, deque
 from typing import Any
@@ -42,24 +43,29 @@ class Connection:
         self.socket = socket
         self.token = token
         self.closed = False
-        self._queue: deque[dict[str, Any]] = deque()
+        #: (is a state, JSON text): states are encoded once per view, not per socket.
+        self._queue: deque[tuple[bool, str]] = deque()
         self._ready = asyncio.Event()
         self.dropped = 0
         self._writer = asyncio.get_running_loop().create_task(self._write())
 
-    def send(self, message: dict[str, Any]) -> None:
-        """Queue a message without waiting; when full, drop the oldest state."""
+    def send(self, message: dict[str, Any] | str, state: bool | None = None) -> None:
+        """Queue a message (a dict, or JSON text already encoded) without waiting; when
+        the queue is full, drop the oldest state (a newer one is coming)."""
         if self.closed:
             return
+        if isinstance(message, dict):
+            state = message.get("type") == "state" if state is None else state
+            message = json.dumps(message, separators=(",", ":"))
         if len(self._queue) >= QUEUE_SIZE:
-            for index, queued in enumerate(self._queue):
-                if queued.get("type") == "state":
+            for index, (is_state, _) in enumerate(self._queue):
+                if is_state:
                     del self._queue[index]
                     break
             else:
                 self._queue.popleft()
             self.dropped += 1
-        self._queue.append(message)
+        self._queue.append((bool(state), message))
         self._ready.set()
 
     async def _write(self) -> None:
@@ -68,8 +74,8 @@ class Connection:
                 await self._ready.wait()
                 self._ready.clear()
                 while self._queue and not self.closed:
-                    message = self._queue.popleft()
-                    await asyncio.wait_for(self.socket.send_json(message), SEND_TIMEOUT)
+                    _, text = self._queue.popleft()
+                    await asyncio.wait_for(self.socket.send_text(text), SEND_TIMEOUT)
         except asyncio.CancelledError:
             raise
         except Exception as error:  # a timeout or a closed socket: this client is gone
@@ -144,14 +150,15 @@ class Hub:
         if not connections:
             return
         present = self.seats_present(match)
-        views: dict[str | None, dict[str, Any]] = {}
+        views: dict[str | None, str] = {}
         for socket, connection in connections:
             if connection.closed:
                 self.leave(match.id, socket)
                 continue
             if connection.token not in views:
-                views[connection.token] = {**match.view(connection.token), "present": present}
-            connection.send(views[connection.token])
+                view = {**match.view(connection.token), "present": present}
+                views[connection.token] = json.dumps(view, separators=(",", ":"))
+            connection.send(views[connection.token], state=True)
 
     async def broadcast(self, match: Match) -> None:
         """Kept for callers that await it: queues at once (see :meth:`publish`)."""
