@@ -467,3 +467,18 @@ def test_an_uploaded_record_keeps_its_start_position(client: TestClient) -> None
     assert played.status_code == 200, played.text
     again = client.get(f"/api/games/{gid}/record").text
     assert "[Start" in again
+
+
+def test_the_encoded_state_is_the_state(client: TestClient) -> None:
+    """States are sent as JSON assembled from pre-encoded pieces: the same content."""
+    game = create(client, mode="hotseat")
+    for _ in range(5):
+        legal = view(client, game["id"], game["token"])["legal"]
+        client.post(f"/api/games/{game['id']}/actions",
+                    json={"token": game["token"], "action": legal[-1]["action"]})
+    client.post(f"/api/games/{game['id']}/undo", json={"token": game["token"]})
+    match = client.app.state.service._matches[game["id"]]
+    for token in (game["token"], None):
+        assert json.loads(match.view_json(token, present=[0])) == {
+            **match.view(token), "present": [0]}
+    assert len(view(client, game["id"])["history"]) == 4

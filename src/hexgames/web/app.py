@@ -24,7 +24,13 @@ from typing import Any
 
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse
+from fastapi.responses import (
+    FileResponse,
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    Response,
+)
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -229,24 +235,24 @@ def create_app(
         return {"games": [summary(stored) for stored in await service.list(limit)]}
 
     @app.get("/api/games/{game_id}")
-    async def game_state(game_id: str, token: str | None = None) -> dict[str, Any]:
+    async def game_state(game_id: str, token: str | None = None) -> Response:
         match = await service.get(game_id)
-        return match.view(token)
+        return state_response(match, token)
 
     @app.post("/api/games/{game_id}/actions")
-    async def play(game_id: str, body: ActionIn) -> dict[str, Any]:
+    async def play(game_id: str, body: ActionIn) -> Response:
         match = await service.act(game_id, body.token, body.action, body.ply)
-        return match.view(body.token)
+        return state_response(match, body.token)
 
     @app.post("/api/games/{game_id}/undo")
-    async def undo(game_id: str, body: TokenIn) -> dict[str, Any]:
+    async def undo(game_id: str, body: TokenIn) -> Response:
         match = await service.undo(game_id, body.token)
-        return match.view(body.token)
+        return state_response(match, body.token)
 
     @app.post("/api/games/{game_id}/resign")
-    async def resign(game_id: str, body: TokenIn) -> dict[str, Any]:
+    async def resign(game_id: str, body: TokenIn) -> Response:
         match = await service.resign(game_id, body.token)
-        return match.view(body.token)
+        return state_response(match, body.token)
 
     @app.get("/openapi.json", include_in_schema=False)
     async def openapi_alias() -> JSONResponse:
@@ -322,6 +328,11 @@ def create_app(
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app
+
+
+def state_response(match: Match, token: str | None) -> Response:
+    """A state as JSON, encoded by the match (the move list is not re-encoded)."""
+    return Response(match.view_json(token), media_type="application/json")
 
 
 @cache

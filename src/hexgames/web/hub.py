@@ -156,8 +156,7 @@ class Hub:
                 self.leave(match.id, socket)
                 continue
             if connection.token not in views:
-                view = {**match.view(connection.token), "present": present}
-                views[connection.token] = json.dumps(view, separators=(",", ":"))
+                views[connection.token] = match.view_json(connection.token, present=present)
             connection.send(views[connection.token], state=True)
 
     async def broadcast(self, match: Match) -> None:

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import logging
+import secrets
 import threading
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -152,6 +154,9 @@ class Match:
             checkpoints=self.checkpoints, actions_out=self.actions,
         )
         self._history: list[dict[str, Any]] = [asdict(ply) for ply in self.plies]
+        #: The move list as JSON, one piece per ply (a state message splices them in).
+        self._history_json: list[str] = [_compact(entry) for entry in self._history]
+        self._history_text: tuple[int, str] | None = None
         self._seat_plies = [0, 0]
         for ply in self.plies:
             self._seat_plies[ply.seat] += 1
@@ -233,6 +238,7 @@ class Match:
         self.plies.append(ply)
         self.actions.append(action)
         self._history.append(asdict(ply))
+        self._history_json.append(_compact(self._history[-1]))
         self._seat_plies[ply.seat] += 1
         number = len(self.plies)
         if number % CHECKPOINT_EVERY == 0 and number not in self.checkpoints:
@@ -243,6 +249,7 @@ class Match:
         ply = self.plies.pop()
         self.actions.pop()
         self._history.pop()
+        self._history_json.pop()
         self._seat_plies[ply.seat] -= 1
         with self._replay_lock:
             self.checkpoints.pop(len(self.plies) + 1, None)
@@ -384,7 +391,17 @@ class Match:
             for seat, player in enumerate(self.stored.players)
         ]
 
-    def view(self, token: str | None) -> dict[str, Any]:
+    def view_json(self, token: str | None, **extra: Any) -> str:
+        """:meth:`view` as JSON text, built without encoding the move list again: its
+        pieces are encoded once, when each action is played (a long game's state costs
+        a string join, not a walk over every action)."""
+        state = {**self.view(token, encoded=True), **extra}
+        text = _compact(state)
+        if self._history_text is None or self._history_text[0] != self.revision:
+            self._history_text = (self.revision, "[" + ",".join(self._history_json) + "]")
+        return text.replace(_SPLICE_JSON, self._history_text[1], 1)
+
+    def view(self, token: str | None, encoded: bool = False) -> dict[str, Any]:
         """The state one viewer receives: the board, the history, and (when it is their
         turn) the legal actions with their gestures."""
         seats = self.seats_of(token)
@@ -410,7 +427,7 @@ class Match:
             "thinking": self.thinking,
             "ai_error": self.ai_error,
             "svg": self.svg(),
-            "history": list(self._history),  # a snapshot: queued messages must not change
+            "history": _SPLICE if encoded else list(self._history),
             "actions_left": _optional_number(position, "actions_left"),
             "score": _optional_score(position),
             "overlays": list(self.game.extras.get("overlays", ())),
@@ -424,6 +441,15 @@ class Match:
             "updated_at": self.stored.updated_at,
         }
         return state
+
+
+#: Placeholder for the move list in :meth:`Match.view_json` (unguessable, per process).
+_SPLICE = "\u0000history-" + secrets.token_hex(12)
+_SPLICE_JSON = json.dumps(_SPLICE)
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
 
 
 def render(game: Game, position: GameState, overlays: tuple[str, ...] = (),

@@ -78,7 +78,7 @@ def add_socket_route(app: FastAPI, service: GameService) -> None:
                 service.hub.publish(match)
             else:
                 present = service.hub.seats_present(match)
-                connection.send({**match.view(None), "present": present})
+                connection.send(match.view_json(None, present=present), state=True)
             while not connection.closed:
                 frame = await websocket.receive()
                 if frame["type"] == "websocket.disconnect":
