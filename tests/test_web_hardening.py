@@ -85,11 +85,12 @@ def test_the_ai_queue_is_bounded_and_cheap_levels_do_not_wait_behind_strong_ones
             finished.append(name)
 
         try:
-            strong = [asyncio.create_task(search(f"strong{i}", 4)) for i in range(2)]
+            # Level 5 searches for 3 s: far longer than a beginner's move.
+            strong = [asyncio.create_task(search(f"strong{i}", 5)) for i in range(2)]
             await asyncio.sleep(0)  # one runs, one waits: the lane is now full
             refused = False
             try:
-                await workers.choose("dendria", options, [], 4, seed=1)
+                await workers.choose("dendria", options, [], 5, seed=1)
             except AiBusy as error:
                 refused = "busy" in str(error)
             await search("cheap", 1)
@@ -482,3 +483,38 @@ def test_the_encoded_state_is_the_state(client: TestClient) -> None:
         assert json.loads(match.view_json(token, present=[0])) == {
             **match.view(token), "present": [0]}
     assert len(view(client, game["id"])["history"]) == 4
+
+
+def test_connections_in_total_are_capped(client: TestClient) -> None:
+    client.app.state.service.hub.max_total = 2
+    games = [create(client, mode="online")["id"] for _ in range(3)]
+    with client.websocket_connect(f"/ws/games/{games[0]}") as one, \
+            client.websocket_connect(f"/ws/games/{games[1]}") as two:
+        one.receive_json()
+        two.receive_json()
+        with client.websocket_connect(f"/ws/games/{games[2]}") as three:
+            refusal = three.receive_json()
+            assert refusal["type"] == "error" and "too many" in refusal["message"]
+    with client.websocket_connect(f"/ws/games/{games[2]}") as again:  # room again
+        assert again.receive_json()["type"] == "state"
+
+
+def test_a_storage_call_that_hangs_is_answered_503(client: TestClient) -> None:
+    import threading
+
+    service = client.app.state.service
+    service.storage_timeout = 0.5
+    release = threading.Event()
+    original = service.storage.list_games
+
+    def frozen(limit: int = 50) -> list:
+        release.wait(30)  # a database that does not answer
+        return original(limit)
+
+    service.storage.list_games = frozen
+    try:
+        response = client.get("/api/games")
+    finally:
+        release.set()
+        service.storage.list_games = original
+    assert response.status_code == 503 and "not answering" in response.json()["error"]
