@@ -123,7 +123,8 @@ class AiWorkers:
 
     def __init__(self, processes: int | None = None, max_waiting: int = 8) -> None:
         cores = usable_cores()
-        self.processes = max(1, processes if processes else max(1, cores - 1))
+        # One core stays for the server itself; past 16 workers memory matters more.
+        self.processes = max(1, processes if processes else min(16, cores - 1))
         self.lanes = {
             "cheap": _Lane("cheap", 1, max_waiting * 2),
             "expensive": _Lane("expensive", self.processes, max_waiting),
