@@ -518,3 +518,26 @@ def test_a_storage_call_that_hangs_is_answered_503(client: TestClient) -> None:
         release.set()
         service.storage.list_games = original
     assert response.status_code == 503 and "not answering" in response.json()["error"]
+
+
+def test_an_older_database_is_upgraded_and_its_links_keep_working(tmp_path: Path) -> None:
+    """A database written before this change (no ``start`` column, plain tokens) opens:
+    its tokens are hashed in place and the old links still hold their seats."""
+    with sqlite3.connect(tmp_path / "hexgames.sqlite3") as connection:
+        connection.execute(
+            "CREATE TABLE games (id TEXT PRIMARY KEY, game TEXT NOT NULL, options TEXT NOT "
+            "NULL, mode TEXT NOT NULL, players TEXT NOT NULL, seat_tokens TEXT NOT NULL, "
+            "status TEXT NOT NULL, winner TEXT, reason TEXT, created_at TEXT NOT NULL, "
+            "updated_at TEXT NOT NULL)")
+        connection.execute(
+            "INSERT INTO games VALUES ('old', 'benediction', ?, 'hotseat', ?, ?, 'playing', "
+            "NULL, NULL, 't', 't')",
+            (json.dumps(dict(get_game("benediction").rules_options(
+                get_game("benediction").make_rules()))),
+             json.dumps([{"kind": "human", "level": None}] * 2),
+             json.dumps(["plain-old-token", "plain-old-token"])))
+    with TestClient(create_app(data_dir=tmp_path, ai_processes=1)) as client:
+        assert view(client, "old", "plain-old-token")["your_seats"] == [0, 1]
+    with sqlite3.connect(tmp_path / "hexgames.sqlite3") as connection:
+        stored = connection.execute("SELECT seat_tokens FROM games").fetchone()[0]
+    assert "plain-old-token" not in stored and stored.count("sha256:") == 2
