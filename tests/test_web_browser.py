@@ -73,7 +73,10 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture
 def page(browser: Any) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1360, "height": 880})
+    # bypass_csp: Playwright's wait_for_function evaluates strings in the page, which the
+    # site's CSP (script-src 'self', no eval) forbids; test_the_pages_obey_their_csp runs
+    # the pages under the real policy.
+    context = browser.new_context(viewport={"width": 1360, "height": 880}, bypass_csp=True)
     opened = context.new_page()
     errors: list[str] = []
     opened.on("pageerror", lambda error: errors.append(str(error)))
@@ -300,8 +303,10 @@ def test_an_online_game_between_two_browsers(browser: Any, server: str, page: An
     spectate = page.locator("#invite input").nth(1).input_value()
     assert invite.startswith(server) and "token=" in invite and "token=" not in spectate
 
-    friend_context = browser.new_context(viewport={"width": 1200, "height": 820})
-    watcher_context = browser.new_context(viewport={"width": 1000, "height": 760})
+    friend_context = browser.new_context(viewport={"width": 1200, "height": 820},
+                                         bypass_csp=True)
+    watcher_context = browser.new_context(viewport={"width": 1000, "height": 760},
+                                          bypass_csp=True)
     try:
         assert page.locator('.player[data-seat="1"] .presence.off').count() == 1
         friend = friend_context.new_page()
@@ -417,3 +422,52 @@ def test_rules_pages_draw_boards(page: Any, server: str) -> None:
         assert page.locator(".diagram svg").count() >= 2  # start and a game in progress
         assert page.locator("h2").count() >= 3
     shot(page, "web-rules")
+
+
+def test_the_pages_obey_their_csp(browser: Any, server: str) -> None:
+    """Under the site's real Content-Security-Policy (no bypass) every page works and
+    the browser reports no violation: no inline script, nothing from elsewhere."""
+    context = browser.new_context(viewport={"width": 1200, "height": 800})
+    try:
+        page = context.new_page()
+        problems: list[str] = []
+        page.on("console", lambda message: problems.append(message.text)
+                if "Content Security Policy" in message.text or message.type == "error"
+                else None)
+        page.on("pageerror", lambda error: problems.append(str(error)))
+        game_id = start_from_home(page, server, "dendria", "hotseat")
+        page.locator(".board svg .hit[data-point]").first.click()
+        page.goto(f"{server}/replay/{game_id}")
+        page.wait_for_selector(".board svg")
+        page.goto(f"{server}/rules/benediction")
+        page.wait_for_selector("svg")
+        assert not problems, problems
+    finally:
+        context.close()
+
+
+def test_an_invitation_opened_twice_seats_only_the_first(browser: Any, server: str,
+                                                         page: Any) -> None:
+    game_id = start_from_home(page, server, "benediction", "online")
+    page.wait_for_selector("#invite input")
+    invite = page.locator("#invite input").first.input_value()
+    mine = token_in(page, game_id)
+    page.goto(invite)  # the creator opens the opponent's link: told so, keeps the seat
+    page.wait_for_selector(".board svg .hit[data-point]")
+    page.wait_for_function("document.querySelector('#toast').textContent.includes('opponent')")
+    assert token_in(page, game_id) == mine
+    contexts = [browser.new_context(bypass_csp=True) for _ in range(2)]
+    try:
+        friend, stranger = (context.new_page() for context in contexts)
+        friend.goto(invite)
+        friend.wait_for_selector(".board svg .hit[data-point]")
+        assert "token=" not in friend.url  # moved out of the address bar
+        assert api_state(server, game_id, token_in(friend, game_id))["your_seats"] == [1]
+        stranger.goto(invite)
+        stranger.wait_for_function(
+            "document.querySelector('#toast').textContent.includes('already been taken')")
+        assert "watching" in stranger.inner_text("#status")
+        assert api_state(server, game_id, mine)["your_seats"] == [0]
+    finally:
+        for context in contexts:
+            context.close()

@@ -5,16 +5,17 @@ storage, AI workers and connection hub), so tests can run several side by side a
 "restart" is simply a new app on the same data directory.
 
 Error policy: bad input of any kind (malformed JSON, unknown game or id, bad options,
-illegal or out-of-turn actions, a token for another seat) is answered with a 4xx and a
-JSON ``{"error": "..."}`` naming the problem, and changes nothing. Unexpected failures
-are logged and answered with a JSON 500 that reveals no internals.
+illegal or out-of-turn actions, a token for another seat, a body over the limit) is
+answered with a 4xx and a JSON ``{"error": "..."}`` naming the problem (bounded in length),
+and changes nothing. A storage that does not answer, or an AI with too many searches
+waiting, is a 503 ("try again"). Unexpected failures are logged and answered with a JSON
+500 that reveals no internals. Limits are listed in docs/web.md ("Limits and hardening").
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from functools import cache
@@ -23,9 +24,15 @@ from typing import Any
 
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse
+from fastapi.responses import (
+    FileResponse,
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    Response,
+)
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from hexgames.ai import LEVELS
@@ -33,44 +40,61 @@ from hexgames.errors import IllegalAction
 from hexgames.game import game_names, get_game
 from hexgames.web.ai_worker import AiWorkers
 from hexgames.web.hub import Hub
-from hexgames.web.matches import Match, rebuild, render
+from hexgames.web.limits import BodyLimit, SecurityHeaders
+from hexgames.web.matches import Match, render
 from hexgames.web.options import describe_options
 from hexgames.web.rules_pages import rules_page
-from hexgames.web.service import GameNotFound, GameService
-from hexgames.web.sockets import add_socket_route
-from hexgames.web.storage import StoredGame, open_storage
+from hexgames.web.service import MAX_RECORD, AiBusy, GameNotFound, GameService
+from hexgames.web.sockets import add_socket_route, clip
+from hexgames.web.storage import StaleWrite, StorageUnavailable, StoredGame, open_storage
 
 log = logging.getLogger(__name__)
 
 STATIC = Path(__file__).parent / "static"
 
 
+#: Largest request body (bytes); larger ones are refused with 413 before parsing.
+MAX_BODY = 2 * MAX_RECORD + 64 * 1024
+
+
 # ------------------------------------------------------------------ request bodies
-class NewGame(BaseModel):
-    game: str
-    mode: str = "ai"
-    options: dict[str, Any] = Field(default_factory=dict)
-    seat: int = 0
-    level: int = 3
+# Strict types: "1" is not a seat and true is not a level (400, not a silent coercion).
+class Strict(BaseModel):
+    model_config = ConfigDict(strict=True)
 
 
-class ActionIn(BaseModel):
-    token: str | None = None
-    action: str
-    ply: int | None = None
+class NewGame(Strict):
+    game: StrictStr
+    mode: StrictStr = "ai"
+    options: dict[StrictStr, Any] = Field(default_factory=dict)
+    seat: StrictInt = 0
+    level: StrictInt = 3
 
 
-class TokenIn(BaseModel):
-    token: str | None = None
+class ActionIn(Strict):
+    token: StrictStr | None = None
+    action: StrictStr
+    ply: StrictInt | None = None
 
 
-class RecordIn(BaseModel):
-    text: str
-    game: str | None = None
+class TokenIn(Strict):
+    token: StrictStr | None = None
+
+
+class ClaimIn(Strict):
+    token: StrictStr | None = None
+    #: The seat token this browser already holds for the game, if any.
+    have: StrictStr | None = None
+
+
+class RecordIn(Strict):
+    text: StrictStr
+    game: StrictStr | None = None
 
 
 def error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
+    """The error shape of every 4xx/5xx (bounded: it may quote the client's input)."""
+    return JSONResponse({"error": clip(message)}, status_code=status)
 
 
 def summary(stored: StoredGame) -> dict[str, Any]:
@@ -83,7 +107,7 @@ def summary(stored: StoredGame) -> dict[str, Any]:
         "players": stored.players,
         "status": stored.status,
         "winner": stored.winner,
-        "reason": stored.reason,
+        "reason": (stored.reason or "")[:120] or None,  # bounded (older rows too)
         "options": stored.options,
         "created_at": stored.created_at,
         "updated_at": stored.updated_at,
@@ -110,25 +134,41 @@ def create_app(
     an app built in a test or a script stores exactly where it is told to.
     """
     storage = open_storage(data_dir=data_dir, database_url=database_url or None)
-    processes = ai_processes or max(1, min(4, (os.cpu_count() or 2) - 1))
-    service = GameService(storage, AiWorkers(processes), Hub())
+    service = GameService(storage, AiWorkers(ai_processes), Hub())
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         yield
         await service.close()
 
-    app = FastAPI(title="hexgames", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)
+    # No /api/docs: Swagger UI would load from a CDN, and the site loads nothing from
+    # the internet. The schema stays at /api/openapi.json (and /openapi.json).
+    app = FastAPI(title="hexgames", lifespan=lifespan, docs_url=None, redoc_url=None,
+                  openapi_url="/api/openapi.json")
     app.state.service = service
+    app.add_middleware(BodyLimit, limit=MAX_BODY)
+    app.add_middleware(SecurityHeaders)
 
     # -------------------------------------------------------------- errors
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, exc: RequestValidationError) -> JSONResponse:
         problems = []
-        for item in exc.errors():
-            where = ".".join(str(part) for part in item.get("loc", ()) if part != "body")
+        for item in exc.errors()[:5]:
+            where = ".".join(str(part)[:40] for part in item.get("loc", ()) if part != "body")
             problems.append(f"{where}: {item.get('msg')}" if where else str(item.get("msg")))
         return error(400, "bad request: " + "; ".join(problems))
+
+    @app.exception_handler(StorageUnavailable)
+    async def storage_down(request: Request, exc: StorageUnavailable) -> JSONResponse:
+        return error(503, str(exc))
+
+    @app.exception_handler(AiBusy)
+    async def ai_busy(request: Request, exc: AiBusy) -> JSONResponse:
+        return error(503, str(exc))
+
+    @app.exception_handler(StaleWrite)
+    async def stale(request: Request, exc: StaleWrite) -> JSONResponse:
+        return error(409, str(exc))
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
@@ -195,24 +235,34 @@ def create_app(
         return {"games": [summary(stored) for stored in await service.list(limit)]}
 
     @app.get("/api/games/{game_id}")
-    async def game_state(game_id: str, token: str | None = None) -> dict[str, Any]:
+    async def game_state(game_id: str, token: str | None = None) -> Response:
         match = await service.get(game_id)
-        return match.view(token)
+        return state_response(match, token)
 
     @app.post("/api/games/{game_id}/actions")
-    async def play(game_id: str, body: ActionIn) -> dict[str, Any]:
+    async def play(game_id: str, body: ActionIn) -> Response:
         match = await service.act(game_id, body.token, body.action, body.ply)
-        return match.view(body.token)
+        return state_response(match, body.token)
 
     @app.post("/api/games/{game_id}/undo")
-    async def undo(game_id: str, body: TokenIn) -> dict[str, Any]:
+    async def undo(game_id: str, body: TokenIn) -> Response:
         match = await service.undo(game_id, body.token)
-        return match.view(body.token)
+        return state_response(match, body.token)
 
     @app.post("/api/games/{game_id}/resign")
-    async def resign(game_id: str, body: TokenIn) -> dict[str, Any]:
+    async def resign(game_id: str, body: TokenIn) -> Response:
         match = await service.resign(game_id, body.token)
-        return match.view(body.token)
+        return state_response(match, body.token)
+
+    @app.get("/openapi.json", include_in_schema=False)
+    async def openapi_alias() -> JSONResponse:
+        return JSONResponse(app.openapi())
+
+    @app.post("/api/games/{game_id}/claim")
+    async def claim(game_id: str, body: ClaimIn) -> dict[str, Any]:
+        """Open a seat link from a browser: an online invitation is claimed once (the
+        first browser gets a credential of its own; later ones watch and are told so)."""
+        return await service.claim(game_id, body.token, body.have)
 
     @app.get("/api/games/{game_id}/record")
     async def record(game_id: str) -> PlainTextResponse:
@@ -232,13 +282,12 @@ def create_app(
     async def replay(game_id: str, ply: int = Query(..., ge=0)) -> dict[str, Any]:
         """The board after the first ``ply`` actions (the replay viewer steps through these)."""
         match = await service.get(game_id)
-        actions = [p.notation for p in match.plies]
-        if ply > len(actions):
-            raise ValueError(f"ply {ply} is past the end of the game ({len(actions)} actions)")
-        position, _ = await asyncio.to_thread(
-            rebuild, match.game, match.stored.options, actions[:ply]
-        )
-        return {"ply": ply, "total": len(actions), "svg": render(match.game, position)}
+        total = len(match.plies)
+        if ply > total:
+            raise ValueError(f"ply {ply} is past the end of the game ({total} actions)")
+        # From the nearest stored checkpoint: a bounded number of actions, off the loop.
+        svg = await asyncio.to_thread(match.replay_svg, ply)
+        return {"ply": ply, "total": total, "svg": svg}
 
     @app.get("/api/games/{game_id}/board")
     async def board(game_id: str, overlays: str = "") -> dict[str, Any]:
@@ -253,7 +302,8 @@ def create_app(
                 f"{match.game.title} has no overlay {unknown[0]!r}; "
                 f"offered: {', '.join(offered) or 'none'}"
             )
-        return {"ply": len(match.plies), "svg": render(match.game, match.position, chosen)}
+        svg = render(match.game, match.position, chosen, latest=match.latest_turn())
+        return {"ply": len(match.plies), "svg": svg}
 
     # ---------------------------------------------------------- WebSocket
     add_socket_route(app, service)
@@ -280,6 +330,11 @@ def create_app(
     return app
 
 
+def state_response(match: Match, token: str | None) -> Response:
+    """A state as JSON, encoded by the match (the move list is not re-encoded)."""
+    return Response(match.view_json(token), media_type="application/json")
+
+
 @cache
 def preview(game_name: str) -> str:
     """The start position of a game's default variant, drawn once for the home page."""
@@ -296,9 +351,13 @@ def record_tags(match: Match) -> dict[str, str]:
     }
     for player in players:
         tags[player["color"].capitalize()] = player["name"]
-    if match.is_over and not match.position.is_over:
+    if match.is_over and not match.position.is_over and match.stored.winner:
         # A resignation is not in the position, so the game's writer cannot know it:
-        # say it in tags of our own (the writers keep unknown tags; see import_record).
-        tags["Winner"] = match.stored.winner or ""
+        # say it in tags of our own (the writers keep unknown tags; see import_record),
+        # and in the standard Result/Termination tags where the game's writer keeps them.
+        winner = match.stored.winner
+        tags["Winner"] = winner
         tags["Ending"] = match.stored.reason or ""
+        tags["Result"] = "1-0" if match.position.seat_of(winner) == 0 else "0-1"
+        tags["Termination"] = "resignation"
     return tags

@@ -18,7 +18,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="postgresql://... to store games in PostgreSQL "
                              "(default: $DATABASE_URL, else SQLite in --data-dir)")
     parser.add_argument("--ai-processes", type=int, default=None,
-                        help="worker processes for the AI (default: CPU cores - 1, at most 4)")
+                        help="worker processes for the strong AI levels (default: the "
+                             "usable CPU cores - 1; levels 1-2 have one more of their own)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -37,6 +38,7 @@ def run(args: argparse.Namespace) -> int:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((args.host, args.port))
+        sock.listen(2048)  # connections made once the URL is printed wait, not fail
     except OSError as error:
         sock.close()
         print(f"error: cannot listen on {args.host}:{args.port}: {error.strerror}")
@@ -61,7 +63,19 @@ def run(args: argparse.Namespace) -> int:
             print(f"on your network: http://{lan}:{port}/  (open the site by this address "
                   "so that invitation links work for friends on other machines)", flush=True)
     print("Press Ctrl+C to stop.", flush=True)
-    config = uvicorn.Config(app, log_level="warning")
+    from hexgames.web.limits import guarded_http_protocol
+
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        http=guarded_http_protocol(),  # header timeout (see docs/web.md, "Limits")
+        timeout_keep_alive=5,  # an idle kept-alive connection is closed after 5 s
+        h11_max_incomplete_event_size=16 * 1024,
+        limit_concurrency=1500,  # connections + tasks; past it new requests get 503
+        ws_max_size=64 * 1024,  # a WebSocket message (an action) is tiny
+        ws_ping_interval=20.0,
+        ws_ping_timeout=20.0,
+    )
     server = uvicorn.Server(config)
     server.run(sockets=[sock])
     return 0

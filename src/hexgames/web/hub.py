@@ -3,14 +3,22 @@
 Every browser showing a game holds a WebSocket registered here with the token it
 presented. After any change the hub sends each connection its own view: the seat to act
 gets the legal actions and their gestures, everybody else only the board and history.
+
+Sending never waits on a client. Each connection has a small bounded queue and a writer
+task of its own; :meth:`Hub.publish` only puts messages in queues (it is synchronous, so
+the mover's request cannot await anybody else's socket). A state is a complete snapshot,
+so when a queue is full the oldest state in it is dropped (the client loses nothing it
+needs: a newer state follows). A client that stays too slow (a send blocked for
+``SEND_TIMEOUT`` seconds) is disconnected.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
-from collections import defaultdict
+from collections import defaultdict, deque
 from typing import Any
 
 from fastapi import WebSocket
@@ -19,19 +27,105 @@ from hexgames.web.matches import Match
 
 log = logging.getLogger(__name__)
 
+#: Messages waiting for one connection; past this the oldest *state* is dropped.
+QUEUE_SIZE = 8
+#: A single send blocked this long (a client that does not read) closes the connection.
+SEND_TIMEOUT = 10.0
+#: Open game sockets per game and in total (spectators included); see docs/web.md.
+MAX_PER_GAME = 64
+MAX_TOTAL = 1000
+
+
+class Connection:
+    """One WebSocket with its outgoing queue and writer task."""
+
+    def __init__(self, socket: WebSocket, token: str | None) -> None:
+        self.socket = socket
+        self.token = token
+        self.closed = False
+        #: (is a state, JSON text): states are encoded once per view, not per socket.
+        self._queue: deque[tuple[bool, str]] = deque()
+        self._ready = asyncio.Event()
+        self.dropped = 0
+        self._writer = asyncio.get_running_loop().create_task(self._write())
+
+    def send(self, message: dict[str, Any] | str, state: bool | None = None) -> None:
+        """Queue a message (a dict, or JSON text already encoded) without waiting; when
+        the queue is full, drop the oldest state (a newer one is coming)."""
+        if self.closed:
+            return
+        if isinstance(message, dict):
+            state = message.get("type") == "state" if state is None else state
+            message = json.dumps(message, separators=(",", ":"))
+        if len(self._queue) >= QUEUE_SIZE:
+            for index, (is_state, _) in enumerate(self._queue):
+                if is_state:
+                    del self._queue[index]
+                    break
+            else:
+                self._queue.popleft()
+            self.dropped += 1
+        self._queue.append((bool(state), message))
+        self._ready.set()
+
+    async def _write(self) -> None:
+        try:
+            while not self.closed:
+                await self._ready.wait()
+                self._ready.clear()
+                while self._queue and not self.closed:
+                    _, text = self._queue.popleft()
+                    await asyncio.wait_for(self.socket.send_text(text), SEND_TIMEOUT)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # a timeout or a closed socket: this client is gone
+            log.info("closing a slow or broken game socket: %r", error)
+            self.closed = True
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(self.socket.close(code=1008), 1.0)
+
+    async def close(self, code: int = 1001) -> None:
+        self.closed = True
+        self._writer.cancel()
+        with contextlib.suppress(BaseException):
+            await self._writer
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.socket.close(code=code), 1.0)
+
+    def stop(self) -> None:
+        """Stop writing (the socket's handler is ending)."""
+        self.closed = True
+        self._writer.cancel()
+
 
 class Hub:
-    def __init__(self) -> None:
-        self._connections: dict[str, dict[WebSocket, str | None]] = defaultdict(dict)
-        self._background: set[asyncio.Task[None]] = set()
+    def __init__(self, max_per_game: int = MAX_PER_GAME, max_total: int = MAX_TOTAL) -> None:
+        self._connections: dict[str, dict[WebSocket, Connection]] = defaultdict(dict)
+        self.max_per_game = max_per_game
+        self.max_total = max_total
+        self._total = 0
 
-    def join(self, game_id: str, socket: WebSocket, token: str | None) -> None:
-        self._connections[game_id][socket] = token
+    def refusal(self, game_id: str) -> str | None:
+        """Why a new socket for this game cannot be accepted now (None: it can)."""
+        if self._total >= self.max_total:
+            return "the server has too many open games right now; try again later"
+        if len(self._connections.get(game_id, {})) >= self.max_per_game:
+            return f"this game already has {self.max_per_game} viewers; try again later"
+        return None
+
+    def join(self, game_id: str, socket: WebSocket, token: str | None) -> Connection:
+        connection = Connection(socket, token)
+        self._connections[game_id][socket] = connection
+        self._total += 1
+        return connection
 
     def leave(self, game_id: str, socket: WebSocket) -> None:
         connections = self._connections.get(game_id)
         if connections is not None:
-            connections.pop(socket, None)
+            connection = connections.pop(socket, None)
+            if connection is not None:
+                self._total -= 1
+                connection.stop()
             if not connections:
                 del self._connections[game_id]
 
@@ -41,43 +135,40 @@ class Hub:
     def seats_present(self, match: Match) -> list[int]:
         """Seats with at least one open connection (an online opponent who is here)."""
         present: set[int] = set()
-        for token in self._connections.get(match.id, {}).values():
-            present |= match.seats_of(token)
+        for connection in self._connections.get(match.id, {}).values():
+            if not connection.closed:
+                present |= match.seats_of(connection.token)
         return sorted(present)
 
-    async def broadcast(self, match: Match) -> None:
-        """Send every connection of the game its view of the current state.
+    def publish(self, match: Match) -> None:
+        """Queue for every connection of the game its view of the current state.
 
-        Views are built once per distinct token (players and spectators differ), and a
-        connection that fails to receive is dropped rather than failing the others.
+        Views are built once per distinct token (players and spectators differ). Nothing
+        here waits for a client.
         """
         connections = list(self._connections.get(match.id, {}).items())
         if not connections:
             return
         present = self.seats_present(match)
-        views: dict[str | None, dict[str, Any]] = {}
-        for _, token in connections:
-            if token not in views:
-                views[token] = {**match.view(token), "present": present}
-        results = await asyncio.gather(
-            *(socket.send_json(views[token]) for socket, token in connections),
-            return_exceptions=True,
-        )
-        for (socket, _), result in zip(connections, results, strict=True):
-            if isinstance(result, Exception):
-                log.info("dropping a connection to game %s: %s", match.id, result)
+        views: dict[str | None, str] = {}
+        for socket, connection in connections:
+            if connection.closed:
                 self.leave(match.id, socket)
+                continue
+            if connection.token not in views:
+                views[connection.token] = match.view_json(connection.token, present=present)
+            connection.send(views[connection.token], state=True)
+
+    async def broadcast(self, match: Match) -> None:
+        """Kept for callers that await it: queues at once (see :meth:`publish`)."""
+        self.publish(match)
 
     def broadcast_later(self, match: Match) -> None:
-        """Broadcast from a task of its own: for a connection handler that is ending (and
-        may be cancelled at any await) but whose departure the others should see."""
-        task = asyncio.get_running_loop().create_task(self.broadcast(match))
-        self._background.add(task)  # keep a reference until it is done
-        task.add_done_callback(self._background.discard)
+        self.publish(match)
 
     async def close_all(self) -> None:
         for connections in list(self._connections.values()):
-            for socket in list(connections):
-                with contextlib.suppress(Exception):
-                    await socket.close(code=1001)
+            for connection in list(connections.values()):
+                await connection.close(1001)
         self._connections.clear()
+        self._total = 0

@@ -12,18 +12,28 @@ the client, decides whose turn it is, and every action is checked by the engine.
 
 from __future__ import annotations
 
+import hashlib
 import hmac
+import json
 import logging
+import secrets
+import threading
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from hexgames.errors import IllegalAction
 from hexgames.game import Game, GameState, get_game
 from hexgames.web.storage import StoredGame
+from hexgames.web.storage.base import HASH_PREFIX
 
 MODES = ("ai", "hotseat", "online")
 #: Longer input is refused before it reaches an engine's parser.
 MAX_ACTION_LENGTH = 200
+#: The longest game the site keeps (actions). Far beyond any real game; see docs/web.md.
+MAX_PLIES = 50_000
+#: The replay keeps a copy of the position every this many actions, so that the board
+#: at any ply is at most this many actions away from a stored one.
+CHECKPOINT_EVERY = 2000
 
 log = logging.getLogger(__name__)
 
@@ -50,23 +60,52 @@ def _describe(value: Any) -> Any:
     return str(value)
 
 
-def rebuild(game: Game, options: dict[str, Any], actions: list[str]) -> tuple[GameState, list[Ply]]:
-    """The position after ``actions`` from the start position of ``options``.
+def start_position(game: Game, options: dict[str, Any], start: str | None = None) -> GameState:
+    """The start position: the standard one of ``options``, or the board text ``start``."""
+    rules = game.make_rules(**options)
+    if start:
+        return game.position_from_text(start, rules)
+    return game.new_position(rules)
+
+
+def rebuild(
+    game: Game,
+    options: dict[str, Any],
+    actions: list[str],
+    start: str | None = None,
+    checkpoints: dict[int, GameState] | None = None,
+    actions_out: list[Any] | None = None,
+) -> tuple[GameState, list[Ply]]:
+    """The position after ``actions`` from the start position (linear in their number).
 
     Raises ``IllegalAction``/``ValueError`` when the actions do not replay (e.g. a record
-    edited by hand), naming the ply that failed.
+    edited by hand), naming the ply that failed. ``checkpoints`` (when given) receives a
+    copy of the position every ``CHECKPOINT_EVERY`` actions, ``actions_out`` the played
+    action objects.
     """
-    position = game.new_position(game.make_rules(**options))
+    if len(actions) > MAX_PLIES:
+        raise ValueError(f"a game is at most {MAX_PLIES} actions long, this one has {len(actions)}")
+    position = start_position(game, options, start)
     plies: list[Ply] = []
+    if checkpoints is not None:
+        checkpoints[0] = position.copy()
     for number, text in enumerate(actions, start=1):
         try:
-            plies.append(play_checked(position, text))
+            ply, action = play_checked(position, text, check_legal=False)
         except ValueError as error:
-            raise IllegalAction(f"action {number} ({text!r}) cannot be replayed: {error}") from None
+            shown = text[:40] + "…" if len(text) > 40 else text
+            raise IllegalAction(
+                f"action {number} ({shown!r}) cannot be replayed: {error}"
+            ) from None
+        plies.append(ply)
+        if actions_out is not None:
+            actions_out.append(action)
+        if checkpoints is not None and number % CHECKPOINT_EVERY == 0:
+            checkpoints[number] = position.copy()
     return position, plies
 
 
-def play_checked(position: GameState, text: str) -> Ply:
+def play_checked(position: GameState, text: str, check_legal: bool = True) -> tuple[Ply, Any]:
     """Play one action given in notation, refusing anything the engine does not list.
 
     The engine's ``play`` names the reason for a refusal; the membership test against
@@ -86,14 +125,14 @@ def play_checked(position: GameState, text: str) -> Ply:
     except Exception as error:  # a parser tripping on odd input is still the input's fault
         log.warning("parse_action(%r) raised %r", text, error)
         raise IllegalAction(f"{text.strip()!r} is not an action of this game") from None
-    legal = position.legal_actions()
     seat, color, start = position.current_seat, position.to_move, position.is_turn_start()
-    if action not in legal:
+    if check_legal and action not in position.legal_actions():
         position.play(action)  # raises IllegalAction with the engine's reason
         position.undo()  # the engine accepted what it does not list: refuse anyway
-        raise IllegalAction(f"{text.strip()} is not a legal action here")
-    position.play(action)
-    return Ply(notation=str(position.history[-1]), seat=seat, color=color, turn_start=start)
+        raise IllegalAction(f"{text.strip()[:40]} is not a legal action here")
+    position.play(action)  # the engine checks legality itself
+    # str(action), not position.history[-1]: history is a copy, O(game length).
+    return Ply(notation=str(action), seat=seat, color=color, turn_start=start), action
 
 
 class Match:
@@ -106,7 +145,22 @@ class Match:
     def __init__(self, stored: StoredGame) -> None:
         self.stored = stored
         self.game: Game = get_game(stored.game)
-        self.position, self.plies = rebuild(self.game, stored.options, stored.actions)
+        #: Positions every CHECKPOINT_EVERY plies (never mutated: the replay copies them).
+        self.checkpoints: dict[int, GameState] = {}
+        #: The played actions as the engine's objects (for drawing the latest turn).
+        self.actions: list[Any] = []
+        self.position, self.plies = rebuild(
+            self.game, stored.options, stored.actions, stored.start,
+            checkpoints=self.checkpoints, actions_out=self.actions,
+        )
+        self._history: list[dict[str, Any]] = [asdict(ply) for ply in self.plies]
+        #: The move list as JSON, one piece per ply (a state message splices them in).
+        self._history_json: list[str] = [_compact(entry) for entry in self._history]
+        self._history_text: tuple[int, str] | None = None
+        self._seat_plies = [0, 0]
+        for ply in self.plies:
+            self._seat_plies[ply.seat] += 1
+        self._replay_lock = threading.Lock()
         self.revision = 0
         self.thinking = False
         #: Why the last AI search failed (shown to players until a search succeeds).
@@ -124,15 +178,23 @@ class Match:
         return self.stored.status == "over" or self.position.is_over
 
     def seats_of(self, token: str | None) -> frozenset[int]:
-        """Seats a token may act for (none for a spectator or a wrong token)."""
-        if not token:
+        """Seats a token may act for (none for a spectator or a wrong token).
+
+        Only hashes of the tokens are kept (``sha256:<hex>``); the comparison is in
+        constant time. A plain stored token (a database from before hashing) still works.
+        """
+        if not token or not isinstance(token, str) or len(token) > 200:
             return frozenset()
-        offered = token.encode("utf-8", "replace")  # compare_digest refuses non-ASCII str
-        return frozenset(
-            seat
-            for seat, secret in enumerate(self.stored.seat_tokens)
-            if secret is not None and hmac.compare_digest(secret.encode(), offered)
-        )
+        raw = token.encode("utf-8", "replace")  # compare_digest refuses non-ASCII str
+        digest = (HASH_PREFIX + hashlib.sha256(raw).hexdigest()).encode()
+        seats = set()
+        for seat, secret in enumerate(self.stored.seat_tokens):
+            if secret is None:
+                continue
+            offered = digest if secret.startswith(HASH_PREFIX) else raw
+            if hmac.compare_digest(secret.encode(), offered):
+                seats.add(seat)
+        return frozenset(seats)
 
     def ai_level(self, seat: int) -> int | None:
         player = self.stored.players[seat]
@@ -165,15 +227,38 @@ class Match:
         """Play an action for ``seat`` (the AI's own entry point; no token involved)."""
         if self.position.current_seat != seat:
             raise IllegalAction("it is not this seat's turn")
-        ply = play_checked(self.position, text)
-        self.plies.append(ply)
+        if len(self.plies) >= MAX_PLIES:
+            raise IllegalAction(f"this game reached the site's limit of {MAX_PLIES} actions")
+        ply, action = play_checked(self.position, text)
+        self._push(ply, action)
         self.revision += 1
         return ply
 
+    def _push(self, ply: Ply, action: Any) -> None:
+        self.plies.append(ply)
+        self.actions.append(action)
+        self._history.append(asdict(ply))
+        self._history_json.append(_compact(self._history[-1]))
+        self._seat_plies[ply.seat] += 1
+        number = len(self.plies)
+        if number % CHECKPOINT_EVERY == 0 and number not in self.checkpoints:
+            self.checkpoints[number] = self.position.copy()
+
+    def _pop(self) -> None:
+        self.position.undo()
+        ply = self.plies.pop()
+        self.actions.pop()
+        self._history.pop()
+        self._history_json.pop()
+        self._seat_plies[ply.seat] -= 1
+        with self._replay_lock:
+            self.checkpoints.pop(len(self.plies) + 1, None)
+            for number in [n for n in self.checkpoints if n > len(self.plies)]:
+                del self.checkpoints[number]
+
     def take_back_unsaved(self) -> None:
         """Forget the last action (it could not be stored) and any end it caused."""
-        self.position.undo()
-        self.plies.pop()
+        self._pop()
         if self.stored.status == "over" and not self.position.is_over:
             self.stored.status, self.stored.winner, self.stored.reason = "playing", None, None
         self.revision += 1
@@ -189,14 +274,14 @@ class Match:
             raise IllegalAction("undo is not available in online games")
         if self.stored.status == "over" and not self.position.is_over:
             raise IllegalAction("a resigned game cannot be undone")
-        human_plies = [i for i, ply in enumerate(self.plies) if ply.seat in seats]
-        if not human_plies:
+        keep = next(
+            (i for i in range(len(self.plies) - 1, -1, -1) if self.plies[i].seat in seats), None
+        )
+        if keep is None:
             raise IllegalAction("there is no action of yours to take back")
-        keep = human_plies[-1]
         count = len(self.plies) - keep
         for _ in range(count):
-            self.position.undo()
-            self.plies.pop()
+            self._pop()
         # Only an engine-decided end can be undone (resignations are refused above).
         self.stored.status, self.stored.winner, self.stored.reason = "playing", None, None
         self.revision += 1
@@ -267,9 +352,32 @@ class Match:
     def svg(self) -> str:
         if self._svg_cache and self._svg_cache[0] == self.revision:
             return self._svg_cache[1]
-        svg = render(self.game, self.position)
+        svg = self.game.render_svg(self.position, last_action=self.latest_turn() or None)
+        svg = str(svg)
         self._svg_cache = (self.revision, svg)
         return svg
+
+    def latest_turn(self, ply: int | None = None) -> list[Any]:
+        """The actions of the latest turn among the first ``ply`` (all by default): the
+        turn in progress, or the last one completed (cost: that turn's length)."""
+        end = len(self.plies) if ply is None else ply
+        first = end - 1
+        while first > 0 and not self.plies[first].turn_start:
+            first -= 1
+        return self.actions[max(first, 0):end]
+
+    def replay_svg(self, ply: int) -> str:
+        """The board after the first ``ply`` actions, from the nearest checkpoint (at
+        most ``CHECKPOINT_EVERY`` actions replayed). Safe to call from a thread."""
+        with self._replay_lock:
+            base = (ply // CHECKPOINT_EVERY) * CHECKPOINT_EVERY
+            while base not in self.checkpoints:
+                base -= CHECKPOINT_EVERY
+            position = self.checkpoints[base].copy()
+            for action in self.actions[base:ply]:
+                position.play(action)
+            latest = self.latest_turn(ply)
+        return str(self.game.render_svg(position, last_action=latest or None))
 
     def players_view(self) -> list[dict[str, Any]]:
         return [
@@ -283,7 +391,17 @@ class Match:
             for seat, player in enumerate(self.stored.players)
         ]
 
-    def view(self, token: str | None) -> dict[str, Any]:
+    def view_json(self, token: str | None, **extra: Any) -> str:
+        """:meth:`view` as JSON text, built without encoding the move list again: its
+        pieces are encoded once, when each action is played (a long game's state costs
+        a string join, not a walk over every action)."""
+        state = {**self.view(token, encoded=True), **extra}
+        text = _compact(state)
+        if self._history_text is None or self._history_text[0] != self.revision:
+            self._history_text = (self.revision, "[" + ",".join(self._history_json) + "]")
+        return text.replace(_SPLICE_JSON, self._history_text[1], 1)
+
+    def view(self, token: str | None, encoded: bool = False) -> dict[str, Any]:
         """The state one viewer receives: the board, the history, and (when it is their
         turn) the legal actions with their gestures."""
         seats = self.seats_of(token)
@@ -309,7 +427,7 @@ class Match:
             "thinking": self.thinking,
             "ai_error": self.ai_error,
             "svg": self.svg(),
-            "history": [asdict(ply) for ply in self.plies],
+            "history": _SPLICE if encoded else list(self._history),
             "actions_left": _optional_number(position, "actions_left"),
             "score": _optional_score(position),
             "overlays": list(self.game.extras.get("overlays", ())),
@@ -317,7 +435,7 @@ class Match:
             "legal": self.legal_for_client() if my_turn else [],
             "can_undo": self.stored.mode != "online"
             and bool(seats)
-            and any(ply.seat in seats for ply in self.plies)
+            and any(self._seat_plies[seat] for seat in seats)
             and not (self.stored.status == "over" and not position.is_over),
             "created_at": self.stored.created_at,
             "updated_at": self.stored.updated_at,
@@ -325,16 +443,25 @@ class Match:
         return state
 
 
-def render(game: Game, position: GameState, overlays: tuple[str, ...] = ()) -> str:
+#: Placeholder for the move list in :meth:`Match.view_json` (unguessable, per process).
+_SPLICE = "\u0000history-" + secrets.token_hex(12)
+_SPLICE_JSON = json.dumps(_SPLICE)
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+def render(game: Game, position: GameState, overlays: tuple[str, ...] = (),
+           latest: list[Any] | None = None) -> str:
     """The board SVG with the latest turn's actions highlighted.
 
     The latest turn is the one in progress, or the last one completed when a new turn
     has not started: for games with several actions a turn, showing only the very last
     action would hide what the opponent just did.
     """
-    history = list(position.history)
-    latest: list[Any] = []
-    if history:
+    if latest is None:  # not given (the rules pages): find it, at the cost of a copy
+        latest = []
         probe = position.copy()
         while probe.history:
             latest.insert(0, probe.history[-1])

@@ -17,16 +17,24 @@ from collections import defaultdict
 from datetime import UTC, datetime
 from typing import Any
 
-from hexgames.game import get_game
-from hexgames.web.ai_worker import AiWorkers
+from hexgames.game import game_names, get_game
+from hexgames.web.ai_worker import AiBusy, AiWorkers
 from hexgames.web.hub import Hub
-from hexgames.web.matches import MODES, Match, rebuild
+from hexgames.web.matches import MAX_PLIES, MODES, Match, start_position
 from hexgames.web.options import parse_options
-from hexgames.web.storage import Storage, StoredGame
+from hexgames.web.storage import StaleWrite, Storage, StorageUnavailable, StoredGame, hashed
+
+__all__ = ["AiBusy", "GameNotFound", "GameService"]
 
 log = logging.getLogger(__name__)
 
 AI_LEVELS = range(1, 6)
+#: Largest record accepted by the upload (characters); see docs/web.md.
+MAX_RECORD = 1_000_000
+#: Seconds a storage call may take before the request is answered 503.
+STORAGE_TIMEOUT = 10.0
+#: ``players[seat]["invite"]`` while a seat's invitation link has not been opened.
+INVITE_OPEN = "open"
 
 
 class GameNotFound(LookupError):
@@ -42,11 +50,31 @@ def new_token() -> str:
 
 
 def resigned_from_tags(match: Match, tags: dict[str, str]) -> None:
-    """Restore a resignation recorded by this site's record download (tags ``Winner`` and
-    ``Ending``), which the position itself cannot express."""
-    winner, ending = tags.get("Winner", ""), tags.get("Ending", "")
-    if winner in match.game.colors and ending.endswith("resigned"):
-        match.stored.status, match.stored.winner, match.stored.reason = "over", winner, ending
+    """Restore a resignation or timeout stated by a record's tags, which the position
+    itself cannot express.
+
+    Accepted: this site's own ``Winner``/``Ending`` pair (a colour of the game and an
+    ending that says "resigned"), or ``Result`` ``1-0``/``0-1`` with ``Termination``
+    ``resignation``/``timeout``. The reason shown is written here, never taken from the
+    tags: a record cannot make the site display words of its uploader's choosing.
+    """
+    colors = tuple(match.game.colors)
+    winner: str | None = None
+    how = "resigned"
+    raw_winner = str(tags.get("Winner", "")).strip().lower()[:20]
+    ending = str(tags.get("Ending", "")).strip().lower()
+    if raw_winner in colors and ending.endswith("resigned"):
+        winner = raw_winner
+    result = str(tags.get("Result", "")).strip()
+    termination = str(tags.get("Termination", "")).strip().lower()
+    if winner is None and result in ("1-0", "0-1") and termination in ("resignation", "timeout"):
+        winner = match.position.color_of_seat(0 if result == "1-0" else 1)
+        how = "resigned" if termination == "resignation" else "ran out of time"
+    if winner is None:
+        return
+    loser = colors[1] if winner == colors[0] else colors[0]
+    match.stored.status, match.stored.winner = "over", winner
+    match.stored.reason = f"{loser.capitalize()} {how}"
 
 
 class GameService:
@@ -55,8 +83,21 @@ class GameService:
         self.workers = workers
         self.hub = hub
         self._matches: dict[str, Match] = {}
+        self.storage_timeout = STORAGE_TIMEOUT
         self._locks: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
         self._ai_tasks: dict[str, asyncio.Task[None]] = {}
+
+    async def _store(self, function: Any, *args: Any) -> Any:
+        """Run a storage call in a thread, giving up after ``storage_timeout`` seconds (a
+        frozen database answers 503 rather than hanging the request)."""
+        try:
+            return await asyncio.wait_for(
+                asyncio.to_thread(function, *args), self.storage_timeout
+            )
+        except TimeoutError:
+            raise StorageUnavailable(
+                "the game storage is not answering; try again in a moment"
+            ) from None
 
     # ---------------------------------------------------------------- creating
     async def create(
@@ -78,6 +119,8 @@ class GameService:
         if mode == "ai":
             if level not in AI_LEVELS:
                 raise ValueError(f"AI level must be 1 to 5, got {level!r}")
+            if self.workers.busy(level):
+                raise AiBusy("the computer is busy with other games; try again in a minute")
             token = new_token()
             players = [dict(human), dict(human)]
             players[1 - seat] = {"kind": "ai", "level": level}
@@ -88,6 +131,9 @@ class GameService:
             players, tokens = [dict(human), dict(human)], [token, token]
         else:
             players, tokens = [dict(human), dict(human)], [new_token(), new_token()]
+            # The opponent's link is an invitation: the first browser to open it takes
+            # the seat and gets a credential of its own (see claim).
+            players[1 - seat]["invite"] = INVITE_OPEN
         stamp = now()
         stored = StoredGame(
             id=secrets.token_urlsafe(9),
@@ -95,7 +141,7 @@ class GameService:
             options=rules_options,
             mode=mode,
             players=players,
-            seat_tokens=tokens,
+            seat_tokens=[hashed(token) for token in tokens],  # only hashes are kept
             status="playing",
             winner=None,
             reason=None,
@@ -103,29 +149,46 @@ class GameService:
             updated_at=stamp,
         )
         match = Match(stored)
-        await asyncio.to_thread(self.storage.create_game, stored)
+        await self._store(self.storage.create_game, stored)
         self._matches[stored.id] = match
         self._schedule_ai(match)
         return match, tokens
 
     async def import_record(self, text: str, game_name: str | None = None) -> tuple[Match, str]:
-        """A hot-seat game continuing from an uploaded record (any registered game)."""
+        """A hot-seat game continuing from an uploaded record (any registered game).
+
+        Parsing and replaying run in a thread (a long record must not stall the server),
+        and both are linear in the record's length.
+        """
         if not isinstance(text, str) or not text.strip():
             raise ValueError("the record is empty")
-        from hexgames.game import game_names
+        if len(text) > MAX_RECORD:
+            raise ValueError(f"a record is at most {MAX_RECORD} characters, not {len(text)}")
+        if game_name is not None and game_name not in game_names():
+            known = ", ".join(game_names())
+            raise ValueError(f"unknown game {game_name[:40]!r}; known games: {known}")
+        match, token = await asyncio.to_thread(self._read_record, text, game_name)
+        await self._store(self.storage.create_game, match.stored)  # with its result
+        self._matches[match.id] = match
+        return match, token
 
+    def _read_record(self, text: str, game_name: str | None) -> tuple[Match, str]:
         errors = []
         for name in [game_name] if game_name else game_names():
             game = get_game(name)
             try:
                 position, tags = game.read_record(text)
             except ValueError as error:
-                errors.append(f"{game.title}: {error}")
+                errors.append(f"{game.title}: {str(error)[:200]}")
                 continue
             options = dict(game.rules_options(position.rules))
             actions = [str(action) for action in position.history]
-            # The stored form must replay (raises if not); off the loop, as it may be long.
-            await asyncio.to_thread(rebuild, game, options, actions)
+            if len(actions) > MAX_PLIES:
+                raise ValueError(f"a game is at most {MAX_PLIES} actions long")
+            start = None
+            if "Start" in tags:  # the record's own start position (records write it so)
+                start = "\n".join(part.strip() for part in tags["Start"].split("/"))
+                start_position(game, options, start)  # raises ValueError if malformed
             token = new_token()
             stamp = now()
             stored = StoredGame(
@@ -134,21 +197,61 @@ class GameService:
                 options=options,
                 mode="hotseat",
                 players=[{"kind": "human", "level": None}, {"kind": "human", "level": None}],
-                seat_tokens=[token, token],
+                seat_tokens=[hashed(token), hashed(token)],
                 status="playing",
                 winner=None,
                 reason=None,
                 created_at=stamp,
                 updated_at=stamp,
                 actions=actions,
+                start=start,
             )
-            match = await asyncio.to_thread(Match, stored)
+            match = Match(stored)  # replays the stored form: raises if it does not
             if not match.sync_result():
                 resigned_from_tags(match, tags)
-            await asyncio.to_thread(self.storage.create_game, stored)  # with its result
-            self._matches[stored.id] = match
             return match, token
         raise ValueError("not a game record this site can read: " + "; ".join(errors))
+
+    async def claim(self, game_id: str, token: str | None, have: str | None) -> dict[str, Any]:
+        """A browser opened a link with ``token`` (it already holds ``have``, if any).
+
+        An online game's invitation is claimed once: the first browser to open it takes
+        the seat with a fresh credential of its own (the link's token stops working), so
+        whoever opens the link later is a spectator and is told so. The game's creator
+        opening their opponent's link is told so and keeps their own seat.
+        """
+        match = await self.get(game_id)
+        async with self._locks[game_id]:
+            seats = match.seats_of(token)
+            mine = match.seats_of(have)
+            if mine and not seats:
+                return {"role": "player", "token": have, "seats": sorted(mine), "notice": None}
+            if not seats:
+                notice = ("this invitation has already been taken by another browser: "
+                          "you are watching" if token else None)
+                return {"role": "spectator", "token": None, "seats": [], "notice": notice}
+            if mine and mine != seats:
+                return {
+                    "role": "player", "token": have, "seats": sorted(mine),
+                    "notice": "this is your opponent's invitation link: send it to them; "
+                              "you keep your own seat",
+                }
+            players = match.stored.players
+            open_seats = [s for s in sorted(seats) if players[s].get("invite") == INVITE_OPEN]
+            if not open_seats:
+                return {"role": "player", "token": token, "seats": sorted(seats), "notice": None}
+            seat = open_seats[0]
+            fresh = new_token()
+            tokens = list(match.stored.seat_tokens)
+            tokens[seat] = hashed(fresh)
+            new_players = [dict(player) for player in players]
+            new_players[seat].pop("invite", None)
+            stamp = now()
+            await self._store(self.storage.set_seats, game_id, new_players, tokens, stamp)
+            match.stored.seat_tokens, match.stored.players = tokens, new_players
+            match.stored.updated_at = stamp
+        self.hub.publish(match)  # a socket still using the old link now only watches
+        return {"role": "player", "token": fresh, "seats": [seat], "notice": None}
 
     # ----------------------------------------------------------------- reading
     async def get(self, game_id: str) -> Match:
@@ -159,7 +262,7 @@ class GameService:
         async with self._locks[game_id]:
             match = self._matches.get(game_id)
             if match is None:
-                stored = await asyncio.to_thread(self.storage.load_game, game_id)
+                stored = await self._store(self.storage.load_game, game_id)
                 if stored is None:
                     self._locks.pop(game_id, None)
                     raise GameNotFound(f"there is no game {game_id!r}")
@@ -169,7 +272,7 @@ class GameService:
         return match
 
     async def list(self, limit: int = 50) -> list[StoredGame]:
-        return await asyncio.to_thread(self.storage.list_games, limit)
+        return await self._store(self.storage.list_games, limit)
 
     # ---------------------------------------------------------------- changing
     async def act(self, game_id: str, token: str | None, action: Any,
@@ -189,8 +292,8 @@ class GameService:
             match.undo(token)
             match.thinking = False
             stamp = now()
-            await asyncio.to_thread(self.storage.truncate_actions, game_id, len(match.plies), stamp)
-            await asyncio.to_thread(self.storage.finish_game, game_id, None, None, stamp)
+            await self._store(self.storage.truncate_actions, game_id, len(match.plies), stamp)
+            await self._store(self.storage.finish_game, game_id, None, None, stamp)
             match.stored.updated_at = stamp
         await self.hub.broadcast(match)
         self._schedule_ai(match)
@@ -203,7 +306,7 @@ class GameService:
             match.thinking = False
             stamp = now()
             stored = match.stored
-            await asyncio.to_thread(
+            await self._store(
                 self.storage.finish_game, game_id, stored.winner, stored.reason, stamp
             )
             stored.updated_at = stamp
@@ -215,17 +318,23 @@ class GameService:
         so that memory and database never disagree (the error then reaches the caller)."""
         try:
             await self._save_actions(match, first, [notation])
+        except StaleWrite:
+            # The stored game is not what this server holds (another writer, or a write
+            # that timed out and landed later): reload it from storage next time.
+            match.take_back_unsaved()
+            self._matches.pop(match.id, None)
+            raise
         except BaseException:
             match.take_back_unsaved()
             raise
 
     async def _save_actions(self, match: Match, first: int, actions: list[str]) -> None:
         stamp = now()
-        await asyncio.to_thread(self.storage.append_actions, match.id, first, actions, stamp)
+        await self._store(self.storage.append_actions, match.id, first, actions, stamp)
         match.stored.updated_at = stamp
         if match.sync_result():
             stored = match.stored
-            await asyncio.to_thread(
+            await self._store(
                 self.storage.finish_game, match.id, stored.winner, stored.reason, stamp
             )
 
@@ -249,13 +358,15 @@ class GameService:
                     seat = match.position.current_seat
                     level = match.ai_level(seat) or 1
                     actions = [ply.notation for ply in match.plies]
+                    start = match.stored.start
                     announce = not match.thinking
                     match.thinking = True
                 if announce:
                     await self.hub.broadcast(match)
                 try:
+                    extra = {"start": start} if start else {}
                     choice = await self.workers.choose(
-                        match.stored.game, match.stored.options, actions, level
+                        match.stored.game, match.stored.options, actions, level, **extra
                     )
                     async with self._locks[match.id]:
                         if match.revision != revision:
@@ -267,12 +378,15 @@ class GameService:
                             match.thinking = False
                         await self._save_or_take_back(match, first, ply.notation)
                 except Exception as error:
-                    log.exception("the AI failed in game %s", match.id)
                     match.thinking = False
-                    match.ai_error = (
-                        f"the computer could not move ({type(error).__name__}); "
-                        "reload the page to let it try again"
-                    )
+                    if isinstance(error, AiBusy):
+                        match.ai_error = str(error) + " (reload the page to try again)"
+                    else:
+                        log.exception("the AI failed in game %s", match.id)
+                        match.ai_error = (
+                            f"the computer could not move ({type(error).__name__}); "
+                            "reload the page to let it try again"
+                        )
                     await self.hub.broadcast(match)
                     return
                 await self.hub.broadcast(match)

@@ -11,11 +11,35 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import urlsplit
 
 from fastapi import FastAPI, WebSocket, WebSocketDisconnect
 
 from hexgames.errors import IllegalAction
-from hexgames.web.service import GameNotFound, GameService
+from hexgames.web.service import AiBusy, GameNotFound, GameService
+from hexgames.web.storage import StaleWrite, StorageUnavailable
+
+#: Longest WebSocket message read (actions are short; see docs/web.md).
+MAX_MESSAGE = 4096
+#: Longest piece of a client's own input quoted back in an error message.
+ECHO_LIMIT = 80
+
+
+def clip(text: str, limit: int = 300) -> str:
+    """An error message of bounded length (messages may quote the client's input)."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def origin_allowed(websocket: WebSocket) -> bool:
+    """A browser always sends ``Origin``: it must be this site's own (same host and port
+    as the ``Host`` the browser connected to). No ``Origin`` at all is a client that is
+    not a browser (a bot, a script): allowed, as it carries no victim's credentials."""
+    origin = websocket.headers.get("origin")
+    if origin is None:
+        return True
+    host = websocket.headers.get("host", "")
+    parsed = urlsplit(origin)
+    return bool(host) and parsed.scheme in ("http", "https") and parsed.netloc == host
 
 
 def add_socket_route(app: FastAPI, service: GameService) -> None:
@@ -23,26 +47,39 @@ def add_socket_route(app: FastAPI, service: GameService) -> None:
 
     @app.websocket("/ws/games/{game_id}")
     async def socket(websocket: WebSocket, game_id: str, token: str | None = None) -> None:
+        if not origin_allowed(websocket):
+            await websocket.close(code=4403)  # the handshake is refused with HTTP 403
+            return
         await websocket.accept()
+        refusal = service.hub.refusal(game_id)
+        if refusal is not None:
+            await websocket.send_json({"type": "error", "message": refusal})
+            await websocket.close(code=1013)  # try again later
+            return
         try:
             match = await service.get(game_id)
         except (GameNotFound, ValueError) as exc:  # ValueError: a stored game that won't replay
-            await websocket.send_json({"type": "error", "message": str(exc)})
+            await websocket.send_json({"type": "error", "message": clip(str(exc))})
             await websocket.close(code=4404 if isinstance(exc, GameNotFound) else 4409)
             return
+        except StorageUnavailable as exc:
+            await websocket.send_json({"type": "error", "message": str(exc)})
+            await websocket.close(code=1013)
+            return
+        notice = None
         if token and not match.seats_of(token):
-            await websocket.send_json(
-                {"type": "error", "message": "this token holds no seat here: you are watching"}
-            )
+            notice = {"type": "error", "message": "this token holds no seat here: you are watching"}
             token = None
-        service.hub.join(game_id, websocket, token)
+        connection = service.hub.join(game_id, websocket, token)
         try:
+            if notice:
+                connection.send(notice)
             if token:  # a player arrived: everybody's view shows it
-                await service.hub.broadcast(match)
+                service.hub.publish(match)
             else:
                 present = service.hub.seats_present(match)
-                await websocket.send_json({**match.view(None), "present": present})
-            while True:
+                connection.send(match.view_json(None, present=present), state=True)
+            while not connection.closed:
                 frame = await websocket.receive()
                 if frame["type"] == "websocket.disconnect":
                     break
@@ -51,13 +88,13 @@ def add_socket_route(app: FastAPI, service: GameService) -> None:
                     text = (frame.get("bytes") or b"").decode("utf-8", "replace")
                 reply = await handle_message(service, game_id, token, text)
                 if reply is not None:
-                    await websocket.send_json(reply)
-        except WebSocketDisconnect:
+                    connection.send(reply)
+        except (WebSocketDisconnect, RuntimeError):
             pass
         finally:
             service.hub.leave(game_id, websocket)
             if token:  # a player left: the others see it
-                service.hub.broadcast_later(match)
+                service.hub.publish(match)
 
 
 async def handle_message(
@@ -67,6 +104,8 @@ async def handle_message(
 
     Successful changes reach the sender through the broadcast like everybody else.
     """
+    if len(text) > MAX_MESSAGE:
+        return {"type": "error", "message": f"a message is at most {MAX_MESSAGE} bytes"}
     try:
         message = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -90,7 +129,9 @@ async def handle_message(
         elif kind == "ping":
             return {"type": "pong"}
         else:
-            return {"type": "error", "message": f"unknown message type {kind!r}"}
-    except (IllegalAction, PermissionError, ValueError, GameNotFound) as exc:
-        return {"type": "error", "message": str(exc)}
+            return {"type": "error", "message": f"unknown message type {kind[:ECHO_LIMIT]!r}"}
+    except (IllegalAction, PermissionError, ValueError, GameNotFound, StaleWrite) as exc:
+        return {"type": "error", "message": clip(str(exc))}
+    except (StorageUnavailable, AiBusy) as exc:  # the socket stays open: try again later
+        return {"type": "error", "message": clip(str(exc))}
     return None

@@ -8,9 +8,24 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hexgames.web.storage.base import Storage, StoredGame
+from hexgames.web.storage.base import (
+    StaleWrite,
+    Storage,
+    StorageUnavailable,
+    StoredGame,
+    hash_token,
+    hashed,
+)
 
-__all__ = ["Storage", "StoredGame", "open_storage"]
+__all__ = [
+    "StaleWrite",
+    "Storage",
+    "StorageUnavailable",
+    "StoredGame",
+    "hash_token",
+    "hashed",
+    "open_storage",
+]
 
 SQLITE_FILE = "hexgames.sqlite3"
 

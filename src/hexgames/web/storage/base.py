@@ -9,6 +9,7 @@ they differ only in how they connect and in the placeholder style of their drive
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 from abc import ABC, abstractmethod
@@ -30,7 +31,8 @@ SCHEMA: tuple[str, ...] = (
         winner TEXT,
         reason TEXT,
         created_at TEXT NOT NULL,
-        updated_at TEXT NOT NULL
+        updated_at TEXT NOT NULL,
+        start TEXT
     )""",
     """CREATE TABLE IF NOT EXISTS moves (
         game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
@@ -43,10 +45,39 @@ SCHEMA: tuple[str, ...] = (
 )
 
 _INSERT_MOVE = "INSERT INTO moves (game_id, ply, action, played_at) VALUES (?,?,?,?)"
+#: An action is stored only at the ply that follows the stored ones (so that two writers
+#: can never leave a gap or a fork: the list of actions always replays).
+_APPEND_MOVE = (
+    "INSERT INTO moves (game_id, ply, action, played_at) SELECT ?, ?, ?, ? "
+    "WHERE (SELECT COALESCE(MAX(ply), -1) FROM moves WHERE game_id = ?) = ?"
+)
 _GAME_COLUMNS = (
     "id, game, options, mode, players, seat_tokens, status, winner, reason, "
-    "created_at, updated_at"
+    "created_at, updated_at, start"
 )
+
+#: Stored seat tokens are ``sha256:<hex>`` of the token, never the token itself.
+HASH_PREFIX = "sha256:"
+
+
+def hash_token(token: str) -> str:
+    return HASH_PREFIX + hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
+
+
+def hashed(token: str | None) -> str | None:
+    """A seat credential as stored: hashed (idempotent; ``None`` stays ``None``)."""
+    if token is None or token.startswith(HASH_PREFIX):
+        return token
+    return hash_token(token)
+
+
+class StorageUnavailable(RuntimeError):
+    """The database failed or did not answer in time (HTTP 503; try again later)."""
+
+
+class StaleWrite(RuntimeError):
+    """An action was written for a ply that is not the next one (another writer got
+    there first): nothing was stored."""
 
 
 @dataclass
@@ -72,6 +103,9 @@ class StoredGame:
     created_at: str
     updated_at: str
     actions: list[str] = field(default_factory=list)
+    #: The start position in the game's board-text format when it is not the standard
+    #: one (an uploaded record with a ``[Start]`` tag); ``None`` for the standard start.
+    start: str | None = None
 
 
 class Storage(ABC):
@@ -101,6 +135,12 @@ class Storage(ABC):
     def finish_game(self, game_id: str, winner: str | None, reason: str | None, at: str) -> None:
         """Mark the game over (or playing again, with ``winner=reason=None`` after an undo)."""
 
+    def set_seats(self, game_id: str, players: list[dict[str, Any]],
+                  seat_tokens: list[str | None], at: str) -> None:
+        """Replace the players and seat credentials (hashed) of a game (an invitation
+        was claimed)."""
+        raise NotImplementedError
+
     @abstractmethod
     def close(self) -> None: ...
 
@@ -114,6 +154,9 @@ class SqlStorage(Storage):
     """
 
     placeholder = "?"
+    #: The driver's exception base class (failures become :class:`StorageUnavailable`).
+    driver_error: type[BaseException] = Exception
+    integrity_error: type[BaseException] = Exception
 
     def __init__(self, connection: Any) -> None:
         self._connection = connection
@@ -121,6 +164,26 @@ class SqlStorage(Storage):
         with self._transaction() as cursor:
             for statement in SCHEMA:
                 cursor.execute(statement)
+        self._migrate()
+
+    def _migrate(self) -> None:
+        """Bring an older database up to date: the ``start`` column, hashed tokens."""
+        try:
+            with self._transaction() as cursor:
+                cursor.execute(self._sql("SELECT start FROM games WHERE id = ?"), ("",))
+        except StorageUnavailable:
+            with self._transaction() as cursor:
+                cursor.execute("ALTER TABLE games ADD COLUMN start TEXT")
+        with self._transaction() as cursor:
+            cursor.execute(self._sql("SELECT id, seat_tokens FROM games"))
+            rows = cursor.fetchall()
+            for game_id, raw in rows:
+                tokens = json.loads(raw)
+                if any(t is not None and not t.startswith(HASH_PREFIX) for t in tokens):
+                    cursor.execute(
+                        self._sql("UPDATE games SET seat_tokens = ? WHERE id = ?"),
+                        (json.dumps([hashed(t) for t in tokens]), game_id),
+                    )
 
     # ------------------------------------------------------------------ helpers
     def _sql(self, text: str) -> str:
@@ -132,18 +195,34 @@ class SqlStorage(Storage):
     @contextmanager
     def _transaction(self) -> Iterator[Any]:
         with self._lock:
-            self._reconnect_if_needed()
-            cursor = self._connection.cursor()
+            cursor = None
             try:
+                self._reconnect_if_needed()
+                cursor = self._connection.cursor()
                 yield cursor
-            except BaseException:
+            except BaseException as error:
                 with suppress(Exception):  # a dropped connection cannot roll back
                     self._connection.rollback()
+                if isinstance(error, self.integrity_error):
+                    raise StaleWrite(
+                        "the game was changed by another request; reload to see it"
+                    ) from error
+                if isinstance(error, self.driver_error):
+                    raise StorageUnavailable(
+                        "the game storage is not answering; try again in a moment"
+                    ) from error
                 raise
             else:
-                self._connection.commit()
+                try:
+                    self._connection.commit()
+                except self.driver_error as error:
+                    raise StorageUnavailable(
+                        "the game storage is not answering; try again in a moment"
+                    ) from error
             finally:
-                cursor.close()
+                if cursor is not None:
+                    with suppress(Exception):
+                        cursor.close()
 
     @staticmethod
     def _game_from_row(row: Sequence[Any]) -> StoredGame:
@@ -159,31 +238,34 @@ class SqlStorage(Storage):
             reason=row[8],
             created_at=row[9],
             updated_at=row[10],
+            start=row[11],
         )
 
     # ---------------------------------------------------------------- interface
     def create_game(self, game: StoredGame) -> None:
         with self._transaction() as cursor:
             cursor.execute(
-                self._sql(f"INSERT INTO games ({_GAME_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?)"),
+                self._sql(f"INSERT INTO games ({_GAME_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"),
                 (
                     game.id,
                     game.game,
                     json.dumps(game.options, sort_keys=True),
                     game.mode,
                     json.dumps(game.players),
-                    json.dumps(game.seat_tokens),
+                    json.dumps([hashed(token) for token in game.seat_tokens]),
                     game.status,
                     game.winner,
                     game.reason,
                     game.created_at,
                     game.updated_at,
+                    game.start,
                 ),
             )
-            for ply, action in enumerate(game.actions):
-                cursor.execute(
+            if game.actions:
+                cursor.executemany(
                     self._sql(_INSERT_MOVE),
-                    (game.id, ply, action, game.created_at),
+                    [(game.id, ply, action, game.created_at)
+                     for ply, action in enumerate(game.actions)],
                 )
 
     def load_game(self, game_id: str) -> StoredGame | None:
@@ -212,10 +294,15 @@ class SqlStorage(Storage):
     def append_actions(self, game_id: str, first_ply: int, actions: Sequence[str], at: str) -> None:
         with self._transaction() as cursor:
             for offset, action in enumerate(actions):
+                ply = first_ply + offset
                 cursor.execute(
-                    self._sql(_INSERT_MOVE),
-                    (game_id, first_ply + offset, action, at),
+                    self._sql(_APPEND_MOVE), (game_id, ply, action, at, game_id, ply - 1)
                 )
+                if cursor.rowcount != 1:
+                    raise StaleWrite(
+                        f"action {ply + 1} was not stored: the stored game does not end at "
+                        f"ply {ply} (changed by another server?); reload the game"
+                    )
             cursor.execute(self._sql("UPDATE games SET updated_at = ? WHERE id = ?"), (at, game_id))
 
     def truncate_actions(self, game_id: str, keep: int, at: str) -> None:
@@ -234,6 +321,16 @@ class SqlStorage(Storage):
                     "WHERE id = ?"
                 ),
                 (status, winner, reason, at, game_id),
+            )
+
+    def set_seats(self, game_id: str, players: list[dict[str, Any]],
+                  seat_tokens: list[str | None], at: str) -> None:
+        with self._transaction() as cursor:
+            cursor.execute(
+                self._sql(
+                    "UPDATE games SET players = ?, seat_tokens = ?, updated_at = ? WHERE id = ?"
+                ),
+                (json.dumps(players), json.dumps([hashed(t) for t in seat_tokens]), at, game_id),
             )
 
     def close(self) -> None:

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import fcntl
+import os
 import sqlite3
 from pathlib import Path
 
 from hexgames.web.storage.base import SqlStorage
+
+
+class DatabaseInUse(RuntimeError):
+    """Another server already uses this SQLite file."""
 
 
 class SqliteStorage(SqlStorage):
@@ -13,15 +19,53 @@ class SqliteStorage(SqlStorage):
 
     WAL journaling lets readers (a game list) proceed while a move is written; foreign keys
     are switched on so deleting a game would take its moves with it, as in PostgreSQL.
+
+    One server per file: each server keeps its games in memory, so two servers on one
+    file would overwrite each other's moves. An exclusive ``flock`` on ``<file>.lock``
+    (released by the kernel when the process ends, even on SIGKILL) makes a second
+    server refuse to start.
     """
 
     placeholder = "?"
+    driver_error = sqlite3.Error
+    integrity_error = sqlite3.IntegrityError
 
     def __init__(self, path: str | Path) -> None:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        connection = sqlite3.connect(path, check_same_thread=False, timeout=10.0)
-        connection.execute("PRAGMA journal_mode=WAL")
-        connection.execute("PRAGMA foreign_keys=ON")
         self.path = path
-        super().__init__(connection)
+        self._lock_file = self._take_lock(path)
+        try:
+            connection = sqlite3.connect(path, check_same_thread=False, timeout=10.0)
+            connection.execute("PRAGMA journal_mode=WAL")
+            connection.execute("PRAGMA foreign_keys=ON")
+            super().__init__(connection)
+        except BaseException:
+            self._release_lock()
+            raise
+
+    @staticmethod
+    def _take_lock(path: Path) -> int:
+        lock_path = path.with_name(path.name + ".lock")
+        descriptor = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(descriptor)
+            raise DatabaseInUse(
+                f"another hexgames server is already using {path} (lock {lock_path}); "
+                "stop it first, or give this one its own --data-dir"
+            ) from None
+        return descriptor
+
+    def _release_lock(self) -> None:
+        descriptor, self._lock_file = self._lock_file, -1
+        if descriptor >= 0:
+            fcntl.flock(descriptor, fcntl.LOCK_UN)
+            os.close(descriptor)
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            self._release_lock()

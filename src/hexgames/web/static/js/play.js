@@ -10,14 +10,26 @@ import { DEFAULT_TOOL, Picker } from "./input.js";
 const $ = (id) => document.getElementById(id);
 const gameId = gameIdFromPath();
 
-// A token in the link is remembered, then removed from the address bar so that copying
-// the address shares a spectator link rather than the seat.
+// A token in the link is removed from the address bar at once (so that it stays out of
+// the history and of copied addresses), then presented to the server once: an online
+// invitation is claimed by the first browser to open it, which gets a seat credential
+// of its own; whoever opens it later watches, and is told so.
 const params = new URLSearchParams(location.search);
-if (params.get("token")) {
-  rememberToken(gameId, params.get("token"));
-  history.replaceState(null, "", location.pathname);
+const linkToken = params.get("token");
+if (linkToken) history.replaceState(null, "", location.pathname);
+let token = tokenFor(gameId);
+let notice = null;
+if (linkToken) {
+  try {
+    const claimed = await api(`/api/games/${encodeURIComponent(gameId)}/claim`, {
+      method: "POST", body: { token: linkToken, have: token },
+    });
+    if (claimed.token) { rememberToken(gameId, claimed.token); token = claimed.token; }
+    notice = claimed.notice;
+  } catch (error) {
+    notice = error.message;
+  }
 }
-const token = tokenFor(gameId);
 
 let state = null;
 let picker = null;
@@ -306,3 +318,4 @@ api(`/api/games/${encodeURIComponent(gameId)}`).catch((error) => {
   if (/no game/.test(error.message)) { showMissing(); }
 });
 connect();
+if (notice) toast(notice, "info");
