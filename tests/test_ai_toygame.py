@@ -168,12 +168,12 @@ class ToyPosition:
         if self.left == 0:
             self.seat, self.left, self.turn_size = 1 - self.seat, 2, 2
 
-    def undo(self) -> None:
+    def undo(self) -> str:
         if not self._undo:
             raise IndexError("nothing to undo")
         index, self.seat, self.left, self.turn_size, self._winner = self._undo.pop()
         self.cells[index] = None
-        self._history.pop()
+        return self._history.pop()
 
     def copy(self) -> ToyPosition:
         other = ToyPosition(self._rules)

@@ -50,7 +50,7 @@ def test_analyse_needs_games():
 
 def test_write_report_makes_markdown_and_png_plots(tmp_path):
     balance = analyse([result(0, 0, 9, "king captured", 1.0), result(1, 1, 12, "blessed king")])
-    paths = write_report(tmp_path, balance, title="Test", options={"size": 5}, player="L1")
+    paths = write_report(tmp_path, balance, title="Test", options={"board_side": 5}, player="L1")
     names = {p.name for p in paths}
     assert names == {"report.md", "games.csv", "lengths.png", "branching.png", "endings.png",
                      "margins.png"}

@@ -156,7 +156,7 @@ def test_sweep_cli_writes_a_report_with_every_variant_and_the_plots(tmp_path):
 def test_sweep_cli_refuses_bad_input_before_playing(tmp_path, capsys):
     out = tmp_path / "never"
     assert main(["sweep", "dendria", "--grid", "board_side=2,3", "--out", str(out)]) == 2
-    assert "size must be" in capsys.readouterr().out
+    assert "board_side must be" in capsys.readouterr().out
     assert main(["sweep", "dendria", "--grid", "board_side=3", "--players", "wizard",
                  "--out", str(out)]) == 2
     assert "unknown player spec 'wizard'" in capsys.readouterr().out

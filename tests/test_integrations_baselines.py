@@ -16,8 +16,10 @@ from hexgames.integrations import baselines  # noqa: E402
 from hexgames.integrations import openspiel as _registers  # noqa: E402, F401
 from hexgames.integrations.pettingzoo import benediction_v0, dendria_v0  # noqa: E402
 
+SPECS = ["dendria(board_side=3)", "benediction(board_side=4,max_turns=30)"]
 
-@pytest.mark.parametrize("spec", ["dendria(board_side=3)", "benediction(board_side=4,max_turns=30)"])
+
+@pytest.mark.parametrize("spec", SPECS)
 @pytest.mark.parametrize("level", ["L1", "L2", "L3", "L4", "L5"])
 def test_levels_are_pyspiel_bots_that_play_whole_games(spec: str, level: str) -> None:
     game = pyspiel.load_game(spec)
@@ -50,7 +52,7 @@ def test_a_bot_chooses_a_legal_action_without_changing_the_state() -> None:
     assert (str(state), state.position.key) == before
 
 
-@pytest.mark.parametrize("spec", ["dendria(board_side=3)", "benediction(board_side=4,max_turns=30)"])
+@pytest.mark.parametrize("spec", SPECS)
 def test_openspiel_mcts_plays_with_the_heuristic_evaluator(spec: str) -> None:
     game = pyspiel.load_game(spec)
     evaluator = baselines.HeuristicEvaluator()
@@ -70,7 +72,7 @@ def test_openspiel_mcts_plays_with_the_heuristic_evaluator(spec: str) -> None:
 @pytest.mark.parametrize(
     ("module", "options"),
     [
-        (dendria_v0, {"size": 3}),
+        (dendria_v0, {"board_side": 3}),
         (benediction_v0, {"board_side": 4}),
         (benediction_v0, {"board_side": 4, "player_relative": True}),
     ],

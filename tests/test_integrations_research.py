@@ -19,7 +19,7 @@ from hexgames.integrations import common, views  # noqa: E402
 from hexgames.integrations import openspiel as hex_openspiel  # noqa: E402
 from hexgames.integrations.pettingzoo import benediction_v0, dendria_v0  # noqa: E402
 
-SMALL = {"benediction": "benediction(board_side=4)", "dendria": "dendria(size=3)"}
+SMALL = {"benediction": "benediction(board_side=4)", "dendria": "dendria(board_side=3)"}
 
 
 def random_walk(state, steps: int, seed: int) -> list[int]:
@@ -61,8 +61,8 @@ def test_an_id_naming_no_action_gets_a_placeholder() -> None:
 @pytest.mark.parametrize(
     "spec",
     [
-        "dendria(size=3,auto_forced=true,max_actions=40)",
-        "dendria(size=4,player_relative=true,channels_last=true)",
+        "dendria(board_side=3,auto_forced=true,max_actions=40)",
+        "dendria(board_side=4,player_relative=true,channels_last=true)",
         "benediction(board_side=4,auto_forced=true,player_relative=true)",
     ],
 )
@@ -120,7 +120,7 @@ def test_undo_refuses_an_action_that_is_not_the_last_and_replays_match() -> None
 # ------------------------------------------------------------ 3. length bound
 def test_dendria_has_a_realistic_bound_and_max_actions_changes_it() -> None:
     assert pyspiel.load_game("dendria").max_game_length() == 5000
-    assert pyspiel.load_game("dendria(size=5)").max_game_length() == 5000
+    assert pyspiel.load_game("dendria(board_side=5)").max_game_length() == 5000
     assert pyspiel.load_game("dendria(max_actions=300)").max_game_length() == 300
     proven = get_game("dendria").max_game_length(get_game("dendria").make_rules())
     assert pyspiel.load_game("dendria(max_actions=0)").max_game_length() == proven
@@ -134,7 +134,7 @@ def test_dendria_has_a_realistic_bound_and_max_actions_changes_it() -> None:
 
 @pytest.mark.parametrize("seed", range(4))
 def test_a_stopped_dendria_game_is_scored_by_the_current_score(seed: int) -> None:
-    game = pyspiel.load_game("dendria(size=3,max_actions=14)")
+    game = pyspiel.load_game("dendria(board_side=3,max_actions=14)")
     state = game.new_initial_state()
     random_walk(state, 100, seed=seed)
     assert state.is_terminal()
@@ -159,7 +159,7 @@ def test_stopped_returns_follow_the_score_and_are_draws_without_one() -> None:
 
 
 def test_pettingzoo_truncation_is_rewarded_by_the_score() -> None:
-    env = dendria_v0.raw_env(size=3, max_actions=10)
+    env = dendria_v0.raw_env(board_side=3, max_actions=10)
     env.reset(seed=0)
     rng = np.random.default_rng(0)
     totals = dict.fromkeys(env.possible_agents, 0.0)
@@ -188,8 +188,8 @@ def test_pettingzoo_unknown_option_lists_valid_options_with_ranges() -> None:
     assert "no option 'foo'" in text
     assert "board_side (an integer from 4 to 7)" in text
     assert "supply (an integer of at least 1, or none (off))" in text
-    with pytest.raises(ValueError, match=r"size must be an integer from 3 to 11, got 99"):
-        dendria_v0.env(size=99)
+    with pytest.raises(ValueError, match=r"board_side must be an integer from 3 to 11, got 99"):
+        dendria_v0.env(board_side=99)
     with pytest.raises(ValueError, match="pie must be true or false"):
         dendria_v0.env(pie=3)
 
@@ -207,7 +207,7 @@ def test_a_bad_supply_says_what_is_valid() -> None:
 def test_auto_forced_leaves_only_real_decisions_in_openspiel() -> None:
     counts = {}
     for flag in (False, True):
-        game = pyspiel.load_game(f"dendria(size=5,auto_forced={str(flag).lower()})")
+        game = pyspiel.load_game(f"dendria(board_side=5,auto_forced={str(flag).lower()})")
         state = game.new_initial_state()
         rng = np.random.RandomState(3)
         singles = decisions = 0
@@ -223,7 +223,7 @@ def test_auto_forced_leaves_only_real_decisions_in_openspiel() -> None:
 
 
 def test_auto_forced_in_pettingzoo_masks_always_offer_a_choice() -> None:
-    env = dendria_v0.raw_env(size=3, auto_forced=True)
+    env = dendria_v0.raw_env(board_side=3, auto_forced=True)
     env.reset(seed=1)
     rng = np.random.default_rng(1)
     steps = 0
@@ -241,7 +241,7 @@ def test_auto_forced_in_pettingzoo_masks_always_offer_a_choice() -> None:
 # ----------------------------------------------------------- 6. observation views
 def test_player_relative_dendria_puts_the_observers_pieces_first() -> None:
     game = get_game("dendria")
-    position = game.new(size=3)
+    position = game.new(board_side=3)
     position.play("c3")
     position.play("end")
     absolute = game.observation(position, 1)  # seat 1 plays light
@@ -317,7 +317,7 @@ def test_relative_action_ids_turn_with_the_board_in_both_adapters() -> None:
 
 
 def test_openspiel_player_relative_parameter_changes_the_tensor() -> None:
-    game = pyspiel.load_game("dendria(size=3,player_relative=true)")
+    game = pyspiel.load_game("dendria(board_side=3,player_relative=true)")
     state = game.new_initial_state()
     state.apply_action(state.string_to_action("c3"))
     hex_game = get_game("dendria")

@@ -90,7 +90,7 @@ def test_a_rotation_does_not_preserve_benediction() -> None:
 
 def test_policy_and_mirrored_position_helpers() -> None:
     game = get_game("dendria")
-    rules = game.make_rules(size=3)
+    rules = game.make_rules(board_side=3)
     position = game.new_position(rules)
     rng = random.Random(4)
     for _ in range(12):

@@ -75,7 +75,7 @@ def test_command_line_help_and_errors(capsys: pytest.CaptureFixture[str]) -> Non
     assert exit_info.value.code == 0
     assert "--seconds" in capsys.readouterr().out
     assert versus.main(["--games", "0"]) == 2
-    assert versus.main(["--game", "dendria", "--set", "board_side=4"]) == 2
+    assert versus.main(["--game", "dendria", "--set", "colour=4"]) == 2
     assert versus.main(["--game", "dendria", "--set", "board_side=99", "--games", "1"]) == 2
 
 

@@ -176,10 +176,14 @@ def test_position_text_round_trips(variant: Variant) -> None:
         text = probe.to_text()
         again = game.position_from_text(text, probe.rules)
         assert again.to_text() == text
-        assert again.key == probe.key
-        assert sorted(map(str, again.legal_actions())) == sorted(map(str, probe.legal_actions()))
-        assert again.is_over == probe.is_over and again.winner == probe.winner
         assert str(probe) == text
+        if not probe.is_turn_start():
+            continue  # mid-turn, the text is the board as it stands (not the turn so far)
+        assert again.key == probe.key
+        # The text has no history: rules that look back (Dendria's no-repetition) may
+        # allow more from it, never less.
+        assert set(map(str, again.legal_actions())) >= set(map(str, probe.legal_actions()))
+        assert again.outcome() == probe.outcome()
 
 
 @by_variant

@@ -265,8 +265,9 @@ class GameState(Protocol):
 
     def play(self, action: Any) -> None: ...
 
-    def undo(self) -> None:
-        """Take back the last action (unlimited; raises ``IndexError`` at the start)."""
+    def undo(self) -> Hashable:
+        """Take back the last action and return it (unlimited, python-chess's ``pop``;
+        raises ``IndexError`` at the start)."""
 
     def copy(self) -> GameState:
         """An independent position with the same state and history (undo still works)."""

@@ -1,7 +1,7 @@
 """Where the web app keeps its games: SQLite by default, PostgreSQL when asked.
 
->>> storage = open_storage(data_dir="data")            # data/hexgames.sqlite3
->>> storage = open_storage(database_url="postgresql://user@host/db")
+>>> storage = open_storage(data_dir="data")  # data/hexgames.sqlite3  # doctest: +SKIP
+>>> storage = open_storage(database_url="postgresql://user@host/db")  # doctest: +SKIP
 """
 
 from __future__ import annotations
