@@ -327,6 +327,12 @@ class Game:
     #: ``rules_options(rules) -> dict``: the options a rules object was made with
     #: (``make_rules(**rules_options(r)) == r``).
     rules_options: Callable[[Any], dict[str, Any]]
+    #: ``live_score(position) -> {colour: score}`` as the board stands, for games that keep
+    #: a score during play (Dendria); ``None`` for games that have none (Benediction).
+    live_score: Callable[[GameState], Mapping[str, float]] | None = None
+    #: ``actions_left(position) -> int``: actions left in the current turn, for games
+    #: whose turns have a known number of actions (Benediction); ``None`` otherwise.
+    actions_left: Callable[[GameState], int] | None = None
     #: The game's ``Termination`` enum (a ``StrEnum`` holding every way its games end,
     #: including the members of :class:`CommonTermination` with the same values).
     termination: type[StrEnum] = CommonTermination

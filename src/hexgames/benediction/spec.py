@@ -8,7 +8,14 @@ from __future__ import annotations
 
 from hexgames.benediction.position import Position, Termination
 from hexgames.benediction.rules import OPTIONS, Rules
-from hexgames.game import Game, lazy
+from hexgames.game import Game, GameState, lazy
+
+
+def actions_left(position: GameState) -> int:
+    """Actions left in the current turn (two, or one in Red's first turn of 12*)."""
+    assert isinstance(position, Position)
+    return position.actions_left
+
 
 GAME = Game(
     name="benediction",
@@ -16,8 +23,8 @@ GAME = Game(
     colors=("red", "blue"),
     options=OPTIONS,
     make_rules=Rules,
-    new_position=lambda rules=None: Position.initial(rules),
-    position_from_text=lambda text, rules=None: Position.from_text(text, rules),
+    new_position=Position.initial,
+    position_from_text=Position.from_text,
     write_record=lazy("hexgames.benediction.records:write_record"),
     read_record=lazy("hexgames.benediction.records:read_record"),
     render_svg=lazy("hexgames.benediction.render:svg"),
@@ -30,8 +37,9 @@ GAME = Game(
     observation_shape=lazy("hexgames.benediction.encoding:observation_shape"),
     observation=lazy("hexgames.benediction.encoding:observation"),
     max_game_length=lazy("hexgames.benediction.encoding:max_game_length"),
-    rules_options=lambda rules: rules.as_dict(),
+    rules_options=Rules.as_dict,
     termination=Termination,
+    actions_left=actions_left,
     extras={
         # One line for the web app's game cards.
         "tagline": "Race stacks through the enemy wall to bless your king, or capture theirs.",

@@ -7,8 +7,15 @@ Dendria. Functions are referenced lazily so that the engine imports nothing else
 from __future__ import annotations
 
 from hexgames.dendria.position import Position, Termination
-from hexgames.dendria.rules import OPTIONS, make_rules
-from hexgames.game import Game, lazy
+from hexgames.dendria.rules import OPTIONS, Rules, make_rules
+from hexgames.game import Game, GameState, lazy
+
+
+def live_score(position: GameState) -> dict[str, float]:
+    """Each colour's score on the board as it stands (final once the game is over)."""
+    assert isinstance(position, Position)
+    return position.score()
+
 
 GAME = Game(
     name="dendria",
@@ -16,8 +23,8 @@ GAME = Game(
     colors=("dark", "light"),
     options=OPTIONS,
     make_rules=make_rules,
-    new_position=lambda rules=None: Position.initial(rules),
-    position_from_text=lambda text, rules=None: Position.from_text(text, rules),
+    new_position=Position.initial,
+    position_from_text=Position.from_text,
     write_record=lazy("hexgames.dendria.records:write_record"),
     read_record=lazy("hexgames.dendria.records:read_record"),
     render_svg=lazy("hexgames.dendria.render:svg"),
@@ -30,8 +37,9 @@ GAME = Game(
     observation_shape=lazy("hexgames.dendria.encoding:observation_shape"),
     observation=lazy("hexgames.dendria.encoding:observation"),
     max_game_length=lazy("hexgames.dendria.encoding:max_game_length"),
-    rules_options=lambda rules: rules.as_dict(),
+    rules_options=Rules.as_dict,
     termination=Termination,
+    live_score=live_score,
     extras={
         # One line for the web app's game cards.
         "tagline": "Plant seeds, sprout dendrids, and grow the largest forests.",

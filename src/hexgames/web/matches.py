@@ -310,11 +310,10 @@ class Match:
         return True
 
     def engine_reason(self) -> str | None:
-        for name in ("win_reason", "end_reason"):
-            reason = getattr(self.position, name, None)
-            if reason:
-                return str(reason)
-        return None
+        """The words of the rules' termination (``"king captured"``), ``None`` while the
+        rules have not ended the game."""
+        outcome = self.position.outcome()
+        return outcome.termination.value if outcome is not None else None
 
     def result_text(self) -> str:
         winner, reason = self.stored.winner, self.stored.reason
@@ -405,7 +404,7 @@ class Match:
         """The state one viewer receives: the board, the history, and (when it is their
         turn) the legal actions with their gestures."""
         seats = self.seats_of(token)
-        position = self.position
+        position, game = self.position, self.game
         my_turn = not self.is_over and position.current_seat in seats and not self.ai_to_move()
         state: dict[str, Any] = {
             "type": "state",
@@ -428,8 +427,8 @@ class Match:
             "ai_error": self.ai_error,
             "svg": self.svg(),
             "history": _SPLICE if encoded else list(self._history),
-            "actions_left": _optional_number(position, "actions_left"),
-            "score": _optional_score(position),
+            "actions_left": game.actions_left(position) if game.actions_left else None,
+            "score": _describe(game.live_score(position)) if game.live_score else None,
             "overlays": list(self.game.extras.get("overlays", ())),
             "your_turn": my_turn,
             "legal": self.legal_for_client() if my_turn else [],
@@ -478,22 +477,3 @@ def player_name(player: dict[str, Any], mode: str, seat: int) -> str:
     if mode == "hotseat":
         return f"Player {seat + 1}"
     return "You" if mode == "ai" else f"Player {seat + 1}"
-
-
-def _optional_number(position: GameState, name: str) -> int | None:
-    value = getattr(position, name, None)
-    if callable(value):
-        value = value()
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _optional_score(position: GameState) -> Any:
-    """The live score when the game keeps one (Dendria does; Benediction does not)."""
-    score = getattr(position, "score", None)
-    if score is None:
-        return None
-    try:
-        value = score() if callable(score) else score
-    except Exception:  # a score that cannot be computed mid-turn is simply not shown
-        return None
-    return _describe(value)
