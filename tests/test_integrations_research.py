@@ -154,8 +154,9 @@ def test_stopped_returns_follow_the_score_and_are_draws_without_one() -> None:
         "Dendria v1: size=3 to-move=dark\ndark trees: a1 a2\nlight seeds: c5", None
     )
     assert position.score()["dark"] > position.score()["light"]
-    assert common.stopped_returns(position) == (1.0, -1.0)
-    assert common.stopped_returns(get_game("benediction").new()) == (0.0, 0.0)
+    assert common.stopped_returns(dendria, position) == (1.0, -1.0)
+    benediction = get_game("benediction")
+    assert common.stopped_returns(benediction, benediction.new()) == (0.0, 0.0)
 
 
 def test_pettingzoo_truncation_is_rewarded_by_the_score() -> None:
@@ -176,7 +177,7 @@ def test_pettingzoo_truncation_is_rewarded_by_the_score() -> None:
     assert stopped != position.is_over
     if stopped:
         assert common.ply(position) == 10
-        expected = common.stopped_returns(position)
+        expected = common.stopped_returns(get_game("dendria"), position)
         assert (totals["player_0"], totals["player_1"]) == expected
 
 

@@ -8,7 +8,7 @@ import random
 import numpy as np
 import pytest
 
-from hexgames.game import get_game
+from hexgames.game import HEXAGON_SYMMETRIES, BoardSymmetry, get_game
 from hexgames.integrations import symmetry as sym
 
 VARIANTS = {"benediction": {"board_side": 4, "max_turns": 40}, "dendria": {"size": 4}}
@@ -72,17 +72,26 @@ def test_the_benediction_mirror_maps_games_to_games(seed: int) -> None:
     assert play_alongside(game, mirror, rules, seed=seed, steps=60) > 10
 
 
+def test_board_symmetries_are_named_and_form_the_hexagon_group() -> None:
+    names = [s.name for s in HEXAGON_SYMMETRIES]
+    assert names[:3] == ["identity", "rotate60", "rotate120"]
+    assert names[6:8] == ["mirror", "mirror+rotate60"] and len(set(names)) == 12
+    for s in HEXAGON_SYMMETRIES:
+        assert s(0, 0) == (0, 0)
+        images = {s(q, r) for q, r in ((1, 0), (0, 1), (1, 1))}
+        assert len(images) == 3
+    assert BoardSymmetry(turns=6)(1, 0) == (1, 0)  # six turns: the identity
+    mirror = BoardSymmetry(mirror=True)
+    assert mirror(*mirror(2, 1)) == (2, 1)  # a mirror is its own inverse
+
+
 def test_a_rotation_does_not_preserve_benediction() -> None:
     game = get_game("benediction")
     rules = game.make_rules(board_side=4)
     start = game.new_position(rules)
-    geometry = start.board
-    centre = geometry.side - 1
-    transform = sym._compose(3, False)  # half a turn: Red's men go to Blue's side
-    points = tuple(geometry.index_at(*(c + centre for c in transform(x - centre, y - centre)))
-                   for x, y in geometry.coords)
-    rotated = sym.Symmetry("rotate180", geometry.side, points,
-                           {geometry.labels[i]: geometry.labels[j] for i, j in enumerate(points)})
+    # Half a turn: Red's men go to Blue's side.
+    rotated = sym.on_board(BoardSymmetry(turns=3), game.board(rules))
+    assert rotated.name == "rotate180"
     image = game.new_position(rules)
     legal = {str(a) for a in image.legal_actions()}
     assert any(rotated.notation(str(a)) not in legal for a in start.legal_actions())

@@ -10,11 +10,11 @@ import pytest
 
 from hexgames.ai.levels import from_spec
 from hexgames.arena.match import CAPPED, GameResult, play_game
-from hexgames.arena.replay import USAGE_SPECS, option_binding, replay
+from hexgames.arena.replay import option_binding, replay, usage_spec
 from hexgames.arena.report import analyse, integer_bins, wilson_score, write_report
 from hexgames.arena.report_cli import options_help
 from hexgames.cli import main
-from hexgames.game import get_game
+from hexgames.game import game_names, get_game
 
 
 def result(index, winner, turns=10, reason="x", branching=()) -> GameResult:
@@ -137,7 +137,7 @@ def test_benediction_events_are_recognised(text: str, action: str, events: list)
     position = game.position_from_text(
         f"Benediction v1: R-D2 B D6\n{text}\nB:D6k", game.make_rules(board_side=4)
     )
-    spec = USAGE_SPECS["benediction"]
+    spec = usage_spec(game)
     move = position.parse_action(action)
     assert move in position.legal_actions()
     token = spec.before(position, move)
@@ -146,9 +146,10 @@ def test_benediction_events_are_recognised(text: str, action: str, events: list)
 
 
 def test_usage_specs_only_name_events_their_options_exist_for() -> None:
-    for name, spec in USAGE_SPECS.items():
-        names = {option.name for option in get_game(name).options}
-        assert set(spec.option_events) <= names
+    for name in game_names():
+        game = get_game(name)
+        names = {option.name for option in game.options}
+        assert set(usage_spec(game).option_events) <= names
 
 
 # ------------------------------------------------- 13. Ludii-style metrics, skill

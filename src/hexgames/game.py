@@ -23,7 +23,10 @@ import importlib
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Generic, Protocol, TypeVar, overload, runtime_checkable
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, overload, runtime_checkable
+
+if TYPE_CHECKING:
+    from hexgames.hexgrid import HexBoard
 
 A = TypeVar("A")
 
@@ -199,6 +202,92 @@ class Gesture:
         return (self.points, *self.alternatives)
 
 
+@dataclass(frozen=True)
+class BoardSymmetry:
+    """One symmetry of the hex-hex board, as a game declares it in ``Game.symmetries``
+    when it preserves the game's rules.
+
+    In centred axial coordinates ``(q, r)`` (``q = x - (side - 1)``, likewise ``r``) the
+    symmetry first mirrors left-right when ``mirror`` is set, ``(q, r) -> (-q, r - q)``
+    (N stays N, NE <-> NW), then turns ``turns`` times by 60 degrees clockwise,
+    ``(q, r) -> (r, r - q)`` (N -> NE -> SE ...). The 12 values make up the whole
+    symmetry group of the hexagon.
+    """
+
+    turns: int = 0
+    mirror: bool = False
+
+    @property
+    def name(self) -> str:
+        """``"identity"``, ``"mirror"``, ``"rotate60"``, ``"mirror+rotate120"`` ..."""
+        turned = f"rotate{60 * (self.turns % 6)}" if self.turns % 6 else ""
+        parts = [part for part in ("mirror" if self.mirror else "", turned) if part]
+        return "+".join(parts) or "identity"
+
+    def __call__(self, q: int, r: int) -> tuple[int, int]:
+        """The image of the centred axial coordinates ``(q, r)``."""
+        if self.mirror:
+            q, r = -q, r - q
+        for _ in range(self.turns % 6):
+            q, r = r, r - q
+        return (q, r)
+
+
+#: All 12 symmetries of the hex-hex board, the identity first.
+HEXAGON_SYMMETRIES: tuple[BoardSymmetry, ...] = tuple(
+    BoardSymmetry(turns, mirror) for mirror in (False, True) for turns in range(6)
+)
+
+
+@dataclass(frozen=True)
+class ViewSpec:
+    """What a game's observation planes mean, as far as a player-relative view needs
+    (``Game.view_spec``; used by :mod:`hexgames.integrations.views`)."""
+
+    #: Planes that exchange when the observer plays the second colour (``game.colors[1]``):
+    #: pairs ``(plane of the first colour, plane of the second)``.
+    color_pairs: tuple[tuple[int, int], ...]
+    #: The plane that is 1 on the board when the first colour is to move.
+    first_to_move: int
+    #: The plane that is 1 on every point of the board.
+    on_board: int
+    #: True when the board must turn half a turn for the second colour (its geometry is
+    #: not the same for both colours).
+    rotate: bool
+
+
+def _no_token(position: Any, action: Any) -> Any:
+    return None
+
+
+def _no_events(position: Any, action: Any, token: Any) -> Iterable[str]:
+    return ()
+
+
+def _no_peaks(position: Any) -> Mapping[str, int]:
+    return {}
+
+
+@dataclass(frozen=True)
+class RuleUsage:
+    """A game's rule-usage knowledge for balance reports (``Game.rule_usage``; used by
+    :mod:`hexgames.arena.replay`). Every action already counts under its kind; this adds
+    the effects that are not kinds (a Benediction portal pass, curse or bridge).
+
+    ``before(position, action)`` is called before each action is played and returns a
+    token; ``after(position, action, token)`` after it, returning the names of the rule
+    events the action caused (besides its kind). ``peaks(position)`` gives quantities
+    whose largest value over the game is reported (e.g. the largest stack).
+    ``option_events`` maps an option name to the event that shows it came into play (a
+    report flags an option set away from its default whose event never happened).
+    """
+
+    before: Callable[[Any, Any], Any] = _no_token
+    after: Callable[[Any, Any, Any], Iterable[str]] = _no_events
+    peaks: Callable[[Any], Mapping[str, int]] = _no_peaks
+    option_events: Mapping[str, str] = field(default_factory=dict)
+
+
 @runtime_checkable
 class GameState(Protocol):
     """What every position class provides (Benediction's and Dendria's ``Position``).
@@ -322,7 +411,9 @@ class Game:
     observation_shape: Callable[[Any], tuple[int, ...]]
     observation: Callable[[GameState, int], Any]
     #: ``max_game_length(rules) -> int``: an upper bound on actions per game (for
-    #: research frameworks; games hitting it are scored as draws).
+    #: research frameworks). A game stopped at a length bound is scored by
+    #: :attr:`live_score` where the game has one (the higher score wins, equal scores
+    #: draw), and as a draw otherwise.
     max_game_length: Callable[[Any], int]
     #: ``rules_options(rules) -> dict``: the options a rules object was made with
     #: (``make_rules(**rules_options(r)) == r``).
@@ -333,6 +424,19 @@ class Game:
     #: ``actions_left(position) -> int``: actions left in the current turn, for games
     #: whose turns have a known number of actions (Benediction); ``None`` otherwise.
     actions_left: Callable[[GameState], int] | None = None
+    #: ``board(rules) -> HexBoard``: the geometry of the board (labels, coordinates,
+    #: neighbours) for games played on a hex-hex board; ``None`` for games that are not.
+    #: Symmetries and the turned player-relative view need it.
+    board: Callable[[Any], HexBoard] | None = None
+    #: The board symmetries that preserve the rules (the identity first; empty when the
+    #: game declares none). Needs :attr:`board`.
+    symmetries: tuple[BoardSymmetry, ...] = ()
+    #: What the observation planes mean for a player-relative view (``None``: the game
+    #: offers no such view).
+    view_spec: ViewSpec | None = None
+    #: Rule events and peaks a balance report counts besides the action kinds
+    #: (``None``: kinds only).
+    rule_usage: RuleUsage | None = None
     #: The game's ``Termination`` enum (a ``StrEnum`` holding every way its games end,
     #: including the members of :class:`CommonTermination` with the same values).
     termination: type[StrEnum] = CommonTermination

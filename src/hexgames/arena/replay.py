@@ -8,12 +8,11 @@ from the start and watches every action.
 **Rule usage.** Every action counts under its kind (``action.kind``: Benediction's
 ``drop``/``block``/``move``/``merge``/``split``, Dendria's ``plant``/``leg``/
 ``continue``/``sprout``/``grow``/``convert``/``end``/``pass``/``swap``). Effects that are
-not kinds (a Benediction portal pass, curse or bridge) are game knowledge, so each game's
-:class:`UsageSpec` is declared in :data:`USAGE_SPECS`, keyed by game name, until
-:class:`hexgames.game.Game` offers a field for it (the integrator moves each entry into
-its game package). A spec also says which rule event shows that an option came into play
-(``max_stack``: a stack reached the limit; ``pie``: a swap happened), so the report can
-flag an option that never did: such a variant plays exactly like the default.
+not kinds (a Benediction portal pass, curse or bridge) are game knowledge, so each game
+declares them in its description, ``Game.rule_usage`` (a :class:`~hexgames.game.RuleUsage`,
+e.g. ``hexgames.benediction.usage``). It also says which rule event shows that an option
+came into play (``max_stack``: a stack reached the limit; ``pie``: a swap happened), so
+the report can flag an option that never did: such a variant plays exactly like the default.
 
 **Options that bind.** Whether an option set away from its default made any difference
 needs no game knowledge: :func:`option_binding` replays the game under the same rules
@@ -25,108 +24,22 @@ the default's choices all along: its games say nothing about the option.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from hexgames.game import Game, GameState
+from hexgames.game import Game, GameState, RuleUsage
 
-__all__ = ["USAGE_SPECS", "Replay", "UsageSpec", "option_binding", "replay", "usage_spec"]
-
-
-@dataclass(frozen=True)
-class UsageSpec:
-    """A game's rule-usage knowledge (see the module docstring).
-
-    ``before(position, action)`` is called before each action is played and returns a
-    token; ``after(position, action, token)`` after it, returning the names of the rule
-    events the action caused (besides its kind). ``peaks(position)`` gives quantities
-    whose largest value over the game is reported (e.g. the largest stack).
-    ``option_events`` maps an option name to the event that shows it came into play.
-    """
-
-    before: Callable[[Any, Any], Any] = lambda position, action: None
-    after: Callable[[Any, Any, Any], Iterable[str]] = lambda position, action, token: ()
-    peaks: Callable[[Any], Mapping[str, int]] = lambda position: {}
-    option_events: Mapping[str, str] = field(default_factory=dict)
+__all__ = ["Replay", "UsageSpec", "option_binding", "replay", "usage_spec"]
 
 
-# -------------------------------------------------------------------- Benediction
-def _bened_before(position: Any, action: Any) -> tuple[bool, frozenset[str], int, int]:
-    passed = False
-    if action.kind in ("move", "merge", "split"):
-        man = position.man_at(action.origin)
-        steps = action.count if action.kind == "split" else man.size
-        target = position.board.index(action.target)
-        for index, through_wall in position.reach(action.origin, steps, man.color):
-            if index == target:
-                passed = through_wall
-    blessed = frozenset(label for label, man in position.iter_men() if man.blessed)
-    cursed = sum(1 for _, man in position.iter_men() if man.cursed)
-    return passed, blessed, cursed, _empty_supplies(position)
+#: The name this module used for :class:`hexgames.game.RuleUsage`.
+UsageSpec = RuleUsage
 
 
-def _empty_supplies(position: Any) -> int:
-    if position.rules.supply is None:
-        return 0
-    return sum(1 for color in ("red", "blue") if position.supply_left(color) == 0)
-
-
-def _bened_after(position: Any, action: Any, token: Any) -> list[str]:
-    passed, blessed_before, cursed_before, empty_before = token
-    events = []
-    if passed:
-        events.append("portal pass")
-    if sum(1 for _, man in position.iter_men() if man.cursed) > cursed_before:
-        events.append("curse")
-    newly = {label for label, man in position.iter_men() if man.blessed} - blessed_before
-    if newly - {action.target}:
-        events.append("bridge")  # men blessed away from the action's point: a bridge
-    built = position.man_at(action.target)
-    if action.kind in ("merge", "split") and built is not None and (
-        built.size >= position.rules.max_stack
-    ):
-        events.append("stack built at the limit")
-    if _empty_supplies(position) > empty_before:
-        events.append("supply exhausted")
-    if position.is_over and position.win_reason == "turn limit":
-        events.append("turn-limit end")
-    return events
-
-
-def _bened_peaks(position: Any) -> dict[str, int]:
-    return {"largest stack": max((man.size for _, man in position.iter_men()), default=0)}
-
-
-# ------------------------------------------------------------------------ Dendria
-def _dendria_after(position: Any, action: Any, token: Any) -> list[str]:
-    if position.is_over and position.end_reason == "quiet limit":
-        return ["quiet-limit end"]
-    return []
-
-
-#: Each game's rule-usage spec, by game name (to move into the games' ``Game``).
-USAGE_SPECS: dict[str, UsageSpec] = {
-    "benediction": UsageSpec(
-        before=_bened_before,
-        after=_bened_after,
-        peaks=_bened_peaks,
-        option_events={
-            "max_stack": "stack built at the limit",
-            "supply": "supply exhausted",
-            "max_turns": "turn-limit end",
-        },
-    ),
-    "dendria": UsageSpec(
-        after=_dendria_after,
-        option_events={"pie": "swap", "quiet_limit": "quiet-limit end"},
-    ),
-}
-
-
-def usage_spec(game: Game) -> UsageSpec:
-    """The game's :class:`UsageSpec` (kinds only for a game that declares none)."""
-    return game.extras.get("usage_spec") or USAGE_SPECS.get(game.name) or UsageSpec()
+def usage_spec(game: Game) -> RuleUsage:
+    """The game's :class:`~hexgames.game.RuleUsage` (kinds only for a game that declares
+    none)."""
+    return game.rule_usage if game.rule_usage is not None else RuleUsage()
 
 
 # ------------------------------------------------------------------------- replay

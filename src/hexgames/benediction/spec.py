@@ -6,15 +6,39 @@ Benediction. Functions are referenced lazily so that the engine imports nothing 
 
 from __future__ import annotations
 
+from typing import Any
+
 from hexgames.benediction.position import Position, Termination
 from hexgames.benediction.rules import OPTIONS, Rules
-from hexgames.game import Game, GameState, lazy
+from hexgames.benediction.usage import RULE_USAGE
+from hexgames.game import BoardSymmetry, Game, GameState, ViewSpec, lazy
+from hexgames.hexgrid import HexBoard
+from hexgames.hexgrid import board as hex_board
 
 
 def actions_left(position: GameState) -> int:
     """Actions left in the current turn (two, or one in Red's first turn of 12*)."""
     assert isinstance(position, Position)
     return position.actions_left
+
+
+def board(rules: Any) -> HexBoard:
+    """The geometry of the board of ``rules``."""
+    assert isinstance(rules, Rules)
+    return hex_board(rules.board_side)
+
+
+#: Red's wall is at the bottom and Blue's at the top, and the portal depends on the
+#: forward directions: only the identity and the left-right mirror (which keeps both
+#: walls and the starting points) preserve the rules.
+SYMMETRIES = (BoardSymmetry(), BoardSymmetry(mirror=True))
+
+#: Planes of :data:`hexgames.benediction.encoding.PLANES`: men 0/1, starting points 8/9,
+#: supplies 15/16; "red to act" 11; "on board" 10. Red's wall is at the bottom, so the
+#: relative view turns the board for Blue.
+VIEW_SPEC = ViewSpec(
+    color_pairs=((0, 1), (8, 9), (15, 16)), first_to_move=11, on_board=10, rotate=True
+)
 
 
 GAME = Game(
@@ -40,6 +64,10 @@ GAME = Game(
     rules_options=Rules.as_dict,
     termination=Termination,
     actions_left=actions_left,
+    board=board,
+    symmetries=SYMMETRIES,
+    view_spec=VIEW_SPEC,
+    rule_usage=RULE_USAGE,
     extras={
         # One line for the web app's game cards.
         "tagline": "Race stacks through the enemy wall to bless your king, or capture theirs.",

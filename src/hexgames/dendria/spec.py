@@ -6,15 +6,33 @@ Dendria. Functions are referenced lazily so that the engine imports nothing else
 
 from __future__ import annotations
 
+from typing import Any
+
 from hexgames.dendria.position import Position, Termination
 from hexgames.dendria.rules import OPTIONS, Rules, make_rules
-from hexgames.game import Game, GameState, lazy
+from hexgames.dendria.usage import RULE_USAGE
+from hexgames.game import HEXAGON_SYMMETRIES, Game, GameState, ViewSpec, lazy
+from hexgames.hexgrid import HexBoard
+from hexgames.hexgrid import board as hex_board
 
 
 def live_score(position: GameState) -> dict[str, float]:
     """Each colour's score on the board as it stands (final once the game is over)."""
     assert isinstance(position, Position)
     return position.score()
+
+
+def board(rules: Any) -> HexBoard:
+    """The geometry of the board of ``rules``."""
+    assert isinstance(rules, Rules)
+    return hex_board(rules.board_side)
+
+
+#: Planes of :data:`hexgames.dendria.encoding.PLANES`: dark seed/tree/dendrid 0-2, light
+#: 3-5; "dark to move" 7; "on board" 6. The board is the same for both colours.
+VIEW_SPEC = ViewSpec(
+    color_pairs=((0, 3), (1, 4), (2, 5)), first_to_move=7, on_board=6, rotate=False
+)
 
 
 GAME = Game(
@@ -40,6 +58,11 @@ GAME = Game(
     rules_options=Rules.as_dict,
     termination=Termination,
     live_score=live_score,
+    board=board,
+    # The rules treat the six directions alike: all 12 symmetries of the hexagon.
+    symmetries=HEXAGON_SYMMETRIES,
+    view_spec=VIEW_SPEC,
+    rule_usage=RULE_USAGE,
     extras={
         # One line for the web app's game cards.
         "tagline": "Plant seeds, sprout dendrids, and grow the largest forests.",

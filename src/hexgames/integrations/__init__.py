@@ -13,12 +13,10 @@
   strings, forced steps).
 
 The adapters are game-agnostic: they see a game only through :class:`hexgames.game.Game`
-(its options, action-id encoding, observation tensor and length bound), so they never
-branch on a game's name. Game knowledge the :class:`~hexgames.game.Game` description does
-not hold yet (which planes are colour pairs, which symmetries preserve the rules) is kept
-in one mapping per module, keyed by game name (``views.VIEW_SPECS``,
-``symmetry.SYMMETRY_GROUPS``), and read from ``Game.extras`` first, so that it can move
-into the game packages without changing this code. The optional dependencies
+(its options, action-id encoding, observation tensor, length bound and ``live_score``, and
+the game knowledge it declares there: which planes are colour pairs, ``Game.view_spec``;
+which symmetries preserve the rules, ``Game.symmetries``; the board, ``Game.board``), so
+they never branch on a game's name. The optional dependencies
 (``open_spiel``, ``pettingzoo``, ``gymnasium``, ``cairosvg``) are imported by the
 submodule that needs them only, which is why this package imports nothing itself.
 """

@@ -33,12 +33,8 @@ DEFAULT_MAX_ACTIONS = 5000
 
 
 def ply(position: GameState) -> int:
-    """Actions played since the start position (``position.ply`` where the engine has
-    it, else the length of its history)."""
-    value = getattr(position, "ply", None)
-    if isinstance(value, int):
-        return value
-    return len(position.history)
+    """Actions played since the start position (``position.ply``)."""
+    return position.ply
 
 
 def length_bound(game: Game, rules: Any, max_actions: int | None = DEFAULT_MAX_ACTIONS) -> int:
@@ -56,36 +52,28 @@ def length_bound(game: Game, rules: Any, max_actions: int | None = DEFAULT_MAX_A
     return min(bound, max_actions)
 
 
-def stopped_returns(position: GameState) -> tuple[float, float]:
+def stopped_returns(game: Game, position: GameState) -> tuple[float, float]:
     """Per-seat returns of a game stopped before its end, scored as its rules score the
-    position: a game that keeps a score (``position.score()``, a mapping by colour, as
+    position: a game that keeps a score (``Game.live_score``, a mapping by colour, as
     Dendria's) is won by the seat with the higher score as the rules' end would score
     it now (equal scores: a draw); a game without a score (Benediction, whose own
-    ``max_turns`` limit makes an undecided game a draw) is a draw.
-
-    To be replaced by the game's own adjudication once :class:`hexgames.game.Game` declares
-    one (see ``docs/research.md``, "Length bounds").
-    """
-    score = getattr(position, "score", None)
-    value = score() if callable(score) else score
-    if not isinstance(value, Mapping):
+    ``max_turns`` limit makes an undecided game a draw) is a draw."""
+    if game.live_score is None:
         return (0.0, 0.0)
-    try:
-        first = float(value[position.color_of_seat(0)])
-        second = float(value[position.color_of_seat(1)])
-    except (KeyError, TypeError, ValueError):
-        return (0.0, 0.0)
+    score = game.live_score(position)
+    first = float(score[position.color_of_seat(0)])
+    second = float(score[position.color_of_seat(1)])
     if first == second:
         return (0.0, 0.0)
     return (1.0, -1.0) if first > second else (-1.0, 1.0)
 
 
-def final_returns(position: GameState) -> tuple[float, float]:
+def final_returns(game: Game, position: GameState) -> tuple[float, float]:
     """Per-seat returns of a game that ended (the engine's) or was stopped."""
     if position.is_over:
         first, second = position.returns()
         return (float(first), float(second))
-    return stopped_returns(position)
+    return stopped_returns(game, position)
 
 
 def action_string(game: Game, position: GameState, action_id: int) -> str:

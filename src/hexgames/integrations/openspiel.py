@@ -372,7 +372,7 @@ class HexState(pyspiel.State):
         scored as its rules score the position (:func:`common.stopped_returns`)."""
         if not self.is_terminal():
             return [0.0, 0.0]
-        return [float(value) for value in common.final_returns(self._box.position)]
+        return [float(value) for value in common.final_returns(self._box.game, self._box.position)]
 
     def __str__(self) -> str:
         """The board diagram the terminal game shows (``Game.render_text``)."""

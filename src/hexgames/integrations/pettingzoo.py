@@ -217,7 +217,7 @@ class HexGameEnv(AECEnv, EzPickle):
     def _settle(self) -> None:
         """After actions were played: end or truncate the game, or pass the turn on."""
         if self.position.is_over or common.ply(self.position) >= self.max_length:
-            for seat, value in enumerate(common.final_returns(self.position)):
+            for seat, value in enumerate(common.final_returns(self.game, self.position)):
                 self.rewards[AGENTS[seat]] = float(value)
             if self.position.is_over:
                 self.terminations = dict.fromkeys(self.agents, True)

@@ -15,57 +15,23 @@ so only the identity and the left-right mirror, which keeps both walls and the s
 points, preserve them. ``tests/test_integrations_symmetry.py`` checks both claims by
 playing every symmetric image of random games alongside them.
 
-Which symmetries a game has is game knowledge: :data:`SYMMETRY_GROUPS` lists them by game
-name until :class:`hexgames.game.Game` offers a field for it (the integrator moves them).
+Which symmetries a game has is game knowledge: each game declares them in its description,
+``Game.symmetries`` (:class:`~hexgames.game.BoardSymmetry` values), with its geometry,
+``Game.board``.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from hexgames.game import Game, GameState
-from hexgames.hexgrid import board
+from hexgames.game import BoardSymmetry, Game, GameState
+from hexgames.hexgrid import HexBoard, board
 
-__all__ = ["SYMMETRY_GROUPS", "Symmetry", "mirrored_position", "symmetries"]
-
-Transform = Callable[[int, int], tuple[int, int]]
-
-
-def _rotate(q: int, r: int) -> tuple[int, int]:
-    return (r, r - q)
-
-
-def _mirror(q: int, r: int) -> tuple[int, int]:
-    return (-q, r - q)
-
-
-def _compose(times: int, mirror: bool) -> Transform:
-    def transform(q: int, r: int) -> tuple[int, int]:
-        if mirror:
-            q, r = _mirror(q, r)
-        for _ in range(times):
-            q, r = _rotate(q, r)
-        return (q, r)
-
-    return transform
-
-
-#: The rule-preserving symmetries of each game, by name: (name, transform of centred
-#: axial coordinates). The identity comes first.
-SYMMETRY_GROUPS: dict[str, tuple[tuple[str, Transform], ...]] = {
-    "benediction": (("identity", _compose(0, False)), ("mirror", _compose(0, True))),
-    "dendria": tuple(
-        (f"{'mirror+' if mirror else ''}rotate{60 * k}" if (k or mirror) else "identity",
-         _compose(k, mirror))
-        for mirror in (False, True)
-        for k in range(6)
-    ),
-}
+__all__ = ["Symmetry", "mirrored_position", "on_board", "symmetries"]
 
 _LABEL = re.compile(r"[a-z]\d+")
 
@@ -137,23 +103,26 @@ class Symmetry:
         return out
 
 
-def symmetries(game: Game, rules: Any) -> list[Symmetry]:
-    """The symmetries of ``game`` on the board of ``rules`` (the identity first)."""
-    group = game.extras.get("symmetries") or SYMMETRY_GROUPS.get(game.name)
-    if group is None:
-        raise ValueError(f"{game.title} declares no symmetries")
-    position = game.new_position(rules)
-    geometry = position.board
+def on_board(transform: BoardSymmetry, geometry: HexBoard) -> Symmetry:
+    """The :class:`Symmetry` that ``transform`` makes of the board ``geometry`` (whether
+    or not it preserves some game's rules)."""
     centre = geometry.side - 1
-    out = []
-    for name, transform in group:
-        points = []
-        for x, y in geometry.coords:
-            q, r = transform(x - centre, y - centre)
-            points.append(geometry.index_at(q + centre, r + centre))
-        labels = {geometry.labels[i]: geometry.labels[j] for i, j in enumerate(points)}
-        out.append(Symmetry(name, geometry.side, tuple(points), labels))
-    return out
+    points = []
+    for x, y in geometry.coords:
+        q, r = transform(x - centre, y - centre)
+        points.append(geometry.index_at(q + centre, r + centre))
+    labels = {geometry.labels[i]: geometry.labels[j] for i, j in enumerate(points)}
+    return Symmetry(transform.name, geometry.side, tuple(points), labels)
+
+
+def symmetries(game: Game, rules: Any) -> list[Symmetry]:
+    """The symmetries of ``game`` on the board of ``rules`` (the identity first), as the
+    game declares them (``Game.symmetries``); ``ValueError`` for a game that declares
+    none."""
+    if not game.symmetries or game.board is None:
+        raise ValueError(f"{game.title} declares no symmetries")
+    geometry = game.board(rules)
+    return [on_board(transform, geometry) for transform in game.symmetries]
 
 
 def mirrored_position(game: Game, position: GameState, symmetry: Symmetry) -> GameState:

@@ -21,23 +21,21 @@ permutation of action ids for the turned board (PettingZoo's chess does the same
 Black's moves). The adapters apply it to the action mask, the legal actions and the
 actions played by the seat that sees the board turned.
 
-What a game's planes mean is game knowledge, so each game's :class:`ViewSpec` is declared
-in :data:`VIEW_SPECS` below, keyed by game name, until ``hexgames.game.Game`` offers a
-field for it (the integrator moves each entry into its game package's ``spec.py``).
+What a game's planes mean is game knowledge: each game declares it in its description,
+``Game.view_spec`` (a :class:`~hexgames.game.ViewSpec`), and the turned view needs the
+board geometry, ``Game.board``.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from hexgames.game import Game, GameState
+from hexgames.game import Game, GameState, ViewSpec
 
 __all__ = [
-    "VIEW_SPECS",
     "ViewSpec",
     "action_permutation",
     "channels_last",
@@ -47,40 +45,9 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class ViewSpec:
-    """How a game's observation planes turn into a player-relative view."""
-
-    #: Planes that exchange when the observer plays the second colour (``game.colors[1]``):
-    #: pairs ``(plane of the first colour, plane of the second)``.
-    color_pairs: tuple[tuple[int, int], ...]
-    #: The plane that is 1 on the board when the first colour is to move.
-    first_to_move: int
-    #: The plane that is 1 on every point of the board.
-    on_board: int
-    #: True when the board must turn half a turn for the second colour (its geometry is
-    #: not the same for both colours).
-    rotate: bool
-
-
-#: Each game's view, by game name (to move into the games' ``Game`` descriptions).
-VIEW_SPECS: dict[str, ViewSpec] = {
-    # Planes of hexgames.benediction.encoding.PLANES: men 0/1, starting points 8/9,
-    # supplies 15/16; "red to act" 11; "on board" 10. Red's wall is at the bottom.
-    "benediction": ViewSpec(
-        color_pairs=((0, 1), (8, 9), (15, 16)), first_to_move=11, on_board=10, rotate=True
-    ),
-    # Planes of hexgames.dendria.encoding.PLANES: dark seed/tree/dendrid 0-2, light 3-5;
-    # "dark to move" 7; "on board" 6. The board is the same for both colours.
-    "dendria": ViewSpec(
-        color_pairs=((0, 3), (1, 4), (2, 5)), first_to_move=7, on_board=6, rotate=False
-    ),
-}
-
-
 def view_spec(game: Game) -> ViewSpec:
     """The :class:`ViewSpec` of ``game`` (``ValueError`` for a game that declares none)."""
-    spec = game.extras.get("view_spec") or VIEW_SPECS.get(game.name)
+    spec = game.view_spec
     if spec is None:
         raise ValueError(f"{game.title} declares no player-relative view")
     return spec
@@ -130,8 +97,10 @@ def action_permutation(game: Game, rules: Any) -> np.ndarray:
     cache_key = (game.name, rules)
     if cache_key in _PERMUTATIONS:
         return _PERMUTATIONS[cache_key]
+    if game.board is None:
+        raise ValueError(f"{game.title} declares no board geometry")
     position = game.new_position(rules)
-    geometry = position.board
+    geometry = game.board(rules)
     last = 2 * geometry.side - 2
     turned = {
         label: geometry.labels[geometry.index_at(last - x, last - y)]
