@@ -113,3 +113,14 @@ def test_sweep_on_ray_matches_the_process_pool(ray_session, tmp_path):
     assert main([*command, "--cluster", "local", "--out", str(tmp_path / "ray")]) == 0
     assert read_rows(tmp_path / "pool" / "results.csv") == read_rows(
         tmp_path / "ray" / "results.csv")
+
+
+def test_report_on_ray_matches_the_process_pool(ray_session, tmp_path):
+    command = ["report", "dendria", "--set", "board_side=3", "--player", "random",
+               "--trace", "L1", "--games", "2", "--jobs", "2", "--seed", "3"]
+    assert main([*command, "--out", str(tmp_path / "pool")]) == 0
+    assert main([*command, "--cluster", "local", "--out", str(tmp_path / "ray")]) == 0
+    pool = sorted((tmp_path / "pool" / "games").glob("game-*.txt"))
+    on_ray = sorted((tmp_path / "ray" / "games").glob("game-*.txt"))
+    assert len(pool) == 2 and [p.read_text() for p in pool] == [p.read_text() for p in on_ray]
+    assert read_rows(tmp_path / "pool" / "games.csv") == read_rows(tmp_path / "ray" / "games.csv")

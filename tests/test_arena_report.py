@@ -78,3 +78,11 @@ def test_report_cli_on_a_small_dendria_variant(tmp_path, capsys):
 def test_report_cli_refuses_a_bad_player(tmp_path, capsys):
     assert main(["report", "benediction", "--player", "L9", "--out", str(tmp_path)]) == 2
     assert "level must be one of" in capsys.readouterr().out
+
+
+def test_report_help_offers_the_cluster(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["report", "--help"])
+    assert exit_info.value.code == 0
+    text = capsys.readouterr().out
+    assert "--cluster {auto,local}" in text and "Ray" in text

@@ -411,8 +411,8 @@ def text_board(
         line, column = place(x, y)
         canvas.put(line, column, text, style)
     edge_labels = edge_label_positions(board, level=True)
-    for text, x, y in edge_labels:
-        line, column = place(x, y)
+    for text, label_x, label_y in edge_labels:
+        line, column = place(label_x, label_y)
         canvas.put(line, column, text, "label")
     last_line = max(place(x, y)[0] for _, x, y in edge_labels)
     line = last_line + 2

@@ -243,8 +243,8 @@ def _add_replays(
         seen = replay(game, r.record)
         games_with.update(seen.usage.keys())
         totals.update(seen.usage)
-        for name, value in seen.peaks.items():
-            balance.peaks[name] = max(balance.peaks.get(name, value), value)
+        for name, peak in seen.peaks.items():
+            balance.peaks[name] = max(balance.peaks.get(name, peak), peak)
         if seen.winner_color is not None:
             balance.color_wins[seen.winner_color] += 1
         balance.swaps += seen.swapped

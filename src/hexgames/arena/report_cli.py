@@ -8,22 +8,30 @@ Plays ``--games`` self-play games of ``--player`` (the same player spec in both 
 then writes ``report.md`` with PNG plots, ``games.csv`` (one line per game) and every game
 record into the output directory. ``--trace L1,L3`` also plays the same number of games
 with each of those players, for a skill trace (balance at several strengths).
+With ``--cluster auto`` (a running Ray cluster) or ``--cluster local`` (Ray started in
+this process) the games are played as Ray tasks (:mod:`hexgames.arena.cluster`); the
+report is the same for the same seed.
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+from contextlib import ExitStack
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
+from rich.progress import TaskID
 
 from hexgames.ai.levels import from_spec
+from hexgames.arena import cluster as ray_cluster
 from hexgames.arena.match import GameResult
 from hexgames.arena.progress import game_progress
 from hexgames.arena.report import analyse, cap_warning, wilson_score, write_report
 from hexgames.arena.tournament import Pairing, Setup, default_jobs, run_all, save_record
-from hexgames.game import game_names, get_game, parse_settings
+from hexgames.game import Game, game_names, get_game, parse_settings
 
 
 def options_help() -> str:
@@ -54,7 +62,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(default: %(default)s)",
     )
     parser.add_argument("--jobs", type=int, default=default_jobs(),
-                        help="worker processes (default: all cores, %(default)s)")
+                        help="worker processes, or CPUs of --cluster local "
+                        "(default: all cores, %(default)s)")
     parser.add_argument("--max-actions", type=int, default=None,
                         help="stop a game after this many actions and score it a draw")
     parser.add_argument(
@@ -65,6 +74,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed (default: 0)")
     parser.add_argument("--out", type=Path, default=Path("balance-report"),
                         help="output directory (default: %(default)s)")
+    ray_cluster.add_cluster_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -81,16 +91,29 @@ def run(args: argparse.Namespace) -> int:
         if args.jobs < 1:
             raise ValueError(f"--jobs must be at least 1, got {args.jobs}")
     except ValueError as error:
-        console.print(f"[red]error:[/red] {error}")
+        console.print(f"[red]error:[/red] {escape(str(error))}")
         return 2
+    with ExitStack() as stack:
+        if args.cluster is not None:
+            try:  # connect before writing anything: a missing cluster is a usage error
+                stack.enter_context(ray_cluster.session(args.cluster, args.jobs))
+            except ray_cluster.ClusterError as error:
+                console.print(f"[red]error:[/red] {escape(str(error))}")
+                return 2
+        return _play(args, console, game, options, trace)
+
+
+def _play(args: argparse.Namespace, console: Console, game: Game, options: dict[str, Any],
+          trace: list[str]) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     records = args.out / "games"
     records.mkdir(exist_ok=True)
     setup = Setup(args.game, options, max_actions=args.max_actions, track_branching=True)
     tasks = [Pairing(i, (args.player, args.player), args.seed * 1_000_003 + i)
              for i in range(args.games)]
+    where = ray_cluster.where(args.cluster, args.jobs)
     console.print(f"{game.title} balance report: {args.games} self-play games of "
-                  f"{args.player}; options: {options or 'default'}")
+                  f"{args.player} on {where}; options: {options or 'default'}")
     started = time.perf_counter()
     with game_progress(console) as progress:
         bar = progress.add_task("self-play", total=len(tasks))
@@ -99,15 +122,18 @@ def run(args: argparse.Namespace) -> int:
             save_record(records, result)
             progress.advance(bar)
 
-        results = run_all(setup, tasks, jobs=args.jobs, on_result=finished)
-        trace_results = {}
+        results = run_all(setup, tasks, jobs=args.jobs, on_result=finished,
+                          cluster=args.cluster)
+        trace_results: dict[str, list[GameResult]] = {}
         for spec in trace:
-            bar = progress.add_task(f"trace {spec}", total=len(tasks))
+            trace_bar = progress.add_task(f"trace {spec}", total=len(tasks))
             pairings = [Pairing(t.index, (spec, spec), t.seed) for t in tasks]
-            trace_results[spec] = run_all(
-                setup, pairings, jobs=args.jobs,
-                on_result=lambda _result, bar=bar: progress.advance(bar),
-            )
+
+            def traced(_result: GameResult, bar: TaskID = trace_bar) -> None:
+                progress.advance(bar)
+
+            trace_results[spec] = run_all(setup, pairings, jobs=args.jobs, on_result=traced,
+                                          cluster=args.cluster)
     elapsed = time.perf_counter() - started
     balance = analyse(results, game, options)
     for spec, played in ((args.player, results), *trace_results.items()):
@@ -140,6 +166,7 @@ def run(args: argparse.Namespace) -> int:
         if not games:
             console.print(f"[bold yellow]WARNING:[/bold yellow] option {label} never came "
                           "into play: the default offered the same choices at every decision")
-    console.print(f"{len(results)} games in {elapsed:.1f} s: {len(results) / elapsed:.2f} "
-                  f"games/s; wrote {', '.join(str(p) for p in paths)}")
+    rate = len(results) / elapsed if elapsed > 0 else float("inf")
+    console.print(f"{len(results)} games in {elapsed:.1f} s: {rate:.2f} "
+                  f"games/s ({where}); wrote {', '.join(str(p) for p in paths)}")
     return 0

@@ -122,11 +122,11 @@ def validate_options(game: Game, options: Mapping[str, Any]) -> dict[str, Any]:
             by_name.setdefault(alias, option)
     checked: dict[str, Any] = {}
     for name, value in options.items():
-        option = by_name.get(name)
-        if option is None:
+        found = by_name.get(name)
+        if found is None:
             raise ValueError(
                 f"{game.title} has no option {name!r}; valid options: "
                 f"{describe_options(game.options)}"
             )
-        checked[option.name] = option.validate(value)
+        checked[found.name] = found.validate(value)
     return checked

@@ -286,17 +286,21 @@ class HexState(pyspiel.State):
             return pyspiel.PlayerId.TERMINAL
         return self._box.position.current_seat
 
-    def _turned(self, player: int) -> bool:
-        """True when ``player``'s action ids are those of the turned board
-        (``player_relative`` in a game whose relative view turns the board)."""
+    def _turning(self, player: int) -> np.ndarray | None:
+        """The id permutation when ``player``'s action ids are those of the turned board
+        (``player_relative`` in a game whose relative view turns the board), else
+        ``None``."""
         if self._turned_ids is None or player < 0:
-            return False
-        return views.sees_turned_board(self._box.game, self._box.position, player)
+            return None
+        if not views.sees_turned_board(self._box.game, self._box.position, player):
+            return None
+        return self._turned_ids
 
     def _absolute(self, player: int, action: int) -> int:
         """The game's own id of ``player``'s action id."""
-        if self._turned(player) and 0 <= action < len(self._turned_ids):
-            return int(self._turned_ids[action])
+        turning = self._turning(player)
+        if turning is not None and 0 <= action < len(turning):
+            return int(turning[action])
         return action
 
     def id_of(self, action: Any) -> int:
@@ -304,8 +308,9 @@ class HexState(pyspiel.State):
         the game's own id, turned where that player's ids are (``player_relative``)."""
         position = self._box.position
         action_id = int(self._box.game.action_to_id(position, action))
-        if self._turned(position.current_seat):
-            return int(self._turned_ids[action_id])
+        turning = self._turning(position.current_seat)
+        if turning is not None:
+            return int(turning[action_id])
         return action_id
 
     def _legal_actions(self, player: int) -> list[int]:
@@ -314,8 +319,9 @@ class HexState(pyspiel.State):
             return []
         encode = self._box.game.action_to_id
         ids = [encode(position, action) for action in position.legal_actions()]
-        if self._turned(player):
-            ids = [int(self._turned_ids[i]) for i in ids]
+        turning = self._turning(player)
+        if turning is not None:
+            ids = [int(turning[i]) for i in ids]
         return sorted(ids)
 
     def _apply_action(self, action: int) -> None:

@@ -191,8 +191,9 @@ class HexGameEnv(AECEnv, EzPickle):
         observation = np.asarray(self.game.observation(self.position, seat), dtype=np.float32)
         if self.player_relative:
             observation = views.player_relative(self.game, self.position, seat, observation)
-            if self._turned(seat):
-                mask = mask[self.turned_ids]
+            turning = self._turning(seat)
+            if turning is not None:
+                mask = mask[turning]
         if self.channels_last:
             observation = views.channels_last(observation)
         return {"observation": observation, "action_mask": mask}
@@ -201,15 +202,19 @@ class HexGameEnv(AECEnv, EzPickle):
         """The action id of an engine action (or its notation) for the agent to act (turned
         where that agent's ids are, with ``player_relative``)."""
         action_id = int(self.game.action_to_id(self.position, action))
-        if self._turned(self.position.current_seat):
-            return int(self.turned_ids[action_id])
+        turning = self._turning(self.position.current_seat)
+        if turning is not None:
+            return int(turning[action_id])
         return action_id
 
-    def _turned(self, seat: int) -> bool:
-        """True when ``seat`` sees the board turned, and so acts with turned ids."""
-        return self.turned_ids is not None and views.sees_turned_board(
-            self.game, self.position, seat
-        )
+    def _turning(self, seat: int) -> np.ndarray | None:
+        """The id permutation when ``seat`` sees the board turned, and so acts with
+        turned ids; else ``None``."""
+        if self.turned_ids is None:
+            return None
+        if not views.sees_turned_board(self.game, self.position, seat):
+            return None
+        return self.turned_ids
 
     def _finished(self) -> bool:
         return self.position.is_over or common.ply(self.position) >= self.max_length
@@ -240,8 +245,9 @@ class HexGameEnv(AECEnv, EzPickle):
             raise IllegalAction(
                 f"action id {action_id} is outside the action space 0..{self.num_actions - 1}"
             )
-        if self._turned(AGENTS.index(agent)):
-            action_id = int(self.turned_ids[action_id])
+        turning = self._turning(AGENTS.index(agent))
+        if turning is not None:
+            action_id = int(turning[action_id])
         move = self.game.action_from_id(self.position, action_id)
         self.position.play(move)  # raises IllegalAction, position unchanged, when refused
         self._cumulative_rewards[agent] = 0.0
