@@ -24,6 +24,7 @@ play: $(VENV)/.installed
 
 test: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -n auto -q
 
 # Property tests with random (not derandomized) examples, 20x the CI budget: bug hunting.
@@ -32,6 +33,7 @@ fuzz: $(VENV)/.installed-dev
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests
+	$(BIN)/mypy
 
 bench: $(VENV)/.installed
 	$(BIN)/python -m hexgames.bench benediction
