@@ -8,6 +8,8 @@ registry is covered with no new test code.
 from __future__ import annotations
 
 import random
+import xml.etree.ElementTree as ElementTree
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -115,3 +117,78 @@ def play_out(position: GameState, rng: random.Random, limit: int = 20_000) -> Ga
             break
         position.play(rng.choice(actions))
     return position
+
+
+def random_position(game: Game, rules: Any, seed: int, plies: int) -> GameState:
+    """The position after up to ``plies`` seeded random legal actions from the start."""
+    rng = random.Random(seed)
+    position = game.new_position(rules)
+    for _ in range(plies):
+        actions = position.legal_actions()
+        if not actions:
+            break
+        position.play(rng.choice(actions))
+    return position
+
+
+def positions_of_a_random_game(
+    game: Game, rules: Any, seed: int, limit: int = 400
+) -> Iterator[GameState]:
+    """Every position of one seeded random game (at most ``limit`` actions), the same
+    object yielded before each action."""
+    return random_walk(game.new_position(rules), random.Random(seed), limit)
+
+
+def play_turn(bot: Any, position: GameState) -> None:
+    """Let ``bot`` play the whole turn of the player to act."""
+    seat = position.current_seat
+    position.play(bot.choose(position))
+    while not position.is_over and position.current_seat == seat and not position.is_turn_start():
+        position.play(bot.choose(position))
+
+
+def assert_gestures_injective(game: Game, position: GameState) -> int:
+    """Every legal action has its own click gesture, on points of the board, and no
+    click sequence that completes one action also starts a longer one with the same tool
+    (the front end acts as soon as a sequence is complete). Returns the actions seen."""
+    actions = position.legal_actions()
+    gestures = [game.gesture(position, action) for action in actions]
+    counts = Counter(gestures)
+    clash = [(str(a), g) for a, g in zip(actions, gestures, strict=True) if counts[g] > 1]
+    assert not clash, clash
+    labels = set(game.board(position.rules).labels) if game.board is not None else None
+    for g in gestures:
+        if labels is not None:
+            assert set(g.points) <= labels, g
+        assert g.points or g.label, g  # a button-only action needs a label
+    complete = {(g.tool, g.points) for g in gestures}
+    for g in gestures:
+        for cut in range(1, len(g.points)):
+            assert (g.tool, g.points[:cut]) not in complete, g
+    return len(actions)
+
+
+# ---------------------------------------------------------------- SVG documents
+SVG_NS = "{http://www.w3.org/2000/svg}"
+
+
+def svg_classes(element: ElementTree.Element) -> set[str]:
+    """The words of an SVG element's ``class``."""
+    return set(element.get("class", "").split())
+
+
+def parse_svg(document: str) -> ElementTree.Element:
+    """The root of an SVG document (which must be one)."""
+    root = ElementTree.fromstring(document)
+    assert root.tag == f"{SVG_NS}svg"
+    return root
+
+
+def find_class(root: ElementTree.Element, name: str) -> list[ElementTree.Element]:
+    """Every element under ``root`` whose class includes ``name``, in document order."""
+    return [element for element in root.iter() if name in svg_classes(element)]
+
+
+def board_part(text: str) -> str:
+    """A text board's drawing, above its legend."""
+    return text.split("\n\n")[0]

@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import random
-
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
-from hexgames.ai import GreedyPlayer, MCTSPlayer, RandomPlayer, player
+from hexgames.ai import GreedyPlayer, MCTSPlayer
 from hexgames.ai.knowledge import brute_force_winning_actions
 from hexgames.benediction import GAME, Position
 from hexgames.benediction import evaluation as ev
 from hexgames.benediction._tables import BLUE, RED
+from protocol_support import play_turn
 
 # Red to act; the man on e5 can take Blue's king on e6.
 KING_CAPTURE = "Benediction v1: R-E2 B E8\nR:E2kE5\nB:E6kE8"
@@ -28,23 +25,6 @@ def mcts(**kw) -> MCTSPlayer:
     kw.setdefault("iterations", 150)
     kw.setdefault("seed", 7)
     return MCTSPlayer(GAME, **kw)
-
-
-def play_turn(bot, position: Position) -> None:
-    seat = position.current_seat
-    position.play(bot.choose(position))
-    while not position.is_over and position.current_seat == seat and not position.is_turn_start():
-        position.play(bot.choose(position))
-
-
-def random_position(seed: int, actions: int) -> Position:
-    rng = random.Random(seed)
-    position = Position.initial()
-    for _ in range(actions):
-        if position.is_over:
-            break
-        position.play(rng.choice(position.legal_actions()))
-    return position
 
 
 # ------------------------------------------------------------------------ tactics
@@ -109,16 +89,6 @@ def test_winning_actions_hook_is_exact_on_the_constructed_positions():
     assert wins == {str(a) for a in brute_force_winning_actions(blue)}
 
 
-@settings(
-    max_examples=30, deadline=None, derandomize=True, database=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
-@given(seed=st.integers(0, 100_000), actions=st.integers(0, 60))
-def test_winning_actions_hook_agrees_with_brute_force(seed, actions):
-    position = random_position(seed, actions)
-    assert set(ev.winning_actions(position)) == set(brute_force_winning_actions(position))
-
-
 def test_attackers_and_portal_threats_are_read_from_reach():
     position = Position.from_text(ATTACKED_LAST_ACTION)
     assert ev.attackers(position, RED) == 1
@@ -140,16 +110,6 @@ def test_heuristic_is_near_won_for_a_side_that_can_win_now():
     assert ev.heuristic(position) == pytest.approx(ev.WON)
 
 
-@settings(max_examples=30, deadline=None, derandomize=True, database=None)
-@given(seed=st.integers(0, 100_000), actions=st.integers(0, 60))
-def test_heuristic_is_bounded_and_exact_at_the_end(seed, actions):
-    position = random_position(seed, actions)
-    value = ev.heuristic(position)
-    assert -1.0 <= value <= 1.0
-    if position.is_over:
-        assert value == position.returns()[0]
-
-
 def test_priors_put_the_king_capture_first():
     position = Position.from_text(KING_CAPTURE)
     actions = position.legal_actions()
@@ -159,36 +119,3 @@ def test_priors_put_the_king_capture_first():
 
 
 # -------------------------------------------------------------- safety of choose
-@settings(
-    max_examples=15, deadline=None, derandomize=True, database=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
-@given(seed=st.integers(0, 100_000), actions=st.integers(0, 40))
-def test_choose_never_mutates_and_is_legal(seed, actions):
-    position = random_position(seed, actions)
-    if position.is_over:
-        return
-    before = (position.to_text(), position.key, list(position.history))
-    for bot in (mcts(iterations=15, seed=seed), GreedyPlayer(seed), RandomPlayer(seed)):
-        action = bot.choose(position)
-        assert action in position.legal_actions()
-        assert (position.to_text(), position.key, list(position.history)) == before
-
-
-def test_tree_is_reused_after_the_opponents_turn():
-    bot = mcts(iterations=200, seed=3)
-    position = Position.initial()
-    position.play(bot.choose(position))  # Red's one-action first turn
-    position.play(bot.choose(position))  # the same bot answers for Blue ...
-    position.play(bot.choose(position))
-    assert bot.last_stats["reused"] > 0  # ... following its own tree
-
-
-def test_levels_choose_legal_actions_for_both_seats():
-    position = Position.initial()
-    bots = [player(GAME, 1, seed=1), player("benediction", 2, seed=2)]
-    while not position.is_over and len(position.history) < 20:
-        action = bots[position.current_seat].choose(position)
-        assert action in position.legal_actions()
-        position.play(action)
-    assert position.turn_number > 3 or position.is_over

@@ -3,49 +3,13 @@ observation planes (right plane, right cell)."""
 
 from __future__ import annotations
 
-import random
-
 import numpy as np
 import pytest
 
 from hexgames import IllegalAction
-from hexgames.benediction import Action, Position, Rules
+from hexgames.benediction import GAME, Action, Position, Rules
 from hexgames.benediction import encoding as enc
-from hexgames.benediction.actions import KINDS as ACTION_KINDS
-
-
-def _random_positions(rules: Rules, seed: int, limit: int = 300):
-    """Every position of one seeded random game (at most ``limit`` actions)."""
-    rng = random.Random(seed)
-    position = Position.initial(rules)
-    for _ in range(limit):
-        yield position
-        if position.is_over:
-            return
-        position.play(rng.choice(position.legal_actions()))
-
-
-def test_every_legal_action_has_a_distinct_id_that_reads_back() -> None:
-    seen_kinds: set[str] = set()
-    variants = [
-        (Rules(), 1),
-        (Rules(), 2),
-        (Rules(board_side=4, max_stack=3), 3),
-        (Rules(board_side=7, max_stack=15, supply=4), 4),
-        (Rules(board_side=6, first_turn_actions=2), 5),
-    ]
-    for rules, seed in variants:
-        total = enc.num_distinct_actions(rules)
-        for position in _random_positions(rules, seed):
-            actions = position.legal_actions()
-            ids = [enc.action_to_id(position, action) for action in actions]
-            assert len(set(ids)) == len(ids), f"two legal actions share an id in {position!r}"
-            for action, action_id in zip(actions, ids, strict=True):
-                assert 0 <= action_id < total
-                assert enc.action_from_id(position, action_id) == action
-                assert enc.action_to_id(position, str(action)) == action_id
-                seen_kinds.add(action.kind)
-    assert seen_kinds == set(ACTION_KINDS), "the walks must offer every kind of action"
+from protocol_support import positions_of_a_random_game
 
 
 def test_ids_follow_the_documented_layout() -> None:
@@ -89,15 +53,6 @@ def test_a_move_through_the_wall_portal_keeps_its_line() -> None:
     geometry = position.board
     width, line = 9, 27
     assert action_id == 2 * geometry.size + geometry.index("i5") * line + 2 * width + 0
-
-
-@pytest.mark.parametrize("bad", [-1, "total", True, 1.0, "3"])
-def test_malformed_ids_are_refused(bad: object) -> None:
-    position = Position.initial(Rules(board_side=4))
-    if bad == "total":
-        bad = enc.num_distinct_actions(position.rules)
-    with pytest.raises(IllegalAction):
-        enc.action_from_id(position, bad)  # type: ignore[arg-type]
 
 
 def test_slots_that_name_no_other_point_are_refused() -> None:
@@ -181,7 +136,7 @@ def test_engine_turn_limit_matches_the_length_bound() -> None:
         rules = Rules(board_side=4, max_turns=6, first_turn_actions=first_turn_actions)
         bound = enc.max_game_length(rules)
         for seed in range(4):
-            *_, last = _random_positions(rules, seed, limit=bound + 1)
+            *_, last = positions_of_a_random_game(GAME, rules, seed, limit=bound + 1)
             assert last.is_over
             assert len(last.history) <= bound
             if last.winner == "draw":

@@ -3,44 +3,13 @@ planes (right plane, right cell)."""
 
 from __future__ import annotations
 
-import random
-
 import numpy as np
 import pytest
 
 from hexgames import IllegalAction
 from hexgames.dendria import GAME, Position, Rules, Step
 from hexgames.dendria import encoding as enc
-from hexgames.dendria.steps import KINDS as STEP_KINDS
-
-
-def _random_positions(rules: Rules, seed: int, limit: int = 400):
-    """Every position of one seeded random game (at most ``limit`` steps)."""
-    rng = random.Random(seed)
-    position = Position.initial(rules)
-    for _ in range(limit):
-        yield position
-        if position.is_over:
-            return
-        position.play(rng.choice(position.legal_actions()))
-
-
-def test_every_legal_step_has_a_distinct_id_that_reads_back() -> None:
-    seen_kinds: set[str] = set()
-    for size, seed in [(3, 1), (5, 2), (7, 3), (5, 4)]:
-        rules = Rules(board_side=size)
-        total = enc.num_distinct_actions(rules)
-        for position in _random_positions(rules, seed):
-            steps = position.legal_actions()
-            ids = [enc.action_to_id(position, step) for step in steps]
-            assert len(set(ids)) == len(ids), f"two legal steps share an id in {position!r}"
-            for step, action_id in zip(steps, ids, strict=True):
-                assert 0 <= action_id < total
-                assert enc.action_from_id(position, action_id) == step
-                assert enc.action_to_id(position, str(step)) == action_id
-                seen_kinds.add(step.kind)
-    # The walks must offer every kind of step, or the test proves little.
-    assert seen_kinds == set(STEP_KINDS)
+from protocol_support import positions_of_a_random_game
 
 
 def test_ids_follow_the_documented_layout() -> None:
@@ -72,15 +41,6 @@ def test_ids_do_not_depend_on_the_position() -> None:
     later.play_turn("e5")
     for step in ("e5", "d3-d4", "^c3", "+c3", "=c3", "-c4", "end", "pass", "swap"):
         assert enc.action_to_id(start, step) == enc.action_to_id(later, step)
-
-
-@pytest.mark.parametrize("bad", [-1, "total", True, 2.0, None])
-def test_malformed_ids_are_refused(bad: object) -> None:
-    position = Position.initial(Rules(board_side=3))
-    if bad == "total":
-        bad = enc.num_distinct_actions(position.rules)
-    with pytest.raises(IllegalAction):
-        enc.action_from_id(position, bad)  # type: ignore[arg-type]
 
 
 def test_leg_slots_that_name_no_other_cell_are_refused() -> None:
@@ -166,6 +126,6 @@ def test_random_games_stay_within_the_length_bound(size: int) -> None:
     rules = Rules(board_side=size, quiet_limit=2)
     bound = enc.max_game_length(rules)
     for seed in range(3):
-        *_, last = _random_positions(rules, seed, limit=bound + 1)
+        *_, last = positions_of_a_random_game(GAME, rules, seed, limit=bound + 1)
         assert last.is_over
         assert len(last.history) <= bound

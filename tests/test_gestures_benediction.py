@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import random
-from collections import Counter
 
 import pytest
 
 from hexgames.benediction import GAME, Position, Rules
 from hexgames.benediction.gestures import gesture
 from hexgames.game import Gesture
+from protocol_support import assert_gestures_injective
 
 #: A position where Red may move, merge, split (2 sizes), drop and block.
 MIDGAME = """\
@@ -48,23 +48,6 @@ def test_split_sizes_and_whole_moves_to_one_point_get_separate_buttons():
     assert sorted(gesture(position, a).label for a in to_e4) == ["move", "split 1", "split 2"]
 
 
-def assert_injective(position: Position) -> int:
-    actions = position.legal_actions()
-    gestures = [gesture(position, a) for a in actions]
-    counts = Counter(gestures)
-    clash = [(str(a), g) for a, g in zip(actions, gestures, strict=True) if counts[g] > 1]
-    assert not clash, clash
-    for g in gestures:
-        assert all(position.board.is_label(p) for p in g.points)
-    # No click sequence completes one action while also starting a longer one with the
-    # same tool: the front end may act as soon as a sequence is complete.
-    complete = {(g.tool, g.points) for g in gestures}
-    for g in gestures:
-        for cut in range(1, len(g.points)):
-            assert (g.tool, g.points[:cut]) not in complete, g
-    return len(actions)
-
-
 def test_gestures_are_injective_over_random_positions():
     seen = 0
     kinds = set()
@@ -73,7 +56,7 @@ def test_gestures_are_injective_over_random_positions():
         rules = Rules(max_turns=40, first_turn_actions=2, max_stack=4 + seed % 4)
         position = Position.initial(rules)
         while not position.is_over:
-            seen += assert_injective(position)
+            seen += assert_gestures_injective(GAME, position)
             actions = position.legal_actions()
             kinds.update(a.kind for a in actions)
             # Favour stacking so that merges and splits of several sizes come up.

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import random
-from collections import Counter
 
 from hexgames.dendria import GAME, Position, Rules
 from hexgames.dendria.gestures import gesture
 from hexgames.game import Gesture
+from protocol_support import assert_gestures_injective
 
 
 def test_turn_start_steps():
@@ -37,24 +37,6 @@ def test_dendrid_legs_continuations_and_follow_ups():
         assert gesture(position, step) == Gesture(None, ("c2",), label)
 
 
-def assert_injective(position: Position) -> int:
-    steps = position.legal_actions()
-    gestures = [gesture(position, s) for s in steps]
-    counts = Counter(gestures)
-    clash = [(str(s), g) for s, g in zip(steps, gestures, strict=True) if counts[g] > 1]
-    assert not clash, clash
-    for g in gestures:
-        assert all(position.board.is_label(p) for p in g.points)
-        assert g.points or g.label in ("End turn", "Pass", "Swap")
-    # No click sequence completes one action while also starting a longer one with the
-    # same tool: the front end may act as soon as a sequence is complete.
-    complete = {(g.tool, g.points) for g in gestures}
-    for g in gestures:
-        for cut in range(1, len(g.points)):
-            assert (g.tool, g.points[:cut]) not in complete, g
-    return len(steps)
-
-
 def test_gestures_are_injective_over_random_positions():
     seen = 0
     kinds: set[str] = set()
@@ -62,8 +44,11 @@ def test_gestures_are_injective_over_random_positions():
         rng = random.Random(seed)
         position = Position.initial(Rules(size=(5, 7)[seed % 2], quiet_limit=2))
         while not position.is_over:
-            seen += assert_injective(position)
+            seen += assert_gestures_injective(GAME, position)
             steps = position.legal_actions()
+            for step in steps:  # only end, pass and swap are button-only
+                g = gesture(position, step)
+                assert g.points or g.label in ("End turn", "Pass", "Swap"), (step, g)
             kinds.update(s.kind for s in steps)
             # Follow-ups and dendrid moves first: they are what make click sequences overlap.
             rich = [s for s in steps if s.kind not in ("plant", "pass", "end")]

@@ -10,14 +10,16 @@ is checked by it with no new test code.
 from __future__ import annotations
 
 import random
-import xml.etree.ElementTree as ElementTree
+import re
 from collections.abc import Sequence
 
 import numpy as np
 import pytest
 
 from hexgames import IllegalAction
+from hexgames.ai import GreedyPlayer, MCTSPlayer, RandomPlayer, player
 from hexgames.ai.knowledge import brute_force_winning_actions, knowledge
+from hexgames.arena.replay import replay, usage_spec
 from hexgames.game import (
     CommonTermination,
     Game,
@@ -31,9 +33,16 @@ from protocol_support import (
     Variant,
     all_games,
     all_variants,
+    assert_gestures_injective,
+    board_part,
+    find_class,
+    parse_svg,
     play_out,
+    positions_of_a_random_game,
+    random_position,
     random_walk,
     snapshot,
+    svg_classes,
 )
 
 VARIANTS = all_variants()
@@ -239,25 +248,81 @@ def test_the_outcome_agrees_with_the_position(variant: Variant) -> None:
         assert outcome.winner == position.winner
         assert outcome.winner_seat == position.seat_of(position.winner)
     assert position.legal_actions() == []
+    # The heuristic is exact once the game is over.
+    assert variant.game.heuristic(position) == position.returns()[0]
     position.undo()
     assert position.outcome() is None and not position.is_over
 
 
 # ---------------------------------------------------------------- renderers, encodings
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
 @by_variant
 def test_renderers_draw_every_position(variant: Variant) -> None:
     game = variant.game
     position = variant.new()
+    labels = list(game.board(position.rules).labels) if game.board is not None else None
     for probe in random_walk(position, random.Random(seed_of(variant, 7)), 6):
         svg = game.render_svg(probe)
-        root = ElementTree.fromstring(svg)
-        assert root.tag.endswith("svg")
+        root = parse_svg(svg)
+        assert {"hexgames-board", f"hexgames-{game.name}"} <= svg_classes(root)
+        assert root.get("data-game") == game.name and root.get("id") == f"{game.name}-board"
+        assert root.get("data-to-move") == ("none" if probe.is_over else probe.to_move)
+        hits = [node.get("data-point") for node in find_class(root, "hit")]
+        if labels is not None:
+            assert hits == labels, "one hit target per point, in label order"
         points = {node.get("data-point") for node in root.iter() if node.get("data-point")}
         for action in probe.legal_actions():
             for path in game.gesture(probe, action).paths:
                 assert set(path) <= points, (action, path)
+        assert game.render_svg(probe.copy()) == svg, "drawings are deterministic"
         text = game.render_text(probe)
-        assert isinstance(text, str) and text.strip()
+        assert isinstance(text, str) and text.strip() and "\x1b[" not in text
+        coloured = game.render_text(probe, color=True)
+        assert "\x1b[" in coloured and ANSI.sub("", coloured) == text
+
+
+@by_game
+def test_the_svg_options_every_game_accepts(game: Game) -> None:
+    """Size, highlights and selection, edge labels and overlays, the same in every game
+    (the web board relies on them)."""
+    position = random_position(game, game.make_rules(), seed=11, plies=6)
+    root = parse_svg(game.render_svg(position, size=300))
+    _, _, width, height = map(float, root.get("viewBox", "").split())
+    assert float(root.get("width", "0")) == 300
+    assert float(root.get("height", "0")) == pytest.approx(300 * height / width, abs=0.01)
+    with pytest.raises(ValueError, match="size"):
+        game.render_svg(position, size=0)
+    assert game.board is not None
+    geometry = game.board(position.rules)
+    first, second, third = geometry.labels[:3]
+    root = parse_svg(game.render_svg(position, [first, second], selected=[third]))
+    hits = {h.get("data-point"): svg_classes(h) for h in find_class(root, "hit")}
+    assert {p for p, c in hits.items() if "highlighted" in c} == {first, second}
+    assert {p for p, c in hits.items() if "selected" in c} == {third}
+    # Edge labels: a letter per column and a number per row, or none at all.
+    width_in_points = 2 * geometry.side - 1
+    expected = set("abcdefghijklmnopqrstuvwxyz"[:width_in_points])
+    expected |= {str(n) for n in range(1, width_in_points + 1)}
+    assert {t.text for t in find_class(parse_svg(game.render_svg(position)), "edge-label")} == (
+        expected
+    )
+    assert expected <= set(board_part(game.render_text(position)).split())
+    assert not find_class(parse_svg(game.render_svg(position, show_labels=False)), "edge-label")
+    # Overlays: none is the plain drawing; the declared ones draw; others are named.
+    assert game.render_svg(position, overlays=()) == game.render_svg(position)
+    for overlay in game.extras.get("overlays", ()):
+        parse_svg(game.render_svg(position, overlays=(overlay,)))
+    with pytest.raises(ValueError, match="no-such-overlay"):
+        game.render_svg(position, overlays=("no-such-overlay",))
+
+
+@by_variant
+def test_every_legal_action_has_its_own_gesture(variant: Variant) -> None:
+    position = variant.new()
+    for probe in random_walk(position, random.Random(seed_of(variant, 10)), 30):
+        assert_gestures_injective(variant.game, probe)
 
 
 @by_variant
@@ -266,16 +331,30 @@ def test_action_ids_and_observations_round_trip(variant: Variant) -> None:
     position = variant.new()
     size = game.num_distinct_actions(position.rules)
     shape = tuple(game.observation_shape(position.rules))
-    for probe in random_walk(position, random.Random(seed_of(variant, 8)), 10):
+    for probe in positions_of_a_random_game(game, position.rules, seed_of(variant, 8)):
         legal = probe.legal_actions()
         ids = [game.action_to_id(probe, action) for action in legal]
-        assert len(set(ids)) == len(ids)
+        assert len(set(ids)) == len(ids), "two legal actions share an id"
         assert all(0 <= action_id < size for action_id in ids)
         assert [game.action_from_id(probe, action_id) for action_id in ids] == legal
+        assert [game.action_to_id(probe, str(action)) for action in legal] == ids
+        if probe.ply % 10:
+            continue
         for seat in (0, 1):
             planes = game.observation(probe, seat)
             assert planes.shape == shape and planes.dtype == np.float32
+            assert planes.min() >= 0 and planes.max() <= 1
     assert game.max_game_length(position.rules) >= 1
+
+
+@by_game
+@pytest.mark.parametrize("bad", [-1, "total", True, 1.0, "3", None])
+def test_malformed_action_ids_are_refused(game: Game, bad: object) -> None:
+    position = game.new()
+    if bad == "total":
+        bad = game.num_distinct_actions(position.rules)
+    with pytest.raises(IllegalAction):
+        game.action_from_id(position, bad)  # type: ignore[arg-type]
 
 
 # ---------------------------------------------------------------- AI knowledge
@@ -315,3 +394,72 @@ def test_the_ai_hooks_agree_with_brute_force(variant: Variant) -> None:
         value = hooks.heuristic(position)
         assert -1.0 <= value <= 1.0
         assert snapshot(position) == before
+
+
+# ---------------------------------------------------------------- players
+@by_game
+@pytest.mark.parametrize("plies", [0, 25, 80])
+def test_players_choose_legal_actions_and_leave_the_position_alone(
+    game: Game, plies: int
+) -> None:
+    for seed in range(3):
+        position = random_position(game, game.make_rules(), seed=seed, plies=plies)
+        if position.is_over:
+            continue
+        before = snapshot(position)
+        bots = (MCTSPlayer(game, iterations=15, seed=seed), GreedyPlayer(seed),
+                RandomPlayer(seed))
+        for bot in bots:
+            assert bot.choose(position) in position.legal_actions()
+            assert snapshot(position) == before
+
+
+@by_game
+def test_levels_play_both_seats_and_the_tree_is_reused(game: Game) -> None:
+    position = game.new()
+    bots = [player(game, 1, seed=1), player(game.name, 2, seed=2)]
+    while not position.is_over and position.ply < 20:
+        action = bots[position.current_seat].choose(position)
+        assert action in position.legal_actions()
+        position.play(action)
+    bot = MCTSPlayer(game, iterations=100, seed=3)
+    position = game.new()
+    reused = []
+    for _ in range(8):
+        if position.is_over:
+            break
+        position.play(bot.choose(position))
+        reused.append(bot.last_stats.get("reused", 0))
+    assert max(reused) > 0, "the search tree follows the game"
+
+
+# ---------------------------------------------------------------- declared knowledge
+@by_game
+def test_declared_game_knowledge_is_consistent(game: Game) -> None:
+    """``Game.board``, ``symmetries``, ``view_spec`` and ``rule_usage``: whatever a game
+    declares must fit its own options, encoding and records."""
+    rules = game.make_rules()
+    position = game.new_position(rules)
+    if game.board is not None:
+        geometry = game.board(rules)
+        planes = game.observation(position, 0)
+        assert planes.shape[1:] == (2 * geometry.side - 1, 2 * geometry.side - 1)
+    if game.symmetries:
+        assert game.board is not None, "symmetries need the board"
+        assert game.symmetries[0].name == "identity"
+        assert len({s.name for s in game.symmetries}) == len(game.symmetries)
+    if game.view_spec is not None:
+        spec = game.view_spec
+        count = planes.shape[0]
+        used = [plane for pair in spec.color_pairs for plane in pair]
+        assert len(set(used)) == len(used)
+        assert all(0 <= plane < count for plane in (*used, spec.first_to_move, spec.on_board))
+        assert spec.on_board not in used and spec.first_to_move not in used
+        on_board = planes[spec.on_board]
+        if game.board is not None:
+            assert on_board.sum() == game.board(rules).size
+    events = usage_spec(game).option_events
+    assert set(events) <= {option.name for option in game.options}
+    finished = play_out(game.new_position(rules), random.Random(5))
+    seen = replay(game, game.write_record(finished, {}))
+    assert sum(seen.usage.values()) >= finished.ply

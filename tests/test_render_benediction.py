@@ -6,7 +6,6 @@ import random
 import re
 import subprocess
 import sys
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -14,8 +13,7 @@ import pytest
 import hexgames.benediction as package
 from hexgames.benediction import GAME, Position, Rules
 from hexgames.benediction.render import ascii_board, svg
-
-SVG_NS = "{http://www.w3.org/2000/svg}"
+from protocol_support import SVG_NS, board_part, find_class, parse_svg, svg_classes
 
 #: Red to act (second action), with every flag, two blocks and a king off its start.
 MIDGAME = """\
@@ -31,26 +29,7 @@ def midgame() -> Position:
     return Position.from_text(MIDGAME)
 
 
-def classes(element: ET.Element) -> set[str]:
-    return set(element.get("class", "").split())
-
-
-def parse(document: str) -> ET.Element:
-    root = ET.fromstring(document)
-    assert root.tag == f"{SVG_NS}svg"
-    return root
-
-
-def find_class(root: ET.Element, name: str) -> list[ET.Element]:
-    return [e for e in root.iter() if name in classes(e)]
-
-
 # --------------------------------------------------------------------------- text
-
-
-def board_part(text: str) -> str:
-    """The drawing above the legend (the legend itself mentions ``R2`` and ``B1``)."""
-    return text.split("\n\n")[0]
 
 
 def test_text_board_shows_each_man_with_colour_size_and_flags(midgame):
@@ -125,14 +104,6 @@ def test_text_board_highlights_and_rejects_unknown_labels(midgame):
         ascii_board(midgame, ["z9"])
 
 
-def test_text_board_colour_is_optional():
-    position = Position.initial()
-    assert "\x1b[" not in ascii_board(position)
-    coloured = ascii_board(position, color=True)
-    assert "\x1b[1;31m" in coloured and "\x1b[1;34m" in coloured
-    assert re.sub(r"\x1b\[[0-9;]*m", "", coloured) == ascii_board(position)
-
-
 def finished_game(seed: int) -> Position:
     rng = random.Random(seed)
     position = Position.initial(Rules(max_turns=60))
@@ -156,44 +127,16 @@ def test_text_board_announces_the_result():
 # --------------------------------------------------------------------------- SVG
 
 
-def test_svg_has_one_hit_target_per_point_with_its_label(midgame):
-    root = parse(svg(midgame))
-    hits = find_class(root, "hit")
-    assert [h.get("data-point") for h in hits] == list(midgame.board.labels)
-    assert len(hits) == 61
-
-
-@pytest.mark.parametrize("side", [4, 6, 7])
-def test_svg_follows_the_board_side(side):
-    position = Position.initial(Rules(board_side=side))
-    root = parse(svg(position))
-    assert len(find_class(root, "hit")) == 3 * side * (side - 1) + 1
-    assert root.get("data-side") == str(side)
-
-
-def test_svg_root_is_scalable_and_identifies_the_game(midgame):
-    root = parse(svg(midgame, size=300))
-    assert {"hexgames-board", "hexgames-benediction"} <= classes(root)
-    assert root.get("id") == "benediction-board"
-    assert root.get("data-game") == "benediction"
-    assert root.get("data-to-move") == "red"
-    _, _, width, height = map(float, root.get("viewBox").split())
-    assert float(root.get("width")) == 300
-    assert float(root.get("height")) == pytest.approx(300 * height / width, abs=0.01)
-    with pytest.raises(ValueError, match="size"):
-        svg(midgame, size=0)
-
-
 def test_svg_draws_every_man_with_its_flags_and_size(midgame):
-    root = parse(svg(midgame))
+    root = parse_svg(svg(midgame))
     men = {g.get("data-point"): g for g in find_class(root, "man")}
     assert set(men) == set(midgame.men())
     for label, man in midgame.men().items():
         drawn = men[label]
-        assert man.color in classes(drawn)
+        assert man.color in svg_classes(drawn)
         assert drawn.get("data-size") == str(man.size)
         for flag in ("king", "blessed", "cursed", "locked"):
-            assert (flag in classes(drawn)) == getattr(man, flag), (label, flag)
+            assert (flag in svg_classes(drawn)) == getattr(man, flag), (label, flag)
         sizes = [t.text for t in drawn.iter(f"{SVG_NS}text")]
         assert sizes == [str(man.size)]
         # The marks that make the flags visible, not just classes.
@@ -204,7 +147,7 @@ def test_svg_draws_every_man_with_its_flags_and_size(midgame):
 
 
 def test_svg_draws_blocks_walls_zones_and_starting_points(midgame):
-    root = parse(svg(midgame))
+    root = parse_svg(svg(midgame))
     assert {b.get("data-point") for b in find_class(root, "block")} == midgame.blocks
     assert {w.get("data-color") for w in find_class(root, "wall")} == {"red", "blue"}
     assert {z.get("data-color") for z in find_class(root, "zone")} == {"red", "blue"}
@@ -212,47 +155,26 @@ def test_svg_draws_blocks_walls_zones_and_starting_points(midgame):
     assert starts == set(midgame.starting_points)
     points = [e for e in find_class(root, "point")]
     assert len(points) == 61
-    wall_red = {p.get("data-point") for p in points if "wall-red" in classes(p)}
+    wall_red = {p.get("data-point") for p in points if "wall-red" in svg_classes(p)}
     assert wall_red == set(midgame.wall("red"))
-    zone_blue = {p.get("data-point") for p in points if "zone-blue" in classes(p)}
+    zone_blue = {p.get("data-point") for p in points if "zone-blue" in svg_classes(p)}
     assert zone_blue == set(midgame.zone("blue"))
 
 
-def test_svg_highlights_and_selection_are_classes_on_hit_targets(midgame):
-    root = parse(svg(midgame, ["e5", "d6"], selected=["e2"]))
-    hits = {h.get("data-point"): classes(h) for h in find_class(root, "hit")}
-    assert {p for p, c in hits.items() if "highlighted" in c} == {"e5", "d6"}
-    assert {p for p, c in hits.items() if "selected" in c} == {"e2"}
-    assert "highlighted" in (root.find(f"{SVG_NS}style").text or "")
-
-
 def test_svg_draws_the_last_actions(midgame):
-    root = parse(svg(midgame, last_action=["e3e4", "@d2"]))
+    root = parse_svg(svg(midgame, last_action=["e3e4", "@d2"]))
     marks = find_class(root, "last-action")
     assert [(m.get("data-origin"), m.get("data-point")) for m in marks] == [
         ("e3", "e4"),
         (None, "d2"),
     ]
-    assert "last-move" in classes(marks[0]) and "last-drop" in classes(marks[1])
+    assert "last-move" in svg_classes(marks[0]) and "last-drop" in svg_classes(marks[1])
     assert len(list(marks[0].iter(f"{SVG_NS}line"))) == 1  # the arrow
     assert not list(marks[1].iter(f"{SVG_NS}line"))
     position = Position.initial()
     position.play("e3e4")
-    single = parse(svg(position, last_action=position.history[-1]))
+    single = parse_svg(svg(position, last_action=position.history[-1]))
     assert len(find_class(single, "last-action")) == 1
-
-
-def test_svg_accepts_no_overlays_but_names_unknown_ones(midgame):
-    assert svg(midgame, overlays=()) == svg(midgame)
-    with pytest.raises(ValueError, match="plantable"):
-        svg(midgame, overlays=("plantable",))
-
-
-def test_svg_labels_can_be_hidden(midgame):
-    labelled = parse(svg(midgame))
-    texts = {t.text for t in find_class(labelled, "edge-label")}
-    assert set("abcdefghi") | {str(n) for n in range(1, 10)} == texts
-    assert not find_class(parse(svg(midgame, show_labels=False)), "edge-label")
 
 
 def test_svg_is_deterministic_and_reached_through_the_game_description(midgame):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import xml.etree.ElementTree as ET
 from collections import Counter
 
 import pytest
@@ -11,8 +10,7 @@ import pytest
 import hexgames.dendria as package
 from hexgames.dendria import GAME, Position, Rules
 from hexgames.dendria.render import ascii_board, svg
-
-SVG_NS = "{http://www.w3.org/2000/svg}"
+from protocol_support import SVG_NS, board_part, find_class, parse_svg, svg_classes
 
 MIDGAME = """\
 Dendria v1: size=7 to-move=light
@@ -30,20 +28,6 @@ def midgame() -> Position:
     return Position.from_text(MIDGAME)
 
 
-def classes(element: ET.Element) -> set[str]:
-    return set(element.get("class", "").split())
-
-
-def parse(document: str) -> ET.Element:
-    root = ET.fromstring(document)
-    assert root.tag == f"{SVG_NS}svg"
-    return root
-
-
-def find_class(root: ET.Element, name: str) -> list[ET.Element]:
-    return [e for e in root.iter() if name in classes(e)]
-
-
 def pieces_of(position: Position) -> dict[str, tuple[str, str]]:
     found = {}
     for label in position.board.labels:
@@ -54,10 +38,6 @@ def pieces_of(position: Position) -> dict[str, tuple[str, str]]:
 
 
 # --------------------------------------------------------------------------- text
-
-
-def board_part(text: str) -> str:
-    return text.split("\n\n")[0]
 
 
 def test_text_board_shows_every_piece_by_colour_and_kind(midgame):
@@ -117,47 +97,28 @@ def test_text_board_status_follows_the_turn_the_pie_rule_and_the_end():
         "The game is drawn (both passed). Score: Dark 0, Light 0."
     )
 
-def test_text_board_colour_is_optional():
-    position = Position.initial(Rules(board_side=5))
-    position.play_turn("e5")
-    coloured = ascii_board(position, color=True)
-    assert "\x1b[" in coloured
-    assert re.sub(r"\x1b\[[0-9;]*m", "", coloured) == ascii_board(position)
-
-
 # --------------------------------------------------------------------------- SVG
 
 
 @pytest.mark.parametrize("size", [3, 5, 7, 9])
 def test_svg_has_one_hit_target_and_one_soil_per_cell(size):
     position = Position.initial(Rules(board_side=size))
-    root = parse(svg(position))
+    root = parse_svg(svg(position))
     labels = list(position.board.labels)
     assert [h.get("data-point") for h in find_class(root, "hit")] == labels
     assert [c.get("data-point") for c in find_class(root, "cell")] == labels
     assert root.get("data-side") == str(size)
 
 
-def test_svg_root_is_scalable_and_identifies_the_game(midgame):
-    root = parse(svg(midgame, size=480))
-    assert {"hexgames-board", "hexgames-dendria"} <= classes(root)
-    assert root.get("data-game") == "dendria"
-    assert root.get("data-to-move") == "light"
-    assert root.get("id") == "dendria-board"
-    _, _, width, height = map(float, root.get("viewBox").split())
-    assert float(root.get("width")) == 480
-    assert float(root.get("height")) == pytest.approx(480 * height / width, abs=0.01)
-
-
 def test_svg_draws_each_piece_with_its_kind_and_colour(midgame):
-    root = parse(svg(midgame))
+    root = parse_svg(svg(midgame))
     drawn = {
         g.get("data-point"): (g.get("data-color"), g.get("data-kind"))
         for g in find_class(root, "piece")
     }
     assert drawn == pieces_of(midgame)
     for g in find_class(root, "piece"):
-        assert {g.get("data-color"), g.get("data-kind")} <= classes(g)
+        assert {g.get("data-color"), g.get("data-kind")} <= svg_classes(g)
     # Each kind has its own glyph: seeds are ellipses, dendrids discs, trees hexagons.
     for kind, tag in (("seed", "ellipse"), ("dendrid", "circle"), ("tree", "polygon")):
         for g in find_class(root, kind):
@@ -165,32 +126,25 @@ def test_svg_draws_each_piece_with_its_kind_and_colour(midgame):
 
 
 def test_svg_overlays_mark_the_engine_queries(midgame):
-    root = parse(svg(midgame, overlays=("fertilized-dark", "fertilized-light", "plantable")))
+    root = parse_svg(svg(midgame, overlays=("fertilized-dark", "fertilized-light", "plantable")))
     for name, cells in (
         ("fertilized-dark", midgame.fertilized_cells("dark")),
         ("fertilized-light", midgame.fertilized_cells("light")),
         ("plantable", midgame.plantable_cells()),
     ):
         assert cells, name
-        marks = {m.get("data-point") for m in find_class(root, "overlay") if name in classes(m)}
+        marks = {m.get("data-point") for m in find_class(root, "overlay") if name in svg_classes(m)}
         assert marks == set(cells), name
-        soils = {c.get("data-point") for c in find_class(root, "cell") if name in classes(c)}
+        soils = {c.get("data-point") for c in find_class(root, "cell") if name in svg_classes(c)}
         assert soils == set(cells), name
-    assert not find_class(parse(svg(midgame)), "overlay")
+    assert not find_class(parse_svg(svg(midgame)), "overlay")
     with pytest.raises(ValueError, match="fertile"):
         svg(midgame, overlays=("fertile",))
 
 
-def test_svg_highlights_and_selection_are_classes_on_hit_targets(midgame):
-    root = parse(svg(midgame, ["g7", "c4"], selected=["b2"]))
-    hits = {h.get("data-point"): classes(h) for h in find_class(root, "hit")}
-    assert {p for p, c in hits.items() if "highlighted" in c} == {"g7", "c4"}
-    assert {p for p, c in hits.items() if "selected" in c} == {"b2"}
-
-
 def test_svg_draws_the_last_steps_with_continuations_from_the_last_stop():
     position = Position.from_text("Dendria v1: size=5 to-move=dark\ndark dendrids: a1\n")
-    root = parse(svg(position, last_action=["a1-a3", "-a5", "^c3", "end"]))
+    root = parse_svg(svg(position, last_action=["a1-a3", "-a5", "^c3", "end"]))
     marks = find_class(root, "last-action")
     assert [(m.get("data-origin"), m.get("data-point")) for m in marks] == [
         ("a1", "a3"),
@@ -198,13 +152,13 @@ def test_svg_draws_the_last_steps_with_continuations_from_the_last_stop():
         (None, "c3"),
     ]
     assert [len(list(m.iter(f"{SVG_NS}line"))) for m in marks] == [1, 1, 0]
-    assert not find_class(parse(svg(position, last_action="pass")), "last-action")
+    assert not find_class(parse_svg(svg(position, last_action="pass")), "last-action")
 
 
 def test_svg_labels_can_be_hidden_and_output_is_deterministic(midgame):
-    texts = {t.text for t in find_class(parse(svg(midgame)), "edge-label")}
+    texts = {t.text for t in find_class(parse_svg(svg(midgame)), "edge-label")}
     assert texts == set("abcdefghijklm") | {str(n) for n in range(1, 14)}
-    assert not find_class(parse(svg(midgame, show_labels=False)), "edge-label")
+    assert not find_class(parse_svg(svg(midgame, show_labels=False)), "edge-label")
     assert svg(midgame) == svg(midgame.copy())
     assert GAME.render_svg(midgame, ("g7",)) == svg(midgame, ("g7",))
     assert GAME.render_text(midgame) == ascii_board(midgame)
