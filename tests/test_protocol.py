@@ -94,8 +94,10 @@ def test_option_validation_is_declared_once(game: Game) -> None:
             try:
                 game.make_rules(**{option.name: value})
                 accepted = True
-            except ValueError:
+            except ValueError as error:
                 accepted = False
+                # The rules say it in the words of the option's own declaration.
+                assert f"option {option.name} must be {option.describe_valid()}" in str(error)
             assert valid == accepted, (option.name, value)
     with pytest.raises(ValueError, match="no_such_option"):
         game.make_rules(no_such_option=1)
