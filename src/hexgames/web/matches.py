@@ -366,9 +366,10 @@ class Match:
             first -= 1
         return self.actions[max(first, 0):end]
 
-    def replay_svg(self, ply: int) -> str:
+    def replay_svg(self, ply: int, flip: bool = False) -> str:
         """The board after the first ``ply`` actions, from the nearest checkpoint (at
-        most ``CHECKPOINT_EVERY`` actions replayed). Safe to call from a thread."""
+        most ``CHECKPOINT_EVERY`` actions replayed), turned half a turn when ``flip``.
+        Safe to call from a thread."""
         with self._replay_lock:
             base = (ply // CHECKPOINT_EVERY) * CHECKPOINT_EVERY
             while base not in self.checkpoints:
@@ -377,7 +378,8 @@ class Match:
             for action in self.actions[base:ply]:
                 position.play(action)
             latest = self.latest_turn(ply)
-        return str(self.game.render_svg(position, last_action=latest or None))
+        extra = {"flip": True} if flip else {}
+        return str(self.game.render_svg(position, last_action=latest or None, **extra))
 
     def players_view(self) -> list[dict[str, Any]]:
         return [
@@ -430,6 +432,7 @@ class Match:
             "history": _SPLICE if encoded else list(self._history),
             "actions_left": _optional_number(position, "actions_left"),
             "score": _optional_score(position),
+            "final": _final(position),
             "overlays": list(self.game.extras.get("overlays", ())),
             "your_turn": my_turn,
             "legal": self.legal_for_client() if my_turn else [],
@@ -453,7 +456,7 @@ def _compact(value: Any) -> str:
 
 
 def render(game: Game, position: GameState, overlays: tuple[str, ...] = (),
-           latest: list[Any] | None = None) -> str:
+           latest: list[Any] | None = None, flip: bool = False) -> str:
     """The board SVG with the latest turn's actions highlighted.
 
     The latest turn is the one in progress, or the last one completed when a new turn
@@ -468,7 +471,9 @@ def render(game: Game, position: GameState, overlays: tuple[str, ...] = (),
             probe.undo()
             if probe.is_turn_start():
                 break
-    extra = {"overlays": overlays} if overlays else {}
+    extra: dict[str, Any] = {"overlays": overlays} if overlays else {}
+    if flip:  # only when asked: a game's renderer need not know the option
+        extra["flip"] = True
     return str(game.render_svg(position, last_action=latest or None, **extra))
 
 
@@ -485,6 +490,19 @@ def _optional_number(position: GameState, name: str) -> int | None:
     if callable(value):
         value = value()
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _final(position: GameState) -> dict[str, Any] | None:
+    """How the engine ended the game (``outcome()``): termination and final score, for the
+    end-of-game banner; ``None`` while it goes on or after a resignation."""
+    outcome = position.outcome() if position.is_over else None
+    if outcome is None:
+        return None
+    return {
+        "termination": str(outcome.termination),
+        "winner": outcome.winner,
+        "score": _describe(outcome.score),
+    }
 
 
 def _optional_score(position: GameState) -> Any:
