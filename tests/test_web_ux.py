@@ -1,3 +1,4 @@
+# ruff: noqa: F811  (the fixtures of test_web_browser are imported and used by name)
 """Issue 12, "the board a player enjoys": the game page on a desktop and on a 390x844
 phone, in headless Debian chromium against a real ``hexgames serve`` (the fixtures of
 tests/test_web_browser.py). Each test names the item of the issue it checks.
@@ -13,6 +14,7 @@ from typing import Any
 
 import httpx
 import pytest
+
 from test_web_browser import (  # noqa: F401  (fixtures are used by name)
     api_state,
     browser,
@@ -22,8 +24,6 @@ from test_web_browser import (  # noqa: F401  (fixtures are used by name)
     self_played_record,
     server,
     shot,
-    start_from_home,
-    token_in,
 )
 
 pytestmark = pytest.mark.browser
@@ -33,7 +33,7 @@ PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touc
 
 
 @pytest.fixture
-def phone(browser: Any) -> Iterator[Any]:  # noqa: F811
+def phone(browser: Any) -> Iterator[Any]:
     context = browser.new_context(**PHONE)
     opened = context.new_page()
     errors: list[str] = []
@@ -43,7 +43,7 @@ def phone(browser: Any) -> Iterator[Any]:  # noqa: F811
     assert not errors, f"JavaScript errors: {errors}"
 
 
-def new_game(server: str, game: str, mode: str = "hotseat", seat: int = 0,  # noqa: F811
+def new_game(server: str, game: str, mode: str = "hotseat", seat: int = 0,
              options: dict[str, Any] | None = None) -> dict[str, Any]:
     response = httpx.post(f"{server}/api/games", json={
         "game": game, "mode": mode, "seat": seat, "level": 1, "options": options or {}},
@@ -52,21 +52,21 @@ def new_game(server: str, game: str, mode: str = "hotseat", seat: int = 0,  # no
     return response.json()
 
 
-def act(server: str, game_id: str, token: str, action: str) -> httpx.Response:  # noqa: F811
+def act(server: str, game_id: str, token: str, action: str) -> httpx.Response:
     return httpx.post(f"{server}/api/games/{game_id}/actions",
                       json={"token": token, "action": action}, timeout=30)
 
 
-def open_game(page: Any, server: str, game_id: str, token: str) -> None:  # noqa: F811
+def open_game(page: Any, server: str, game_id: str, token: str) -> None:
     page.goto(f"{server}/play/{game_id}?token={token}")
     page.wait_for_selector(".board svg .hit[data-point]")
 
 
-def wait_moves(page: Any, count: int) -> None:  # noqa: F811
+def wait_moves(page: Any, count: int) -> None:
     page.wait_for_function(f"document.querySelectorAll('#moves .act').length === {count}")
 
 
-def dendria_midgame(server: str) -> tuple[str, str]:  # noqa: F811
+def dendria_midgame(server: str) -> tuple[str, str]:
     """A Dendria game in full swing (uploaded record, same-screen): its id and token."""
     created = httpx.post(f"{server}/api/records",
                          json={"text": self_played_record("dendria", 170)}, timeout=60).json()
@@ -124,7 +124,7 @@ def test_phone_page_stays_put_while_moves_come_in(phone: Any, server: str) -> No
     phone.click('#confirm button[value="no"]')
 
 
-def test_the_board_keeps_its_size_when_the_turn_changes(page: Any, server: str) -> None:  # noqa: F811
+def test_the_board_keeps_its_size_when_the_turn_changes(page: Any, server: str) -> None:
     """Bugs: the tool bar keeps its room, so the board does not jump between turns."""
     created = new_game(server, "benediction", mode="online")
     game_id, host = created["id"], created["token"]
@@ -145,7 +145,7 @@ def test_the_board_keeps_its_size_when_the_turn_changes(page: Any, server: str) 
     assert page.locator("#board").bounding_box() == mine
 
 
-def test_markers_and_the_legend(page: Any, phone: Any, server: str) -> None:  # noqa: F811
+def test_markers_and_the_legend(page: Any, phone: Any, server: str) -> None:
     """Bugs and clarity: a possible click (dashed ring) differs from a blessing (rays),
     also without colour; the legend explains every marker, from the board."""
     created = new_game(server, "benediction")
@@ -173,7 +173,7 @@ def test_markers_and_the_legend(page: Any, phone: Any, server: str) -> None:  # 
         assert word in legend, word
 
 
-def test_not_found_pages_and_a_missing_game(page: Any, server: str) -> None:  # noqa: F811
+def test_not_found_pages_and_a_missing_game(page: Any, server: str) -> None:
     """Bugs: people get an HTML 404 page (the API keeps JSON); a missing game offers no
     Undo, Resign or Record."""
     for path in ("/rules/chess", "/no/such/page"):
@@ -193,7 +193,7 @@ def test_not_found_pages_and_a_missing_game(page: Any, server: str) -> None:  # 
 
 
 @pytest.mark.parametrize("game", ["benediction", "dendria"])
-def test_records_of_resigned_games_and_tag_spacing(server: str, game: str) -> None:  # noqa: F811
+def test_records_of_resigned_games_and_tag_spacing(server: str, game: str) -> None:
     """Bugs: a resigned game's record has its Result and Termination; a blank line
     separates the tags from the moves (Dendria too)."""
     created = new_game(server, game)
@@ -213,7 +213,7 @@ def test_records_of_resigned_games_and_tag_spacing(server: str, game: str) -> No
 
 # ------------------------------------------------------------------------ clarity
 def test_each_player_sees_their_side_at_the_bottom_and_may_flip(
-    page: Any, server: str  # noqa: F811
+    page: Any, server: str
 ) -> None:
     """Clarity: Blue against the computer and Blue online see the board turned; Red does
     not; the Flip button turns it either way."""
@@ -233,7 +233,7 @@ def test_each_player_sees_their_side_at_the_bottom_and_may_flip(
     page.wait_for_selector('.board svg[data-flipped="true"] .hit[data-point]')
 
 
-def test_benediction_destinations_say_what_they_would_be(page: Any, server: str) -> None:  # noqa: F811
+def test_benediction_destinations_say_what_they_would_be(page: Any, server: str) -> None:
     """Clarity: after selecting a man, each destination carries its label (move, merge,
     split 1..k) before the second click; the status says what the turn allows."""
     created = new_game(server, "benediction")
@@ -258,7 +258,7 @@ def test_benediction_destinations_say_what_they_would_be(page: Any, server: str)
     shot(page, "ux-destinations")
 
 
-def test_dendria_turn_explained_and_final_score(page: Any, server: str) -> None:  # noqa: F811
+def test_dendria_turn_explained_and_final_score(page: Any, server: str) -> None:
     """Clarity: in a Dendria turn the status names what is still allowed and the cells
     that finish a step carry its label; the end banner shows the final score."""
     game_id, token = dendria_midgame(server)
@@ -314,7 +314,7 @@ def test_dendria_turn_explained_and_final_score(page: Any, server: str) -> None:
 
 
 # ----------------------------------------------------------- entry and browsing
-def test_actions_typed_in_notation(page: Any, server: str) -> None:  # noqa: F811
+def test_actions_typed_in_notation(page: Any, server: str) -> None:
     """Keyboard entry: a legal action is played; an illegal one is explained in the
     engine's words (the same as the API gives)."""
     created = new_game(server, "benediction")
@@ -333,7 +333,7 @@ def test_actions_typed_in_notation(page: Any, server: str) -> None:  # noqa: F81
     assert page.inner_text("#toast") == refused.json()["error"]
 
 
-def test_browsing_past_positions_during_a_live_game(page: Any, server: str) -> None:  # noqa: F811
+def test_browsing_past_positions_during_a_live_game(page: Any, server: str) -> None:
     """Browsing: a click on a past action shows that position; the board does not take
     clicks meanwhile; "Back to the game" (or Esc) returns to the live board."""
     created = new_game(server, "dendria")

@@ -10,7 +10,6 @@ clicks to point labels without knowing the game.
 from __future__ import annotations
 
 import math
-
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
