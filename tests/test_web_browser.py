@@ -87,7 +87,7 @@ def page(browser: Any) -> Iterator[Any]:
 
 def shot(page: Any, name: str) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), animations="disabled")
 
 
 def token_in(page: Any, game_id: str) -> str:
@@ -240,12 +240,12 @@ def test_variant_options_from_the_form_reach_the_game(page: Any, server: str) ->
     page.click('.game-choice[data-game="dendria"]')
     page.click('.segmented label:has(input[value="hotseat"])')
     page.click("details.options summary")
-    page.fill('[data-option="size"]', "5")
+    page.fill('[data-option="board_side"]', "5")
     page.uncheck('[data-option="pie"]')
     page.click("#start")
     page.wait_for_selector('.board svg[data-side="5"] .hit[data-point]')
     created = api_state(server, game_id_of(page))
-    assert created["options"]["size"] == 5 and created["options"]["pie"] is False
+    assert created["options"]["board_side"] == 5 and created["options"]["pie"] is False
     assert page.locator(".board svg .hit[data-point]").count() == 3 * 5 * 4 + 1
 
 
