@@ -437,6 +437,11 @@ def test_the_pages_obey_their_csp(browser: Any, server: str) -> None:
         page.on("pageerror", lambda error: problems.append(str(error)))
         game_id = start_from_home(page, server, "dendria", "hotseat")
         page.locator(".board svg .hit[data-point]").first.click()
+        page.click("#legend-button")  # the legend, fetched from the rules page
+        page.wait_for_selector("#legend .legend-item svg use")
+        page.click('#legend button[value="close"]')
+        page.click("#flip")
+        page.wait_for_selector('.board svg[data-flipped="true"]')
         page.goto(f"{server}/replay/{game_id}")
         page.wait_for_selector(".board svg")
         page.goto(f"{server}/rules/benediction")

@@ -361,3 +361,16 @@ def test_browsing_past_positions_during_a_live_game(page: Any, server: str) -> N
     page.wait_for_selector('#board[data-ply="2"]')
     page.keyboard.press("Escape")
     page.wait_for_selector("#browse", state="hidden")
+
+
+def test_a_moved_piece_glides_to_its_new_point(page: Any, server: str) -> None:
+    """Move animation: the page finds the piece that left one point and arrived at
+    another (from the drawings alone, for any game) and animates it."""
+    created = new_game(server, "benediction")
+    game_id, token = created["id"], created["token"]
+    open_game(page, server, game_id, token)
+    legal = api_state(server, game_id, token)["legal"]
+    move = next(e for e in legal if e["label"] == "move")
+    enter(page, move)
+    wait_moves(page, 1)
+    page.wait_for_selector(f'#board[data-animated="{move["points"][0]}-{move["points"][1]}"]')

@@ -28,13 +28,76 @@ export class Board {
     }
   }
 
-  show(svgText) {
+  /** Show a drawing; with `animate`, a piece that moved glides from where it stood. */
+  show(svgText, { animate = false } = {}) {
+    const before = animate && this.svg ? this.pieces(this.svg) : null;
+    const centres = before ? this.centres() : null;
+    const viewBox = this.svg ? this.svg.getAttribute("viewBox") : null;
     this.svg = mountSvg(this.container, svgText);
     this.hits.clear();
     if (!this.svg) return;
     let targets = this.svg.querySelectorAll(".hit[data-point]");
     if (!targets.length) targets = this.svg.querySelectorAll("[data-point]");
     for (const node of targets) this.hits.set(node.getAttribute("data-point"), node);
+    if (before && viewBox === this.svg.getAttribute("viewBox")) this.glide(before, centres);
+  }
+
+  /** Pieces on the board: point -> {node, key} (a piece is an element with a colour). */
+  pieces(svg) {
+    const found = new Map();
+    for (const node of svg.querySelectorAll("[data-point][data-color]:not(.hit)")) {
+      const key = `${node.dataset.color}/${node.dataset.kind || ""}`;
+      found.set(node.getAttribute("data-point"), { node, key, size: node.dataset.size || "" });
+    }
+    return found;
+  }
+
+  centres() {
+    const centres = new Map();
+    for (const [point, node] of this.hits) {
+      const box = node.getBBox();
+      centres.set(point, [box.x + box.width / 2, box.y + box.height / 2]);
+    }
+    return centres;
+  }
+
+  /**
+   * Game-agnostic move animation: when exactly one piece of a kind left a point and
+   * exactly one of the same kind arrived at (or grew on) another, it glides there.
+   */
+  glide(before, centres) {
+    const after = this.pieces(this.svg);
+    const left = new Map(), arrived = new Map();
+    for (const [point, piece] of before) {
+      const now = after.get(point);
+      if (!now || now.key !== piece.key) {
+        if (!left.has(piece.key)) left.set(piece.key, []);
+        left.get(piece.key).push(point);
+      }
+    }
+    for (const [point, piece] of after) {
+      const was = before.get(point);
+      if (!was || was.key !== piece.key || was.size !== piece.size) {
+        if (!arrived.has(piece.key)) arrived.set(piece.key, []);
+        arrived.get(piece.key).push(point);
+      }
+    }
+    if (matchMedia("(prefers-reduced-motion: reduce)").matches) return;
+    for (const [key, from] of left) {
+      const to = arrived.get(key);
+      if (from.length !== 1 || !to || to.length !== 1) continue;
+      const start = centres.get(from[0]), end = centres.get(to[0]);
+      const node = after.get(to[0]).node;
+      if (!start || !end) continue;
+      node.style.transition = "none";
+      node.style.transform = `translate(${start[0] - end[0]}px, ${start[1] - end[1]}px)`;
+      node.getBoundingClientRect();  // start from there
+      requestAnimationFrame(() => {
+        node.style.transition = "transform .28s ease-out";
+        node.style.transform = "";
+      });
+      this.container.dataset.animated = `${from[0]}-${to[0]}`;
+    }
   }
 
   /** Light up `targets` (next possible clicks), mark `selected` (clicks so far), and

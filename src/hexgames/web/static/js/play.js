@@ -111,6 +111,7 @@ function send(message) {
 function receive(next) {
   const fresh = !state || state.ply !== next.ply || state.your_turn !== next.your_turn
     || state.is_over !== next.is_over;
+  const moved = Boolean(state && next.ply === state.ply + 1);  // one action: animate it
   if (state && state.ply !== next.ply) $("toast").className = "toast";  // old news
   state = next;
   pending = false;
@@ -124,8 +125,8 @@ function receive(next) {
   renderOverlayToggles();
   $("flip").setAttribute("aria-pressed", flipped() ? "true" : "false");
   if (browsing !== null) showBrowsing();
-  else if (overlays.size || flipped()) loadOverlays();  // shows that drawing when it arrives
-  else board.show(state.svg);
+  else if (overlays.size || flipped()) loadOverlays({ animate: moved });  // when it arrives
+  else board.show(state.svg, { animate: moved });
   renderPlayers($("players"), state);
   renderStatus();
   renderScore();
@@ -231,7 +232,7 @@ function renderOverlayToggles() {
     el("span", { text: cap(name.replace(/-/g, " ")) }))));
 }
 
-async function loadOverlays() {
+async function loadOverlays({ animate = false } = {}) {
   const ply = state.ply;
   const flip = flipped();
   let svg = state.svg;
@@ -245,7 +246,7 @@ async function loadOverlays() {
     } catch (error) { toast(error.message); return; }
   }
   if (state.ply !== ply || browsing !== null || flip !== flipped()) return;
-  board.show(svg);
+  board.show(svg, { animate });
   $("board").dataset.flipped = String(flip);
   refreshInput();
 }
