@@ -116,6 +116,7 @@ def test_phone_page_stays_put_while_moves_come_in(phone: Any, server: str) -> No
     phone.wait_for_function("document.getElementById('hint').textContent.includes('cancel')")
     hint = phone.inner_text("#hint")
     assert "Esc" not in hint and "tap it again" in hint
+    shot(phone, "ux-phone-game")
     phone.click("#resign")
     text = phone.inner_text("#confirm-text")
     mover = api_state(server, game_id_of(phone))["to_move"].capitalize()

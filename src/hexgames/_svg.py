@@ -181,7 +181,7 @@ class Frame:
 HIT_STYLE = """
 .hexgames-board .hit { cursor: pointer; }
 .hexgames-board .hit:hover { fill: #ffffff; fill-opacity: 0.18; }
-.hexgames-board .hit.highlighted { fill: #4dd0e1; fill-opacity: 0.14;
+.hexgames-board .hit.highlighted { fill: #4dd0e1; fill-opacity: 0.08;
   stroke: #00acc1; stroke-width: 3; stroke-opacity: 1; stroke-dasharray: 6 4; }
 .hexgames-board .hit.selected { fill: #90caf9; fill-opacity: 0.12;
   stroke: #1e88e5; stroke-width: 4.5; stroke-opacity: 0.95; }
