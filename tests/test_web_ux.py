@@ -375,3 +375,15 @@ def test_a_moved_piece_glides_to_its_new_point(page: Any, server: str) -> None:
     enter(page, move)
     wait_moves(page, 1)
     page.wait_for_selector(f'#board[data-animated="{move["points"][0]}-{move["points"][1]}"]')
+
+
+def test_the_replay_can_be_flipped(page: Any, server: str) -> None:
+    """Flip in the replay viewer: Blue's own replay starts turned; the button turns it."""
+    created = new_game(server, "benediction", mode="ai", seat=1)
+    game_id = created["id"]
+    open_game(page, server, game_id, created["token"])  # remembers the seat's token
+    page.goto(f"{server}/replay/{game_id}")
+    page.wait_for_selector('#board[data-flipped="true"] svg[data-flipped="true"]')
+    page.click("#flip")
+    page.wait_for_selector('#board[data-flipped="false"]')
+    assert page.locator(".board svg[data-flipped]").count() == 0
