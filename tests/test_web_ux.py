@@ -387,3 +387,21 @@ def test_the_replay_can_be_flipped(page: Any, server: str) -> None:
     page.click("#flip")
     page.wait_for_selector('#board[data-flipped="false"]')
     assert page.locator(".board svg[data-flipped]").count() == 0
+
+
+def test_drag_and_drop_enters_a_two_click_action(page: Any, server: str) -> None:
+    """Drag and drop with the mouse: press on a man, release on its destination."""
+    created = new_game(server, "benediction")
+    game_id, token = created["id"], created["token"]
+    open_game(page, server, game_id, token)
+    legal = api_state(server, game_id, token)["legal"]
+    move = next(e for e in legal if e["label"] == "move")
+    boxes = [page.locator(f'.board svg .hit[data-point="{point}"]').bounding_box()
+             for point in move["points"]]
+    centres = [(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2) for box in boxes]
+    page.mouse.move(*centres[0])
+    page.mouse.down()
+    page.mouse.move(*centres[1], steps=5)
+    page.mouse.up()
+    wait_moves(page, 1)
+    assert api_state(server, game_id)["history"][0]["notation"] == move["action"]

@@ -19,6 +19,27 @@ export class Board {
       const target = event.target.closest("[data-point]");
       if (target && onPoint) onPoint(target.getAttribute("data-point"), event);
     });
+    // Drag and drop (mouse or pen) as an alternative to two clicks: pressing on one point
+    // and releasing on another is the same as clicking both. (On a touch screen a drag
+    // scrolls the page, so there the two taps stay.)
+    let pressed = null;
+    const pointAt = (event) => {
+      const node = document.elementFromPoint(event.clientX, event.clientY);
+      const target = node && node.closest(".hit[data-point]");
+      return target && this.container.contains(target) ? target.getAttribute("data-point") : null;
+    };
+    container.addEventListener("pointerdown", (event) => {
+      pressed = event.pointerType === "touch" || event.button !== 0 ? null : pointAt(event);
+    });
+    container.addEventListener("pointerup", (event) => {
+      const from = pressed;
+      pressed = null;
+      const to = from ? pointAt(event) : null;
+      if (!from || !to || from === to || !onPoint) return;
+      this.container.dataset.dragged = `${from}-${to}`;
+      onPoint(from, event);
+      onPoint(to, event);
+    });
     if (onHover) {
       container.addEventListener("pointerover", (event) => {
         const target = event.target.closest(".hit[data-point]");
