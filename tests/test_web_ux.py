@@ -362,6 +362,14 @@ def test_browsing_past_positions_during_a_live_game(page: Any, server: str) -> N
     page.wait_for_selector('#board[data-ply="2"]')
     page.keyboard.press("Escape")
     page.wait_for_selector("#browse", state="hidden")
+    page.keyboard.press("ArrowLeft")  # the arrows step back and forth
+    page.wait_for_selector('#board[data-ply="3"]')
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_selector('#board[data-ply="2"]')
+    page.keyboard.press("ArrowRight")
+    page.wait_for_selector('#board[data-ply="3"]')
+    page.keyboard.press("ArrowRight")  # past the last one: back to the game
+    page.wait_for_selector("#browse", state="hidden")
 
 
 def test_a_moved_piece_glides_to_its_new_point(page: Any, server: str) -> None:

@@ -437,6 +437,13 @@ async function openLegend() {
 document.addEventListener("keydown", (event) => {
   if (event.target.closest("input, textarea")) return;
   if (event.key === "Escape" && browsing !== null) { stopBrowsing(); return; }
+  if ((event.key === "ArrowLeft" || event.key === "ArrowRight") && state && state.history.length) {
+    // Step through the game's past positions (Right at the latest returns to the game).
+    const shown = browsing ?? state.history.length;
+    event.preventDefault();
+    browse(Math.max(0, shown + (event.key === "ArrowLeft" ? -1 : 1)));
+    return;
+  }
   if (event.key === "Escape" && picker) { picker.reset(); $("choices").replaceChildren(); refreshInput(); }
   if (event.key === "f" || event.key === "F") $("flip").click();
   if ((event.key === "u" || event.key === "U") && state && state.can_undo) send({ type: "undo" });
