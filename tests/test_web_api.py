@@ -315,7 +315,8 @@ def test_pages_and_static_files_are_served(client: TestClient) -> None:
     for game in GAMES:
         rules = client.get(f"/rules/{game}")
         assert rules.status_code == 200 and "data-point" in rules.text
-    assert client.get("/rules/chess").status_code == 400
+    missing = client.get("/rules/chess")  # a page for people: HTML (issue 12)
+    assert missing.status_code == 404 and "Page not found" in missing.text
     script = client.get("/static/js/play.js")
     assert script.status_code == 200 and "javascript" in script.headers["content-type"]
     assert client.get("/static/js/nope.js").status_code == 404

@@ -87,7 +87,7 @@ def page(browser: Any) -> Iterator[Any]:
 
 def shot(page: Any, name: str) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), animations="disabled")
 
 
 def token_in(page: Any, game_id: str) -> str:
@@ -437,6 +437,11 @@ def test_the_pages_obey_their_csp(browser: Any, server: str) -> None:
         page.on("pageerror", lambda error: problems.append(str(error)))
         game_id = start_from_home(page, server, "dendria", "hotseat")
         page.locator(".board svg .hit[data-point]").first.click()
+        page.click("#legend-button")  # the legend, fetched from the rules page
+        page.wait_for_selector("#legend .legend-item svg use")
+        page.click('#legend button[value="close"]')
+        page.click("#flip")
+        page.wait_for_selector('.board svg[data-flipped="true"]')
         page.goto(f"{server}/replay/{game_id}")
         page.wait_for_selector(".board svg")
         page.goto(f"{server}/rules/benediction")

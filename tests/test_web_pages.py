@@ -20,10 +20,21 @@ def test_markdown_blocks_and_inline_markup() -> None:
     assert '<h1 id="title-one">Title One</h1>' in html
     assert ("<p>Some <em>soft</em> and <strong>strong</strong> text with <code>e3e4</code> "
             'and <a href="/rules/x">a link</a>. continued line</p>') in html
-    assert "<ul><li>\none\n</li><li>\ntwo\n wrapped\n</li></ul>" in html
+    assert "<ul><li>\none\n</li><li>\ntwo wrapped\n</li></ul>" in html
     assert "<ol><li>\nfirst\n</li><li>\nsecond\n</li></ol>" in html
     assert "<th>a</th><th>b</th>" in html and "<td>1</td><td>2</td>" in html
     assert "<blockquote>quoted</blockquote>" in html
+
+
+def test_markdown_markup_around_code_across_lines_and_escaped() -> None:
+    """Issue 12: the rules page showed literal ``**`` (bold around a code span, bold over
+    a wrapped list item, a backslash-escaped star)."""
+    html = to_html("1. **`max_turns` counts turns** (one\n   **wrapped bold** here)\n\n"
+                   "the 12\\* protocol and a \\*literal\\* star\n")
+    assert "<strong><code>max_turns</code> counts turns</strong>" in html
+    assert "<strong>wrapped bold</strong>" in html
+    assert "the 12* protocol and a *literal* star" in html
+    assert "**" not in html and "\\" not in html
 
 
 def test_markdown_escapes_everything_it_does_not_understand() -> None:

@@ -4,6 +4,7 @@ The picker turns clicks into actions for any game from the gestures the server s
 these tests pin its matching rules (prefixes, choices, alternative paths) without a browser.
 """
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -20,4 +21,4 @@ def test_click_picker_passes_its_node_tests():
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "# fail 0" in result.stdout
-    assert "# pass 5" in result.stdout
+    assert re.search(r"# pass ([5-9]|\d\d)\b", result.stdout)

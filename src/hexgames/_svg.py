@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
@@ -142,6 +142,8 @@ class Frame:
     width: float
     height: float
     unit: float = UNIT
+    #: Turned half a turn (the top side of the board at the bottom); see :meth:`flipped`.
+    flip: bool = False
 
     @classmethod
     def around(cls, board: HexBoard, margin: float, unit: float = UNIT) -> Frame:
@@ -156,21 +158,31 @@ class Frame:
             unit=unit,
         )
 
+    def flipped(self, flip: bool = True) -> Frame:
+        """The same frame turned half a turn about its centre when ``flip`` (the board is
+        centrally symmetric, so every point still lands on a point; text stays upright)."""
+        return replace(self, flip=flip)
+
     def at(self, x: float, y: float) -> tuple[float, float]:
         """Paper position of axial coordinates within this frame."""
         px, py = axial_to_xy(x, y, self.unit)
-        return px + self.offset_x, py + self.offset_y
+        px, py = px + self.offset_x, py + self.offset_y
+        if self.flip:
+            return self.width - px, self.height - py
+        return px, py
 
     def point(self, board: HexBoard, index: int) -> tuple[float, float]:
         return self.at(*board.coords[index])
 
 
 #: Styles of the hit targets, the same for every game (the embedding page may override).
+#: A possible click is a dashed cyan ring (not gold, which is Benediction's blessing, and
+#: dashed so that it differs from every piece marker without colour too).
 HIT_STYLE = """
 .hexgames-board .hit { cursor: pointer; }
 .hexgames-board .hit:hover { fill: #ffffff; fill-opacity: 0.18; }
-.hexgames-board .hit.highlighted { fill: #ffd54f; fill-opacity: 0.4;
-  stroke: #d89b00; stroke-width: 2; stroke-opacity: 0.9; }
+.hexgames-board .hit.highlighted { fill: #4dd0e1; fill-opacity: 0.08;
+  stroke: #00acc1; stroke-width: 3; stroke-opacity: 1; stroke-dasharray: 6 4; }
 .hexgames-board .hit.selected { fill: #90caf9; fill-opacity: 0.12;
   stroke: #1e88e5; stroke-width: 4.5; stroke-opacity: 0.95; }
 """

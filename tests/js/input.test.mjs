@@ -57,3 +57,31 @@ test("a click that starts nothing explains itself and never switches tools", () 
   assert.match(result.message, /select the drop tool/);
   assert.equal(picker.tool, "");
 });
+
+test("labels of the next clicks say what each would do", async () => {
+  const { Picker: P } = await import("../../src/hexgames/web/static/js/input.js");
+  const picker = new P([
+    entry("e3e4", ["e3", "e4"], "move"),
+    entry("e3-1-e4", ["e3", "e4"], "split 1"),
+    entry("e3-2-e4", ["e3", "e4"], "split 2"),
+    entry("e3+e2", ["e3", "e2"], "merge"),
+    entry("g7", ["g7"], "sprout"),
+  ]);
+  assert.deepEqual(Object.fromEntries(picker.nextLabels()), { e3: "…", g7: "sprout" });
+  picker.click("e3");
+  assert.deepEqual(Object.fromEntries(picker.nextLabels()),
+    { e4: "move / split 1-2", e2: "merge" });
+});
+
+test("summarize ranges numbered labels and allowedNow names few points", async () => {
+  const { summarize, allowedNow } = await import("../../src/hexgames/web/static/js/input.js");
+  assert.equal(summarize(["split 1", "split 2", "split 3"]), "split 1-3");
+  assert.equal(summarize(["move", "split 2", "split 4"]), "move / split 2,4");
+  assert.deepEqual(allowedNow([
+    entry("^g7", ["g7"], "sprout"),
+    { action: "end", tool: null, points: [], paths: [], label: "End turn" },
+  ]), ["sprout at g7", "end turn"]);
+  const many = ["a1", "a2", "a3", "a4"].map((p) => entry(`${p}a9`, [p, "a9"], "move"));
+  assert.deepEqual(allowedNow(many), ["move"]);
+  assert.deepEqual(allowedNow(many.slice(0, 1)), ["move from a1"]);
+});

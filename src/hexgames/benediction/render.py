@@ -9,6 +9,7 @@ clicks to point labels without knowing the game.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -163,13 +164,15 @@ def svg(
     overlays: Iterable[str] = (),
     selected: Iterable[str] = (),
     board_id: str = "benediction-board",
+    flip: bool = False,
 ) -> str:
     """A standalone SVG drawing of the position, ``size`` pixels wide.
 
     ``highlights`` and ``selected`` are point labels (e.g. the next possible clicks, and
     the clicks made so far). ``last_action`` is an action, its notation, or a sequence of
     them (e.g. the actions of the last turn), drawn as arrows or rings. ``overlays`` must
-    name entries of :data:`OVERLAYS` (``ValueError`` otherwise).
+    name entries of :data:`OVERLAYS` (``ValueError`` otherwise). ``flip`` turns the
+    board half a turn (Blue's side at the bottom; text stays upright).
     """
     unknown = [name for name in overlays if name not in OVERLAYS]
     if unknown:
@@ -177,6 +180,7 @@ def svg(
     board: HexBoard = position.board
     # The rim reaches 1.5 units beyond the corner points when it carries the labels.
     frame = _svg.Frame.around(board, margin=_svg.UNIT * (1.6 if show_labels else 0.85))
+    frame = frame.flipped(bool(flip))
     marks = features(position)
     chosen = _indices(board, selected)
     layers = [
@@ -206,7 +210,8 @@ def svg(
         size=size,
         root_id=board_id,
         classes=f"hexgames-board hexgames-benediction to-move-{to_move}",
-        data={"game": "benediction", "side": board.side, "to-move": to_move},
+        data={"game": "benediction", "side": board.side, "to-move": to_move,
+              **({"flipped": "true"} if flip else {})},
         title=title,
         style=_svg.HIT_STYLE,
         defs=_defs(board_id),
@@ -431,6 +436,12 @@ def _man(frame: _svg.Frame, label: str, at: tuple[float, float], man: Man, board
         # A golden halo around the whole stack, with a soft outer glow.
         halo = {"cx": cx, "cy": cy, "r": radius + layer * (visible - 1) / 2 + unit * 0.1}
         parts.append(_svg.group({"class": "blessing"}, [
+            # Rays: a blessing differs from every other marker by its shape, not only gold.
+            _svg.element("polygon", {"class": "rays",
+                                     "points": _rays(cx, cy, halo["r"] + unit * 0.12,
+                                                     halo["r"] - unit * 0.02),
+                                     "fill": GOLD, "stroke": GOLD_DARK,
+                                     "stroke-width": unit * 0.015}),
             _svg.element("circle", {**halo, "fill": GOLD, "fill-opacity": 0.55, "stroke": GOLD,
                                     "stroke-opacity": 0.45, "stroke-width": unit * 0.14}),
             _svg.element("circle", {**halo, "fill": "none", "stroke": GOLD_DARK,
@@ -475,6 +486,17 @@ def _man(frame: _svg.Frame, label: str, at: tuple[float, float], man: Man, board
         {"class": classes, "data-point": label, "data-color": man.color, "data-size": man.size},
         parts,
     )
+
+
+def _rays(cx: float, cy: float, outer: float, inner: float, count: int = 16) -> str:
+    """A starburst outline (``count`` spikes) around a blessed man."""
+    points = []
+    for k in range(2 * count):
+        radius = outer if k % 2 == 0 else inner
+        angle = math.pi * k / count
+        points.append(f"{_svg.num(cx + radius * math.sin(angle))},"
+                      f"{_svg.num(cy - radius * math.cos(angle))}")
+    return " ".join(points)
 
 
 def _crown(cx: float, cy: float, width: float) -> str:

@@ -171,13 +171,14 @@ def svg(
     overlays: Iterable[str] = (),
     selected: Iterable[str] = (),
     board_id: str = "dendria-board",
+    flip: bool = False,
 ) -> str:
     """A standalone SVG drawing of the position, ``size`` pixels wide.
 
     ``highlights`` and ``selected`` are cell labels (the next possible clicks, the clicks
     made so far). ``last_action`` is a step, its notation, or a sequence of them (e.g. the
-    steps of the last turn). ``overlays`` is any of :data:`OVERLAYS`. Bad arguments raise
-    ``ValueError`` naming them.
+    steps of the last turn). ``overlays`` is any of :data:`OVERLAYS`. ``flip`` turns the
+    board half a turn (text stays upright). Bad arguments raise ``ValueError`` naming them.
     """
     position = _check_position(position)
     highlights = _label_list(position, highlights, "highlights")
@@ -197,6 +198,7 @@ def svg(
     # The backdrop reaches 1.43 units beyond the outer cells' centres when it carries the
     # labels, 0.75 otherwise.
     frame = _svg.Frame.around(board, margin=_svg.UNIT * (1.45 if show_labels else 0.77))
+    frame = frame.flipped(bool(flip))
     overlay_cells = _overlay_cells(position, overlays)
     layers = [
         _soil_layer(frame, board, overlay_cells, framed=show_labels),
@@ -224,7 +226,8 @@ def svg(
         root_id=board_id,
         classes=f"hexgames-board hexgames-dendria to-move-{to_move}",
         data={"game": "dendria", "side": board.side, "to-move": to_move,
-              "score-dark": _points(dark), "score-light": _points(light)},
+              "score-dark": _points(dark), "score-light": _points(light),
+              **({"flipped": "true"} if flip else {})},
         title=f"Dendria board, side {board.side}: {status_line(position)}",
         style=_svg.HIT_STYLE,
         defs=_svg.arrow_marker(f"{board_id}-arrow", LAST_STEP),

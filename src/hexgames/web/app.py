@@ -43,7 +43,7 @@ from hexgames.web.hub import Hub
 from hexgames.web.limits import BodyLimit, SecurityHeaders
 from hexgames.web.matches import Match, render
 from hexgames.web.options import describe_options
-from hexgames.web.rules_pages import rules_page
+from hexgames.web.rules_pages import not_found_page, rules_page
 from hexgames.web.service import MAX_RECORD, AiBusy, GameNotFound, GameService
 from hexgames.web.sockets import add_socket_route, clip
 from hexgames.web.storage import StaleWrite, StorageUnavailable, StoredGame, open_storage
@@ -171,7 +171,9 @@ def create_app(
         return error(409, str(exc))
 
     @app.exception_handler(StarletteHTTPException)
-    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        if exc.status_code == 404 and wants_page(request):
+            return HTMLResponse(not_found_page(request.url.path), status_code=404)
         return error(exc.status_code, str(exc.detail))
 
     @app.exception_handler(GameNotFound)
@@ -279,20 +281,22 @@ def create_app(
         return {"id": match.id, "token": token, "links": links(match, [token, token])}
 
     @app.get("/api/games/{game_id}/replay")
-    async def replay(game_id: str, ply: int = Query(..., ge=0)) -> dict[str, Any]:
+    async def replay(game_id: str, ply: int = Query(..., ge=0),
+                     flip: bool = False) -> dict[str, Any]:
         """The board after the first ``ply`` actions (the replay viewer steps through these)."""
         match = await service.get(game_id)
         total = len(match.plies)
         if ply > total:
             raise ValueError(f"ply {ply} is past the end of the game ({total} actions)")
         # From the nearest stored checkpoint: a bounded number of actions, off the loop.
-        svg = await asyncio.to_thread(match.replay_svg, ply)
+        svg = await asyncio.to_thread(match.replay_svg, ply, flip)
         return {"ply": ply, "total": total, "svg": svg}
 
     @app.get("/api/games/{game_id}/board")
-    async def board(game_id: str, overlays: str = "") -> dict[str, Any]:
+    async def board(game_id: str, overlays: str = "", flip: bool = False) -> dict[str, Any]:
         """The current board with optional overlays (those the game lists in
-        ``extras["overlays"]``, e.g. Dendria's fertilized and plantable cells)."""
+        ``extras["overlays"]``, e.g. Dendria's fertilized and plantable cells), turned
+        half a turn when ``flip`` (the second player's side at the bottom)."""
         match = await service.get(game_id)
         offered = tuple(match.game.extras.get("overlays", ()))
         chosen = tuple(name for name in overlays.split(",") if name)
@@ -302,7 +306,7 @@ def create_app(
                 f"{match.game.title} has no overlay {unknown[0]!r}; "
                 f"offered: {', '.join(offered) or 'none'}"
             )
-        svg = render(match.game, match.position, chosen, latest=match.latest_turn())
+        svg = render(match.game, match.position, chosen, latest=match.latest_turn(), flip=flip)
         return {"ply": len(match.plies), "svg": svg}
 
     # ---------------------------------------------------------- WebSocket
@@ -323,11 +327,19 @@ def create_app(
 
     @app.get("/rules/{game_name}", include_in_schema=False)
     async def rules(game_name: str) -> HTMLResponse:
+        if game_name not in game_names():
+            return HTMLResponse(not_found_page(f"/rules/{game_name}"), status_code=404)
         # The first request draws a sample game (AI moves): keep it off the event loop.
         return HTMLResponse(await asyncio.to_thread(rules_page, get_game(game_name)))
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app
+
+
+def wants_page(request: Request) -> bool:
+    """A person's address (answered with an HTML page) rather than the API's (JSON)."""
+    path = request.url.path
+    return not (path.startswith(("/api/", "/ws/")) or path == "/openapi.json")
 
 
 def state_response(match: Match, token: str | None) -> Response:

@@ -17,6 +17,8 @@ _INLINE_CODE = re.compile(r"`([^`]+)`")
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
 _ITALIC = re.compile(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])")
 _LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
+_ESCAPED = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>])")
+_KEPT = re.compile("\x00(\\d+)\x00")
 _HEADING = re.compile(r"^(#{1,6})\s+(.*)$")
 _ORDERED = re.compile(r"^\s*\d+[.)]\s+(.*)$")
 _BULLET = re.compile(r"^\s*[-*+]\s+(.*)$")
@@ -27,19 +29,24 @@ def slug(text: str) -> str:
 
 
 def inline(text: str) -> str:
-    """Escape a line and apply inline markup (code spans are left untouched inside)."""
-    parts = _INLINE_CODE.split(text)
-    out = []
-    for i, part in enumerate(parts):
-        if i % 2:
-            out.append(f"<code>{html.escape(part)}</code>")
-            continue
-        part = html.escape(part, quote=False)
-        part = _LINK.sub(lambda m: _link(m.group(1), m.group(2)), part)
-        part = _BOLD.sub(r"<strong>\1</strong>", part)
-        part = _ITALIC.sub(r"<em>\1</em>", part)
-        out.append(part)
-    return "".join(out)
+    """Escape a line and apply inline markup.
+
+    Code spans and backslash escapes (``\\*``) are set aside first, so that markup may
+    enclose a code span (``**`x` counts**``) and an escaped character stays literal.
+    """
+    kept: list[str] = []
+
+    def keep(piece: str) -> str:
+        kept.append(piece)
+        return f"\x00{len(kept) - 1}\x00"
+
+    text = _INLINE_CODE.sub(lambda m: keep(f"<code>{html.escape(m.group(1))}</code>"), text)
+    text = _ESCAPED.sub(lambda m: keep(html.escape(m.group(1))), text)
+    text = html.escape(text, quote=False)
+    text = _LINK.sub(lambda m: _link(m.group(1), m.group(2)), text)
+    text = _BOLD.sub(r"<strong>\1</strong>", text)
+    text = _ITALIC.sub(r"<em>\1</em>", text)
+    return _KEPT.sub(lambda m: kept[int(m.group(1))], text)
 
 
 def _link(label: str, url: str) -> str:
@@ -69,14 +76,21 @@ def to_html(text: str, code_block: Callable[[str, str], str | None] | None = Non
     out: list[str] = []
     paragraph: list[str] = []
     list_kind: str | None = None
+    item: list[str] = []  # the lines of the open list item (markup may span them)
 
     def flush_paragraph() -> None:
         if paragraph:
             out.append(f"<p>{inline(' '.join(paragraph))}</p>")
             paragraph.clear()
 
+    def flush_item() -> None:
+        if item:
+            out.append(inline(" ".join(item)))
+            item.clear()
+
     def close_list() -> None:
         nonlocal list_kind
+        flush_item()
         if list_kind:
             out.append(f"</li></{list_kind}>")
             list_kind = None
@@ -124,16 +138,17 @@ def to_html(text: str, code_block: Callable[[str, str], str | None] | None = Non
         elif (bullet := _BULLET.match(line)) or (ordered := _ORDERED.match(line)):
             flush_paragraph()
             kind = "ul" if bullet else "ol"
-            item = (bullet or ordered).group(1)  # type: ignore[union-attr]
+            text = (bullet or ordered).group(1)  # type: ignore[union-attr]
             if list_kind != kind:
                 close_list()
                 out.append(f"<{kind}><li>")
                 list_kind = kind
             else:
+                flush_item()
                 out.append("</li><li>")
-            out.append(inline(item))
+            item.append(text)
         elif list_kind and line.startswith((" ", "\t")):
-            out.append(" " + inline(stripped))  # continuation of a list item
+            item.append(stripped)  # continuation of a list item
         else:
             close_list()
             paragraph.append(stripped)

@@ -365,9 +365,10 @@ class Match:
             first -= 1
         return self.actions[max(first, 0):end]
 
-    def replay_svg(self, ply: int) -> str:
+    def replay_svg(self, ply: int, flip: bool = False) -> str:
         """The board after the first ``ply`` actions, from the nearest checkpoint (at
-        most ``CHECKPOINT_EVERY`` actions replayed). Safe to call from a thread."""
+        most ``CHECKPOINT_EVERY`` actions replayed), turned half a turn when ``flip``.
+        Safe to call from a thread."""
         with self._replay_lock:
             base = (ply // CHECKPOINT_EVERY) * CHECKPOINT_EVERY
             while base not in self.checkpoints:
@@ -376,7 +377,8 @@ class Match:
             for action in self.actions[base:ply]:
                 position.play(action)
             latest = self.latest_turn(ply)
-        return str(self.game.render_svg(position, last_action=latest or None))
+        extra = {"flip": True} if flip else {}
+        return str(self.game.render_svg(position, last_action=latest or None, **extra))
 
     def players_view(self) -> list[dict[str, Any]]:
         return [
@@ -429,6 +431,7 @@ class Match:
             "history": _SPLICE if encoded else list(self._history),
             "actions_left": game.actions_left(position) if game.actions_left else None,
             "score": _describe(game.live_score(position)) if game.live_score else None,
+            "final": _final(position),
             "overlays": list(self.game.extras.get("overlays", ())),
             "your_turn": my_turn,
             "legal": self.legal_for_client() if my_turn else [],
@@ -452,7 +455,7 @@ def _compact(value: Any) -> str:
 
 
 def render(game: Game, position: GameState, overlays: tuple[str, ...] = (),
-           latest: list[Any] | None = None) -> str:
+           latest: list[Any] | None = None, flip: bool = False) -> str:
     """The board SVG with the latest turn's actions highlighted.
 
     The latest turn is the one in progress, or the last one completed when a new turn
@@ -467,7 +470,9 @@ def render(game: Game, position: GameState, overlays: tuple[str, ...] = (),
             probe.undo()
             if probe.is_turn_start():
                 break
-    extra = {"overlays": overlays} if overlays else {}
+    extra: dict[str, Any] = {"overlays": overlays} if overlays else {}
+    if flip:  # only when asked: a game's renderer need not know the option
+        extra["flip"] = True
     return str(game.render_svg(position, last_action=latest or None, **extra))
 
 
@@ -477,3 +482,16 @@ def player_name(player: dict[str, Any], mode: str, seat: int) -> str:
     if mode == "hotseat":
         return f"Player {seat + 1}"
     return "You" if mode == "ai" else f"Player {seat + 1}"
+
+
+def _final(position: GameState) -> dict[str, Any] | None:
+    """How the engine ended the game (``outcome()``): termination and final score, for the
+    end-of-game banner; ``None`` while it goes on or after a resignation."""
+    outcome = position.outcome()
+    if outcome is None:
+        return None
+    return {
+        "termination": str(outcome.termination),
+        "winner": outcome.winner,
+        "score": _describe(outcome.score),
+    }

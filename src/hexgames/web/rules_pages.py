@@ -9,6 +9,9 @@ engine. The page starts with the game's start position.
 from __future__ import annotations
 
 import html
+import math
+import re
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -37,11 +40,53 @@ PAGE = """<!doctype html>
 {body}
 <h2 id="a-game-in-progress">A game in progress</h2>
 <figure class="diagram">{sample}<figcaption>{sample_caption}</figcaption></figure>
+{legend}
 </article>
 </main>
 </body>
 </html>
 """
+
+
+NOT_FOUND = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Not found · hexgames</title>
+<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
+<link rel="stylesheet" href="/static/css/site.css">
+</head>
+<body class="page-missing">
+<header class="topbar">
+  <a class="brand" href="/"><img src="/static/favicon.svg" alt=""> hexgames</a>
+  <nav><a href="/">Play</a>{nav}</nav>
+</header>
+<main class="rules missing-page">
+<article>
+<h1>Page not found</h1>
+<p>There is no page at <code>{path}</code> on this site.</p>
+<p><a class="button primary" href="/">Start a game</a></p>
+</article>
+</main>
+</body>
+</html>
+"""
+
+
+def rules_nav(current: str | None = None) -> str:
+    """Links to every game's rules (the top bar of the rules and other server pages)."""
+    return "".join(
+        f'<a href="/rules/{other.name}"{" aria-current=page" if other.name == current else ""}>'
+        f"{html.escape(other.title)} rules</a>"
+        for other in map(get_game, game_names())
+    )
+
+
+def not_found_page(path: str) -> str:
+    """The HTML 404 page (a person's mistyped address; the API answers JSON instead)."""
+    shown = path if len(path) <= 120 else path[:120] + "…"
+    return NOT_FOUND.format(path=html.escape(shown), nav=rules_nav())
 
 
 def docs_dir() -> Path | None:
@@ -78,13 +123,10 @@ def _rules_page(name: str) -> str:
         )
     start = game.render_svg(game.new())
     sample, caption = sample_game(game)
-    nav = "".join(
-        f'<a href="/rules/{other.name}"{" aria-current=page" if other.name == name else ""}>'
-        f"{html.escape(other.title)} rules</a>"
-        for other in map(get_game, game_names())
-    )
+    nav = rules_nav(name)
     return PAGE.format(title=html.escape(game.title), start=start, body=body, nav=nav,
-                       sample=sample, sample_caption=html.escape(caption))
+                       sample=sample, sample_caption=html.escape(caption),
+                       legend=legend_html(game))
 
 
 def sample_game(game: Game, actions: int = 120, seed: int = 2024) -> tuple[str, str]:
@@ -107,3 +149,118 @@ def sample_game(game: Game, actions: int = 120, seed: int = 2024) -> tuple[str, 
     caption = (f"After {len(shown.history)} actions of a game between two beginner-level "
                f"computer players; {shown.to_move} to act. The last turn is highlighted.")
     return svg, caption
+
+
+# ---------------------------------------------------------------------------- legend
+@dataclass(frozen=True)
+class LegendBoard:
+    """A small position showing every marker of a game, and what to say about each."""
+
+    text: str
+    items: tuple[tuple[str, str], ...]  # (point, what the marker there means)
+    highlights: tuple[str, ...] = ()
+    selected: tuple[str, ...] = ()
+    last_action: tuple[str, ...] = ()
+    overlays: tuple[str, ...] = ()
+
+
+#: The legend of each game (the game page opens it from the board; the rules page ends
+#: with it). Markers common to every game: a possible click, the selection, the last turn.
+LEGENDS: dict[str, LegendBoard] = {
+    "benediction": LegendBoard(
+        text="Benediction v1: R-E2 B E8\nR:C3b++D4cE2k3l++F3G3\nB:D78E78k9F78\nX:E5",
+        items=(
+            ("F3", "A man: a stack of checkers; the number is its size. A thick blue ring: "
+                   "the man you selected."),
+            ("E2", "King (crown). Red's starting point is the shaded hexagon: a man that "
+                   "stands on it becomes a king."),
+            ("C3", "Blessed man: gold halo with rays. A blessed king wins."),
+            ("D4", "Cursed man: the ✕ badge."),
+            ("E3", "Locked man: the padlock badge."),
+            ("E5", "Block: no man may stand on it."),
+            ("F4", "Dashed cyan ring: a point you can click (a destination of the selected "
+                   "man, or the start of an action)."),
+            ("G3", "Orange arrow or ring: the last turn's actions."),
+            ("B1", "The thick red and blue lines along the edges are the walls."),
+        ),
+        highlights=("F4",),
+        selected=("F3",),
+        last_action=("g2g3",),
+    ),
+    "dendria": LegendBoard(
+        text=("Dendria v1: size=5 to-move=dark\ndark seeds: c3 c4\ndark trees: e5 e6 f6\n"
+              "dark dendrids: b2\nlight seeds: g7\nlight trees: g4\nlight dendrids: h5\n"),
+        items=(
+            ("c3", "Dark seed (a seedbed is a group of seeds)."),
+            ("g7", "Light seed."),
+            ("e5", "Dark tree (a forest is a group of trees)."),
+            ("g4", "Light tree."),
+            ("b2", "Dark dendrid; a thick blue outline: the dendrid you selected."),
+            ("h5", "Light dendrid."),
+            ("a2", "Small dots: fertilized soil (shown with the \u201cFertilized\u201d "
+                   "overlays)."),
+            ("d2", "Dashed cyan outline: a cell you can click."),
+            ("b3", "Orange arrow or outline: the last turn's steps."),
+        ),
+        highlights=("d2",),
+        selected=("b2",),
+        last_action=("b4-b2",),
+        overlays=("fertilized-dark",),
+    ),
+}
+
+_HIT = re.compile(r'<(?:circle|polygon)\s[^>]*class="hit[^"]*"[^>]*>')
+
+
+def _point_centres(svg: str) -> dict[str, tuple[float, float]]:
+    """Paper position of every point's hit target in a board SVG."""
+    centres = {}
+    for tag in _HIT.findall(svg):
+        label = re.search(r'data-point="([^"]+)"', tag)
+        if label is None:
+            continue
+        circle = re.search(r'cx="([-\d.]+)"\s+cy="([-\d.]+)"', tag)
+        if circle:
+            centres[label.group(1)] = (float(circle.group(1)), float(circle.group(2)))
+            continue
+        points = re.search(r'points="([^"]+)"', tag)
+        if points:
+            xy = [tuple(map(float, pair.split(","))) for pair in points.group(1).split()]
+            centres[label.group(1)] = (sum(p[0] for p in xy) / len(xy),
+                                       sum(p[1] for p in xy) / len(xy))
+    return centres
+
+
+def legend_html(game: Game) -> str:
+    """The legend section: one picture per marker, cut from one small drawn position."""
+    legend = LEGENDS.get(game.name)
+    if legend is None:
+        return ""
+    board_id = f"legend-{game.name}"
+    position = game.position_from_text(legend.text)
+    extra: dict[str, object] = {"overlays": legend.overlays} if legend.overlays else {}
+    svg = str(game.render_svg(position, legend.highlights, selected=legend.selected,
+                              last_action=list(legend.last_action) or None,
+                              board_id=board_id, size=600, **extra))
+    view = re.search(r'viewBox="0 0 ([\d.]+) ([\d.]+)"', svg)
+    assert view is not None
+    scale = 600 / float(view.group(1))
+    centres = _point_centres(svg)
+    spots = list(centres.values())
+    unit = min(math.dist(spots[0], other) for other in spots[1:])  # neighbour distance
+    half = unit * 0.7 * scale
+    items = []
+    for point, text in legend.items:
+        label = next(name for name in centres if name.lower() == point.lower())
+        x, y = (value * scale for value in centres[label])
+        box = f"{x - half:.1f} {y - half:.1f} {2 * half:.1f} {2 * half:.1f}"
+        items.append(
+            f'<li class="legend-item" data-point="{html.escape(point)}">'
+            f'<svg class="legend-icon" viewBox="{box}" width="56" height="56" aria-hidden="true">'
+            f'<use href="#{board_id}"/></svg><span>{html.escape(text)}</span></li>'
+        )
+    return (
+        f'<section class="legend" id="legend"><h2 id="legend-head">Legend</h2>'
+        f'<svg class="legend-source" width="0" height="0" aria-hidden="true"><defs>{svg}'
+        f'</defs></svg><ul class="legend-items">{"".join(items)}</ul></section>'
+    )

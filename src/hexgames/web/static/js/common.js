@@ -74,9 +74,17 @@ export function renderMoves(container, history, { current = history.length, onPi
       onclick: onPick ? () => onPick(ply.index + 1) : null,
     }))),
   )));
+  // Scroll the list itself, never the page: scrollIntoView would also scroll the window
+  // when the list has no scroll box of its own (the one-column phone layout).
   const mark = container.querySelector(".current");
-  if (mark) mark.scrollIntoView({ block: "nearest" });
-  else container.scrollTop = container.scrollHeight;
+  if (container.scrollHeight <= container.clientHeight) return;
+  if (!mark) { container.scrollTop = container.scrollHeight; return; }
+  const top = mark.getBoundingClientRect().top - container.getBoundingClientRect().top
+    + container.scrollTop;
+  if (top < container.scrollTop) container.scrollTop = top;
+  else if (top + mark.offsetHeight > container.scrollTop + container.clientHeight) {
+    container.scrollTop = top + mark.offsetHeight - container.clientHeight;
+  }
 }
 
 export function showBanner(banner, state) {
@@ -90,6 +98,13 @@ export function showBanner(banner, state) {
   }
   banner.replaceChildren(el("strong", { text: head }),
     el("span", { text: state.result ? state.result.replace(/^[^(]*\(?/, "").replace(/\)$/, "") : "" }));
+  // The engine's final score (games that keep one), e.g. "Dark 6 · Light 15.5".
+  const score = state.final && state.final.score;
+  if (score && typeof score === "object" && !Array.isArray(score)) {
+    banner.append(el("span", { class: "final-score" }, ...Object.entries(score).map(
+      ([side, value], i) => el("span", { class: "final-side", "data-side": side },
+        i ? " · " : "", swatch(side), ` ${cap(side)} `, el("b", { text: String(value) })))));
+  }
 }
 
 /** Put the server's SVG in place so that it scales to its box (keeps the viewBox). */

@@ -57,6 +57,27 @@ export class Picker {
     return next;
   }
 
+  /**
+   * What clicking each next point would do: point -> label (the gesture labels of the
+   * actions that click would finish, e.g. "move", "merge / split 1-2"; "…" when it only
+   * starts or continues an action).
+   */
+  nextLabels() {
+    const found = new Map();
+    const depth = this.clicks.length;
+    for (const entry of this.candidates()) {
+      for (const path of this.matchingPaths(entry)) {
+        if (path.length <= depth) continue;
+        const point = path[depth];
+        if (!found.has(point)) found.set(point, []);
+        if (path.length === depth + 1) found.get(point).push(entry.label || entry.action);
+      }
+    }
+    const labels = new Map();
+    for (const [point, names] of found) labels.set(point, names.length ? summarize(names) : "…");
+    return labels;
+  }
+
   /** Actions the clicks so far enter completely. */
   complete() { return this.completedBy(this.candidates()); }
 
@@ -102,4 +123,49 @@ export class Picker {
     if (complete.length >= 1) return { kind: "choose", entries: complete };
     return { kind: "more" };
   }
+}
+
+/**
+ * A short text for several gesture labels: numbered ones are ranged ("split 1-3"), the
+ * rest listed once each in order ("move / split 1-2").
+ */
+export function summarize(labels) {
+  const order = [];
+  const numbers = new Map();
+  for (const label of labels) {
+    const numbered = /^(.*\D)\s+(\d+)$/.exec(label);
+    const head = numbered ? numbered[1] : label;
+    if (!numbers.has(head)) { numbers.set(head, []); order.push(head); }
+    if (numbered) numbers.get(head).push(Number(numbered[2]));
+  }
+  return order.map((head) => {
+    const list = [...new Set(numbers.get(head))].sort((a, b) => a - b);
+    if (!list.length) return head;
+    if (list.length === 1) return `${head} ${list[0]}`;
+    const contiguous = list.every((n, i) => i === 0 || n === list[i - 1] + 1);
+    return contiguous ? `${head} ${list[0]}-${list[list.length - 1]}` : `${head} ${list.join(",")}`;
+  }).join(" / ");
+}
+
+/**
+ * What the turn still allows, from the legal actions' labels: ["sprout at g7", "grow",
+ * "end turn"] (a kind with at most three points names them; button actions by label).
+ */
+export function allowedNow(legal) {
+  const kinds = new Map();
+  for (const entry of legal) {
+    const label = (entry.label || entry.action).replace(/\s+\d+$/, "");
+    if (!kinds.has(label)) kinds.set(label, { points: new Set(), button: false, long: false });
+    const kind = kinds.get(label);
+    if (entry.points.length) kind.points.add(entry.points[0]);
+    else kind.button = true;
+    if (entry.points.length > 1) kind.long = true;
+  }
+  const parts = [];
+  for (const [label, kind] of kinds) {
+    const text = label.toLowerCase();
+    if (kind.button || !kind.points.size || kind.points.size > 3) parts.push(text);
+    else parts.push(`${text} ${kind.long ? "from" : "at"} ${[...kind.points].join(", ")}`);
+  }
+  return parts;
 }

@@ -5,7 +5,7 @@
 import { absolute, api, gameIdFromPath, inviteFor, rememberToken, tokenFor } from "./api.js";
 import { Board } from "./board.js";
 import { cap, el, renderMoves, renderPlayers, showBanner } from "./common.js";
-import { DEFAULT_TOOL, Picker } from "./input.js";
+import { DEFAULT_TOOL, Picker, allowedNow } from "./input.js";
 
 const $ = (id) => document.getElementById(id);
 const gameId = gameIdFromPath();
@@ -37,8 +37,20 @@ let socket = null;
 let pending = false;
 let retry = 500;
 let toastTimer = null;
+// The board turned half a turn (the second player's side at the bottom): each player
+// sees their own side at the bottom by default; the Flip button overrides it.
+let flipChoice = null;  // null: the default for this viewer
+// Browsing the move list during a live game: the number of actions shown, or null.
+let browsing = null;
+const touch = matchMedia("(hover: none), (pointer: coarse)").matches;
 
-const board = new Board($("board"), { onPoint: clickPoint });
+const board = new Board($("board"), { onPoint: clickPoint, onHover: hoverPoint });
+
+function flipped() {
+  if (flipChoice !== null) return flipChoice;
+  return Boolean(state && state.mode !== "hotseat" && state.your_seats.length === 1
+    && state.your_seats[0] === 1);
+}
 
 function toast(message, kind = "error") {
   const node = $("toast");
@@ -76,6 +88,10 @@ function setConn(text, kind) {
 }
 
 function showMissing() {
+  for (const id of ["undo", "resign", "download", "replay", "flip", "legend-button"]) {
+    $(id).hidden = true;
+  }
+  $("input-bar").hidden = true;
   $("board").replaceChildren(el("div", { class: "missing" },
     el("h2", { text: "This game does not exist" }),
     el("p", { text: "The link may be mistyped, or the game was stored on another server." }),
@@ -95,6 +111,7 @@ function send(message) {
 function receive(next) {
   const fresh = !state || state.ply !== next.ply || state.your_turn !== next.your_turn
     || state.is_over !== next.is_over;
+  const moved = Boolean(state && next.ply === state.ply + 1);  // one action: animate it
   if (state && state.ply !== next.ply) $("toast").className = "toast";  // old news
   state = next;
   pending = false;
@@ -106,16 +123,20 @@ function receive(next) {
   $("download").href = `/api/games/${state.id}/record`;
   if (fresh) picker = new Picker(state.legal);
   renderOverlayToggles();
-  if (overlays.size) loadOverlays();  // shows the overlaid drawing when it arrives
-  else board.show(state.svg);
+  $("flip").setAttribute("aria-pressed", flipped() ? "true" : "false");
+  if (browsing !== null) showBrowsing();
+  else if (overlays.size || flipped()) loadOverlays({ animate: moved });  // when it arrives
+  else board.show(state.svg, { animate: moved });
   renderPlayers($("players"), state);
   renderStatus();
   renderScore();
   renderInvite();
-  renderMoves($("moves"), state.history);
+  renderMoves($("moves"), state.history, { current: browsing ?? state.history.length,
+    onPick: browse });
   const n = state.history.length;
   $("ply-count").textContent = n ? `${n} action${n === 1 ? "" : "s"}` : "";
   showBanner($("banner"), state);
+  $("notation-form").hidden = !(state.role === "player" && !state.is_over);
   if (state.is_over && state.role === "player" && state.mode !== "online") {
     $("banner").append(el("button", { class: "primary small", id: "again", text: "Play again",
       onclick: playAgain }));
@@ -147,6 +168,13 @@ function renderStatus() {
     parts.push(el("span", { class: "sub", text: `${n} action${n === 1 ? "" : "s"} left this turn` }));
   } else if (!state.is_over && !state.turn_start) {
     parts.push(el("span", { class: "sub", text: "turn in progress" }));
+  }
+  if (state.your_turn && state.legal.length) {
+    // What the turn still allows, in the words of the gestures ("sprout at g7, or end turn").
+    const allowed = allowedNow(state.legal);
+    const text = allowed.length > 1
+      ? `${allowed.slice(0, -1).join(", ")} or ${allowed[allowed.length - 1]}` : allowed[0];
+    parts.push(el("span", { class: "sub allowed", id: "allowed", text: `You may ${text}.` }));
   }
   node.replaceChildren(...parts);
 }
@@ -204,25 +232,65 @@ function renderOverlayToggles() {
     el("span", { text: cap(name.replace(/-/g, " ")) }))));
 }
 
-async function loadOverlays() {
+async function loadOverlays({ animate = false } = {}) {
   const ply = state.ply;
+  const flip = flipped();
   let svg = state.svg;
-  if (overlays.size) {
+  if (overlays.size || flip) {
     try {
       const query = encodeURIComponent([...overlays].join(","));
-      const data = await api(`/api/games/${encodeURIComponent(gameId)}/board?overlays=${query}`);
+      const data = await api(`/api/games/${encodeURIComponent(gameId)}/board?overlays=${query}`
+        + (flip ? "&flip=true" : ""));
       if (data.ply !== ply) return;
       svg = data.svg;
     } catch (error) { toast(error.message); return; }
   }
-  if (state.ply !== ply) return;
-  board.show(svg);
+  if (state.ply !== ply || browsing !== null || flip !== flipped()) return;
+  board.show(svg, { animate });
+  $("board").dataset.flipped = String(flip);
   refreshInput();
+}
+
+// ------------------------------------------------------------ past positions
+/** Show the board after the first `ply` actions (the live game goes on meanwhile). */
+async function browse(ply) {
+  if (!state) return;
+  if (ply >= state.history.length) { stopBrowsing(); return; }
+  browsing = ply;
+  if (picker) picker.reset();
+  $("choices").replaceChildren();
+  renderMoves($("moves"), state.history, { current: ply, onPick: browse });
+  showBrowsing();
+  refreshInput();
+}
+
+async function showBrowsing() {
+  const ply = browsing;
+  const total = state.history.length;
+  $("browse").hidden = false;
+  $("browse-text").textContent = ply === 0 ? `Start position (of ${total} actions)`
+    : `After action ${ply} of ${total}: ${state.history[ply - 1].notation}`;
+  try {
+    const data = await api(`/api/games/${encodeURIComponent(gameId)}/replay?ply=${ply}`
+      + (flipped() ? "&flip=true" : ""));
+    if (browsing !== ply) return;
+    board.show(data.svg);
+    board.mark({ interactive: false });
+    $("board").dataset.ply = String(ply);
+  } catch (error) { toast(error.message); }
+}
+
+function stopBrowsing() {
+  if (browsing === null) return;
+  browsing = null;
+  $("browse").hidden = true;
+  delete $("board").dataset.ply;
+  if (state) receive(state);
 }
 
 // --------------------------------------------------------------------- input
 function refreshInput() {
-  const active = Boolean(state && state.your_turn && !pending && picker);
+  const active = Boolean(state && state.your_turn && !pending && picker && browsing === null);
   const tools = $("tools"), choices = $("choices"), buttons = $("buttons");
   if (!active) {
     tools.replaceChildren();
@@ -246,13 +314,28 @@ function refreshInput() {
     onclick: () => submit(entry.action),
   })));
   const targets = picker.targets();
-  board.mark({ interactive: true, targets, selected: picker.clicks });
+  const labels = picker.nextLabels();
+  // Tags on the board when they stay legible: after a first click (the destinations),
+  // or when few points finish an action at once (a sprout, a grow...).
+  const finishing = [...targets].filter((point) => labels.get(point) !== "…");
+  const tags = finishing.length > 0 && (picker.clicks.length > 0 || targets.size <= 12);
+  board.mark({ interactive: true, targets, selected: picker.clicks, labels, tags });
+  const cancel = touch ? "tap it again to cancel" : "Esc cancels";
   $("hint").textContent = picker.clicks.length
-    ? (targets.size ? "Click a highlighted point to continue · Esc cancels" : "")
+    ? (targets.size ? `Click a highlighted point to continue · ${cancel}` : "")
     : (targets.size ? "Click a highlighted point" : "");
 }
 
+function hoverPoint(point) {
+  if (!point || !board.labels.has(point) || !state || !state.your_turn) return;
+  const label = board.labels.get(point);
+  if (label && label !== "…" && $("board").querySelector(`.hit.highlighted[data-point="${point}"]`)) {
+    $("hint").textContent = `${point}: ${label}`;
+  }
+}
+
 function clickPoint(point) {
+  if (browsing !== null) { toast("you are looking at an earlier position", "info"); return; }
   if (!state || !state.your_turn || pending || !picker) {
     if (state && !state.is_over && state.role === "player" && !pending) {
       toast(state.thinking ? "the computer is thinking…" : "it is not your turn");
@@ -301,15 +384,68 @@ async function playAgain() {
 $("undo").addEventListener("click", () => send({ type: "undo" }));
 $("resign").addEventListener("click", () => {
   const dialog = $("confirm");
+  // The server resigns for the side to act when this browser holds it (hot-seat: both).
+  const seat = state.your_seats.includes(state.current_seat) ? state.current_seat
+    : Math.min(...state.your_seats);
+  const side = state.players.find((p) => p.seat === seat);
+  const other = state.players.find((p) => p.seat !== seat);
+  $("confirm-text").textContent = state.mode === "hotseat"
+    ? `${cap(side.color)} resigns: ${cap(other.color)} wins. Resign for ${cap(side.color)}?`
+    : `Resign this game? You play ${cap(side.color)}; ${cap(other.color)} wins.`;
+  $("confirm").querySelector('button[value="yes"]').textContent = `Resign for ${cap(side.color)}`;
   dialog.returnValue = "";
   dialog.showModal();
 });
 $("confirm").addEventListener("close", () => {
   if ($("confirm").returnValue === "yes") send({ type: "resign" });
 });
+$("flip").addEventListener("click", () => {
+  flipChoice = !flipped();
+  $("flip").setAttribute("aria-pressed", flipChoice ? "true" : "false");
+  if (browsing !== null) showBrowsing(); else loadOverlays();
+});
+$("browse-back").addEventListener("click", stopBrowsing);
+$("legend-button").addEventListener("click", openLegend);
+$("notation-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const text = $("notation").value.trim();
+  if (!text) return;
+  if (!state.your_turn) { toast(state.thinking ? "the computer is thinking…" : "it is not your turn"); return; }
+  stopBrowsing();
+  submit(text);
+  $("notation").value = "";
+});
+
+/** The legend lives on the rules page (drawn by the engine): show that section here. */
+async function openLegend() {
+  const dialog = $("legend");
+  dialog.showModal();
+  if (dialog.dataset.game === state?.game) return;
+  try {
+    const response = await fetch(`/rules/${encodeURIComponent(state.game)}`);
+    const page = new DOMParser().parseFromString(await response.text(), "text/html");
+    const section = page.getElementById("legend");
+    if (!section) throw new Error("this game has no legend");
+    section.querySelector("h2")?.remove();
+    $("legend-body").replaceChildren(document.importNode(section, true));
+    dialog.dataset.game = state.game;
+  } catch (error) {
+    $("legend-body").replaceChildren(el("p", { class: "hint", text: `The legend could not load: ${error.message}` }));
+  }
+}
+
 document.addEventListener("keydown", (event) => {
   if (event.target.closest("input, textarea")) return;
+  if (event.key === "Escape" && browsing !== null) { stopBrowsing(); return; }
+  if ((event.key === "ArrowLeft" || event.key === "ArrowRight") && state && state.history.length) {
+    // Step through the game's past positions (Right at the latest returns to the game).
+    const shown = browsing ?? state.history.length;
+    event.preventDefault();
+    browse(Math.max(0, shown + (event.key === "ArrowLeft" ? -1 : 1)));
+    return;
+  }
   if (event.key === "Escape" && picker) { picker.reset(); $("choices").replaceChildren(); refreshInput(); }
+  if (event.key === "f" || event.key === "F") $("flip").click();
   if ((event.key === "u" || event.key === "U") && state && state.can_undo) send({ type: "undo" });
 });
 

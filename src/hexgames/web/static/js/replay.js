@@ -11,12 +11,15 @@ const board = new Board($("board"));
 const cache = new Map();
 let state = null;
 let ply = 0;
+let flip = false;  // the board turned half a turn (Blue's or Light's side at the bottom)
 
 async function boardAt(n) {
-  if (!cache.has(n)) {
-    cache.set(n, api(`/api/games/${encodeURIComponent(gameId)}/replay?ply=${n}`).then((r) => r.svg));
+  const key = `${n}/${flip}`;
+  if (!cache.has(key)) {
+    cache.set(key, api(`/api/games/${encodeURIComponent(gameId)}/replay?ply=${n}`
+      + (flip ? "&flip=true" : "")).then((r) => r.svg));
   }
-  return cache.get(n);
+  return cache.get(key);
 }
 
 async function go(n) {
@@ -31,13 +34,14 @@ async function go(n) {
   try {
     svg = await boardAt(ply);
   } catch (error) {
-    cache.delete(shown);  // let a later step retry
+    cache.delete(`${shown}/${flip}`);  // let a later step retry
     $("status").textContent = `Could not load this position: ${error.message}`;
     return;
   }
   if (shown !== ply) return;  // a later step was asked for meanwhile
   board.show(svg);
   $("board").dataset.ply = String(ply);
+  $("board").dataset.flipped = String(flip);
   const atEnd = ply === state.history.length;
   $("banner").hidden = true;
   if (atEnd) showBanner($("banner"), state);
@@ -47,13 +51,16 @@ async function go(n) {
     textContent: ply === 0 ? "Start position" : `After ${move.notation} (${move.color})`,
   }));
   if (ply + 1 <= state.history.length) {
-    boardAt(ply + 1).catch(() => cache.delete(ply + 1));  // prefetch the next board
+    const next = ply + 1;
+    boardAt(next).catch(() => cache.delete(`${next}/${flip}`));  // prefetch the next board
   }
 }
 
 async function init() {
   try {
-    state = await api(`/api/games/${encodeURIComponent(gameId)}`);
+    const token = tokenFor(gameId);
+    state = await api(`/api/games/${encodeURIComponent(gameId)}`
+      + (token ? `?token=${encodeURIComponent(token)}` : ""));
   } catch (error) {
     $("board").textContent = error.message;
     return;
@@ -61,6 +68,14 @@ async function init() {
   document.title = `Replay · ${state.title} · hexgames`;
   $("back").href = `/play/${gameId}`;
   $("back").textContent = tokenFor(gameId) && !state.is_over ? "Back to the game" : "Open the game";
+  // A player of the second seat (not at one screen) sees their side at the bottom.
+  flip = state.mode !== "hotseat" && state.your_seats.length === 1 && state.your_seats[0] === 1;
+  $("flip").setAttribute("aria-pressed", String(flip));
+  $("flip").addEventListener("click", () => {
+    flip = !flip;
+    $("flip").setAttribute("aria-pressed", String(flip));
+    go(ply);
+  });
   renderPlayers($("players"), { ...state, your_seats: [] }, { showTurn: false });
   $("first").addEventListener("click", () => go(0));
   $("prev").addEventListener("click", () => go(ply - 1));
@@ -70,6 +85,7 @@ async function init() {
     const keys = { ArrowLeft: ply - 1, ArrowRight: ply + 1, Home: 0, End: state.history.length,
       ArrowUp: 0, ArrowDown: state.history.length };
     if (event.key in keys) { event.preventDefault(); go(keys[event.key]); }
+    if (event.key === "f" || event.key === "F") $("flip").click();
   });
   const start = Number(new URLSearchParams(location.search).get("ply"));
   go(Number.isFinite(start) && start > 0 ? start : state.history.length);
