@@ -123,7 +123,7 @@ def guarded_http_protocol() -> type:
     class GuardedHttpProtocol(HttpToolsProtocol):
         _header_timer: asyncio.TimerHandle | None = None
 
-        def connection_made(self, transport: Any) -> None:  # type: ignore[override]
+        def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
             self._arm()
 

@@ -97,7 +97,7 @@ def docs_dir() -> Path | None:
 
 def _diagram(game: Game, text: str) -> str | None:
     try:
-        position = game.position_from_text(text)
+        position = game.position_from_text(text, None)
     except Exception:  # not a position: the caller shows the block as text
         return None
     svg = game.render_svg(position)
@@ -237,7 +237,7 @@ def legend_html(game: Game) -> str:
     if legend is None:
         return ""
     board_id = f"legend-{game.name}"
-    position = game.position_from_text(legend.text)
+    position = game.position_from_text(legend.text, None)
     extra: dict[str, object] = {"overlays": legend.overlays} if legend.overlays else {}
     svg = str(game.render_svg(position, legend.highlights, selected=legend.selected,
                               last_action=list(legend.last_action) or None,
