@@ -350,7 +350,7 @@ def apply(geo, params, owner, size, flags, near, meta, log, frames, code, passed
     for h in range(2):
         p = params[P_START + h]
         op = owner[p]
-        if (op == RED or op == BLUE) and not (flags[p] & KING):
+        if EMPTY < op < BLOCK and not (flags[p] & KING):
             _put(geo, owner, size, flags, meta, log, p, op, size[p], KING | (flags[p] & LOCKED))
     # bridges
     mark = scratch[3 * n : 4 * n]
@@ -422,10 +422,11 @@ def apply(geo, params, owner, size, flags, near, meta, log, frames, code, passed
             if cap >= 0 and meta[M_TURN] - 1 >= cap:
                 meta[M_WIN] = WIN_DRAW
                 meta[M_REASON] = R_LIMIT
-        if meta[M_WIN] == WIN_NONE:
-            if not _has_action(geo, params, owner, size, flags, near, meta, out, outp, scratch):
-                meta[M_WIN] = 3 - meta[M_TO]
-                meta[M_REASON] = R_STUCK
+        if meta[M_WIN] == WIN_NONE and not _has_action(
+            geo, params, owner, size, flags, near, meta, out, outp, scratch
+        ):
+            meta[M_WIN] = 3 - meta[M_TO]
+            meta[M_REASON] = R_STUCK
     if meta[M_WIN] != WIN_NONE:
         meta[M_AL] = 0
         if meta[M_WIN] != WIN_DRAW:
