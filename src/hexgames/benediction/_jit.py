@@ -53,8 +53,8 @@ from numba import njit as _njit  # noqa: E402
 
 
 def njit(function: Any) -> Any:
-    """``numba.njit(cache=True)``."""
-    return _njit(cache=True)(function)
+    """``numba.njit(cache=True)`` (numpy error model: no ZeroDivision checks)."""
+    return _njit(cache=True, error_model="numpy")(function)
 
 
 def is_cached(module: str) -> bool:

@@ -802,4 +802,62 @@ def warm_up(announce: Any = None) -> float:
     return time.perf_counter() - start
 
 
-__all__ = ["Core", "CoreState", "random_playouts", "warm_up"]
+class Kernel:
+    """The batched kernels of this game behind a game-agnostic face: what
+    ``Game.extras["kernel"]()`` returns (the AI, the arena and the benchmark use only
+    these methods, so they need not know the game).
+
+    Winners are **seats** (0 red, 1 blue) and ``-1`` for a draw or a game cut off at
+    ``max_actions``.
+    """
+
+    name = "benediction"
+
+    def random_games(
+        self, options: Any, games: int, seed: int = 0, max_actions: int = 100_000
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``(winner_seats, lengths)`` of ``games`` random games from the start position
+        of the variant ``options`` (a mapping of rules options), in one compiled call."""
+        return self.playouts(Core(Rules(**dict(options))).initial(), games, seed, max_actions)
+
+    def playouts(
+        self, state: Any, games: int, seed: int = 0, max_actions: int = 100_000
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``(winner_seats, lengths)`` of random games from ``state`` (a
+        :class:`Position` or a :class:`CoreState`)."""
+        if isinstance(state, Position):
+            state = CoreState.from_position(state)
+        winners, lengths, _ = state.random_playouts(games, seed, max_actions)
+        seats = np.where((winners == RED) | (winners == BLUE), winners - 1, -1)
+        return seats, lengths
+
+    def driven_games(self, options: Any, games: int, seed: int = 0) -> int:
+        """Play ``games`` random games with a Python loop driving the core (one legal
+        action list per action, as a thin Python layer over the core would); returns the
+        actions played. Measures the call-boundary cost, not a kernel."""
+        rng = np.random.default_rng(seed)
+        start = Core(Rules(**dict(options))).initial()
+        total = 0
+        for _ in range(games):
+            state = start.copy()
+            while True:
+                codes = state.legal_codes()
+                if not len(codes):
+                    break
+                state.play_code(int(codes[rng.integers(len(codes))]))
+                total += 1
+        return total
+
+    def warm_up(self, announce: Any = None) -> float:
+        return warm_up(announce)
+
+
+_KERNEL = Kernel()
+
+
+def kernel() -> Kernel:
+    """The shared :class:`Kernel` (``Game.extras["kernel"]`` calls this)."""
+    return _KERNEL
+
+
+__all__ = ["Core", "CoreState", "Kernel", "kernel", "random_playouts", "warm_up"]
