@@ -515,6 +515,122 @@ def random_playouts(geo, params, owner0, size0, flags0, near0, meta0, games, see
     return total
 
 
+@njit
+def observe(params, coords, owner, size, flags, meta, seat, cap_turns, out):  # type: ignore[no-untyped-def]
+    """Fill ``out`` (``(18, W, W)`` float32) with the planes of
+    :func:`hexgames.benediction.encoding.observation` for ``seat``."""
+    out[:] = 0.0
+    n = params[P_N]
+    ms = params[P_K]
+    for i in range(n):
+        x = coords[i, 0]
+        y = coords[i, 1]
+        out[10, x, y] = 1.0
+        o = owner[i]
+        if EMPTY < o < BLOCK:
+            out[o - 1, x, y] = 1.0
+            v = size[i] / ms
+            out[2, x, y] = v if v < 1.0 else 1.0
+            f = flags[i]
+            if f & KING:
+                out[3, x, y] = 1.0
+            if f & BLESSED:
+                out[4, x, y] = 1.0
+            if f & CURSED:
+                out[5, x, y] = 1.0
+            if f & LOCKED:
+                out[6, x, y] = 1.0
+        elif o == BLOCK:
+            out[7, x, y] = 1.0
+    for h in range(2):
+        p = params[P_START + h]
+        out[8 + h, coords[p, 0], coords[p, 1]] = 1.0
+    supply = params[P_SUPPLY]
+    owned = START_CHECKERS + (supply if supply > 0 else 0)
+    values = np.zeros(7, np.float64)
+    values[0] = 1.0 if meta[M_TO] == RED else 0.0
+    values[1] = 1.0 if meta[M_ACTED] != 0 else 0.0
+    values[2] = 1.0 if meta[M_AL] == 1 else 0.0
+    values[3] = 1.0 if seat == 0 else 0.0
+    for c in range(1, 3):
+        if supply < 0:
+            values[3 + c] = 1.0
+        else:
+            left = supply + START_CHECKERS - meta[M_CNT + c]
+            values[3 + c] = (left if left > 0 else 0) / owned
+    v = (meta[M_TURN] - 1) / cap_turns
+    values[6] = v if v < 1.0 else 1.0
+    for q in range(7):
+        if values[q] != 0.0:
+            for i in range(n):
+                out[11 + q, coords[i, 0], coords[i, 1]] = values[q]
+
+
+@njit
+def vector_step(geo, params, owners, sizes, flagss, nears, metas, start, actions, lengths, max_len, id_to_core, core_to_id, rewards, terminated, truncated, mask, legal, nlegal, obs, coords, cap_turns, scratch, out, outp):  # type: ignore[no-untyped-def]  # noqa: E501
+    """One step of a batch of games (research ids in ``actions``; ``-1`` = no step, used
+    to reset): play, score, auto-reset finished games, then fill the legal-action mask
+    and list and the observation of the player to act."""
+    owner0, size0, flags0, near0, meta0 = start
+    log = np.empty((1, 4), np.int64)
+    frames = np.empty((1, FRAME_LEN), np.int64)
+    for b in range(owners.shape[0]):
+        owner = owners[b]
+        size = sizes[b]
+        flags = flagss[b]
+        near = nears[b]
+        meta = metas[b]
+        rewards[b, 0] = 0.0
+        rewards[b, 1] = 0.0
+        terminated[b] = False
+        truncated[b] = False
+        done = actions[b] < 0
+        if not done:
+            code = id_to_core[actions[b]]
+            passed = passed_wall(geo, params, owner, size, meta, code, scratch)
+            apply(geo, params, owner, size, flags, near, meta, log, frames, code, passed,
+                  out, outp, scratch)
+            lengths[b] += 1
+            w = meta[M_WIN]
+            if w != WIN_NONE:
+                terminated[b] = True
+                done = True
+                if w == RED:
+                    rewards[b, 0] = 1.0
+                    rewards[b, 1] = -1.0
+                elif w == BLUE:
+                    rewards[b, 0] = -1.0
+                    rewards[b, 1] = 1.0
+            elif lengths[b] >= max_len:
+                truncated[b] = True
+                done = True
+        if done:
+            owner[:] = owner0
+            size[:] = size0
+            flags[:] = flags0
+            near[:] = near0
+            meta[:] = meta0
+            lengths[b] = 0
+        for x in range(nlegal[b]):
+            mask[b, legal[b, x]] = False
+        m = generate(geo, params, owner, size, flags, near, meta, out, outp, scratch)
+        for x in range(m):
+            a = core_to_id[out[x]]
+            legal[b, x] = a
+            mask[b, a] = True
+        nlegal[b] = m
+        observe(params, coords, owner, size, flags, meta, meta[M_TO] - 1, cap_turns, obs[b])
+
+
+@njit
+def random_legal(legal, nlegal, seed, chosen):  # type: ignore[no-untyped-def]
+    """A uniformly random legal research id per game (from the lists of
+    :func:`vector_step`), seeded."""
+    np.random.seed(seed)
+    for b in range(legal.shape[0]):
+        chosen[b] = legal[b, np.random.randint(0, nlegal[b])]
+
+
 # ====================================================================== Python side
 @cache
 def _geometry(side: int) -> tuple[Any, ...]:
