@@ -736,6 +736,12 @@ class Core:
         return (MOVE, MERGE, SPLIT, DROP, PLACE_BLOCK)
 
 
+@cache
+def core_for(rules: Rules, starts: tuple[int, int] | None = None) -> Core:
+    """The shared :class:`Core` of a variant (built once per rules and starting points)."""
+    return Core(rules, starts)
+
+
 class CoreState:
     """One game on the compiled core, with make/unmake: :meth:`legal_codes`,
     :meth:`play_code`, :meth:`undo`, :attr:`key`, :meth:`outcome_code`."""
@@ -766,7 +772,7 @@ class CoreState:
         if core is None:
             board = position.board
             starts = tuple(board.index(label) for label in position.starting_points)
-            core = Core(position.rules, starts)  # type: ignore[arg-type]
+            core = core_for(position.rules, starts)  # type: ignore[arg-type]
         s = cls(core)
         s.owner[:] = position.owners
         s.size[:] = position.sizes
@@ -934,7 +940,7 @@ class Kernel:
     ) -> tuple[np.ndarray, np.ndarray]:
         """``(winner_seats, lengths)`` of ``games`` random games from the start position
         of the variant ``options`` (a mapping of rules options), in one compiled call."""
-        return self.playouts(Core(Rules(**dict(options))).initial(), games, seed, max_actions)
+        return self.playouts(core_for(Rules(**dict(options))).initial(), games, seed, max_actions)
 
     def playouts(
         self, state: Any, games: int, seed: int = 0, max_actions: int = 100_000
@@ -952,7 +958,7 @@ class Kernel:
         action list per action, as a thin Python layer over the core would); returns the
         actions played. Measures the call-boundary cost, not a kernel."""
         rng = np.random.default_rng(seed)
-        start = Core(Rules(**dict(options))).initial()
+        start = core_for(Rules(**dict(options))).initial()
         total = 0
         for _ in range(games):
             state = start.copy()
