@@ -113,3 +113,9 @@ def test_position_copies_one_game_to_the_core():
     assert ids == np.flatnonzero(env.legal_action_mask()[1]).tolist()
     state.play_code(int(state.legal_codes()[0]))
     state.undo()
+
+
+def test_measure_reports_a_positive_rate():
+    from hexgames.integrations.vector import measure
+
+    assert measure(4, seconds=0.01, board_side=4) > 0
