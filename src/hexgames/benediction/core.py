@@ -89,7 +89,6 @@ def _put(geo, owner, size, flags, meta, log, i, o, s, f):  # type: ignore[no-unt
     zman = geo[5]
     zflag = geo[6]
     old = owner[i]
-    key = meta[M_BKEY]
     if meta[M_LOGGING]:
         k = meta[M_NLOG]
         log[k, 0] = i
@@ -97,6 +96,7 @@ def _put(geo, owner, size, flags, meta, log, i, o, s, f):  # type: ignore[no-unt
         log[k, 2] = size[i]
         log[k, 3] = flags[i]
         meta[M_NLOG] = k + 1
+    key = meta[M_BKEY]
     if old != 0:
         os_ = size[i]
         of = flags[i]
@@ -274,6 +274,34 @@ def passed_wall(geo, params, owner, size, meta, code, scratch):  # type: ignore[
 def apply(geo, params, owner, size, flags, near, meta, log, frames, code, passed, out, outp, scratch):  # type: ignore[no-untyped-def]  # noqa: E501
     """Play the legal action ``code`` and settle its consequences (rules section 6).
     When ``meta[M_LOGGING]``, pushes an undo frame (``log``/``frames`` must have room)."""
+    _apply_rules(geo, params, owner, size, flags, near, meta, log, frames, code, passed, scratch)
+    if meta[M_WIN] == WIN_NONE and not _has_action(
+        geo, params, owner, size, flags, near, meta, out, outp, scratch
+    ):
+        _stuck(meta)
+    _settle(meta)
+
+
+@njit
+def _stuck(meta):  # type: ignore[no-untyped-def]
+    """Rule 6.6: the player due to act has no legal action and loses."""
+    meta[M_WIN] = 3 - meta[M_TO]
+    meta[M_REASON] = R_STUCK
+
+
+@njit
+def _settle(meta):  # type: ignore[no-untyped-def]
+    """A finished game has no actions left and the loser to act (as a board text)."""
+    if meta[M_WIN] != WIN_NONE:
+        meta[M_AL] = 0
+        if meta[M_WIN] != WIN_DRAW:
+            meta[M_TO] = 3 - meta[M_WIN]
+
+
+@njit
+def _apply_rules(geo, params, owner, size, flags, near, meta, log, frames, code, passed, scratch):  # type: ignore[no-untyped-def]
+    """:func:`apply` up to the no-legal-action test (6.6), which the caller makes (by a
+    generation it needs anyway, in the batched kernels), followed by :func:`_settle`."""
     n = params[P_N]
     kk = params[P_K]
     badj = geo[3]
@@ -352,22 +380,27 @@ def apply(geo, params, owner, size, flags, near, meta, log, frames, code, passed
         op = owner[p]
         if EMPTY < op < BLOCK and not (flags[p] & KING):
             _put(geo, owner, size, flags, meta, log, p, op, size[p], KING | (flags[p] & LOCKED))
-    # bridges
+    # bridges: only a colour with a man on the enemy wall can have one
+    wall_pts = geo[8]
     mark = scratch[3 * n : 4 * n]
     queue = scratch[4 * n : 5 * n]
     for col in range(1, 3):
         en = 3 - col
         any_on = False
-        for p in range(n):
-            if wall[en, p] and owner[p] == col:
+        for p in wall_pts[en]:
+            if p < 0:
+                break
+            if owner[p] == col:
                 any_on = True
                 break
         if not any_on:
             continue
         for p in range(n):
             mark[p] = 0
-        for seed in range(n):
-            if not wall[col, seed] or owner[seed] != col or mark[seed]:
+        for seed in wall_pts[col]:
+            if seed < 0:
+                break
+            if owner[seed] != col or mark[seed]:
                 continue
             mark[seed] = 1
             queue[0] = seed
@@ -408,29 +441,19 @@ def apply(geo, params, owner, size, flags, near, meta, log, frames, code, passed
                 _put(geo, owner, size, flags, meta, log, p, c, size[p], fp_ | CURSED)
     meta[M_ACTED] += 1
     meta[M_AL] -= 1
-    if meta[M_WIN] == WIN_NONE:
-        if meta[M_AL] == 0:
-            for p in range(n):
-                fp_ = flags[p]
-                if fp_ & LOCKED and owner[p] != BLOCK:
-                    _put(geo, owner, size, flags, meta, log, p, owner[p], size[p], fp_ & ~LOCKED)
-            meta[M_TO] = e
-            meta[M_AL] = 2
-            meta[M_ACTED] = 0
-            meta[M_TURN] += 1
-            cap = params[P_MAXTURNS]
-            if cap >= 0 and meta[M_TURN] - 1 >= cap:
-                meta[M_WIN] = WIN_DRAW
-                meta[M_REASON] = R_LIMIT
-        if meta[M_WIN] == WIN_NONE and not _has_action(
-            geo, params, owner, size, flags, near, meta, out, outp, scratch
-        ):
-            meta[M_WIN] = 3 - meta[M_TO]
-            meta[M_REASON] = R_STUCK
-    if meta[M_WIN] != WIN_NONE:
-        meta[M_AL] = 0
-        if meta[M_WIN] != WIN_DRAW:
-            meta[M_TO] = 3 - meta[M_WIN]
+    if meta[M_WIN] == WIN_NONE and meta[M_AL] == 0:
+        for p in range(n):
+            fp_ = flags[p]
+            if fp_ & LOCKED and owner[p] != BLOCK:
+                _put(geo, owner, size, flags, meta, log, p, owner[p], size[p], fp_ & ~LOCKED)
+        meta[M_TO] = e
+        meta[M_AL] = 2
+        meta[M_ACTED] = 0
+        meta[M_TURN] += 1
+        cap = params[P_MAXTURNS]
+        if cap >= 0 and meta[M_TURN] - 1 >= cap:
+            meta[M_WIN] = WIN_DRAW
+            meta[M_REASON] = R_LIMIT
 
 
 @njit
@@ -503,12 +526,18 @@ def random_playouts(geo, params, owner0, size0, flags0, near0, meta0, games, see
         meta[:] = meta0
         meta[M_LOGGING] = 0
         length = 0
+        m = generate(geo, params, owner, size, flags, near, meta, out, outp, scratch)
         while meta[M_WIN] == WIN_NONE and length < max_actions:
-            m = generate(geo, params, owner, size, flags, near, meta, out, outp, scratch)
             x = np.random.randint(0, m)
-            apply(geo, params, owner, size, flags, near, meta, log, frames, out[x], outp[x],
-                  out, outp, scratch)
+            _apply_rules(geo, params, owner, size, flags, near, meta, log, frames, out[x],
+                         outp[x], scratch)
             length += 1
+            if meta[M_WIN] == WIN_NONE:
+                # the generation for the next action is also rule 6.6's test
+                m = generate(geo, params, owner, size, flags, near, meta, out, outp, scratch)
+                if m == 0:
+                    _stuck(meta)
+            _settle(meta)
         winners[g] = meta[M_WIN]
         lengths[g] = length
         total += length
@@ -588,8 +617,13 @@ def vector_step(geo, params, owners, sizes, flagss, nears, metas, start, actions
         if not done:
             code = id_to_core[actions[b]]
             passed = passed_wall(geo, params, owner, size, meta, code, scratch)
-            apply(geo, params, owner, size, flags, near, meta, log, frames, code, passed,
-                  out, outp, scratch)
+            _apply_rules(geo, params, owner, size, flags, near, meta, log, frames, code,
+                         passed, scratch)
+            if meta[M_WIN] == WIN_NONE and generate(
+                geo, params, owner, size, flags, near, meta, out, outp, scratch
+            ) == 0:
+                _stuck(meta)
+            _settle(meta)
             lengths[b] += 1
             w = meta[M_WIN]
             if w != WIN_NONE:
@@ -657,7 +691,10 @@ def _geometry(side: int) -> tuple[Any, ...]:
     zman = np.stack([signed(row) for row in t.zman])
     zflag = np.stack([signed(row) for row in t.zflag])
     zconst = signed([t.zblue, t.ztwo, t.zwin[1], t.zwin[2], t.zwin[3], 0])
-    geo = (rays, portal, nbr, badj, wall, zman, zflag, zconst)
+    wall_pts = np.full((3, n), -1, np.int16)
+    for c in (RED, BLUE):
+        wall_pts[c, : len(t.wall_points[c])] = t.wall_points[c]
+    geo = (rays, portal, nbr, badj, wall, zman, zflag, zconst, wall_pts)
     for array in geo:
         array.setflags(write=False)
     return geo
