@@ -118,3 +118,22 @@ def test_random_playouts_end_every_game_and_are_seeded():
     assert np.array_equal(again[0], winners) and np.array_equal(again[1], lengths)
     # the state the playouts started from is untouched
     same(Position.initial(Rules(max_turns=100)), s)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_step_plays_and_lists_like_play_code_then_legal_codes(seed):
+    rng = random.Random(seed)
+    a = Core(Rules(max_turns=60)).initial()
+    b = a.copy()
+    keys = [a.key]
+    codes = a.legal_codes()
+    while len(codes):
+        code = int(codes[rng.randrange(len(codes))])
+        codes = a.step(code).copy()
+        b.play_code(code)
+        assert sorted(codes.tolist()) == sorted(b.legal_codes().tolist())
+        assert (a.key, a.winner, a.reason) == (b.key, b.winner, b.reason)
+        keys.append(a.key)
+    for key in reversed(keys[:-1]):
+        a.undo()
+        assert a.key == key

@@ -29,6 +29,7 @@ use on a machine compiles for a few seconds, which :func:`warm_up` announces.
 
 from __future__ import annotations
 
+import random
 from functools import cache
 from typing import Any
 
@@ -454,6 +455,21 @@ def _apply_rules(geo, params, owner, size, flags, near, meta, log, frames, code,
         if cap >= 0 and meta[M_TURN] - 1 >= cap:
             meta[M_WIN] = WIN_DRAW
             meta[M_REASON] = R_LIMIT
+
+
+@njit
+def play_and_generate(geo, params, owner, size, flags, near, meta, log, frames, code, out, outp, scratch):  # type: ignore[no-untyped-def]  # noqa: E501
+    """Play the legal action ``code`` (logged for undo) and list the next legal actions
+    in ``out``; returns how many. One call per action for a Python loop driving the core."""
+    passed = passed_wall(geo, params, owner, size, meta, code, scratch)
+    _apply_rules(geo, params, owner, size, flags, near, meta, log, frames, code, passed, scratch)
+    m = 0
+    if meta[M_WIN] == WIN_NONE:
+        m = generate(geo, params, owner, size, flags, near, meta, out, outp, scratch)
+        if m == 0:
+            _stuck(meta)
+    _settle(meta)
+    return m
 
 
 @njit
@@ -901,6 +917,16 @@ class CoreState:
     def play(self, action: Action | str) -> None:
         self.play_code(self.core.code_of(action))
 
+    def step(self, code: int) -> np.ndarray:
+        """Play a legal action code and return the legal codes after it, in one compiled
+        call (a view of an internal buffer, valid until the next call: copy to keep)."""
+        c = self.core
+        self._room()
+        m = play_and_generate(c.geo, c.params, self.owner, self.size, self.flags, self.near,
+                              self.meta, self.log, self.frames, code, self.out, self.outp,
+                              self.scratch)
+        return self.out[:m]
+
     def undo(self) -> None:
         if self.meta[M_NFRAME] == 0:
             raise IndexError("no action to take back")
@@ -994,16 +1020,14 @@ class Kernel:
         """Play ``games`` random games with a Python loop driving the core (one legal
         action list per action, as a thin Python layer over the core would); returns the
         actions played. Measures the call-boundary cost, not a kernel."""
-        rng = np.random.default_rng(seed)
         start = core_for(Rules(**dict(options))).initial()
         total = 0
+        randrange = random.Random(seed).randrange
         for _ in range(games):
             state = start.copy()
-            while True:
-                codes = state.legal_codes()
-                if not len(codes):
-                    break
-                state.play_code(int(codes[rng.integers(len(codes))]))
+            codes = state.legal_codes()
+            while len(codes):
+                codes = state.step(codes[randrange(len(codes))])
                 total += 1
         return total
 
