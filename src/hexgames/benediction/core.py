@@ -909,6 +909,7 @@ class CoreState:
         :meth:`legal_codes` when unsure)."""
         c = self.core
         self._room()
+        code = int(code)
         passed = passed_wall(c.geo, c.params, self.owner, self.size, self.meta, code,
                              self.scratch)
         apply(c.geo, c.params, self.owner, self.size, self.flags, self.near, self.meta,
@@ -923,7 +924,7 @@ class CoreState:
         c = self.core
         self._room()
         m = play_and_generate(c.geo, c.params, self.owner, self.size, self.flags, self.near,
-                              self.meta, self.log, self.frames, code, self.out, self.outp,
+                              self.meta, self.log, self.frames, int(code), self.out, self.outp,
                               self.scratch)
         return self.out[:m]
 
@@ -983,6 +984,7 @@ def warm_up(announce: Any = None) -> float:
     codes = state.legal_codes()
     state.play_code(int(codes[0]))
     state.undo()
+    state.step(int(codes[0]))
     _ = state.key
     return time.perf_counter() - start
 
