@@ -137,3 +137,42 @@ def test_step_plays_and_lists_like_play_code_then_legal_codes(seed):
     for key in reversed(keys[:-1]):
         a.undo()
         assert a.key == key
+
+
+def _stuck_text() -> str:
+    """Red to act (last action of the turn) on a board of blocks; Blue has no man and its
+    zone is full of red men, so most of Red's actions leave Blue without a legal action."""
+    board = Position.initial().board
+    red_zone = ["e2", "d1", "d2", "e1", "e3", "f1", "f2"]
+    blue_zone = ["e8", "d7", "d8", "e7", "e9", "f7", "f8"]
+    men = [label for label in red_zone + blue_zone if label != "d1"]
+    blocks = [label for label in board.labels if label not in red_zone + blue_zone]
+
+    def points(labels: list[str], kings: tuple[str, ...] = ()) -> str:
+        columns: dict[str, list[str]] = {}
+        for label in sorted(labels, key=lambda x: (x[0], int(x[1:]))):
+            columns.setdefault(label[0], []).append(label[1:] + ("k" if label in kings else ""))
+        return "".join(c.upper() + "".join(rows) for c, rows in columns.items())
+
+    return (
+        f"Benediction v1: R=E2 B E8\nR:{points(men, ('e2', 'e8'))}\nX:{points(blocks)}\n"
+    )
+
+
+def test_no_legal_action_after_the_action_agrees_on_every_path():
+    start = Position.from_text(_stuck_text())
+    stuck = 0
+    for action in start.legal_actions():
+        p = start.copy()
+        p.play(action)
+        a = CoreState.from_position(start)
+        a.play_code(a.core.code_of(action))
+        same(p, a)
+        b = CoreState.from_position(start)
+        codes = b.step(b.core.code_of(action))
+        assert sorted(map(str, map(b.to_action, codes))) == sorted(map(str, p.legal_actions()))
+        assert (b.winner, b.reason, b.key) == (a.winner, a.reason, a.key)
+        stuck += p.win_reason == "no legal action"
+    assert stuck > 0
+    winners, lengths, _ = CoreState.from_position(start).random_playouts(200, seed=1)
+    assert (winners[lengths == 1] == 1).all() and (lengths == 1).any()
