@@ -63,7 +63,7 @@ class Measurement:
 
 
 def _one_run(game: Game, options: Mapping[str, Any], seconds: float, seed: int) -> tuple[
-    float, float, float, float
+    float, float, float, float, float
 ]:
     """Play random games for about ``seconds``; time each kind of work separately."""
     rng = random.Random(seed)

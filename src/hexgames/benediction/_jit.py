@@ -44,7 +44,7 @@ def ensure_cache_dir() -> None:
     if "numba" in sys.modules:  # imported before us: its config read the old value
         import numba
 
-        numba.config.CACHE_DIR = str(path)
+        numba.config.CACHE_DIR = str(path)  # type: ignore[attr-defined]
 
 
 ensure_cache_dir()

@@ -825,7 +825,7 @@ class CoreState:
         if core is None:
             board = position.board
             starts = tuple(board.index(label) for label in position.starting_points)
-            core = core_for(position.rules, starts)  # type: ignore[arg-type]
+            core = core_for(position.rules, (starts[0], starts[1]))
         s = cls(core)
         s.owner[:] = position.owners
         s.size[:] = position.sizes
@@ -873,7 +873,7 @@ class CoreState:
 
     @property
     def is_over(self) -> bool:
-        return self.meta[M_WIN] != WIN_NONE
+        return bool(self.meta[M_WIN] != WIN_NONE)
 
     @property
     def actions_left(self) -> int:
