@@ -41,14 +41,12 @@ from hexgames.benediction._tables import (
     BLOCK,
     BLUE,
     CURSED,
-    DROP,
     EMPTY,
     KING,
     LOCKED,
     MAX_TRAVEL,
     MERGE,
     MOVE,
-    PLACE_BLOCK,
     RED,
     SPLIT,
     tables,
@@ -784,9 +782,6 @@ class Core:
     def initial(self) -> CoreState:
         """The start position of this variant (as :meth:`Position.initial`)."""
         return CoreState.from_position(Position.initial(self.rules), self)
-
-    def _kinds(self) -> tuple[int, ...]:
-        return (MOVE, MERGE, SPLIT, DROP, PLACE_BLOCK)
 
 
 @cache
