@@ -628,15 +628,17 @@ def vector_step(geo, params, owners, sizes, flagss, nears, metas, start, actions
         terminated[b] = False
         truncated[b] = False
         done = actions[b] < 0
+        m = 0
         if not done:
             code = id_to_core[actions[b]]
             passed = passed_wall(geo, params, owner, size, meta, code, scratch)
             _apply_rules(geo, params, owner, size, flags, near, meta, log, frames, code,
                          passed, scratch)
-            if meta[M_WIN] == WIN_NONE and generate(
-                geo, params, owner, size, flags, near, meta, out, outp, scratch
-            ) == 0:
-                _stuck(meta)
+            if meta[M_WIN] == WIN_NONE:
+                # the list for the mask is also rule 6.6's test
+                m = generate(geo, params, owner, size, flags, near, meta, out, outp, scratch)
+                if m == 0:
+                    _stuck(meta)
             _settle(meta)
             lengths[b] += 1
             w = meta[M_WIN]
@@ -659,9 +661,9 @@ def vector_step(geo, params, owners, sizes, flagss, nears, metas, start, actions
             near[:] = near0
             meta[:] = meta0
             lengths[b] = 0
+            m = generate(geo, params, owner, size, flags, near, meta, out, outp, scratch)
         for x in range(nlegal[b]):
             mask[b, legal[b, x]] = False
-        m = generate(geo, params, owner, size, flags, near, meta, out, outp, scratch)
         for x in range(m):
             a = core_to_id[out[x]]
             legal[b, x] = a
