@@ -50,3 +50,52 @@ def test_bench_is_a_hexgames_subcommand_with_help(capsys):
         cli_main(["bench", "--help"])
     assert info.value.code == 0
     assert "--seconds" in capsys.readouterr().out
+
+
+def test_bench_json_reports_python_and_kernel_rates(capsys):
+    import json
+
+    code = bench.main(
+        ["benediction", "--runs", "1", "--seconds", "0.05", "--set", "max_turns=20", "--json",
+         "--no-anchor"]
+    )
+    assert code == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["game"] == "benediction" and report["anchor"] is None
+    assert report["actions_per_s"] > 0 and report["kernel_actions_per_s"] > 0
+    variant = report["variants"][0]
+    assert variant["options"] == {"max_turns": 20}
+    assert variant["kernel_games_per_s"] > 0 and variant["core_loop_actions_per_s"] > 0
+
+
+def test_bench_reports_a_missing_anchor(capsys, tmp_path):
+    code = bench.main(
+        ["benediction", "--runs", "1", "--seconds", "0.05", "--set", "max_turns=10", "--json",
+         "--no-kernel", "--anchor", str(tmp_path / "nothing.c")]
+    )
+    assert code == 0
+    import json
+
+    report = json.loads(capsys.readouterr().out)
+    assert report["anchor"] is None and "does not exist" in report["anchor_note"]
+    assert report["kernel_actions_per_s"] is None
+
+
+ANCHOR = bench.DEFAULT_ANCHOR
+
+
+@pytest.mark.skipif(
+    not ANCHOR.is_file() or bench.shutil.which("gcc") is None,
+    reason="the C anchor (../shared/bench/bened.c) or gcc is not available",
+)
+def test_bench_compiles_and_runs_the_c_anchor_in_the_same_run(capsys):
+    import json
+
+    code = bench.main(
+        ["benediction", "--runs", "1", "--seconds", "0.05", "--set", "max_turns=10", "--json",
+         "--anchor", str(ANCHOR)]
+    )
+    assert code == 0
+    anchor = json.loads(capsys.readouterr().out)["anchor"]
+    assert anchor["actions_per_s"] > 0 and anchor["kernel_actions_per_s"] > 0
+    assert anchor["kernel_ratio"] > 0 and anchor["python_ratio"] > 0

@@ -5,20 +5,38 @@ are used, so the numbers of Benediction and Dendria mean the same thing:
 
 * **generations/s**: ``legal_actions()`` calls per second on the positions of random games;
 * **play+undo/s**: ``play`` of one action followed by its ``undo``, per second;
-* **games/s**: whole random games (generate, pick, play until over) per second.
+* **games/s**: whole random games (generate, pick, play until over) per second, and
+  **actions/s** (``actions_per_s``): the actions of those games per second;
+* **kernel actions/s** (``kernel_actions_per_s``): the same random games played inside
+  one compiled call by the game's batched kernel (``Game.extras["kernel"]``, numba), and
+  **core loop actions/s**: a Python loop driving the compiled core one call per action.
 
 Each number is the median over ``--runs`` runs of about ``--seconds`` seconds each.
 Games follow a seeded RNG, so two runs on one machine play the same games.
+
+``--json`` prints the figures as JSON. For Benediction, ``--anchor PATH`` (automatic
+when ``../shared/bench/bened.c`` and ``gcc`` exist) compiles an independent C
+implementation of the rules in a temporary directory, runs it in the same run, and
+reports its actions/s next to the kernel's on the same variant (the standard rules,
+games cut at 600 actions as the C program does) and the ratios.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import random
+import re
+import shutil
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 from hexgames.game import Game, get_game, parse_settings
@@ -37,10 +55,15 @@ class Measurement:
     games_per_s: float
     mean_game_length: float
     runs: int
+    actions_per_s: float = 0.0
+    kernel_actions_per_s: float | None = None
+    kernel_games_per_s: float | None = None
+    core_loop_actions_per_s: float | None = None
+    options: dict[str, Any] = field(default_factory=dict)
 
 
 def _one_run(game: Game, options: Mapping[str, Any], seconds: float, seed: int) -> tuple[
-    float, float, float, float
+    float, float, float, float, float
 ]:
     """Play random games for about ``seconds``; time each kind of work separately."""
     rng = random.Random(seed)
@@ -79,17 +102,67 @@ def _one_run(game: Game, options: Mapping[str, Any], seconds: float, seed: int) 
         pairs / play_time if play_time else 0.0,
         games / game_time if game_time else 0.0,
         actions / games,
+        actions / game_time if game_time else 0.0,
     )
+
+
+#: Games per call of a batched kernel while measuring it.
+KERNEL_BATCH = 64
+
+
+def kernel_of(game: Game) -> Any:
+    """The game's batched kernel object (``Game.extras["kernel"]()``), or ``None``."""
+    factory = game.extras.get("kernel")
+    return factory() if factory is not None else None
+
+
+def kernel_rate(
+    kernel: Any, options: Mapping[str, Any], seconds: float, seed: int,
+    max_actions: int = MAX_GAME_ACTIONS,
+) -> tuple[float, float]:
+    """``(actions/s, games/s)`` of the kernel's batched random games for ``seconds``."""
+    clock = time.perf_counter
+    actions = games = 0
+    start = clock()
+    deadline = start + seconds
+    batch = seed * 1_000_003
+    while clock() < deadline or games == 0:
+        _, lengths = kernel.random_games(options, KERNEL_BATCH, batch, max_actions)
+        batch += 1
+        actions += int(lengths.sum())
+        games += KERNEL_BATCH
+    elapsed = clock() - start
+    return actions / elapsed, games / elapsed
+
+
+def core_loop_rate(kernel: Any, options: Mapping[str, Any], seconds: float, seed: int) -> float:
+    """Actions/s of a Python loop driving the compiled core (one call per action)."""
+    clock = time.perf_counter
+    actions = 0
+    start = clock()
+    deadline = start + seconds
+    game = seed * 1_000_003
+    while clock() < deadline or actions == 0:
+        actions += kernel.driven_games(options, 1, game)
+        game += 1
+    return actions / (clock() - start)
 
 
 def measure(
     game: Game, options: Mapping[str, Any], runs: int, seconds: float, seed: int = 1,
-    progress: Any = None,
+    progress: Any = None, kernel: Any = None,
 ) -> Measurement:
-    """Median rates over ``runs`` runs for one set of rules options."""
+    """Median rates over ``runs`` runs for one set of rules options (with ``kernel``,
+    also the batched kernel's and the core loop's rates)."""
     results = []
+    kernels: list[tuple[float, float]] = []
+    loops: list[float] = []
     for run in range(runs):
         results.append(_one_run(game, options, seconds, seed + run))
+        if kernel is not None:
+            kernels.append(kernel_rate(kernel, options, seconds, seed + run))
+            if hasattr(kernel, "driven_games"):
+                loops.append(core_loop_rate(kernel, options, seconds, seed + run))
         if progress is not None:
             progress()
     columns = list(zip(*results, strict=True))
@@ -101,7 +174,97 @@ def measure(
         games_per_s=statistics.median(columns[2]),
         mean_game_length=statistics.median(columns[3]),
         runs=runs,
+        actions_per_s=statistics.median(columns[4]),
+        kernel_actions_per_s=statistics.median(k[0] for k in kernels) if kernels else None,
+        kernel_games_per_s=statistics.median(k[1] for k in kernels) if kernels else None,
+        core_loop_actions_per_s=statistics.median(loops) if loops else None,
+        options=dict(options),
     )
+
+
+# ------------------------------------------------------------------ the C anchor
+#: Where the C anchor is looked for when ``--anchor`` is not given (relative to the
+#: working directory, as in the repository layout ``work/<checkout>`` + ``work/shared``).
+DEFAULT_ANCHOR = Path("..") / "shared" / "bench" / "bened.c"
+#: Actions after which the C anchor cuts a random game.
+ANCHOR_MAX_ACTIONS = 600
+ANCHOR_GAMES = 2000
+_ANCHOR_LINE = re.compile(
+    r"native: (\d+) games, (\d+) actions in ([\d.]+)s: (\d+) actions/s.*?([\d.]+) games/s"
+)
+
+
+def find_anchor(path: str | None) -> tuple[Path | None, str | None]:
+    """The C anchor source to use and, when none, why (for the report)."""
+    if path is not None:
+        source = Path(path)
+        if not source.is_file():
+            return None, f"{path} does not exist"
+    else:
+        source = DEFAULT_ANCHOR
+        if not source.is_file():
+            return None, f"no {source} (give --anchor PATH)"
+    if shutil.which("gcc") is None:
+        return None, "gcc is not installed"
+    return source, None
+
+
+def compile_anchor(source: Path, directory: str) -> str:
+    """Compile the C anchor into ``directory``; the path of the program."""
+    binary = os.path.join(directory, "bened_native")
+    subprocess.run(
+        ["gcc", "-O2", "-o", binary, str(source)], check=True, capture_output=True, text=True
+    )
+    return binary
+
+
+def run_anchor(binary: str, games: int, seed: int) -> tuple[float, float, float]:
+    """One run of the compiled anchor: ``(actions/s, games/s, actions per CPU second)``
+    (the CPU figure is less disturbed by other programs on a shared machine)."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run(
+        [binary, "bench", str(games), str(seed)], check=True, capture_output=True, text=True
+    )
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    match = _ANCHOR_LINE.search(done.stdout)
+    if match is None:
+        raise RuntimeError(f"unexpected output from the C anchor: {done.stdout!r}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    actions = int(match.group(2))
+    return float(match.group(4)), float(match.group(5)), actions / cpu if cpu > 0 else 0.0
+
+
+def anchor_comparison(
+    game: Game, kernel: Any, source: Path, runs: int, seconds: float, seed: int
+) -> dict[str, Any]:
+    """The C anchor next to the kernel and the Python loop on the anchor's variant
+    (standard rules, games cut at 600 actions). Runs alternate (C, kernel, Python) so
+    that each ratio compares figures taken moments apart; medians over ``runs``."""
+    rows: list[dict[str, float]] = []
+    with tempfile.TemporaryDirectory(prefix="hexgames-anchor-") as tmp:
+        binary = compile_anchor(source, tmp)
+        for run in range(runs):
+            row: dict[str, float] = {}
+            c_rate, c_games, c_cpu = run_anchor(binary, ANCHOR_GAMES, seed + run)
+            row.update(actions_per_s=c_rate, games_per_s=c_games, cpu_actions_per_s=c_cpu)
+            if kernel is not None:
+                cpu0, wall0 = time.process_time(), time.perf_counter()
+                _, lengths = kernel.random_games({}, ANCHOR_GAMES, seed + run, ANCHOR_MAX_ACTIONS)
+                cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
+                actions = int(lengths.sum())
+                row["kernel_actions_per_s"] = actions / wall
+                row["kernel_cpu_actions_per_s"] = actions / cpu if cpu > 0 else 0.0
+                row["kernel_ratio"] = row["kernel_actions_per_s"] / c_rate
+                row["kernel_cpu_ratio"] = row["kernel_cpu_actions_per_s"] / c_cpu
+            row["python_actions_per_s"] = _one_run(game, {}, seconds, seed + run)[4]
+            row["python_ratio"] = row["python_actions_per_s"] / c_rate
+            rows.append(row)
+    result: dict[str, Any] = {"source": str(source), "games_per_run": ANCHOR_GAMES}
+    for name in rows[0]:
+        result[name] = statistics.median(row[name] for row in rows)
+    return result
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -115,6 +278,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="rules option (repeatable); without it, the game's bench variants are measured",
     )
     parser.add_argument("--seed", type=int, default=1, help="seed of the random games")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument(
+        "--anchor", metavar="PATH", default=None,
+        help="C anchor source to compile and run in the same run (Benediction; default "
+        f"{DEFAULT_ANCHOR} when it and gcc exist)",
+    )
+    parser.add_argument("--no-anchor", action="store_true", help="do not run the C anchor")
+    parser.add_argument(
+        "--no-kernel", action="store_true", help="skip the compiled kernel's figures"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -122,7 +295,9 @@ def run(args: argparse.Namespace) -> int:
     from rich.progress import Progress
     from rich.table import Table
 
-    console = Console()
+    console = Console(stderr=args.json)
+    if not console.is_terminal:
+        console.width = max(console.width, 120)  # tables stay readable in logs and pipes
     try:
         game = get_game(args.game)
         if args.runs < 1 or args.seconds <= 0:
@@ -134,25 +309,89 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         console.print(f"[red]error:[/red] {exc}")
         return 2
+    kernel = None if args.no_kernel else kernel_of(game)
+    compile_s = None
+    if kernel is not None:
+        compile_s = kernel.warm_up(lambda text: console.print(text))
     measurements = []
+    anchor: dict[str, Any] | None = None
+    anchor_note = None
     with Progress(console=console, transient=True) as progress:
         task = progress.add_task(f"benchmarking {game.title}", total=len(variants) * args.runs)
         for options in variants:
             measurements.append(
                 measure(game, options, args.runs, args.seconds, args.seed,
-                        progress=lambda: progress.advance(task))
+                        progress=lambda: progress.advance(task), kernel=kernel)
             )
+        if args.no_anchor or game.name != "benediction":
+            anchor_note = "not requested" if args.no_anchor else "no C anchor for this game"
+        else:
+            source, anchor_note = find_anchor(args.anchor)
+            if source is not None:
+                try:
+                    anchor = anchor_comparison(
+                        game, kernel, source, args.runs, args.seconds, args.seed
+                    )
+                except (OSError, RuntimeError, subprocess.CalledProcessError) as exc:
+                    anchor_note = f"the C anchor failed: {exc}"
+    if args.json:
+        first = measurements[0]
+        report = {
+            "game": game.name,
+            "runs": args.runs,
+            "seconds": args.seconds,
+            "seed": args.seed,
+            "python": sys.version.split()[0],
+            "actions_per_s": first.actions_per_s,
+            "kernel_actions_per_s": first.kernel_actions_per_s,
+            "kernel_warm_up_s": compile_s,
+            "variants": [asdict(m) for m in measurements],
+            "anchor": anchor,
+            "anchor_note": anchor_note,
+        }
+        print(json.dumps(report, indent=2))
+        return 0
     table = Table(title=f"{game.title} engine speed (median of {args.runs} runs)")
     table.add_column("variant")
-    for heading in ("generations/s", "play+undo/s", "games/s", "actions/game"):
+    for heading in ("generations/s", "play+undo/s", "games/s", "actions/game", "actions/s"):
         table.add_column(heading, justify="right")
     for m in measurements:
         table.add_row(
             m.variant, f"{m.generations_per_s:,.0f}", f"{m.play_undo_per_s:,.0f}",
-            f"{m.games_per_s:,.1f}", f"{m.mean_game_length:,.1f}",
+            f"{m.games_per_s:,.1f}", f"{m.mean_game_length:,.1f}", f"{m.actions_per_s:,.0f}",
         )
     console.print(table)
+    if kernel is not None:
+        compiled = Table(title=f"{game.title} compiled core (numba)")
+        compiled.add_column("variant")
+        for heading in ("kernel actions/s", "kernel games/s", "core loop actions/s"):
+            compiled.add_column(heading, justify="right")
+        for m in measurements:
+            compiled.add_row(
+                m.variant, _num(m.kernel_actions_per_s), _num(m.kernel_games_per_s, 1),
+                _num(m.core_loop_actions_per_s),
+            )
+        console.print(compiled)
+    if anchor is not None:
+        line = f"C anchor ({anchor['source']}): {anchor['actions_per_s']:,.0f} actions/s"
+        if "kernel_ratio" in anchor:
+            line += (
+                f"; kernel on the same variant {anchor['kernel_actions_per_s']:,.0f} "
+                f"({anchor['kernel_ratio']:.2f}x; per CPU second "
+                f"{anchor['kernel_cpu_ratio']:.2f}x)"
+            )
+        line += (
+            f"; Python loop {anchor['python_actions_per_s']:,.0f} "
+            f"({anchor['python_ratio']:.2f}x)"
+        )
+        console.print(line)
+    elif anchor_note and not args.no_anchor and game.name == "benediction":
+        console.print(f"C anchor skipped: {anchor_note}")
     return 0
+
+
+def _num(value: float | None, digits: int = 0) -> str:
+    return "-" if value is None else f"{value:,.{digits}f}"
 
 
 def main(argv: list[str] | None = None) -> int:

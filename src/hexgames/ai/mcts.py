@@ -111,6 +111,7 @@ class MCTSPlayer:
         tactics_budget: int = 8000,
         reuse_tree: bool = True,
         continuation_share: float = 0.5,
+        kernel_playouts: int = 1,
         name: str | None = None,
     ) -> None:
         if time_limit is not None and time_limit <= 0:
@@ -119,6 +120,8 @@ class MCTSPlayer:
             raise ValueError(f"iterations must be at least 1, got {iterations}")
         if not 0 < continuation_share <= 1:
             raise ValueError(f"continuation_share must be in (0, 1], got {continuation_share}")
+        if kernel_playouts < 0:
+            raise ValueError(f"kernel_playouts must be at least 0, got {kernel_playouts}")
         self.game = resolve_game(game)
         self.time_limit = time_limit
         self.iterations = iterations if iterations is not None or time_limit else 1000
@@ -132,6 +135,12 @@ class MCTSPlayer:
         self.tactics_budget = tactics_budget
         self.reuse_tree = reuse_tree
         self.continuation_share = continuation_share
+        #: Full random playouts (``use_heuristic=False``) run in the game's compiled
+        #: kernel (``Game.extras["kernel"]``), this many games per new leaf averaged;
+        #: 0 (or a game without a kernel) plays one playout in Python.
+        self.kernel_playouts = kernel_playouts
+        factory = self.game.extras.get("kernel") if self.game.extras else None
+        self._kernel = factory() if factory is not None and kernel_playouts else None
         self.name = name or self._default_name()
         self._seed = seed
         self._rng = random.Random(seed)
@@ -326,6 +335,11 @@ class MCTSPlayer:
         return self._playout(pos)
 
     def _playout(self, pos: GameState) -> float:
+        if self._kernel is not None and not self.use_heuristic:
+            seats, _ = self._kernel.playouts(
+                pos, self.kernel_playouts, self._rng.getrandbits(31), 10_000
+            )
+            return float((seats == 0).sum() - (seats == 1).sum()) / len(seats)
         know = self._know
         rng = self._rng
         played = 0

@@ -74,5 +74,7 @@ GAME = Game(
         # Variants `python -m hexgames.bench` measures when none is named.
         "bench_variants": ({"max_turns": 200},),
         "ai": lazy("hexgames.benediction.evaluation:ai_hooks"),
+        # Batched compiled kernels (numba): random playouts of many games in one call.
+        "kernel": lazy("hexgames.benediction.core:kernel"),
     },
 )

@@ -1,0 +1,50 @@
+"""MCTS with full random playouts runs them in the game's compiled kernel
+(``Game.extras["kernel"]``) when the game has one, and in Python otherwise."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hexgames.ai.mcts import MCTSPlayer
+from hexgames.benediction import Position, Rules
+from hexgames.benediction.core import kernel
+from hexgames.game import get_game
+
+
+def test_kernel_playouts_choose_legal_actions_and_leave_the_position_alone():
+    p = Position.initial()
+    for action in ("e3e4", "e7e6", "d7d6"):
+        p.play(action)
+    before = (p.key, p.ply)
+    for count in (1, 4):
+        m = MCTSPlayer("benediction", use_heuristic=False, iterations=60, seed=1,
+                       kernel_playouts=count)
+        assert m._kernel is not None
+        assert m.choose(p) in p.legal_actions()
+        assert (p.key, p.ply) == before
+
+
+def test_kernel_playouts_are_reproducible_with_a_seed():
+    p = Position.initial(Rules(board_side=4))
+    choices = {
+        str(MCTSPlayer("benediction", use_heuristic=False, iterations=80, seed=7).choose(p))
+        for _ in range(2)
+    }
+    assert len(choices) == 1
+
+
+def test_zero_kernel_playouts_or_a_game_without_kernel_play_in_python():
+    m = MCTSPlayer("benediction", use_heuristic=False, iterations=5, seed=1, kernel_playouts=0)
+    assert m._kernel is None
+    assert m.choose(Position.initial()) in Position.initial().legal_actions()
+    assert "kernel" not in get_game("dendria").extras
+    with pytest.raises(ValueError, match="kernel_playouts"):
+        MCTSPlayer("benediction", kernel_playouts=-1)
+
+
+def test_kernel_playouts_report_winner_seats():
+    p = Position.initial(Rules(max_turns=60))
+    seats, lengths = kernel().playouts(p, 30, seed=4, max_actions=10_000)
+    assert set(seats.tolist()) <= {-1, 0, 1} and (lengths > 0).all()
+    assert np.array_equal(seats, kernel().playouts(p, 30, seed=4, max_actions=10_000)[0])

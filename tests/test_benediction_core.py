@@ -1,0 +1,178 @@
+"""Differential tests: the compiled rules core (:mod:`hexgames.benediction.core`) against
+the Python engine (the oracle), over many random games of several variants.
+
+At every step of every game: the legal action sets, the boards (owner, size, flags per
+point), side to act, actions left, turn, key and result must agree; after each game the
+core's undo must walk back through the same keys. ``HEXGAMES_FUZZ=1`` (``make fuzz``)
+multiplies the number of games by ``HEXGAMES_FUZZ_FACTOR`` (default 20).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+
+import numpy as np
+import pytest
+
+from hexgames.benediction import Position, Rules
+from hexgames.benediction.core import Core, CoreState
+from hexgames.benediction.position import BLOCK
+
+FUZZING = os.environ.get("HEXGAMES_FUZZ", "") not in {"", "0"}
+FACTOR = int(os.environ.get("HEXGAMES_FUZZ_FACTOR", "20")) if FUZZING else 1
+
+#: (rules, games): 1,000+ games in CI over board sides 4-7, both openings, small and large
+#: stacks, a checker supply and turn caps.
+VARIANTS = [
+    (Rules(max_turns=120), 240),
+    (Rules(first_turn_actions=2, max_turns=120), 120),
+    (Rules(board_side=4, max_turns=100), 160),
+    (Rules(board_side=6, first_turn_actions=2, max_turns=80), 100),
+    (Rules(board_side=7, max_turns=60), 60),
+    (Rules(max_stack=3, max_turns=120), 120),
+    (Rules(max_stack=15, max_turns=120), 100),
+    (Rules(supply=2, max_turns=120), 120),
+    (Rules(board_side=4, supply=1, max_stack=2, first_turn_actions=2, max_turns=40), 100),
+]
+
+
+def same(p: Position, s: CoreState) -> None:
+    assert np.array_equal(s.owner, p.owners)
+    assert np.array_equal(s.size, p.sizes)
+    assert np.array_equal(s.flags, p.flags)
+    assert s.to_move == p.to_move_code
+    assert s.actions_left == p.actions_left
+    assert s.turn == p.turn_number
+    assert s.key == p.key
+    outcome = p.outcome()
+    assert s.reason == (None if outcome is None else outcome.termination)
+    assert s.winner == {None: 0, "red": 1, "blue": 2, "draw": 3}[p.winner]
+
+
+def play_both(rules: Rules, seed: int) -> int:
+    rng = random.Random(seed)
+    p = Position.initial(rules)
+    core = Core(rules)
+    s = core.initial()
+    keys = [s.key]
+    while True:
+        same(p, s)
+        legal = p.legal_actions()
+        codes = s.legal_codes()
+        assert len(set(codes.tolist())) == len(codes), "no action listed twice"
+        assert sorted(map(str, s.legal_actions())) == sorted(map(str, legal))
+        assert all(core.code_of(a) in set(codes.tolist()) for a in legal)
+        if not legal:
+            break
+        action = legal[rng.randrange(len(legal))]
+        p.play(action)
+        s.play_code(core.code_of(action))
+        keys.append(s.key)
+    for key in reversed(keys[:-1]):
+        s.undo()
+        assert s.key == key
+    same(Position.initial(rules), s)
+    return len(keys) - 1
+
+
+@pytest.mark.parametrize(("rules", "games"), VARIANTS, ids=lambda v: str(v))
+def test_core_matches_the_python_engine_in_random_games(rules, games):
+    lengths = [play_both(rules, seed) for seed in range(games * FACTOR)]
+    assert sum(lengths) > games * 10
+
+
+def test_at_least_a_thousand_games_are_compared():
+    assert sum(games for _, games in VARIANTS) >= 1000
+
+
+def test_codes_and_actions_map_both_ways():
+    core = Core()
+    s = core.initial()
+    for code in s.legal_codes():
+        action = s.to_action(code)
+        assert core.code_of(action) == code
+        assert core.code_of(str(action)) == code
+
+
+def test_a_position_read_from_text_converts_with_its_blocks_and_locks():
+    rng = random.Random(7)
+    p = Position.initial(Rules(board_side=5))
+    while p.ply < 40 and not p.is_over:
+        legal = p.legal_actions()
+        blocks = [a for a in legal if a.kind == "block"]
+        p.play(rng.choice(blocks) if blocks and rng.random() < 0.3 else rng.choice(legal))
+    q = Position.from_text(p.to_text())
+    s = CoreState.from_position(q)
+    same(q, s)
+    assert int(np.sum(s.owner == BLOCK)) == len(q.blocks)
+    assert sorted(map(str, s.legal_actions())) == sorted(map(str, q.legal_actions()))
+
+
+def test_random_playouts_end_every_game_and_are_seeded():
+    s = Core(Rules(max_turns=100)).initial()
+    winners, lengths, total = s.random_playouts(50, seed=3)
+    assert total == int(lengths.sum()) > 0
+    assert set(winners.tolist()) <= {1, 2, 3} and {1, 2} <= set(winners.tolist())
+    again = s.random_playouts(50, seed=3)
+    assert np.array_equal(again[0], winners) and np.array_equal(again[1], lengths)
+    # the state the playouts started from is untouched
+    same(Position.initial(Rules(max_turns=100)), s)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_step_plays_and_lists_like_play_code_then_legal_codes(seed):
+    rng = random.Random(seed)
+    a = Core(Rules(max_turns=60)).initial()
+    b = a.copy()
+    keys = [a.key]
+    codes = a.legal_codes()
+    while len(codes):
+        code = int(codes[rng.randrange(len(codes))])
+        codes = a.step(code).copy()
+        b.play_code(code)
+        assert sorted(codes.tolist()) == sorted(b.legal_codes().tolist())
+        assert (a.key, a.winner, a.reason) == (b.key, b.winner, b.reason)
+        keys.append(a.key)
+    for key in reversed(keys[:-1]):
+        a.undo()
+        assert a.key == key
+
+
+def _stuck_text() -> str:
+    """Red to act (last action of the turn) on a board of blocks; Blue has no man and its
+    zone is full of red men, so most of Red's actions leave Blue without a legal action."""
+    board = Position.initial().board
+    red_zone = ["e2", "d1", "d2", "e1", "e3", "f1", "f2"]
+    blue_zone = ["e8", "d7", "d8", "e7", "e9", "f7", "f8"]
+    men = [label for label in red_zone + blue_zone if label != "d1"]
+    blocks = [label for label in board.labels if label not in red_zone + blue_zone]
+
+    def points(labels: list[str], kings: tuple[str, ...] = ()) -> str:
+        columns: dict[str, list[str]] = {}
+        for label in sorted(labels, key=lambda x: (x[0], int(x[1:]))):
+            columns.setdefault(label[0], []).append(label[1:] + ("k" if label in kings else ""))
+        return "".join(c.upper() + "".join(rows) for c, rows in columns.items())
+
+    return (
+        f"Benediction v1: R=E2 B E8\nR:{points(men, ('e2', 'e8'))}\nX:{points(blocks)}\n"
+    )
+
+
+def test_no_legal_action_after_the_action_agrees_on_every_path():
+    start = Position.from_text(_stuck_text())
+    stuck = 0
+    for action in start.legal_actions():
+        p = start.copy()
+        p.play(action)
+        a = CoreState.from_position(start)
+        a.play_code(a.core.code_of(action))
+        same(p, a)
+        b = CoreState.from_position(start)
+        codes = b.step(b.core.code_of(action))
+        assert sorted(map(str, map(b.to_action, codes))) == sorted(map(str, p.legal_actions()))
+        assert (b.winner, b.reason, b.key) == (a.winner, a.reason, a.key)
+        stuck += p.win_reason == "no legal action"
+    assert stuck > 0
+    winners, lengths, _ = CoreState.from_position(start).random_playouts(200, seed=1)
+    assert (winners[lengths == 1] == 1).all() and (lengths == 1).any()
