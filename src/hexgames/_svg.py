@@ -24,6 +24,7 @@ shape recognisable with no box-drawing characters.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -38,21 +39,43 @@ SQRT3 = math.sqrt(3.0)
 # --------------------------------------------------------------------------- numbers/XML
 
 
+#: Memo of :func:`num` (board coordinates repeat across positions; bounded).
+_NUMBERS: dict[float, str] = {}
+#: Memo of attribute names (``class_`` -> ``class``, ``font_size`` -> ``font-size``).
+_NAMES: dict[str, str] = {}
+#: Characters that make :func:`xml.sax.saxutils.quoteattr` do more than add quotes.
+_NEEDS_QUOTING = re.compile(r"[&<>\"\n\r\t]")
+
+
 def num(value: float) -> str:
     """A coordinate written with at most two decimals, so output is short and deterministic."""
-    text = f"{value:.2f}".rstrip("0").rstrip(".")
-    return "0" if text in {"-0", ""} else text
+    text = _NUMBERS.get(value)
+    if text is None:
+        text = f"{value:.2f}".rstrip("0").rstrip(".")
+        text = "0" if text in {"-0", ""} else text
+        if len(_NUMBERS) < 100_000:
+            _NUMBERS[value] = text
+    return text
 
 
 def attrs(values: Mapping[str, object]) -> str:
-    """``key="value"`` pairs in the given order (``None`` values are skipped), escaped."""
+    """``key="value"`` pairs in the given order (``None`` values are skipped), escaped.
+
+    The same text as ``quoteattr`` for every value, with a fast path for the usual
+    values that need no escaping (rendering is most of a web server's work per move).
+    """
     parts = []
     for key, value in values.items():
         if value is None:
             continue
-        if isinstance(value, float):
-            value = num(value)
-        parts.append(f"{key.rstrip('_').replace('_', '-')}={quoteattr(str(value))}")
+        name = _NAMES.get(key)
+        if name is None:
+            name = _NAMES[key] = key.rstrip("_").replace("_", "-")
+        text = num(value) if isinstance(value, float) else str(value)
+        if _NEEDS_QUOTING.search(text) is None:
+            parts.append(f'{name}="{text}"')
+        else:
+            parts.append(f"{name}={quoteattr(text)}")
     return " ".join(parts)
 
 
@@ -93,6 +116,20 @@ def axial_to_xy(x: float, y: float, unit: float = UNIT) -> tuple[float, float]:
 
 def hexagon(cx: float, cy: float, radius: float) -> str:
     """``points`` of a flat-topped hexagon of circumradius ``radius`` centred at (cx, cy)."""
+    key = (cx, cy, radius)
+    text = _HEXAGONS.get(key)
+    if text is None:
+        text = _hexagon(cx, cy, radius)
+        if len(_HEXAGONS) < 50_000:
+            _HEXAGONS[key] = text
+    return text
+
+
+#: Memo of :func:`hexagon` (the same cells are drawn for every position; bounded).
+_HEXAGONS: dict[tuple[float, float, float], str] = {}
+
+
+def _hexagon(cx: float, cy: float, radius: float) -> str:
     corners = []
     for k in range(6):
         angle = math.pi / 3.0 * k
