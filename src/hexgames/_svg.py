@@ -62,8 +62,31 @@ def attrs(values: Mapping[str, object]) -> str:
     """``key="value"`` pairs in the given order (``None`` values are skipped), escaped.
 
     The same text as ``quoteattr`` for every value, with a fast path for the usual
-    values that need no escaping (rendering is most of a web server's work per move).
+    values that need no escaping (rendering is most of a web server's work per move),
+    and a bounded memo: a board's grid, hit targets and empty points are the same
+    elements in every position.
     """
+    try:
+        # Types are part of the key: 1, 1.0 and True are equal but written differently.
+        key = tuple([(k, v.__class__, v) for k, v in values.items()])
+        text = _ATTRS.get(key)
+    except TypeError:  # an unhashable value: no memo
+        key, text = None, None
+    if text is not None:
+        return text
+    text = _attrs(values)
+    if key is not None:
+        if len(_ATTRS) >= 100_000:
+            _ATTRS.clear()
+        _ATTRS[key] = text
+    return text
+
+
+#: Memo of :func:`attrs` (bounded: cleared when full).
+_ATTRS: dict[tuple[tuple[str, type, object], ...], str] = {}
+
+
+def _attrs(values: Mapping[str, object]) -> str:
     parts = []
     for key, value in values.items():
         if value is None:

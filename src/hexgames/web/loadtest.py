@@ -47,6 +47,11 @@ class Stats:
     errors: list[str] = field(default_factory=list)
     #: game id -> notations of the moves that clients saw acknowledged, in order.
     acknowledged: dict[str, list[str]] = field(default_factory=dict)
+    #: Ask the server for delta states (``?delta=1``: the move list's new tail only).
+    delta: bool = True
+    #: Servers the players connect to, in turn (players of one game on different
+    #: servers when there are several: they must see each other's moves).
+    urls: list[str] = field(default_factory=list)
 
     def error(self, text: str) -> None:
         if len(self.errors) < 1000:  # bounded: a broken server must not eat the memory
@@ -84,10 +89,10 @@ def http_json(method: str, url: str, body: Any = None, timeout: float = 10.0) ->
         return json.loads(response.read().decode())
 
 
-def websocket_url(base: str, game_id: str, token: str) -> str:
+def websocket_url(base: str, game_id: str, token: str, delta: bool = True) -> str:
     parts = urllib.parse.urlsplit(base)
     scheme = "wss" if parts.scheme == "https" else "ws"
-    query = urllib.parse.urlencode({"token": token})
+    query = urllib.parse.urlencode({"token": token, **({"delta": "1"} if delta else {})})
     return f"{scheme}://{parts.netloc}/ws/games/{game_id}?{query}"
 
 
@@ -109,7 +114,7 @@ async def play_seat(
     made = 0
     try:
         async with websockets.connect(
-            websocket_url(base, game_id, token), max_size=2**24, open_timeout=10
+            websocket_url(base, game_id, token, stats.delta), max_size=2**24, open_timeout=10
         ) as socket:
             while time.monotonic() < deadline:
                 try:
@@ -148,13 +153,19 @@ async def play_seat(
 
 
 def note_acknowledged(stats: Stats, game_id: str, message: dict[str, Any]) -> None:
-    """Remember the moves a state message shows as played (its history, or its tail)."""
-    history = message.get("history")
-    if not isinstance(history, list):
-        return
+    """Remember the moves a state message shows as played (its history, or the tail of
+    a delta state: ``history_tail`` from ``history_since``)."""
     seen = stats.acknowledged.setdefault(game_id, [])
-    ply = int(message.get("ply", len(history)))
-    start = ply - len(history)  # a state may carry only the latest part of the history
+    history = message.get("history")
+    if isinstance(message.get("history_tail"), list):
+        history = message["history_tail"]
+        start = int(message.get("history_since", 0))
+        ply = start + len(history)
+    elif isinstance(history, list):
+        ply = int(message.get("ply", len(history)))
+        start = ply - len(history)  # a state may carry only the latest part of the history
+    else:
+        return
     notations = [entry.get("notation") for entry in history if isinstance(entry, dict)]
     if start <= len(seen):
         seen[start:] = notations
@@ -182,9 +193,11 @@ async def play_slot(
         game_id, tokens = created["id"], created["tokens"]
         ids.append(game_id)
         stats.games_started += 1
+        urls = stats.urls or [base]
         players = [
-            play_seat(base, game_id, token, random.Random(rng.random()), stats, deadline, max_moves)
-            for token in tokens
+            play_seat(urls[(seed + seat) % len(urls)], game_id, token,
+                      random.Random(rng.random()), stats, deadline, max_moves)
+            for seat, token in enumerate(tokens)
         ]
         results = await asyncio.gather(*players)
         if any(results):
@@ -244,8 +257,12 @@ async def run_load(
     mix: Sequence[GameSpec],
     seed: int,
     max_moves: int = 0,
+    urls: Sequence[str] = (),
+    delta: bool = True,
 ) -> dict[str, Any]:
-    stats = Stats()
+    """Play ``games`` games at once for ``seconds``; games are created through ``base``
+    and their players connect to ``urls`` in turn (default: ``base``)."""
+    stats = Stats(delta=delta, urls=list(urls))
     started = time.monotonic()
     deadline = started + seconds
     slots = [
@@ -309,7 +326,13 @@ def check_target(base: str, allow_remote: bool) -> None:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--url", default="http://127.0.0.1:8000", help="server to test")
+    parser.add_argument("--url", action="append",
+                        help="server to test (default http://127.0.0.1:8000); repeat it for "
+                        "several processes of one site: games are created on the first, and "
+                        "the two players of a game connect to different ones")
+    parser.add_argument("--full-history", action="store_true",
+                        help="ask for the whole move list in every state (the default opts "
+                        "in to deltas, as the bundled front end does)")
     parser.add_argument("--games", type=int, default=100, help="concurrent online games")
     parser.add_argument("--seconds", type=float, default=15.0, help="length of the run")
     parser.add_argument(
@@ -334,8 +357,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    base = args.url.rstrip("/")
-    check_target(base, args.allow_remote)
+    urls = [url.rstrip("/") for url in (args.url or ["http://127.0.0.1:8000"])]
+    base = urls[0]
+    for url in urls:
+        check_target(url, args.allow_remote)
     if args.games < 1 or args.seconds <= 0:
         print("error: --games must be at least 1 and --seconds positive", file=sys.stderr)
         return 2
@@ -345,7 +370,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     figures = asyncio.run(
-        run_load(base, args.games, args.seconds, mix, args.seed, args.moves_per_game)
+        run_load(base, args.games, args.seconds, mix, args.seed, args.moves_per_game,
+                 urls=urls, delta=not args.full_history)
     )
     if args.reference:
         figures["reference"] = engine_reference(mix[0])
