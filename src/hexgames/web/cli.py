@@ -20,6 +20,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ai-processes", type=int, default=None,
                         help="worker processes for the strong AI levels (default: the "
                              "usable CPU cores - 1; levels 1-2 have one more of their own)")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="server processes sharing the port (default: 1); above 1 "
+                             "needs PostgreSQL (--database-url): a supervisor starts N "
+                             "'hexgames serve' processes with SO_REUSEPORT and restarts any "
+                             "that dies")
+    parser.add_argument("--reuse-port", action="store_true", help=argparse.SUPPRESS)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -32,10 +38,19 @@ def run(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
         print(f"error: --port must be between 0 and 65535, got {args.port}")
         return 2
+    if args.workers < 1:
+        print(f"error: --workers must be at least 1, got {args.workers}")
+        return 2
+    if args.workers > 1:
+        from hexgames.web.supervisor import supervise
+
+        return supervise(args)
     # Bind the socket ourselves so that the printed URL is right even for --port 0.
     family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if args.reuse_port:  # one of several processes on this port (--workers)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     try:
         sock.bind((args.host, args.port))
         sock.listen(2048)  # connections made once the URL is printed wait, not fail
