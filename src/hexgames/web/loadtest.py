@@ -242,6 +242,22 @@ def full_history(base: str, game_id: str, fallback: list[str]) -> list[str]:
     return [m for m in moves if m not in {"*", "1-0", "0-1", "1/2-1/2"}]
 
 
+def cpu_seconds(pids: Sequence[int]) -> float:
+    """CPU time (user + system) the processes used so far, from ``/proc`` (Linux)."""
+    import os
+
+    total = 0.0
+    tick = os.sysconf("SC_CLK_TCK")
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+    return total
+
+
 def percentile(values: Sequence[float], fraction: float) -> float:
     if not values:
         return float("nan")
@@ -259,10 +275,14 @@ async def run_load(
     max_moves: int = 0,
     urls: Sequence[str] = (),
     delta: bool = True,
+    server_pids: Sequence[int] = (),
 ) -> dict[str, Any]:
     """Play ``games`` games at once for ``seconds``; games are created through ``base``
-    and their players connect to ``urls`` in turn (default: ``base``)."""
+    and their players connect to ``urls`` in turn (default: ``base``). With
+    ``server_pids``, also report the CPU time those processes used per move (a figure
+    that depends less on what else the machine runs than moves/s does)."""
     stats = Stats(delta=delta, urls=list(urls))
+    cpu_before = cpu_seconds(server_pids)
     started = time.monotonic()
     deadline = started + seconds
     slots = [
@@ -271,6 +291,7 @@ async def run_load(
     ]
     id_lists = await asyncio.gather(*slots)
     elapsed = time.monotonic() - started
+    cpu = cpu_seconds(server_pids) - cpu_before
     ids = [game_id for group in id_lists for game_id in group]
     acknowledged, lost = await asyncio.to_thread(lost_moves, base, stats, ids)
     latencies = stats.latencies
@@ -291,6 +312,8 @@ async def run_load(
         "errors": len(stats.errors),
         "error_samples": stats.errors[:5],
         "lost_moves": lost,
+        "server_cpu_ms_per_move": round(1000 * cpu / len(latencies), 2)
+        if server_pids and latencies else None,
     }
 
 
@@ -344,6 +367,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--moves-per-game", type=int, default=0,
                         help="stop each player after this many moves (0: no limit)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--server-pid", type=int, action="append", default=[],
+                        help="a server process on this machine (repeatable): report the CPU "
+                        "time it used per move")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument(
         "--reference",
@@ -371,7 +397,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     figures = asyncio.run(
         run_load(base, args.games, args.seconds, mix, args.seed, args.moves_per_game,
-                 urls=urls, delta=not args.full_history)
+                 urls=urls, delta=not args.full_history, server_pids=args.server_pid)
     )
     if args.reference:
         figures["reference"] = engine_reference(mix[0])
@@ -386,6 +412,8 @@ def run(args: argparse.Namespace) -> int:
             f"errors {figures['errors']}, lost moves {figures['lost_moves']} "
             f"(of {figures['acknowledged']} acknowledged)"
         )
+        if figures["server_cpu_ms_per_move"] is not None:
+            print(f"server CPU: {figures['server_cpu_ms_per_move']} ms per move")
         if "reference" in figures:
             print(f"reference: {figures['reference']}")
         for sample in figures["error_samples"]:
