@@ -98,6 +98,17 @@ def ws(url: str, game_id: str, token: str | None = None) -> Any:
     )
 
 
+def stored_history(url: str, game_id: str, expected: list[str]) -> list[str]:
+    """The history a process answers over HTTP, once it has heard of the last stored
+    change (a process other than the writer learns of it within milliseconds; bounded)."""
+    for _ in range(100):
+        history = [e["notation"] for e in http("GET", f"{url}/api/games/{game_id}")[1]["history"]]
+        if history == expected:
+            break
+        threading.Event().wait(0.05)
+    return history
+
+
 def next_state(socket: Any, after: int = -1) -> dict[str, Any]:
     """The next state message with a ply above ``after`` (errors fail the test)."""
     while True:
@@ -169,9 +180,8 @@ def test_players_on_two_processes_finish_a_game_and_a_spectator_sees_every_move(
     assert watcher.history == acknowledged  # every move reached the third connection
     assert watcher.plies == sorted(watcher.plies)
     for url in (a, b):  # both processes hold the stored game
-        status, stored = http("GET", f"{url}/api/games/{game_id}")
-        assert [entry["notation"] for entry in stored["history"]] == acknowledged
-        assert stored["is_over"]
+        assert stored_history(url, game_id, acknowledged) == acknowledged
+        assert http("GET", f"{url}/api/games/{game_id}")[1]["is_over"]
 
 
 def test_sigkill_of_a_process_loses_no_acknowledged_move_and_the_game_goes_on(
@@ -196,8 +206,7 @@ def test_sigkill_of_a_process_loses_no_acknowledged_move_and_the_game_goes_on(
         final, history = play_until({0: first, 1: second}, state, rng)
     assert final["is_over"]
     assert history[:6] == acknowledged
-    _, stored = http("GET", f"{b}/api/games/{game_id}")
-    assert [entry["notation"] for entry in stored["history"]] == history
+    assert stored_history(b, game_id, history) == history
 
 
 def test_two_processes_storing_the_same_ply_exactly_one_wins(
@@ -225,9 +234,9 @@ def test_two_processes_storing_the_same_ply_exactly_one_wins(
     loser = next(body for code, body in results.values() if code == 409)
     assert "position changed" in loser["error"] or "changed by another" in loser["error"]
     winner = next(body for code, body in results.values() if code == 200)
+    won = [winner["history"][0]["notation"]]
     for url in (a, b):
-        stored = http("GET", f"{url}/api/games/{game_id}")[1]
-        assert [e["notation"] for e in stored["history"]] == [winner["history"][0]["notation"]]
+        assert stored_history(url, game_id, won) == won
 
 
 def test_storage_refuses_a_second_action_for_a_ply_and_the_history_replays(
@@ -305,3 +314,60 @@ def test_workers_serve_one_port_and_stop_together(postgres_url: str, tmp_path: P
         code = process.wait(timeout=30)
         print("".join(process.output))
         assert code == 0
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_the_nginx_config_of_deploy_proxies_http_and_websockets_to_two_processes(
+    two_servers: tuple[list[str], list[Any]], tmp_path: Path,
+) -> None:
+    """deploy/nginx.conf as shipped, with its listen port and upstream replaced by two
+    real processes: a game is created and played to the end through nginx."""
+    import shutil
+
+    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    if not Path(nginx).exists():
+        pytest.skip("nginx is not installed (apt-get install nginx)")
+    (a, b), _ = two_servers
+    config = (Path(__file__).parents[1] / "deploy" / "nginx.conf").read_text()
+    port = free_port()
+    upstream = "".join(f"        server {url.removeprefix('http://')};\n" for url in (a, b))
+    config = config.replace("        server 127.0.0.1:8000 max_fails=1 fail_timeout=2s;\n",
+                            upstream)
+    config = config.replace("listen 8080;", f"listen 127.0.0.1:{port};")
+    assert upstream in config and f"127.0.0.1:{port}" in config
+    prefix = tmp_path / "nginx"
+    (prefix / "tmp").mkdir(parents=True)
+    (prefix / "nginx.conf").write_text(config)
+    process = subprocess.Popen(
+        [nginx, "-p", str(prefix), "-c", str(prefix / "nginx.conf"), "-e", "stderr",
+         "-g", "daemon off;"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    proxy = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(100):  # nginx starts in milliseconds; bounded wait
+            try:
+                status, created = http("POST", f"{proxy}/api/games", SMALL)
+                break
+            except urllib.error.URLError:
+                if process.poll() is not None:
+                    raise AssertionError(process.stdout.read() if process.stdout else "") from None
+                threading.Event().wait(0.1)
+        assert status == 201, created
+        game_id, tokens = created["id"], created["tokens"]
+        with ws(proxy, game_id, tokens[0]) as first, ws(proxy, game_id, tokens[1]) as second:
+            final, history = play_until({0: first, 1: second}, next_state(first),
+                                        random.Random(11))
+        assert final["is_over"]
+        for url in (a, b, proxy):
+            assert stored_history(url, game_id, history) == history
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
