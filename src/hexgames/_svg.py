@@ -294,7 +294,34 @@ def hit_layer(
 
     ``shape`` is ``"circle"`` (Benediction's points) or ``"hexagon"`` (Dendria's soils);
     the target covers the whole Voronoi cell of the point so that touches land reliably.
+    The layer is the same in most positions: it is kept (bounded memo).
     """
+    key = (frame, board, frozenset(highlights), shape,
+           tuple(sorted(extra_classes.items())) if extra_classes else None)
+    text = _LAYERS.get(key)
+    if text is None:
+        text = _hit_layer(frame, board, highlights, shape, extra_classes)
+        _remember(key, text)
+    return text
+
+
+#: Memo of the layers that depend on the board only (or nearly): see :func:`_remember`.
+_LAYERS: dict[tuple[object, ...], str] = {}
+
+
+def _remember(key: tuple[object, ...], text: str) -> None:
+    if len(_LAYERS) >= 2000:
+        _LAYERS.clear()
+    _LAYERS[key] = text
+
+
+def _hit_layer(
+    frame: Frame,
+    board: HexBoard,
+    highlights: set[int],
+    shape: str,
+    extra_classes: Mapping[int, str] | None = None,
+) -> str:
     targets = []
     for index, label in enumerate(board.labels):
         cx, cy = frame.point(board, index)
@@ -315,7 +342,16 @@ def hit_layer(
 
 
 def label_layer(frame: Frame, board: HexBoard, fill: str) -> str:
-    """Column letters and row numbers around the board."""
+    """Column letters and row numbers around the board (the same in every position)."""
+    key = ("labels", frame, board, fill)
+    text = _LAYERS.get(key)
+    if text is None:
+        text = _label_layer(frame, board, fill)
+        _remember(key, text)
+    return text
+
+
+def _label_layer(frame: Frame, board: HexBoard, fill: str) -> str:
     texts = []
     for text, x, y in edge_label_positions(board):
         px, py = frame.at(x, y)
