@@ -102,7 +102,8 @@ class Connection:
                 self._ready.clear()
                 while self._queue and not self.closed:
                     _, text, _ = self._queue.popleft()
-                    await asyncio.wait_for(self.socket.send_text(text), SEND_TIMEOUT)
+                    async with asyncio.timeout(SEND_TIMEOUT):  # no task per send
+                        await self.socket.send_text(text)
         except asyncio.CancelledError:
             raise
         except Exception as error:  # a timeout or a closed socket: this client is gone
