@@ -196,9 +196,8 @@ class GameService:
         """Run a storage call in a thread, giving up after ``storage_timeout`` seconds (a
         frozen database answers 503 rather than hanging the request)."""
         try:
-            return await asyncio.wait_for(
-                asyncio.to_thread(function, *args), self.storage_timeout
-            )
+            async with asyncio.timeout(self.storage_timeout):  # no extra task per call
+                return await asyncio.to_thread(function, *args)
         except TimeoutError:
             raise StorageUnavailable(
                 "the game storage is not answering; try again in a moment"
