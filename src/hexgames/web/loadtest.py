@@ -218,7 +218,7 @@ def lost_moves(base: str, stats: Stats, ids: Sequence[str]) -> tuple[int, int]:
         seen = stats.acknowledged.get(game_id, [])
         acknowledged += len(seen)
         missing = 0
-        for attempt in range(20 if len(stats.urls) > 1 else 1):
+        for attempt in range(20):
             if attempt:
                 time.sleep(0.1)
             try:
