@@ -44,6 +44,13 @@ def supervise(args: argparse.Namespace) -> int:
               "postgresql://... or DATABASE_URL): with SQLite each process would keep its "
               "own copy of the games; use --workers 1")
         return 2
+    try:  # a clear message now rather than N processes failing in turn; makes the schema
+        from hexgames.web.storage import open_storage
+
+        open_storage(database_url=url).close()
+    except Exception as error:
+        print(f"error: cannot open the game storage: {error}")
+        return 2
     family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
     reserve = socket.socket(family, socket.SOCK_STREAM)
     reserve.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
