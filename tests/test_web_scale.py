@@ -371,3 +371,46 @@ def test_the_nginx_config_of_deploy_proxies_http_and_websockets_to_two_processes
     finally:
         process.terminate()
         process.wait(timeout=20)
+
+
+def test_delta_states_carry_the_new_tail_and_the_whole_list_after_an_undo(
+    tmp_path: Path,
+) -> None:
+    """``?delta=1``: the first state has the whole move list (``history_since`` 0), each
+    next one only what is new; after an undo the whole list again. Without it, nothing
+    changes."""
+    from fastapi.testclient import TestClient
+
+    from hexgames.web.app import create_app
+
+    with TestClient(create_app(data_dir=tmp_path, ai_processes=1)) as client:
+        created = client.post("/api/games", json={"game": "dendria", "mode": "hotseat",
+                                                  "options": {"board_side": 3}}).json()
+        game_id, token = created["id"], created["token"]
+        path = f"/ws/games/{game_id}?token={token}"
+        with (client.websocket_connect(path + "&delta=1") as delta,
+              client.websocket_connect(path) as full):
+            first = delta.receive_json()
+            assert first["history_since"] == 0 and first["history_tail"] == []
+            assert "history" not in first
+            delta.receive_json()  # the second socket arriving
+            full.receive_json()
+            known: list[str] = []
+            rng = random.Random(4)
+            state = first
+            for _ in range(5):
+                action = rng.choice(state["legal"])["action"]
+                delta.send_json({"type": "action", "action": action, "ply": state["ply"]})
+                state = delta.receive_json()
+                assert state["history_since"] == len(known)
+                known = known[: state["history_since"]] + [
+                    entry["notation"] for entry in state["history_tail"]]
+                whole = full.receive_json()
+                assert [entry["notation"] for entry in whole["history"]] == known
+                assert len(known) == state["ply"] == whole["ply"]
+            delta.send_json({"type": "undo"})
+            state = delta.receive_json()
+            assert state["history_since"] == 0
+            assert [e["notation"] for e in state["history_tail"]] == known[: state["ply"]]
+            assert [e["notation"] for e in full.receive_json()["history"]] == known[
+                : state["ply"]]
