@@ -20,6 +20,8 @@ CONNECT_TIMEOUT = 5
 STATEMENT_TIMEOUT_MS = 5000
 #: The ``LISTEN``/``NOTIFY`` channel on which server processes announce changes.
 CHANNEL = "hexgames_changes"
+#: Seconds a starting server waits for its listener before serving anyway.
+LISTEN_READY_TIMEOUT = 10.0
 
 log = logging.getLogger(__name__)
 
@@ -76,9 +78,10 @@ class PostgresStorage(SqlStorage):
         lost connection it reconnects and calls ``callback(None)`` (changes may have been
         missed meanwhile)."""
         stop = threading.Event()
+        listening = threading.Event()
+        late = threading.Event()  # serving started before the first LISTEN
 
         def run() -> None:
-            first = True
             while not stop.is_set():
                 try:
                     connection = self._connect()
@@ -89,9 +92,9 @@ class PostgresStorage(SqlStorage):
                     continue
                 try:
                     connection.execute(f"LISTEN {CHANNEL}")
-                    if not first:
-                        callback(None)
-                    first = False
+                    if listening.is_set() or late.is_set():
+                        callback(None)  # changes may have been stored meanwhile
+                    listening.set()
                     while not stop.is_set():
                         for note in connection.notifies(timeout=0.5):
                             change = self._parse(note.payload)
@@ -107,6 +110,11 @@ class PostgresStorage(SqlStorage):
 
         thread = threading.Thread(target=run, name="hexgames-listen", daemon=True)
         thread.start()
+        # Serve nothing before listening: a change stored meanwhile would go unheard.
+        if not listening.wait(LISTEN_READY_TIMEOUT):
+            late.set()
+            log.warning("not yet listening for changes after %s s; going on (the games "
+                        "are reloaded once the listener connects)", LISTEN_READY_TIMEOUT)
 
         def stop_listening() -> None:
             stop.set()
