@@ -301,19 +301,47 @@ def test_workers_above_one_are_refused_on_sqlite(tmp_path: Path) -> None:
     assert "--workers 2 needs PostgreSQL" in result.stdout
 
 
-def test_workers_serve_one_port_and_stop_together(postgres_url: str, tmp_path: Path) -> None:  # noqa: F811
+def children(pid: int) -> list[int]:
+    text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    return [int(child) for child in text.split()]
+
+
+def test_workers_serve_one_port_survive_a_sigkill_and_stop_together(
+    postgres_url: str, tmp_path: Path,  # noqa: F811
+) -> None:
+    """``--workers 2``: a game on the one port; one worker killed with SIGKILL mid-game
+    (no acknowledged move lost, the players reconnect to the same address and finish;
+    the supervisor starts a new worker); SIGTERM stops everything."""
     process, url = start(["--workers", "2"], postgres_url, tmp_path)
     try:
+        workers = children(process.pid)
+        assert len(workers) == 2
         created = http("POST", f"{url}/api/games", SMALL)[1]
         game_id, tokens = created["id"], created["tokens"]
+        rng = random.Random(1)
+        first, second = ws(url, game_id, tokens[0]), ws(url, game_id, tokens[1])
+        state, acknowledged = play_until({0: first, 1: second}, next_state(first), rng,
+                                         stop_at=4)
+        os.kill(workers[0], signal.SIGKILL)
+        first.close()
+        second.close()
         with ws(url, game_id, tokens[0]) as first, ws(url, game_id, tokens[1]) as second:
-            final, _ = play_until({0: first, 1: second}, next_state(first), random.Random(1))
-        assert final["is_over"]
+            state = next_state(first, len(acknowledged) - 1)
+            assert [e["notation"] for e in state["history"]][: len(acknowledged)] == acknowledged
+            final, history = play_until({0: first, 1: second}, state, rng)
+        assert final["is_over"] and history[: len(acknowledged)] == acknowledged
+        for _ in range(100):  # the supervisor replaces the dead worker (bounded wait)
+            now = children(process.pid)
+            if len(now) == 2 and workers[0] not in now:
+                break
+            threading.Event().wait(0.1)
+        assert len(now) == 2 and workers[0] not in now
     finally:
         process.send_signal(signal.SIGTERM)
         code = process.wait(timeout=30)
         print("".join(process.output))
         assert code == 0
+    assert not any(Path(f"/proc/{pid}").exists() for pid in workers + now)
 
 
 def free_port() -> int:
