@@ -442,3 +442,53 @@ def test_delta_states_carry_the_new_tail_and_the_whole_list_after_an_undo(
             assert [e["notation"] for e in state["history_tail"]] == known[: state["ply"]]
             assert [e["notation"] for e in full.receive_json()["history"]] == known[
                 : state["ply"]]
+
+
+@pytest.mark.browser
+def test_the_page_reconnects_after_its_workers_are_killed(
+    postgres_url: str, tmp_path: Path,  # noqa: F811
+) -> None:
+    """The bundled front end in headless chromium, on ``--workers 2``: both workers are
+    killed with SIGKILL; the page shows "reconnecting…", comes back "online" on the
+    workers the supervisor starts again, shows what was played before, and the move the
+    opponent makes afterwards."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    chromium = "/usr/bin/chromium"
+    if not Path(chromium).exists():
+        pytest.skip("no chromium at /usr/bin/chromium")
+    process, url = start(["--workers", "2"], postgres_url, tmp_path)
+    try:
+        created = http("POST", f"{url}/api/games", SMALL)[1]
+        game_id, tokens = created["id"], created["tokens"]
+        rng = random.Random(2)
+
+        def move(seat: int) -> str:
+            state = http("GET", f"{url}/api/games/{game_id}?token={tokens[seat]}")[1]
+            played = {entry["notation"] for entry in state["history"]}
+            fresh = [e["action"] for e in state["legal"] if e["action"] not in played]
+            action = rng.choice(fresh)  # seen on the page only once it is played
+            code, body = http("POST", f"{url}/api/games/{game_id}/actions",
+                              {"token": tokens[seat], "action": action, "ply": state["ply"]})
+            assert code == 200, body
+            return action
+
+        while http("GET", f"{url}/api/games/{game_id}")[1]["current_seat"] == 0:
+            move(0)  # seat 0 (the page's) plays its first turn
+        with sync_api.sync_playwright() as playwright:
+            browser = playwright.chromium.launch(
+                executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
+            try:
+                page = browser.new_page()
+                page.goto(f"{url}/play/{game_id}?token={tokens[0]}")
+                page.wait_for_selector('#conn:has-text("online")', timeout=30_000)
+                for worker in children(process.pid):
+                    os.kill(worker, signal.SIGKILL)
+                page.wait_for_selector('#conn:has-text("reconnecting")', timeout=30_000)
+                page.wait_for_selector('#conn:has-text("online")', timeout=60_000)
+                played = move(1)
+                page.wait_for_selector(f'#moves:has-text("{played}")', timeout=30_000)
+            finally:
+                browser.close()
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=30)
