@@ -24,6 +24,7 @@ shape recognisable with no box-drawing characters.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -38,21 +39,66 @@ SQRT3 = math.sqrt(3.0)
 # --------------------------------------------------------------------------- numbers/XML
 
 
+#: Memo of :func:`num` (board coordinates repeat across positions; bounded).
+_NUMBERS: dict[float, str] = {}
+#: Memo of attribute names (``class_`` -> ``class``, ``font_size`` -> ``font-size``).
+_NAMES: dict[str, str] = {}
+#: Characters that make :func:`xml.sax.saxutils.quoteattr` do more than add quotes.
+_NEEDS_QUOTING = re.compile(r"[&<>\"\n\r\t]")
+
+
 def num(value: float) -> str:
     """A coordinate written with at most two decimals, so output is short and deterministic."""
-    text = f"{value:.2f}".rstrip("0").rstrip(".")
-    return "0" if text in {"-0", ""} else text
+    text = _NUMBERS.get(value)
+    if text is None:
+        text = f"{value:.2f}".rstrip("0").rstrip(".")
+        text = "0" if text in {"-0", ""} else text
+        if len(_NUMBERS) < 100_000:
+            _NUMBERS[value] = text
+    return text
 
 
 def attrs(values: Mapping[str, object]) -> str:
-    """``key="value"`` pairs in the given order (``None`` values are skipped), escaped."""
+    """``key="value"`` pairs in the given order (``None`` values are skipped), escaped.
+
+    The same text as ``quoteattr`` for every value, with a fast path for the usual
+    values that need no escaping (rendering is most of a web server's work per move),
+    and a bounded memo: a board's grid, hit targets and empty points are the same
+    elements in every position.
+    """
+    try:
+        # Types are part of the key: 1, 1.0 and True are equal but written differently.
+        key = tuple([(k, v.__class__, v) for k, v in values.items()])
+        text = _ATTRS.get(key)
+    except TypeError:  # an unhashable value: no memo
+        key, text = None, None
+    if text is not None:
+        return text
+    text = _attrs(values)
+    if key is not None:
+        if len(_ATTRS) >= 100_000:
+            _ATTRS.clear()
+        _ATTRS[key] = text
+    return text
+
+
+#: Memo of :func:`attrs` (bounded: cleared when full).
+_ATTRS: dict[tuple[tuple[str, type, object], ...], str] = {}
+
+
+def _attrs(values: Mapping[str, object]) -> str:
     parts = []
     for key, value in values.items():
         if value is None:
             continue
-        if isinstance(value, float):
-            value = num(value)
-        parts.append(f"{key.rstrip('_').replace('_', '-')}={quoteattr(str(value))}")
+        name = _NAMES.get(key)
+        if name is None:
+            name = _NAMES[key] = key.rstrip("_").replace("_", "-")
+        text = num(value) if isinstance(value, float) else str(value)
+        if _NEEDS_QUOTING.search(text) is None:
+            parts.append(f'{name}="{text}"')
+        else:
+            parts.append(f"{name}={quoteattr(text)}")
     return " ".join(parts)
 
 
@@ -93,6 +139,20 @@ def axial_to_xy(x: float, y: float, unit: float = UNIT) -> tuple[float, float]:
 
 def hexagon(cx: float, cy: float, radius: float) -> str:
     """``points`` of a flat-topped hexagon of circumradius ``radius`` centred at (cx, cy)."""
+    key = (cx, cy, radius)
+    text = _HEXAGONS.get(key)
+    if text is None:
+        text = _hexagon(cx, cy, radius)
+        if len(_HEXAGONS) < 50_000:
+            _HEXAGONS[key] = text
+    return text
+
+
+#: Memo of :func:`hexagon` (the same cells are drawn for every position; bounded).
+_HEXAGONS: dict[tuple[float, float, float], str] = {}
+
+
+def _hexagon(cx: float, cy: float, radius: float) -> str:
     corners = []
     for k in range(6):
         angle = math.pi / 3.0 * k
@@ -246,7 +306,34 @@ def hit_layer(
 
     ``shape`` is ``"circle"`` (Benediction's points) or ``"hexagon"`` (Dendria's soils);
     the target covers the whole Voronoi cell of the point so that touches land reliably.
+    The layer is the same in most positions: it is kept (bounded memo).
     """
+    key = (frame, board, frozenset(highlights), shape,
+           tuple(sorted(extra_classes.items())) if extra_classes else None)
+    text = _LAYERS.get(key)
+    if text is None:
+        text = _hit_layer(frame, board, highlights, shape, extra_classes)
+        _remember(key, text)
+    return text
+
+
+#: Memo of the layers that depend on the board only (or nearly): see :func:`_remember`.
+_LAYERS: dict[tuple[object, ...], str] = {}
+
+
+def _remember(key: tuple[object, ...], text: str) -> None:
+    if len(_LAYERS) >= 2000:
+        _LAYERS.clear()
+    _LAYERS[key] = text
+
+
+def _hit_layer(
+    frame: Frame,
+    board: HexBoard,
+    highlights: set[int],
+    shape: str,
+    extra_classes: Mapping[int, str] | None = None,
+) -> str:
     targets = []
     for index, label in enumerate(board.labels):
         cx, cy = frame.point(board, index)
@@ -267,7 +354,16 @@ def hit_layer(
 
 
 def label_layer(frame: Frame, board: HexBoard, fill: str) -> str:
-    """Column letters and row numbers around the board."""
+    """Column letters and row numbers around the board (the same in every position)."""
+    key = ("labels", frame, board, fill)
+    text = _LAYERS.get(key)
+    if text is None:
+        text = _label_layer(frame, board, fill)
+        _remember(key, text)
+    return text
+
+
+def _label_layer(frame: Frame, board: HexBoard, fill: str) -> str:
     texts = []
     for text, x, y in edge_label_positions(board):
         px, py = frame.at(x, y)

@@ -138,6 +138,7 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await service.start()  # PostgreSQL: hear the other server processes' changes
         yield
         await service.close()
 

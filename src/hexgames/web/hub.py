@@ -39,33 +39,60 @@ MAX_TOTAL = 1000
 class Connection:
     """One WebSocket with its outgoing queue and writer task."""
 
-    def __init__(self, socket: WebSocket, token: str | None) -> None:
+    def __init__(self, socket: WebSocket, token: str | None, delta: bool = False) -> None:
         self.socket = socket
         self.token = token
         self.closed = False
-        #: (is a state, JSON text): states are encoded once per view, not per socket.
-        self._queue: deque[tuple[bool, str]] = deque()
+        #: The client opted in to deltas: states carry ``history_tail`` from ``since``.
+        self.delta = delta
+        #: (history epoch, ply) of the last state queued for a delta client.
+        self.known: tuple[int, int] | None = None
+        #: (is a state, JSON text, the ply its history starts at for a delta client):
+        #: states are encoded once per view, not per socket.
+        self._queue: deque[tuple[bool, str, int]] = deque()
         self._ready = asyncio.Event()
         self.dropped = 0
         self._writer = asyncio.get_running_loop().create_task(self._write())
 
-    def send(self, message: dict[str, Any] | str, state: bool | None = None) -> None:
+    def since(self, match: Match) -> int | None:
+        """For a delta client: the ply from which the next state must carry the move list
+        (None: not a delta client). When the queue is full, the queued states are
+        dropped first (the one about to be built replaces them), so that no tail ever
+        starts after what the client really received."""
+        if not self.delta:
+            return None
+        if len(self._queue) >= QUEUE_SIZE:
+            states = [item for item in self._queue if item[0]]
+            if states:
+                for item in states:
+                    self._queue.remove(item)
+                self.dropped += len(states)
+                self.known = (self.known[0], states[0][2]) if self.known else None
+        if self.known is None or self.known[0] != match.epoch:
+            return 0
+        return min(self.known[1], len(match.plies))
+
+    def send(self, message: dict[str, Any] | str, state: bool | None = None,
+             since: int = 0, match: Match | None = None) -> None:
         """Queue a message (a dict, or JSON text already encoded) without waiting; when
-        the queue is full, drop the oldest state (a newer one is coming)."""
+        the queue is full, drop the oldest state (a newer one is coming). ``match`` (with
+        ``since``) records what a delta client now knows."""
         if self.closed:
             return
         if isinstance(message, dict):
             state = message.get("type") == "state" if state is None else state
             message = json.dumps(message, separators=(",", ":"))
         if len(self._queue) >= QUEUE_SIZE:
-            for index, (is_state, _) in enumerate(self._queue):
+            for index, (is_state, _, _) in enumerate(self._queue):
                 if is_state:
                     del self._queue[index]
                     break
             else:
                 self._queue.popleft()
             self.dropped += 1
-        self._queue.append((bool(state), message))
+        if match is not None and self.delta:
+            self.known = (match.epoch, len(match.plies))
+        self._queue.append((bool(state), message, since))
         self._ready.set()
 
     async def _write(self) -> None:
@@ -74,8 +101,9 @@ class Connection:
                 await self._ready.wait()
                 self._ready.clear()
                 while self._queue and not self.closed:
-                    _, text = self._queue.popleft()
-                    await asyncio.wait_for(self.socket.send_text(text), SEND_TIMEOUT)
+                    _, text, _ = self._queue.popleft()
+                    async with asyncio.timeout(SEND_TIMEOUT):  # no task per send
+                        await self.socket.send_text(text)
         except asyncio.CancelledError:
             raise
         except Exception as error:  # a timeout or a closed socket: this client is gone
@@ -113,8 +141,9 @@ class Hub:
             return f"this game already has {self.max_per_game} viewers; try again later"
         return None
 
-    def join(self, game_id: str, socket: WebSocket, token: str | None) -> Connection:
-        connection = Connection(socket, token)
+    def join(self, game_id: str, socket: WebSocket, token: str | None,
+             delta: bool = False) -> Connection:
+        connection = Connection(socket, token, delta)
         self._connections[game_id][socket] = connection
         self._total += 1
         return connection
@@ -150,14 +179,25 @@ class Hub:
         if not connections:
             return
         present = self.seats_present(match)
-        views: dict[str | None, str] = {}
+        views: dict[tuple[str | None, int | None], str] = {}
         for socket, connection in connections:
             if connection.closed:
                 self.leave(match.id, socket)
                 continue
-            if connection.token not in views:
-                views[connection.token] = match.view_json(connection.token, present=present)
-            connection.send(views[connection.token], state=True)
+            self.send_state(connection, match, present, views)
+
+    @staticmethod
+    def send_state(connection: Connection, match: Match, present: list[int],
+                   views: dict[tuple[str | None, int | None], str] | None = None) -> None:
+        """Queue ``connection``'s view of ``match`` (``views`` shares encoded views)."""
+        since = connection.since(match)
+        key = (connection.token, since)
+        text = views.get(key) if views is not None else None
+        if text is None:
+            text = match.view_json(connection.token, since=since, present=present)
+            if views is not None:
+                views[key] = text
+        connection.send(text, state=True, since=since or 0, match=match)
 
     async def broadcast(self, match: Match) -> None:
         """Kept for callers that await it: queues at once (see :meth:`publish`)."""

@@ -47,6 +47,11 @@ class Stats:
     errors: list[str] = field(default_factory=list)
     #: game id -> notations of the moves that clients saw acknowledged, in order.
     acknowledged: dict[str, list[str]] = field(default_factory=dict)
+    #: Ask the server for delta states (``?delta=1``: the move list's new tail only).
+    delta: bool = True
+    #: Servers the players connect to, in turn (players of one game on different
+    #: servers when there are several: they must see each other's moves).
+    urls: list[str] = field(default_factory=list)
 
     def error(self, text: str) -> None:
         if len(self.errors) < 1000:  # bounded: a broken server must not eat the memory
@@ -84,10 +89,10 @@ def http_json(method: str, url: str, body: Any = None, timeout: float = 10.0) ->
         return json.loads(response.read().decode())
 
 
-def websocket_url(base: str, game_id: str, token: str) -> str:
+def websocket_url(base: str, game_id: str, token: str, delta: bool = True) -> str:
     parts = urllib.parse.urlsplit(base)
     scheme = "wss" if parts.scheme == "https" else "ws"
-    query = urllib.parse.urlencode({"token": token})
+    query = urllib.parse.urlencode({"token": token, **({"delta": "1"} if delta else {})})
     return f"{scheme}://{parts.netloc}/ws/games/{game_id}?{query}"
 
 
@@ -109,7 +114,7 @@ async def play_seat(
     made = 0
     try:
         async with websockets.connect(
-            websocket_url(base, game_id, token), max_size=2**24, open_timeout=10
+            websocket_url(base, game_id, token, stats.delta), max_size=2**24, open_timeout=10
         ) as socket:
             while time.monotonic() < deadline:
                 try:
@@ -148,13 +153,19 @@ async def play_seat(
 
 
 def note_acknowledged(stats: Stats, game_id: str, message: dict[str, Any]) -> None:
-    """Remember the moves a state message shows as played (its history, or its tail)."""
-    history = message.get("history")
-    if not isinstance(history, list):
-        return
+    """Remember the moves a state message shows as played (its history, or the tail of
+    a delta state: ``history_tail`` from ``history_since``)."""
     seen = stats.acknowledged.setdefault(game_id, [])
-    ply = int(message.get("ply", len(history)))
-    start = ply - len(history)  # a state may carry only the latest part of the history
+    history = message.get("history")
+    if isinstance(message.get("history_tail"), list):
+        history = message["history_tail"]
+        start = int(message.get("history_since", 0))
+        ply = start + len(history)
+    elif isinstance(history, list):
+        ply = int(message.get("ply", len(history)))
+        start = ply - len(history)  # a state may carry only the latest part of the history
+    else:
+        return
     notations = [entry.get("notation") for entry in history if isinstance(entry, dict)]
     if start <= len(seen):
         seen[start:] = notations
@@ -182,9 +193,11 @@ async def play_slot(
         game_id, tokens = created["id"], created["tokens"]
         ids.append(game_id)
         stats.games_started += 1
+        urls = stats.urls or [base]
         players = [
-            play_seat(base, game_id, token, random.Random(rng.random()), stats, deadline, max_moves)
-            for token in tokens
+            play_seat(urls[(seed + seat) % len(urls)], game_id, token,
+                      random.Random(rng.random()), stats, deadline, max_moves)
+            for seat, token in enumerate(tokens)
         ]
         results = await asyncio.gather(*players)
         if any(results):
@@ -195,24 +208,36 @@ async def play_slot(
 
 
 def lost_moves(base: str, stats: Stats, ids: Sequence[str]) -> tuple[int, int]:
-    """(acknowledged moves, of which missing from the stored history)."""
+    """(acknowledged moves, of which missing from the stored history).
+
+    With several server processes, the one read back may hear of the very last moves a
+    few milliseconds after the others: a game that looks short is read again (at most
+    20 times, 0.1 s apart) before its missing moves count as lost."""
     acknowledged = lost = 0
     for game_id in ids:
         seen = stats.acknowledged.get(game_id, [])
         acknowledged += len(seen)
-        try:
-            stored = http_json("GET", f"{base}/api/games/{game_id}")
-        except (urllib.error.URLError, OSError, ValueError) as error:
-            stats.error(f"read back {game_id}: {error}")
-            lost += len(seen)
-            continue
-        history = [entry["notation"] for entry in stored.get("history", [])]
-        if int(stored.get("ply", len(history))) != len(history):
-            history = full_history(base, game_id, history)
-        for index, notation in enumerate(seen):
-            if index >= len(history) or history[index] != notation:
-                lost += len(seen) - index
+        missing = 0
+        for attempt in range(20):
+            if attempt:
+                time.sleep(0.1)
+            try:
+                stored = http_json("GET", f"{base}/api/games/{game_id}")
+            except (urllib.error.URLError, OSError, ValueError) as error:
+                stats.error(f"read back {game_id}: {error}")
+                missing = len(seen)
                 break
+            history = [entry["notation"] for entry in stored.get("history", [])]
+            if int(stored.get("ply", len(history))) != len(history):
+                history = full_history(base, game_id, history)
+            missing = 0
+            for index, notation in enumerate(seen):
+                if index >= len(history) or history[index] != notation:
+                    missing = len(seen) - index
+                    break
+            if not missing:
+                break
+        lost += missing
     return acknowledged, lost
 
 
@@ -227,6 +252,22 @@ def full_history(base: str, game_id: str, fallback: list[str]) -> list[str]:
     body = [line for line in text.splitlines() if line and not line.startswith("[")]
     moves = [token for line in body for token in line.split() if not token.endswith(".")]
     return [m for m in moves if m not in {"*", "1-0", "0-1", "1/2-1/2"}]
+
+
+def cpu_seconds(pids: Sequence[int]) -> float:
+    """CPU time (user + system) the processes used so far, from ``/proc`` (Linux)."""
+    import os
+
+    total = 0.0
+    tick = os.sysconf("SC_CLK_TCK")
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+    return total
 
 
 def percentile(values: Sequence[float], fraction: float) -> float:
@@ -244,8 +285,16 @@ async def run_load(
     mix: Sequence[GameSpec],
     seed: int,
     max_moves: int = 0,
+    urls: Sequence[str] = (),
+    delta: bool = True,
+    server_pids: Sequence[int] = (),
 ) -> dict[str, Any]:
-    stats = Stats()
+    """Play ``games`` games at once for ``seconds``; games are created through ``base``
+    and their players connect to ``urls`` in turn (default: ``base``). With
+    ``server_pids``, also report the CPU time those processes used per move (a figure
+    that depends less on what else the machine runs than moves/s does)."""
+    stats = Stats(delta=delta, urls=list(urls))
+    cpu_before = cpu_seconds(server_pids)
     started = time.monotonic()
     deadline = started + seconds
     slots = [
@@ -254,6 +303,7 @@ async def run_load(
     ]
     id_lists = await asyncio.gather(*slots)
     elapsed = time.monotonic() - started
+    cpu = cpu_seconds(server_pids) - cpu_before
     ids = [game_id for group in id_lists for game_id in group]
     acknowledged, lost = await asyncio.to_thread(lost_moves, base, stats, ids)
     latencies = stats.latencies
@@ -274,6 +324,8 @@ async def run_load(
         "errors": len(stats.errors),
         "error_samples": stats.errors[:5],
         "lost_moves": lost,
+        "server_cpu_ms_per_move": round(1000 * cpu / len(latencies), 2)
+        if server_pids and latencies else None,
     }
 
 
@@ -309,7 +361,13 @@ def check_target(base: str, allow_remote: bool) -> None:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--url", default="http://127.0.0.1:8000", help="server to test")
+    parser.add_argument("--url", action="append",
+                        help="server to test (default http://127.0.0.1:8000); repeat it for "
+                        "several processes of one site: games are created on the first, and "
+                        "the two players of a game connect to different ones")
+    parser.add_argument("--full-history", action="store_true",
+                        help="ask for the whole move list in every state (the default opts "
+                        "in to deltas, as the bundled front end does)")
     parser.add_argument("--games", type=int, default=100, help="concurrent online games")
     parser.add_argument("--seconds", type=float, default=15.0, help="length of the run")
     parser.add_argument(
@@ -321,6 +379,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--moves-per-game", type=int, default=0,
                         help="stop each player after this many moves (0: no limit)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--server-pid", type=int, action="append", default=[],
+                        help="a server process on this machine (repeatable): report the CPU "
+                        "time it used per move")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument(
         "--reference",
@@ -334,8 +395,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    base = args.url.rstrip("/")
-    check_target(base, args.allow_remote)
+    urls = [url.rstrip("/") for url in (args.url or ["http://127.0.0.1:8000"])]
+    base = urls[0]
+    for url in urls:
+        check_target(url, args.allow_remote)
     if args.games < 1 or args.seconds <= 0:
         print("error: --games must be at least 1 and --seconds positive", file=sys.stderr)
         return 2
@@ -345,7 +408,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     figures = asyncio.run(
-        run_load(base, args.games, args.seconds, mix, args.seed, args.moves_per_game)
+        run_load(base, args.games, args.seconds, mix, args.seed, args.moves_per_game,
+                 urls=urls, delta=not args.full_history, server_pids=args.server_pid)
     )
     if args.reference:
         figures["reference"] = engine_reference(mix[0])
@@ -360,6 +424,8 @@ def run(args: argparse.Namespace) -> int:
             f"errors {figures['errors']}, lost moves {figures['lost_moves']} "
             f"(of {figures['acknowledged']} acknowledged)"
         )
+        if figures["server_cpu_ms_per_move"] is not None:
+            print(f"server CPU: {figures['server_cpu_ms_per_move']} ms per move")
         if "reference" in figures:
             print(f"reference: {figures['reference']}")
         for sample in figures["error_samples"]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import itertools
 import json
 import logging
 import secrets
@@ -36,6 +37,10 @@ MAX_PLIES = 50_000
 CHECKPOINT_EVERY = 2000
 
 log = logging.getLogger(__name__)
+
+#: History epochs: a new one whenever a game's move list may lose entries (a new live
+#: game, an undo, a reload), so a delta client is then sent the whole list again.
+_EPOCHS = itertools.count(1)
 
 
 @dataclass(frozen=True)
@@ -167,6 +172,9 @@ class Match:
         self.ai_error: str | None = None
         self._legal_cache: tuple[int, list[dict[str, Any]]] | None = None
         self._svg_cache: tuple[int, str] | None = None
+        self._svg_json_cache: tuple[int, str] | None = None
+        #: Changes when entries of the move list are taken back (see ``_EPOCHS``).
+        self.epoch = next(_EPOCHS)
 
     # ------------------------------------------------------------- who may act
     @property
@@ -245,6 +253,7 @@ class Match:
             self.checkpoints[number] = self.position.copy()
 
     def _pop(self) -> None:
+        self.epoch = next(_EPOCHS)
         self.position.undo()
         ply = self.plies.pop()
         self.actions.pop()
@@ -392,15 +401,37 @@ class Match:
             for seat, player in enumerate(self.stored.players)
         ]
 
-    def view_json(self, token: str | None, **extra: Any) -> str:
-        """:meth:`view` as JSON text, built without encoding the move list again: its
-        pieces are encoded once, when each action is played (a long game's state costs
-        a string join, not a walk over every action)."""
+    def view_json(self, token: str | None, since: int | None = None, **extra: Any) -> str:
+        """:meth:`view` as JSON text, built without encoding the move list or the board
+        again: their pieces are encoded once per position (a long game's state costs a
+        string join, not a walk over every action, and the board's SVG is escaped for
+        JSON once however many viewers there are).
+
+        ``since`` (a client that opted in to deltas, see docs/web.md) replaces
+        ``history`` by ``history_tail``, the entries from ply ``since`` on (``since`` is
+        clamped to the history's length), and states it as ``history_since``.
+        """
         state = {**self.view(token, encoded=True), **extra}
+        if since is not None:
+            since = max(0, min(int(since), len(self.plies)))
+            del state["history"]
+            state["history_since"] = since
+            state["history_tail"] = _SPLICE
         text = _compact(state)
+        text = text.replace(_SVG_SPLICE_JSON, self.svg_json(), 1)
+        if since is not None:
+            return text.replace(_SPLICE_JSON, "[" + ",".join(self._history_json[since:]) + "]", 1)
         if self._history_text is None or self._history_text[0] != self.revision:
             self._history_text = (self.revision, "[" + ",".join(self._history_json) + "]")
         return text.replace(_SPLICE_JSON, self._history_text[1], 1)
+
+    def svg_json(self) -> str:
+        """The board as a JSON string (encoded once per position)."""
+        if self._svg_json_cache and self._svg_json_cache[0] == self.revision:
+            return self._svg_json_cache[1]
+        text = json.dumps(self.svg())
+        self._svg_json_cache = (self.revision, text)
+        return text
 
     def view(self, token: str | None, encoded: bool = False) -> dict[str, Any]:
         """The state one viewer receives: the board, the history, and (when it is their
@@ -427,7 +458,7 @@ class Match:
             "result": self.result_text() if self.is_over else None,
             "thinking": self.thinking,
             "ai_error": self.ai_error,
-            "svg": self.svg(),
+            "svg": _SVG_SPLICE if encoded else self.svg(),
             "history": _SPLICE if encoded else list(self._history),
             "actions_left": game.actions_left(position) if game.actions_left else None,
             "score": _describe(game.live_score(position)) if game.live_score else None,
@@ -448,6 +479,8 @@ class Match:
 #: Placeholder for the move list in :meth:`Match.view_json` (unguessable, per process).
 _SPLICE = "\u0000history-" + secrets.token_hex(12)
 _SPLICE_JSON = json.dumps(_SPLICE)
+_SVG_SPLICE = "\u0000svg-" + secrets.token_hex(12)
+_SVG_SPLICE_JSON = json.dumps(_SVG_SPLICE)
 
 
 def _compact(value: Any) -> str:

@@ -17,12 +17,20 @@ from collections import defaultdict
 from datetime import UTC, datetime
 from typing import Any
 
+from hexgames.errors import IllegalAction
 from hexgames.game import game_names, get_game
 from hexgames.web.ai_worker import AiBusy, AiWorkers
 from hexgames.web.hub import Hub
 from hexgames.web.matches import MAX_PLIES, MODES, Match, start_position
 from hexgames.web.options import parse_options
-from hexgames.web.storage import StaleWrite, Storage, StorageUnavailable, StoredGame, hashed
+from hexgames.web.storage import (
+    Change,
+    StaleWrite,
+    Storage,
+    StorageUnavailable,
+    StoredGame,
+    hashed,
+)
 
 __all__ = ["AiBusy", "GameNotFound", "GameService"]
 
@@ -35,6 +43,9 @@ MAX_RECORD = 1_000_000
 STORAGE_TIMEOUT = 10.0
 #: ``players[seat]["invite"]`` while a seat's invitation link has not been opened.
 INVITE_OPEN = "open"
+#: Seconds between two looks at an AI turn that another server process is searching
+#: (if that process died, its claim is gone and this one takes over).
+AI_CLAIM_RETRY = 1.0
 
 
 class GameNotFound(LookupError):
@@ -86,14 +97,107 @@ class GameService:
         self.storage_timeout = STORAGE_TIMEOUT
         self._locks: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
         self._ai_tasks: dict[str, asyncio.Task[None]] = {}
+        # Changes stored by other server processes (PostgreSQL LISTEN/NOTIFY).
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop_listening: Any = None
+        self._dirty: set[str] = set()
+        self._full_reload: set[str] = set()
+        self._refreshing: dict[str, asyncio.Task[None]] = {}
+        #: Games being loaded: a change heard meanwhile is applied once they are in.
+        self._loading: set[str] = set()
+
+    async def start(self) -> None:
+        """Listen to the other server processes' changes (a shared storage only)."""
+        self._loop = asyncio.get_running_loop()
+        if self.storage.shared:
+            self._stop_listening = await asyncio.to_thread(self.storage.listen, self._on_change)
+
+    def _on_change(self, change: Change | None) -> None:
+        """Called by the storage's listener thread: hand the change to the event loop."""
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+                loop.call_soon_threadsafe(self._changed, change)
+
+    def _changed(self, change: Change | None) -> None:
+        """Another process stored a change (``None``: maybe several were missed): bring
+        the games this process holds up to date, one refresh task per game at a time."""
+        ids = list(self._matches) if change is None else [change.game_id]
+        for game_id in ids:
+            if game_id not in self._matches and game_id not in self._loading:
+                continue  # not held here: it is loaded from storage when opened
+            if change is None or change.kind != "append":
+                self._full_reload.add(game_id)
+            self._dirty.add(game_id)
+            if game_id not in self._refreshing:
+                self._refreshing[game_id] = asyncio.create_task(self._refresh_loop(game_id))
+
+    async def _refresh_loop(self, game_id: str) -> None:
+        try:
+            while game_id in self._dirty:
+                self._dirty.discard(game_id)
+                full = game_id in self._full_reload
+                self._full_reload.discard(game_id)
+                try:
+                    await self.refresh(game_id, full)
+                except Exception:
+                    log.exception("could not bring game %s up to date", game_id)
+        finally:
+            self._refreshing.pop(game_id, None)
+
+    async def refresh(self, game_id: str, full: bool = False) -> Match | None:
+        """Bring the game held in memory up to the stored one (the single source of
+        truth): the actions stored since, or (``full``, or when they do not follow on)
+        the whole game again. Publishes the new state to this process's sockets."""
+        async with self._locks[game_id]:
+            match = self._matches.get(game_id)
+            if match is None:
+                return None
+            have = len(match.plies)
+            loaded = await self._store(self.storage.load_tail, game_id, 0 if full else have)
+            if loaded is None:
+                return match
+            stored, total = loaded
+            changed = False
+            if not full and total == have + len(stored.actions):
+                try:
+                    for text in stored.actions:
+                        match.play_for_seat(match.position.current_seat, text)
+                        changed = True
+                except (IllegalAction, ValueError):
+                    full = True
+            else:
+                full = True
+            if full:
+                whole = await self._store(self.storage.load_game, game_id)
+                if whole is None:
+                    return match
+                fresh = await asyncio.to_thread(Match, whole)
+                fresh.thinking = match.thinking
+                self._matches[game_id] = match = fresh
+                changed = True
+            else:
+                row = (stored.status, stored.winner, stored.reason, stored.players,
+                       stored.seat_tokens)
+                mine = match.stored
+                if row != (mine.status, mine.winner, mine.reason, mine.players,
+                           mine.seat_tokens):
+                    mine.status, mine.winner, mine.reason = row[:3]
+                    mine.players, mine.seat_tokens = row[3], row[4]
+                    match.revision += 1
+                    changed = True
+                mine.updated_at = stored.updated_at
+        if changed:
+            self.hub.publish(match)
+            self._schedule_ai(match)
+        return match
 
     async def _store(self, function: Any, *args: Any) -> Any:
         """Run a storage call in a thread, giving up after ``storage_timeout`` seconds (a
         frozen database answers 503 rather than hanging the request)."""
         try:
-            return await asyncio.wait_for(
-                asyncio.to_thread(function, *args), self.storage_timeout
-            )
+            async with asyncio.timeout(self.storage_timeout):  # no extra task per call
+                return await asyncio.to_thread(function, *args)
         except TimeoutError:
             raise StorageUnavailable(
                 "the game storage is not answering; try again in a moment"
@@ -262,12 +366,16 @@ class GameService:
         async with self._locks[game_id]:
             match = self._matches.get(game_id)
             if match is None:
-                stored = await self._store(self.storage.load_game, game_id)
-                if stored is None:
-                    self._locks.pop(game_id, None)
-                    raise GameNotFound(f"there is no game {game_id!r}")
-                match = await asyncio.to_thread(Match, stored)
-                self._matches[game_id] = match
+                self._loading.add(game_id)
+                try:
+                    stored = await self._store(self.storage.load_game, game_id)
+                    if stored is None:
+                        self._locks.pop(game_id, None)
+                        raise GameNotFound(f"there is no game {game_id!r}")
+                    match = await asyncio.to_thread(Match, stored)
+                    self._matches[game_id] = match
+                finally:
+                    self._loading.discard(game_id)
         self._schedule_ai(match)  # a server restart interrupted the AI's turn
         return match
 
@@ -278,10 +386,25 @@ class GameService:
     async def act(self, game_id: str, token: str | None, action: Any,
                   expected_ply: int | None = None) -> Match:
         match = await self.get(game_id)
-        async with self._locks[game_id]:
-            first = len(match.plies)
-            ply = match.play(token, action, expected_ply)
-            await self._save_or_take_back(match, first, ply.notation)
+        if self.storage.shared and expected_ply is not None and expected_ply > len(match.plies):
+            # The client saw a newer position (stored through another process): catch up.
+            match = await self.refresh(game_id) or match
+        for attempt in (1, 2):
+            try:
+                async with self._locks[game_id]:
+                    match = self._matches.get(game_id, match)
+                    first = len(match.plies)
+                    ply = match.play(token, action, expected_ply)
+                    await self._save_or_take_back(match, first, ply.notation)
+                break
+            except StaleWrite:
+                # Another process stored this ply first. The stored game wins: reload it
+                # and show it; an action meant for a ply (``expected_ply``) is tried once
+                # more (refused as stale if that ply is taken), others are refused.
+                match = await self.get(game_id)
+                self.hub.publish(match)
+                if attempt == 2 or expected_ply is None:
+                    raise
         await self.hub.broadcast(match)
         self._schedule_ai(match)
         return match
@@ -364,6 +487,12 @@ class GameService:
                 if announce:
                     await self.hub.broadcast(match)
                 try:
+                    if self.storage.shared:
+                        claimed = await self._claim_ai(match, len(actions), revision)
+                        if claimed is None:
+                            break  # the game was reloaded: its new copy has its own task
+                        if not claimed:
+                            continue  # the game changed meanwhile: look again
                     extra = {"start": start} if start else {}
                     choice = await self.workers.choose(
                         match.stored.game, match.stored.options, actions, level, **extra
@@ -389,12 +518,39 @@ class GameService:
                         )
                     await self.hub.broadcast(match)
                     return
+                finally:
+                    if self.storage.shared:
+                        with contextlib.suppress(Exception):
+                            await self._store(self.storage.release_ai, match.id, len(actions))
                 await self.hub.broadcast(match)
         finally:
             match.thinking = False
             self._ai_tasks.pop(match.id, None)
+            current = self._matches.get(match.id)
+            if current is not None and current is not match:
+                self._schedule_ai(current)  # reloaded meanwhile: go on with the new copy
+
+    async def _claim_ai(self, match: Match, ply: int, revision: int) -> bool | None:
+        """Wait until this process holds the AI search of ``match`` at ``ply`` (another
+        process may hold it: its answer then arrives as a change, or, if that process
+        died, its claim goes with it and this one takes over). False when the game
+        changed meanwhile, None when it was replaced by a reloaded copy."""
+        while True:
+            if self._matches.get(match.id) is not match:
+                return None
+            if match.revision != revision:
+                return False
+            if await self._store(self.storage.claim_ai, match.id, ply):
+                return True
+            await asyncio.sleep(AI_CLAIM_RETRY)
+            if self._matches.get(match.id) is match and match.revision == revision:
+                await self.refresh(match.id)  # in case a notification was missed
 
     async def close(self) -> None:
+        if self._stop_listening is not None:
+            await asyncio.to_thread(self._stop_listening)
+        for task in list(self._refreshing.values()):
+            task.cancel()
         for task in list(self._ai_tasks.values()):
             task.cancel()
         for task in list(self._ai_tasks.values()):

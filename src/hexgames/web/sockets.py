@@ -46,7 +46,8 @@ def add_socket_route(app: FastAPI, service: GameService) -> None:
     """Register the game socket on ``app``."""
 
     @app.websocket("/ws/games/{game_id}")
-    async def socket(websocket: WebSocket, game_id: str, token: str | None = None) -> None:
+    async def socket(websocket: WebSocket, game_id: str, token: str | None = None,
+                     delta: str | None = None) -> None:
         if not origin_allowed(websocket):
             await websocket.close(code=4403)  # the handshake is refused with HTTP 403
             return
@@ -70,15 +71,14 @@ def add_socket_route(app: FastAPI, service: GameService) -> None:
         if token and not match.seats_of(token):
             notice = {"type": "error", "message": "this token holds no seat here: you are watching"}
             token = None
-        connection = service.hub.join(game_id, websocket, token)
+        connection = service.hub.join(game_id, websocket, token, delta=delta in ("1", "true"))
         try:
             if notice:
                 connection.send(notice)
             if token:  # a player arrived: everybody's view shows it
                 service.hub.publish(match)
             else:
-                present = service.hub.seats_present(match)
-                connection.send(match.view_json(None, present=present), state=True)
+                service.hub.send_state(connection, match, service.hub.seats_present(match))
             while not connection.closed:
                 frame = await websocket.receive()
                 if frame["type"] == "websocket.disconnect":

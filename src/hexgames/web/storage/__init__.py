@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hexgames.web.storage.base import (
+    Change,
     StaleWrite,
     Storage,
     StorageUnavailable,
@@ -18,6 +19,7 @@ from hexgames.web.storage.base import (
 )
 
 __all__ = [
+    "Change",
     "StaleWrite",
     "Storage",
     "StorageUnavailable",

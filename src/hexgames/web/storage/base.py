@@ -13,7 +13,7 @@ import hashlib
 import json
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any
@@ -144,6 +144,46 @@ class Storage(ABC):
     @abstractmethod
     def close(self) -> None: ...
 
+    #: True when several server processes may use this storage at once (PostgreSQL):
+    #: they then learn of each other's changes through :meth:`listen`.
+    shared = False
+
+    def load_tail(self, game_id: str, since: int) -> tuple[StoredGame, int] | None:
+        """The game's row with the actions from ply ``since`` on, and how many are stored."""
+        game = self.load_game(game_id)
+        if game is None:
+            return None
+        total = len(game.actions)
+        game.actions = game.actions[since:]
+        return game, total
+
+    def listen(self, callback: Callable[[Change | None], None]) -> Callable[[], None] | None:
+        """Call ``callback`` (from another thread) for every change another process
+        stores; ``callback(None)`` when changes may have been missed (reload everything).
+        Returns a function that stops listening, or ``None`` for a single-process storage."""
+        return None
+
+    def claim_ai(self, game_id: str, ply: int) -> bool:
+        """Reserve the AI search of ``game_id`` at ``ply`` for this process: False when
+        another process holds it, or when the stored game is not at ``ply`` any more.
+        A single-process storage always grants it."""
+        return True
+
+    def release_ai(self, game_id: str, ply: int) -> None:
+        """Give back a claim of :meth:`claim_ai` (after the answer is stored, or not)."""
+        return None
+
+
+@dataclass(frozen=True)
+class Change:
+    """A change another server process stored: ``kind`` is ``append`` (actions up to
+    ``ply`` exclusive are stored), ``reset`` (actions from ``ply`` on were taken back) or
+    ``row`` (result, players or seats changed)."""
+
+    game_id: str
+    kind: str
+    ply: int
+
 
 class SqlStorage(Storage):
     """The SQL both backends run. Subclasses provide a DB-API connection and a placeholder.
@@ -162,6 +202,7 @@ class SqlStorage(Storage):
         self._connection = connection
         self._lock = threading.Lock()
         with self._transaction() as cursor:
+            self._lock_schema(cursor)
             for statement in SCHEMA:
                 cursor.execute(statement)
         self._migrate()
@@ -191,6 +232,14 @@ class SqlStorage(Storage):
 
     def _reconnect_if_needed(self) -> None:
         """Hook for backends whose connection can drop (PostgreSQL); called under the lock."""
+
+    def _lock_schema(self, cursor: Any) -> None:
+        """Hook: keep two processes starting at once from creating the schema together
+        (PostgreSQL's ``CREATE TABLE IF NOT EXISTS`` is not safe against a concurrent one)."""
+
+    def _notify(self, cursor: Any, game_id: str, kind: str, ply: int) -> None:
+        """Hook: tell the other server processes that a game changed (PostgreSQL sends a
+        ``NOTIFY``, delivered when the transaction commits; SQLite has one process)."""
 
     @contextmanager
     def _transaction(self) -> Iterator[Any]:
@@ -304,6 +353,7 @@ class SqlStorage(Storage):
                         f"ply {ply} (changed by another server?); reload the game"
                     )
             cursor.execute(self._sql("UPDATE games SET updated_at = ? WHERE id = ?"), (at, game_id))
+            self._notify(cursor, game_id, "append", first_ply + len(actions))
 
     def truncate_actions(self, game_id: str, keep: int, at: str) -> None:
         with self._transaction() as cursor:
@@ -311,6 +361,7 @@ class SqlStorage(Storage):
                 self._sql("DELETE FROM moves WHERE game_id = ? AND ply >= ?"), (game_id, keep)
             )
             cursor.execute(self._sql("UPDATE games SET updated_at = ? WHERE id = ?"), (at, game_id))
+            self._notify(cursor, game_id, "reset", keep)
 
     def finish_game(self, game_id: str, winner: str | None, reason: str | None, at: str) -> None:
         status = "playing" if winner is None and reason is None else "over"
@@ -322,6 +373,7 @@ class SqlStorage(Storage):
                 ),
                 (status, winner, reason, at, game_id),
             )
+            self._notify(cursor, game_id, "row", -1)
 
     def set_seats(self, game_id: str, players: list[dict[str, Any]],
                   seat_tokens: list[str | None], at: str) -> None:
@@ -332,6 +384,32 @@ class SqlStorage(Storage):
                 ),
                 (json.dumps(players), json.dumps([hashed(t) for t in seat_tokens]), at, game_id),
             )
+            self._notify(cursor, game_id, "row", -1)
+
+    def load_tail(self, game_id: str, since: int) -> tuple[StoredGame, int] | None:
+        """The game's row with only the actions from ply ``since`` on (in ``actions``),
+        and the number of stored actions; ``None`` when there is no such game. What a
+        process that holds the first ``since`` actions reads when told of a change."""
+        with self._transaction() as cursor:
+            cursor.execute(self._sql(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?"), (game_id,))
+            row = cursor.fetchone()
+            if row is None:
+                return None
+            game = self._game_from_row(row)
+            cursor.execute(
+                self._sql("SELECT ply, action FROM moves WHERE game_id = ? AND ply >= ? "
+                          "ORDER BY ply"),
+                (game_id, since),
+            )
+            rows = cursor.fetchall()
+            game.actions = [r[1] for r in rows]
+            if rows:
+                return game, int(rows[-1][0]) + 1
+            cursor.execute(
+                self._sql("SELECT COALESCE(MAX(ply), -1) FROM moves WHERE game_id = ?"),
+                (game_id,),
+            )
+            return game, int(cursor.fetchone()[0]) + 1
 
     def close(self) -> None:
         with self._lock:

@@ -6,11 +6,24 @@ only here, so the default SQLite setup never needs it.
 
 from __future__ import annotations
 
-from hexgames.web.storage.base import SqlStorage, StorageUnavailable
+import contextlib
+import logging
+import secrets
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from hexgames.web.storage.base import Change, SqlStorage, StorageUnavailable
 
 #: Seconds to wait for a connection, and milliseconds for any one statement.
 CONNECT_TIMEOUT = 5
 STATEMENT_TIMEOUT_MS = 5000
+#: The ``LISTEN``/``NOTIFY`` channel on which server processes announce changes.
+CHANNEL = "hexgames_changes"
+#: Seconds a starting server waits for its listener before serving anyway.
+LISTEN_READY_TIMEOUT = 10.0
+
+log = logging.getLogger(__name__)
 
 
 class PostgresStorage(SqlStorage):
@@ -22,6 +35,7 @@ class PostgresStorage(SqlStorage):
     """
 
     placeholder = "%s"
+    shared = True
 
     def __init__(self, url: str, connect_timeout: int = CONNECT_TIMEOUT,
                  statement_timeout_ms: int = STATEMENT_TIMEOUT_MS) -> None:
@@ -44,7 +58,124 @@ class PostgresStorage(SqlStorage):
             )
 
         self._connect = connect
+        #: Who this process is in the notifications (its own are ignored).
+        self.origin = secrets.token_hex(6)
+        #: A connection of its own for AI claims: session advisory locks, held while a
+        #: search runs and released by the server when this process dies.
+        self._claims: Any = None
+        self._claims_lock = threading.Lock()
         super().__init__(connect())
+
+    def _lock_schema(self, cursor: Any) -> None:
+        cursor.execute("SELECT pg_advisory_xact_lock(hashtext('hexgames schema'))")
+
+    def _notify(self, cursor: Any, game_id: str, kind: str, ply: int) -> None:
+        cursor.execute("SELECT pg_notify(%s, %s)",
+                       (CHANNEL, f"{self.origin} {kind} {ply} {game_id}"))
+
+    def listen(self, callback: Callable[[Change | None], None]) -> Callable[[], None]:
+        """A thread with a connection of its own that ``LISTEN``s to the channel; after a
+        lost connection it reconnects and calls ``callback(None)`` (changes may have been
+        missed meanwhile)."""
+        stop = threading.Event()
+        listening = threading.Event()
+        late = threading.Event()  # serving started before the first LISTEN
+
+        def run() -> None:
+            while not stop.is_set():
+                try:
+                    connection = self._connect()
+                    connection.autocommit = True
+                except Exception as error:  # the database is down: try again soon
+                    log.warning("cannot listen for changes: %r", error)
+                    stop.wait(1.0)
+                    continue
+                try:
+                    connection.execute(f"LISTEN {CHANNEL}")
+                    if listening.is_set() or late.is_set():
+                        callback(None)  # changes may have been stored meanwhile
+                    listening.set()
+                    while not stop.is_set():
+                        for note in connection.notifies(timeout=0.5):
+                            change = self._parse(note.payload)
+                            if change is not None:
+                                callback(change)
+                except Exception as error:
+                    if not stop.is_set():
+                        log.warning("listening for changes failed: %r; reconnecting", error)
+                        stop.wait(0.2)
+                finally:
+                    with contextlib.suppress(Exception):  # a broken connection
+                        connection.close()
+
+        thread = threading.Thread(target=run, name="hexgames-listen", daemon=True)
+        thread.start()
+        # Serve nothing before listening: a change stored meanwhile would go unheard.
+        if not listening.wait(LISTEN_READY_TIMEOUT):
+            late.set()
+            log.warning("not yet listening for changes after %s s; going on (the games "
+                        "are reloaded once the listener connects)", LISTEN_READY_TIMEOUT)
+
+        def stop_listening() -> None:
+            stop.set()
+            thread.join(timeout=5.0)
+
+        return stop_listening
+
+    def _parse(self, payload: str) -> Change | None:
+        try:
+            origin, kind, ply, game_id = payload.split(" ", 3)
+            if origin == self.origin:
+                return None
+            return Change(game_id, kind, int(ply))
+        except ValueError:
+            return None
+
+    def claim_ai(self, game_id: str, ply: int) -> bool:
+        """An advisory lock on (game, ply) held on the claims connection, granted only
+        if the stored game still ends at ``ply`` (so an answer to an older position is
+        never searched twice either)."""
+        with self._claims_lock:
+            try:
+                if self._claims is None or self._claims.closed or self._claims.broken:
+                    self._claims = self._connect()
+                    self._claims.autocommit = True
+                got = self._claims.execute(
+                    "SELECT pg_try_advisory_lock(hashtext(%s), %s)", (game_id, ply)
+                ).fetchone()[0]
+                if not got:
+                    return False
+                stored = self._claims.execute(
+                    "SELECT COALESCE(MAX(ply), -1) + 1 FROM moves WHERE game_id = %s",
+                    (game_id,),
+                ).fetchone()[0]
+                if stored != ply:
+                    self._claims.execute(
+                        "SELECT pg_advisory_unlock(hashtext(%s), %s)", (game_id, ply)
+                    )
+                    return False
+                return True
+            except self.driver_error as error:
+                raise StorageUnavailable(
+                    "the game storage is not answering; try again in a moment"
+                ) from error
+
+    def release_ai(self, game_id: str, ply: int) -> None:
+        with self._claims_lock:
+            try:
+                if self._claims is not None and not self._claims.closed:
+                    self._claims.execute(
+                        "SELECT pg_advisory_unlock(hashtext(%s), %s)", (game_id, ply)
+                    )
+            except self.driver_error:  # a lost connection released its locks anyway
+                pass
+
+    def close(self) -> None:
+        with self._claims_lock:
+            if self._claims is not None:
+                with contextlib.suppress(Exception):
+                    self._claims.close()
+        super().close()
 
     def _reconnect_if_needed(self) -> None:
         if self._connection.closed or self._connection.broken:

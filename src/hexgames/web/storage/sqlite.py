@@ -38,6 +38,7 @@ class SqliteStorage(SqlStorage):
         try:
             connection = sqlite3.connect(path, check_same_thread=False, timeout=10.0)
             connection.execute("PRAGMA journal_mode=WAL")
+            connection.execute("PRAGMA synchronous=NORMAL")
             connection.execute("PRAGMA foreign_keys=ON")
             super().__init__(connection)
         except BaseException:
