@@ -168,7 +168,7 @@ class AiWorkers:
 
     def worker_pids(self) -> list[int]:
         """Process ids of the running workers (for tests and diagnostics)."""
-        pids = []
+        pids: list[int] = []
         for lane in self.lanes.values():
             if lane.pool is not None:
                 pids.extend((getattr(lane.pool, "_processes", None) or {}).keys())

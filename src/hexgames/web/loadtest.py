@@ -166,7 +166,7 @@ def note_acknowledged(stats: Stats, game_id: str, message: dict[str, Any]) -> No
         start = ply - len(history)  # a state may carry only the latest part of the history
     else:
         return
-    notations = [entry.get("notation") for entry in history if isinstance(entry, dict)]
+    notations = [str(entry.get("notation")) for entry in history if isinstance(entry, dict)]
     if start <= len(seen):
         seen[start:] = notations
         del seen[ply:]

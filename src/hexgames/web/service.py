@@ -10,6 +10,7 @@ run in threads and AI searches in worker processes, so the event loop never bloc
 from __future__ import annotations
 
 import asyncio
+import builtins
 import contextlib
 import logging
 import secrets
@@ -219,7 +220,7 @@ class GameService:
             raise ValueError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}")
         if seat not in (0, 1):
             raise ValueError(f"seat must be 0 or 1, got {seat!r}")
-        human = {"kind": "human", "level": None}
+        human: dict[str, Any] = {"kind": "human", "level": None}
         if mode == "ai":
             if level not in AI_LEVELS:
                 raise ValueError(f"AI level must be 1 to 5, got {level!r}")
@@ -451,7 +452,9 @@ class GameService:
             match.take_back_unsaved()
             raise
 
-    async def _save_actions(self, match: Match, first: int, actions: list[str]) -> None:
+    async def _save_actions(
+        self, match: Match, first: int, actions: builtins.list[str]
+    ) -> None:
         stamp = now()
         await self._store(self.storage.append_actions, match.id, first, actions, stamp)
         match.stored.updated_at = stamp
@@ -493,9 +496,9 @@ class GameService:
                             break  # the game was reloaded: its new copy has its own task
                         if not claimed:
                             continue  # the game changed meanwhile: look again
-                    extra = {"start": start} if start else {}
                     choice = await self.workers.choose(
-                        match.stored.game, match.stored.options, actions, level, **extra
+                        match.stored.game, match.stored.options, actions, level,
+                        start=start or None,
                     )
                     async with self._locks[match.id]:
                         if match.revision != revision:
