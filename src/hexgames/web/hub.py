@@ -158,9 +158,6 @@ class Hub:
             if not connections:
                 del self._connections[game_id]
 
-    def watchers(self, game_id: str) -> int:
-        return len(self._connections.get(game_id, {}))
-
     def seats_present(self, match: Match) -> list[int]:
         """Seats with at least one open connection (an online opponent who is here)."""
         present: set[int] = set()

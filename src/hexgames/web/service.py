@@ -18,6 +18,7 @@ from collections import defaultdict
 from datetime import UTC, datetime
 from typing import Any
 
+from hexgames.ai.levels import LEVELS
 from hexgames.errors import IllegalAction
 from hexgames.game import game_names, get_game
 from hexgames.web.ai_worker import AiBusy, AiWorkers
@@ -37,7 +38,6 @@ __all__ = ["AiBusy", "GameNotFound", "GameService"]
 
 log = logging.getLogger(__name__)
 
-AI_LEVELS = range(1, 6)
 #: Largest record accepted by the upload (characters); see docs/web.md.
 MAX_RECORD = 1_000_000
 #: Seconds a storage call may take before the request is answered 503.
@@ -222,7 +222,7 @@ class GameService:
             raise ValueError(f"seat must be 0 or 1, got {seat!r}")
         human: dict[str, Any] = {"kind": "human", "level": None}
         if mode == "ai":
-            if level not in AI_LEVELS:
+            if level not in LEVELS:
                 raise ValueError(f"AI level must be 1 to 5, got {level!r}")
             if self.workers.busy(level):
                 raise AiBusy("the computer is busy with other games; try again in a minute")
