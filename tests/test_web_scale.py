@@ -29,6 +29,7 @@ from hexgames.web.storage import StaleWrite, StoredGame, open_storage
 from test_web_storage import postgres_cluster, postgres_url  # noqa: F401 - fixtures
 
 websockets_sync = pytest.importorskip("websockets.sync.client")
+websockets_sync_exceptions = pytest.importorskip("websockets.exceptions")
 
 SMALL = {"game": "dendria", "mode": "online", "options": {"board_side": 3}}
 
@@ -98,6 +99,41 @@ def ws(url: str, game_id: str, token: str | None = None) -> Any:
     )
 
 
+def reconnect(url: str, game_id: str, token: str | None = None) -> tuple[Any, dict[str, Any]]:
+    """Open a socket the way a client comes back after a crash: retrying (bounded) while
+    the address still leads to a process that cannot answer (with ``SO_REUSEPORT`` a new
+    connection may land on a worker that is going away or not yet started). Returns the
+    socket and the first state it received, which proves a live process serves it."""
+    for attempt in range(50):
+        try:
+            socket = ws(url, game_id, token)
+        except (OSError, websockets_sync_exceptions.WebSocketException, TimeoutError):
+            if attempt == 49:
+                raise
+            threading.Event().wait(0.1)
+            continue
+        try:
+            return socket, next_state(socket)
+        except (OSError, websockets_sync_exceptions.WebSocketException, TimeoutError):
+            socket.close()
+            if attempt == 49:
+                raise
+            threading.Event().wait(0.1)
+    raise AssertionError("unreachable")
+
+
+def wait_gone(pid: int) -> None:
+    """Wait (bounded) until a killed process is gone or a zombie (its sockets closed)."""
+    for _ in range(100):
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0]
+        except (FileNotFoundError, IndexError):
+            return
+        if state == "Z":
+            return
+        threading.Event().wait(0.05)
+
+
 def stored_history(url: str, game_id: str, expected: list[str]) -> list[str]:
     """The history a process answers over HTTP, once it has heard of the last stored
     change (a process other than the writer learns of it within milliseconds; bounded)."""
@@ -144,12 +180,15 @@ class Watcher(threading.Thread):
 
 
 def play_until(sockets: dict[int, Any], state: dict[str, Any], rng: random.Random,
-               stop_at: int | None = None) -> tuple[dict[str, Any], list[str]]:
+               stop_at: int | None = None,
+               known: dict[int, dict[str, Any]] | None = None,
+               ) -> tuple[dict[str, Any], list[str]]:
     """Play random legal actions through the socket of the seat to act (each move is
     acknowledged by the state that contains it) until the game ends or ``stop_at``.
     ``state`` was read from the socket of seat 0."""
     acknowledged = [entry["notation"] for entry in state["history"]]
     states = {seat: state if seat == 0 else {"ply": -1} for seat in sockets}
+    states.update(known or {})  # states already read from a socket (e.g. on reconnecting)
     while not state["is_over"] and (stop_at is None or state["ply"] < stop_at):
         seat = state["current_seat"]
         mine = states[seat]
@@ -323,12 +362,16 @@ def test_workers_serve_one_port_survive_a_sigkill_and_stop_together(
         state, acknowledged = play_until({0: first, 1: second}, next_state(first), rng,
                                          stop_at=4)
         os.kill(workers[0], signal.SIGKILL)
+        wait_gone(workers[0])
         first.close()
         second.close()
-        with ws(url, game_id, tokens[0]) as first, ws(url, game_id, tokens[1]) as second:
-            state = next_state(first, len(acknowledged) - 1)
+        first, state = reconnect(url, game_id, tokens[0])
+        second, seen = reconnect(url, game_id, tokens[1])
+        with first, second:
+            if state["ply"] < len(acknowledged):  # that process had not heard of it yet
+                state = next_state(first, len(acknowledged) - 1)
             assert [e["notation"] for e in state["history"]][: len(acknowledged)] == acknowledged
-            final, history = play_until({0: first, 1: second}, state, rng)
+            final, history = play_until({0: first, 1: second}, state, rng, known={1: seen})
         assert final["is_over"] and history[: len(acknowledged)] == acknowledged
         for _ in range(100):  # the supervisor replaces the dead worker (bounded wait)
             now = children(process.pid)
@@ -462,18 +505,30 @@ def test_the_page_reconnects_after_its_workers_are_killed(
         game_id, tokens = created["id"], created["tokens"]
         rng = random.Random(2)
 
-        def move(seat: int) -> str:
-            state = http("GET", f"{url}/api/games/{game_id}?token={tokens[seat]}")[1]
-            played = {entry["notation"] for entry in state["history"]}
-            fresh = [e["action"] for e in state["legal"] if e["action"] not in played]
-            action = rng.choice(fresh)  # seen on the page only once it is played
-            code, body = http("POST", f"{url}/api/games/{game_id}/actions",
-                              {"token": tokens[seat], "action": action, "ply": state["ply"]})
-            assert code == 200, body
-            return action
+        def move(seat: int) -> tuple[str, dict[str, Any]]:
+            """One action of ``seat``. Another process may answer a read a few ms behind
+            the one that stored the last change, so wait for the turn and retry a stale
+            refusal (bounded), as a client would."""
+            for _ in range(100):
+                state = http("GET", f"{url}/api/games/{game_id}?token={tokens[seat]}")[1]
+                played = {entry["notation"] for entry in state["history"]}
+                fresh = [e["action"] for e in state["legal"] if e["action"] not in played]
+                if state["your_turn"] and fresh:
+                    action = rng.choice(fresh)  # seen on the page only once it is played
+                    code, body = http(
+                        "POST", f"{url}/api/games/{game_id}/actions",
+                        {"token": tokens[seat], "action": action, "ply": state["ply"]},
+                    )
+                    if code == 200:
+                        return action, body
+                    assert code == 409, body
+                threading.Event().wait(0.05)
+            raise AssertionError(f"seat {seat} never got to move")
 
-        while http("GET", f"{url}/api/games/{game_id}")[1]["current_seat"] == 0:
-            move(0)  # seat 0 (the page's) plays its first turn
+        after = http("GET", f"{url}/api/games/{game_id}")[1]
+        while after["current_seat"] == 0 and not after["is_over"]:
+            after = move(0)[1]  # seat 0 (the page's) plays its first turn; the answer
+            # comes from the process that stored the action, so it is never behind
         with sync_api.sync_playwright() as playwright:
             browser = playwright.chromium.launch(
                 executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
@@ -485,7 +540,7 @@ def test_the_page_reconnects_after_its_workers_are_killed(
                     os.kill(worker, signal.SIGKILL)
                 page.wait_for_selector('#conn:has-text("reconnecting")', timeout=30_000)
                 page.wait_for_selector('#conn:has-text("online")', timeout=60_000)
-                played = move(1)
+                played = move(1)[0]
                 page.wait_for_selector(f'#moves:has-text("{played}")', timeout=30_000)
             finally:
                 browser.close()
