@@ -100,12 +100,8 @@ def run(args: argparse.Namespace) -> int:
         console.print(f"[red]error:[/red] {escape(str(error))}")
         return 2
     with ExitStack() as stack:
-        if args.cluster is not None:
-            try:  # connect before writing anything: a missing cluster is a usage error
-                stack.enter_context(ray_cluster.session(args.cluster, args.jobs))
-            except ray_cluster.ClusterError as error:
-                console.print(f"[red]error:[/red] {escape(str(error))}")
-                return 2
+        if not ray_cluster.enter_session(stack, args.cluster, args.jobs, console):
+            return 2
         return _play(args, console, game, specs, options, tasks)
 
 

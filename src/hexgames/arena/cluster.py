@@ -24,7 +24,7 @@ import logging
 import os
 import socket
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -81,6 +81,22 @@ def check(mode: str) -> None:
     if mode not in MODES:
         raise ClusterError(f"--cluster must be one of {', '.join(MODES)}, got {mode!r}")
     import_ray()
+
+
+def enter_session(stack: ExitStack, mode: str | None, jobs: int, console: Any) -> bool:
+    """Enter :func:`session` on ``stack`` when ``mode`` is given (the commands' one way
+    to connect). Connecting comes before anything is written: on failure the error is
+    printed on ``console`` and False returned, so the command exits with a usage error."""
+    if mode is None:
+        return True
+    try:
+        stack.enter_context(session(mode, jobs))
+    except ClusterError as error:
+        from rich.markup import escape
+
+        console.print(f"[red]error:[/red] {escape(str(error))}")
+        return False
+    return True
 
 
 @contextmanager
