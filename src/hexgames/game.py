@@ -440,6 +440,10 @@ class Game:
     #: The game's ``Termination`` enum (a ``StrEnum`` holding every way its games end,
     #: including the members of :class:`CommonTermination` with the same values).
     termination: type[StrEnum] = CommonTermination
+    #: ``editor(rules) -> hexgames.editing.EditorSpec``: what the board editor may place
+    #: (piece kinds with their attributes, settings such as the side to act) and how an
+    #: edited board becomes the game's position text; ``None``: no editor.
+    editor: Callable[[Any], Any] | None = None
     #: Free-form extras a game may offer (e.g. ``"queries"``); never required.
     extras: Mapping[str, Any] = field(default_factory=dict)
 

@@ -68,6 +68,7 @@ GAME = Game(
     symmetries=SYMMETRIES,
     view_spec=VIEW_SPEC,
     rule_usage=RULE_USAGE,
+    editor=lazy("hexgames.benediction.editor:editor"),
     extras={
         # One line for the web app's game cards.
         "tagline": "Race stacks through the enemy wall to bless your king, or capture theirs.",

@@ -63,6 +63,7 @@ GAME = Game(
     symmetries=HEXAGON_SYMMETRIES,
     view_spec=VIEW_SPEC,
     rule_usage=RULE_USAGE,
+    editor=lazy("hexgames.dendria.editor:editor"),
     extras={
         # One line for the web app's game cards.
         "tagline": "Plant seeds, sprout dendrids, and grow the largest forests.",

@@ -12,9 +12,12 @@ import asyncio
 import logging
 import multiprocessing
 import os
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
@@ -157,6 +160,35 @@ class AiWorkers:
                     return await loop.run_in_executor(
                         pool, choose_action, game_name, options, list(actions), level, seed, start
                     )
+                except BrokenProcessPool:
+                    lane.restart(pool)
+                    if attempt == 2:
+                        raise
+            raise AssertionError("unreachable")  # pragma: no cover
+        finally:
+            lane.running -= 1
+            lane.slots().release()
+
+    async def run(self, function: Callable[..., T], *args: Any, level: int = 3) -> T:
+        """Run ``function(*args)`` (a module-level function of plain data, e.g. an
+        analysis) in the lane of ``level``, with the same bounds as :meth:`choose`
+        (:class:`AiBusy` when too many searches wait; retried once if a worker died)."""
+        lane = self.lane(level)
+        if lane.full():
+            raise AiBusy("the computer is busy with other games; try again in a minute")
+        lane.waiting += 1
+        try:
+            await lane.slots().acquire()
+        finally:
+            lane.waiting -= 1
+        lane.running += 1
+        try:
+            for attempt in (1, 2):
+                pool = None
+                try:
+                    pool = lane.executor()
+                    loop = asyncio.get_running_loop()
+                    return await loop.run_in_executor(pool, function, *args)
                 except BrokenProcessPool:
                     lane.restart(pool)
                     if attempt == 2:

@@ -39,6 +39,7 @@ from hexgames.ai import LEVELS
 from hexgames.errors import IllegalAction
 from hexgames.game import game_names, get_game
 from hexgames.web.ai_worker import AiWorkers
+from hexgames.web.analysis import add_analysis_routes
 from hexgames.web.hub import Hub
 from hexgames.web.limits import BodyLimit, SecurityHeaders
 from hexgames.web.matches import Match, render
@@ -69,6 +70,8 @@ class NewGame(Strict):
     options: dict[StrictStr, Any] = Field(default_factory=dict)
     seat: StrictInt = 0
     level: StrictInt = 3
+    #: A start position in the game's board text (the board editor's); none: standard.
+    start: StrictStr | None = None
 
 
 class ActionIn(Strict):
@@ -223,7 +226,8 @@ def create_app(
     @app.post("/api/games", status_code=201)
     async def new_game(body: NewGame) -> dict[str, Any]:
         match, tokens = await service.create(
-            body.game, body.options, body.mode, seat=body.seat, level=body.level
+            body.game, body.options, body.mode, seat=body.seat, level=body.level,
+            start=body.start,
         )
         seat_token = tokens[body.seat] if body.mode != "hotseat" else tokens[0]
         return {
@@ -312,6 +316,8 @@ def create_app(
 
     # ---------------------------------------------------------- WebSocket
     add_socket_route(app, service)
+    # Analysis board, hints and the board editor (their API and pages).
+    add_analysis_routes(app, service)
 
     # -------------------------------------------------------------- pages
     @app.get("/", include_in_schema=False)

@@ -89,6 +89,22 @@ def resigned_from_tags(match: Match, tags: dict[str, str]) -> None:
     match.stored.reason = f"{loser.capitalize()} {how}"
 
 
+#: Largest start position text accepted when creating a game (characters).
+MAX_START = 20_000
+
+
+def checked_start(game: Any, options: dict[str, Any], start: str) -> str:
+    """A start text the engine reads with these rules, in its own words (so the stored
+    text is canonical); ``ValueError`` when it is malformed or the game is over there."""
+    if len(start) > MAX_START:
+        raise ValueError(f"a start position is at most {MAX_START} characters")
+    position = start_position(game, options, start)
+    outcome = position.outcome()
+    if outcome is not None:
+        raise ValueError(f"the game is already over in this position: {outcome.describe()}")
+    return position.to_text()
+
+
 class GameService:
     def __init__(self, storage: Storage, workers: AiWorkers, hub: Hub) -> None:
         self.storage = storage
@@ -212,10 +228,17 @@ class GameService:
         mode: str,
         seat: int = 0,
         level: int = 3,
+        start: str | None = None,
     ) -> tuple[Match, list[str | None]]:
-        """A new game; returns it with the seat tokens (the creator's seat first for AI)."""
+        """A new game; returns it with the seat tokens (the creator's seat first for AI).
+
+        ``start``: a start position in the game's board text (the board editor's),
+        read with the rules of ``options`` (``ValueError`` with the reader's message).
+        """
         game = get_game(game_name)
         rules_options = parse_options(game, options)
+        if start is not None:
+            start = await asyncio.to_thread(checked_start, game, rules_options, start)
         if mode not in MODES:
             raise ValueError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}")
         if seat not in (0, 1):
@@ -252,6 +275,7 @@ class GameService:
             reason=None,
             created_at=stamp,
             updated_at=stamp,
+            start=start,
         )
         match = Match(stored)
         await self._store(self.storage.create_game, stored)

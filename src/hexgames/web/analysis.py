@@ -1,0 +1,354 @@
+"""The analysis board, the hint button and the board editor: their API and pages.
+
+Everything here is game-agnostic: positions are rebuilt from a game name, rules options,
+an optional start text and actions in notation; searches run in the AI workers
+(:meth:`hexgames.web.ai_worker.AiWorkers.run`) through :mod:`hexgames.ai.analysis`; the
+editor's palette and text come from the game's ``Game.editor`` (:mod:`hexgames.editing`).
+
+Bounds (see docs/web.md, "Analysis board"): an evaluation asks for one ``depth`` of
+:data:`BUDGETS` (a client streams deeper results by asking for the next depth), each
+search is capped at :data:`SEARCH_SECONDS`; a graph request evaluates at most
+:data:`GRAPH_CHUNK` positions; a client (by address) has at most
+:data:`MAX_PER_CLIENT` analysis requests in flight (429 beyond); lines are at most
+:data:`MAX_LINE` actions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.responses import FileResponse
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+
+from hexgames.ai.analysis import MISTAKE_DROP, analyse_line, line_values
+from hexgames.editing import EditorSpec
+from hexgames.errors import IllegalAction
+from hexgames.game import Game, GameState, game_names, get_game
+from hexgames.web.matches import MAX_ACTION_LENGTH, rebuild, render
+from hexgames.web.options import parse_options
+from hexgames.web.service import GameService
+
+STATIC = Path(__file__).parent / "static"
+
+#: Iterations of the successive searches of one position (depth 0, 1, ...).
+BUDGETS = (100, 400, 1500, 4000)
+#: Longest search of one position (seconds), whatever its budget.
+SEARCH_SECONDS = 8.0
+#: Iterations per position of the evaluation graph.
+GRAPH_ITERATIONS = 60
+#: Positions per evaluation-graph request (the client asks for the game in slices).
+GRAPH_CHUNK = 40
+#: Analysis requests one client may have in flight at once.
+MAX_PER_CLIENT = 2
+#: Longest line analysed (actions).
+MAX_LINE = 5000
+#: Strength of the hint (an AI level).
+HINT_LEVEL = 3
+#: Largest position text the editor reads.
+MAX_TEXT = 20_000
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(strict=True)
+
+
+class LineIn(Strict):
+    game: StrictStr
+    options: dict[StrictStr, Any] = Field(default_factory=dict)
+    start: StrictStr | None = None
+    actions: list[StrictStr] = Field(default_factory=list)
+    flip: StrictBool = False
+
+
+class EvaluateIn(LineIn):
+    depth: StrictInt = 0
+
+
+class GraphIn(LineIn):
+    first: StrictInt = 0
+    count: StrictInt = GRAPH_CHUNK
+
+
+class HintIn(Strict):
+    token: StrictStr | None = None
+
+
+class EditorSpecIn(Strict):
+    game: StrictStr
+    options: dict[StrictStr, Any] = Field(default_factory=dict)
+
+
+class EditorBoardIn(EditorSpecIn):
+    cells: dict[StrictStr, Any] = Field(default_factory=dict)
+    settings: dict[StrictStr, Any] = Field(default_factory=dict)
+    flip: StrictBool = False
+
+
+class EditorReadIn(Strict):
+    text: StrictStr
+    game: StrictStr | None = None
+    flip: StrictBool = False
+
+
+class ClientLimit:
+    """At most ``limit`` requests in flight per client address (429 beyond)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.active: Counter[str] = Counter()
+
+    @contextmanager
+    def hold(self, request: Request) -> Iterator[None]:
+        client = request.client.host if request.client else "?"
+        if self.active[client] >= self.limit:
+            raise HTTPException(
+                429, f"at most {self.limit} analyses at a time per client; wait for one to end"
+            )
+        self.active[client] += 1
+        try:
+            yield
+        finally:
+            self.active[client] -= 1
+            if not self.active[client]:
+                del self.active[client]
+
+
+# ------------------------------------------------------------------ positions
+def checked_line(body: LineIn) -> tuple[Game, dict[str, Any]]:
+    game = get_game(body.game)
+    options = parse_options(game, body.options)
+    if len(body.actions) > MAX_LINE:
+        raise ValueError(f"a line is at most {MAX_LINE} actions, not {len(body.actions)}")
+    if body.start is not None and len(body.start) > MAX_TEXT:
+        raise ValueError(f"a start text is at most {MAX_TEXT} characters")
+    for text in body.actions:
+        if len(text) > MAX_ACTION_LENGTH:
+            raise IllegalAction(f"an action is at most {MAX_ACTION_LENGTH} characters long")
+    return game, options
+
+
+def legal_entries(game: Game, position: GameState) -> list[dict[str, Any]]:
+    """Every legal action with the clicks that enter it (as the play page receives)."""
+    if position.is_over:
+        return []
+    entries = []
+    for action in position.legal_actions():
+        gesture = game.gesture(position, action)
+        entries.append({"action": str(action), "tool": gesture.tool,
+                        "points": list(gesture.points),
+                        "paths": [list(path) for path in gesture.paths],
+                        "label": gesture.label})
+    return entries
+
+
+def describe_position(game: Game, position: GameState, flip: bool = False) -> dict[str, Any]:
+    """What the analysis board and the editor show of a position."""
+    outcome = position.outcome()
+    return {
+        "svg": render(game, position, flip=flip),
+        "to_move": position.to_move,
+        "current_seat": position.current_seat,
+        "turn_start": position.is_turn_start(),
+        "is_over": position.is_over,
+        "result": outcome.describe() if outcome is not None else None,
+        "actions_left": game.actions_left(position) if game.actions_left else None,
+        "legal": legal_entries(game, position),
+    }
+
+
+def line_view(body: LineIn) -> dict[str, Any]:
+    game, options = checked_line(body)
+    position, plies = rebuild(game, options, list(body.actions), body.start)
+    return {
+        "game": game.name,
+        "title": game.title,
+        "colors": list(game.colors),
+        "options": options,
+        "ply": len(plies),
+        "history": [{"notation": p.notation, "seat": p.seat, "color": p.color,
+                     "turn_start": p.turn_start} for p in plies],
+        **describe_position(game, position, body.flip),
+    }
+
+
+# --------------------------------------------------------------------- editor
+def editor_of(game: Game, options: dict[str, Any]) -> tuple[EditorSpec, Any]:
+    if game.editor is None:
+        raise ValueError(f"{game.title} has no board editor")
+    rules = game.make_rules(**options)
+    return game.editor(rules), rules
+
+
+def labels_of(game: Game, rules: Any) -> set[str]:
+    if game.board is None:  # pragma: no cover - both games have hex boards
+        raise ValueError(f"{game.title} declares no board")
+    return set(game.board(rules).labels)
+
+
+def editor_board(game: Game, options: dict[str, Any], cells: Any, settings: Any,
+                 flip: bool = False) -> dict[str, Any]:
+    """An edited board checked by the spec, written as text and read by the engine:
+    ``valid`` with the drawing, or the engine's message in ``error``."""
+    spec, rules = editor_of(game, options)
+    cells, settings = spec.check_board(cells, settings, labels_of(game, rules))
+    answer: dict[str, Any] = {"game": game.name, "options": options, "cells": cells,
+                              "settings": settings, "text": None, "valid": False,
+                              "error": None}
+    try:
+        text = spec.write(cells, settings, rules)
+        answer["text"] = text
+        position = game.position_from_text(text, rules)
+    except ValueError as error:  # IllegalAction included: the engine's own words
+        answer["error"] = str(error)[:300]
+        return answer
+    answer.update(valid=True, **describe_position(game, position, flip))
+    answer.pop("legal")
+    return answer
+
+
+def read_text(text: str, game_name: str | None, flip: bool) -> dict[str, Any]:
+    """A pasted position text (of ``game_name``, else of whichever game reads it)."""
+    if len(text) > MAX_TEXT:
+        raise ValueError(f"a position text is at most {MAX_TEXT} characters")
+    errors = []
+    for name in [game_name] if game_name else game_names():
+        game = get_game(name)
+        try:
+            position = game.position_from_text(text, None)
+        except ValueError as error:
+            errors.append(f"{game.title}: {str(error)[:200]}")
+            continue
+        options = dict(game.rules_options(position.rules))
+        spec, rules = editor_of(game, options)
+        cells, settings = spec.read(position.to_text(), rules)
+        return editor_board(game, options, cells, settings, flip)
+    raise ValueError("not a position text this site can read: " + "; ".join(errors))
+
+
+def editor_start(game: Game, options: dict[str, Any]) -> dict[str, Any]:
+    spec, rules = editor_of(game, options)
+    position = game.new_position(rules)
+    cells, settings = spec.read(position.to_text(), rules)
+    return {"title": game.title, "colors": list(game.colors), "spec": spec.describe(),
+            **editor_board(game, options, cells, settings)}
+
+
+# --------------------------------------------------------------------- routes
+def add_analysis_routes(app: FastAPI, service: GameService) -> None:
+    """The analysis, hint and editor API and pages (called by ``create_app``)."""
+    limit = ClientLimit(MAX_PER_CLIENT)
+
+    @app.post("/api/analysis/position")
+    async def analysis_position(body: LineIn) -> dict[str, Any]:
+        """The board, move list and legal actions after a line of actions."""
+        return await asyncio.to_thread(line_view, body)
+
+    @app.post("/api/analysis/evaluate")
+    async def analysis_evaluate(body: EvaluateIn, request: Request) -> dict[str, Any]:
+        """One search of the position after the line, of budget ``BUDGETS[depth]``; the
+        client asks for depth 0, 1, ... in turn to see deeper results as they come."""
+        if not 0 <= body.depth < len(BUDGETS):
+            raise ValueError(f"depth must be 0..{len(BUDGETS) - 1}, got {body.depth}")
+        game, options = checked_line(body)
+        await asyncio.to_thread(rebuild, game, options, list(body.actions), body.start)
+        with limit.hold(request):
+            found = await service.workers.run(
+                analyse_line, game.name, options, body.start, list(body.actions),
+                BUDGETS[body.depth], SEARCH_SECONDS,
+            )
+        last = body.depth + 1 >= len(BUDGETS) or found["proven"]
+        return {**found, "depth": body.depth, "depths": len(BUDGETS),
+                "next_depth": None if last else body.depth + 1}
+
+    @app.post("/api/analysis/graph")
+    async def analysis_graph(body: GraphIn, request: Request) -> dict[str, Any]:
+        """Seat 0's win probability after ``first`` .. ``first + count - 1`` actions
+        (a slice of the evaluation graph; at most ``GRAPH_CHUNK`` positions)."""
+        if not 1 <= body.count <= GRAPH_CHUNK:
+            raise ValueError(f"count must be 1..{GRAPH_CHUNK}, got {body.count}")
+        if not 0 <= body.first <= len(body.actions):
+            raise ValueError(f"first must be 0..{len(body.actions)}, got {body.first}")
+        game, options = checked_line(body)
+        await asyncio.to_thread(rebuild, game, options, list(body.actions), body.start)
+        with limit.hold(request):
+            values = await service.workers.run(
+                line_values, game.name, options, body.start, list(body.actions),
+                body.first, body.count, GRAPH_ITERATIONS,
+            )
+        return {"first": body.first, "values": values, "total": len(body.actions) + 1,
+                "iterations": GRAPH_ITERATIONS, "mistake_drop": MISTAKE_DROP,
+                "seat0": game.colors[0]}
+
+    @app.get("/api/analysis/source/{game_id}")
+    async def analysis_source(game_id: str) -> dict[str, Any]:
+        """A stored game as a line to analyse: game, options, start text and actions."""
+        match = await service.get(game_id)
+        return {"id": match.id, "game": match.game.name, "options": match.stored.options,
+                "start": match.stored.start or None,
+                "actions": [ply.notation for ply in match.plies],
+                "players": match.players_view(),
+                "result": match.result_text() if match.is_over else None}
+
+    @app.post("/api/games/{game_id}/hint")
+    async def hint(game_id: str, body: HintIn) -> dict[str, Any]:
+        """The engine's suggestion for the player to act (games against the computer and
+        hot-seat games only: refused in online games)."""
+        match = await service.get(game_id)
+        seats = match.seats_of(body.token)
+        if match.stored.mode == "online":
+            raise PermissionError("hints are off in online games")
+        if not seats:
+            raise PermissionError("only a player of this game may ask for a hint")
+        if match.is_over:
+            raise IllegalAction(f"the game is over: {match.result_text()}")
+        if match.position.current_seat not in seats or match.ai_to_move():
+            raise IllegalAction("it is not your turn")
+        revision = match.revision
+        actions = [ply.notation for ply in match.plies]
+        choice = await service.workers.choose(
+            match.stored.game, match.stored.options, actions, HINT_LEVEL,
+            start=match.stored.start or None,
+        )
+        if match.revision != revision:
+            raise IllegalAction("the position changed while the engine was thinking")
+        action = match.position.parse_action(choice)
+        gesture = match.game.gesture(match.position, action)
+        return {"action": str(action), "label": gesture.label, "points": list(gesture.points),
+                "ply": len(match.plies)}
+
+    @app.post("/api/editor/spec")
+    async def editor_spec(body: EditorSpecIn) -> dict[str, Any]:
+        """The game's palette and settings, and its start position as an edited board."""
+        game = get_game(body.game)
+        return await asyncio.to_thread(editor_start, game, parse_options(game, body.options))
+
+    @app.post("/api/editor/board")
+    async def editor_check(body: EditorBoardIn) -> dict[str, Any]:
+        """An edited board: its text, and the engine's verdict (drawing or message)."""
+        game = get_game(body.game)
+        options = parse_options(game, body.options)
+        return await asyncio.to_thread(editor_board, game, options, body.cells,
+                                       body.settings, body.flip)
+
+    @app.post("/api/editor/read")
+    async def editor_read(body: EditorReadIn) -> dict[str, Any]:
+        """A pasted position text as an edited board (400 with the reader's message)."""
+        return await asyncio.to_thread(read_text, body.text, body.game, body.flip)
+
+    @app.get("/analysis", include_in_schema=False)
+    async def analysis_page() -> FileResponse:
+        return FileResponse(STATIC / "analysis.html")
+
+    @app.get("/analysis/{game_id}", include_in_schema=False)
+    async def analysis_game_page(game_id: str) -> FileResponse:
+        return FileResponse(STATIC / "analysis.html")
+
+    @app.get("/editor", include_in_schema=False)
+    async def editor_page() -> FileResponse:
+        return FileResponse(STATIC / "editor.html")
