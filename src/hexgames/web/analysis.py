@@ -152,6 +152,7 @@ def describe_position(game: Game, position: GameState, flip: bool = False) -> di
     outcome = position.outcome()
     return {
         "svg": render(game, position, flip=flip),
+        "text": position.to_text(),
         "to_move": position.to_move,
         "current_seat": position.current_seat,
         "turn_start": position.is_turn_start(),

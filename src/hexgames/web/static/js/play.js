@@ -6,6 +6,7 @@ import { absolute, api, gameIdFromPath, inviteFor, rememberToken, tokenFor } fro
 import { Board } from "./board.js";
 import { cap, el, renderMoves, renderPlayers, showBanner } from "./common.js";
 import { DEFAULT_TOOL, Picker, allowedNow } from "./input.js";
+import { Hint } from "./hint.js";
 
 const $ = (id) => document.getElementById(id);
 const gameId = gameIdFromPath();
@@ -45,6 +46,7 @@ let browsing = null;
 const touch = matchMedia("(hover: none), (pointer: coarse)").matches;
 
 const board = new Board($("board"), { onPoint: clickPoint, onHover: hoverPoint });
+const hint = new Hint($("hint-button"), board, (message, kind) => toast(message, kind));
 
 function flipped() {
   if (flipChoice !== null) return flipChoice;
@@ -88,7 +90,8 @@ function setConn(text, kind) {
 }
 
 function showMissing() {
-  for (const id of ["undo", "resign", "download", "replay", "flip", "legend-button"]) {
+  for (const id of ["undo", "resign", "download", "replay", "flip", "legend-button", "analyse",
+    "hint-button"]) {
     $(id).hidden = true;
   }
   $("input-bar").hidden = true;
@@ -121,6 +124,7 @@ function receive(next) {
   $("rules-link").textContent = `${state.title} rules`;
   $("replay").href = `/replay/${state.id}`;
   $("download").href = `/api/games/${state.id}/record`;
+  $("analyse").href = `/analysis/${state.id}`;
   if (fresh) picker = new Picker(state.legal);
   renderOverlayToggles();
   $("flip").setAttribute("aria-pressed", flipped() ? "true" : "false");
@@ -144,6 +148,7 @@ function receive(next) {
   $("undo").disabled = !state.can_undo;
   $("undo").hidden = state.mode === "online" || state.role !== "player";
   $("resign").hidden = state.role !== "player" || state.is_over;
+  hint.update(state, token);
   refreshInput();
 }
 
@@ -447,6 +452,7 @@ document.addEventListener("keydown", (event) => {
   if (event.key === "Escape" && picker) { picker.reset(); $("choices").replaceChildren(); refreshInput(); }
   if (event.key === "f" || event.key === "F") $("flip").click();
   if ((event.key === "u" || event.key === "U") && state && state.can_undo) send({ type: "undo" });
+  if ((event.key === "h" || event.key === "H") && !$("hint-button").hidden) $("hint-button").click();
 });
 
 // The token is checked by the server; fetch once over HTTP so a bad id shows at once.

@@ -26,6 +26,7 @@ async function go(n) {
   if (!state) return;
   ply = Math.max(0, Math.min(state.history.length, n));
   $("counter").textContent = `${ply} / ${state.history.length}`;
+  $("analyse").href = `/analysis/${encodeURIComponent(gameId)}?ply=${ply}`;
   $("first").disabled = $("prev").disabled = ply === 0;
   $("next").disabled = $("last").disabled = ply === state.history.length;
   renderMoves($("moves"), state.history, { current: ply, onPick: go });
