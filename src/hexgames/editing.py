@@ -131,7 +131,7 @@ class EditorSpec:
                 raise ValueError(f"{str(label)[:20]!r} is not a point of this board")
             if not isinstance(content, dict):
                 raise ValueError(f"{key}: expected {{piece: kind, ...}}")
-            piece = self.kind(content.get("piece"))
+            piece = self.kind(str(content.get("piece")))
             entry: dict[str, Any] = {"piece": piece.id}
             names = {attribute.name for attribute in piece.attributes}
             unknown = sorted(set(content) - names - {"piece"})

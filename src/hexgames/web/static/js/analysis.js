@@ -26,6 +26,7 @@ let picker = null;
 let flip = false;
 let engineOn = params.get("engine") !== "off";
 let searchToken = 0;
+let engineIdle = Promise.resolve(null);  // the search in flight (one at a time)
 const positions = new Map();  // path key -> position response
 const evaluations = new Map(); // path key -> best evaluation so far
 let graph = null;          // {values: [], seats: [], actions: [], drop}
@@ -187,10 +188,16 @@ async function analyse(node) {
   }
   let depth = known ? known.next_depth : 0;
   while (depth !== null && depth !== undefined && token === searchToken && engineOn) {
+    // One search at a time from this page: an abandoned one still runs on the server,
+    // so wait for it rather than exceed this client's share of the engine.
+    await engineIdle;
+    if (token !== searchToken || !engineOn) return;
     let found;
+    const request = api("/api/analysis/evaluate", { method: "POST", body: {
+      ...source, actions: pathOf(node), depth } });
+    engineIdle = request.then(() => null, () => null);
     try {
-      found = await api("/api/analysis/evaluate", { method: "POST", body: {
-        ...source, actions: pathOf(node), depth } });
+      found = await request;
     } catch (error) {
       if (token !== searchToken) return;
       if (/at most \d+ analyses/.test(error.message)) {  // our own earlier request: retry

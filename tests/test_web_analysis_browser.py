@@ -1,0 +1,243 @@
+# ruff: noqa: F811  (the fixtures of test_web_browser are imported and used by name)
+"""Issue 12, "analysis with the engine": the analysis board, the hint button and the board
+editor in headless Debian chromium (desktop and a 390x844 phone) against a real
+``hexgames serve`` (the fixtures of tests/test_web_browser.py).
+
+Screenshots go to ``test-artifacts/`` (git-ignored); docs/images has copies of some.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from test_web_browser import (  # noqa: F401  (fixtures are used by name)
+    browser,
+    enter,
+    page,
+    server,
+    shot,
+)
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True,
+         "device_scale_factor": 2, "bypass_csp": True}
+KING_CAPTURE = "Benediction v1: R-E2 B E8\nR:E2kE5\nB:E6kE8"
+
+
+@pytest.fixture
+def phone(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(**PHONE)
+    opened = context.new_page()
+    errors: list[str] = []
+    opened.on("pageerror", lambda error: errors.append(str(error)))
+    yield opened
+    context.close()
+    assert not errors, f"JavaScript errors: {errors}"
+
+
+def post(server: str, path: str, **body: Any) -> Any:
+    response = httpx.post(server + path, json=body, timeout=60)
+    response.raise_for_status()
+    return response.json()
+
+
+def played_game(server: str, game: str, count: int) -> dict[str, Any]:
+    """A hot-seat game with ``count`` actions (the first legal one with points, else the
+    first: Dendria's turns end with a button)."""
+    created = post(server, "/api/games", game=game, mode="hotseat")
+    for _ in range(count):
+        state = httpx.get(f"{server}/api/games/{created['id']}",
+                          params={"token": created["token"]}, timeout=30).json()
+        entry = next((e for e in state["legal"] if e["points"]), state["legal"][0])
+        post(server, f"/api/games/{created['id']}/actions", token=created["token"],
+             action=entry["action"])
+    return created
+
+
+def wait_engine(page: Any, depth: int = 1) -> None:
+    page.wait_for_function(
+        f"Number(document.querySelector('#eval-bar').dataset.depth) >= {depth}", timeout=90_000)
+
+
+def fits(page: Any) -> None:
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= page.viewport_size["width"], f"the page is {width} px wide"
+
+
+# ------------------------------------------------------------------ analysis
+def test_the_analysis_board_opened_from_a_game(page: Any, server: str) -> None:
+    created = played_game(server, "benediction", 6)
+    page.goto(f"{server}/play/{created['id']}?token={created['token']}")
+    page.wait_for_selector(".board svg .hit[data-point]")
+    page.click("#analyse")
+    page.wait_for_url(re.compile(r"/analysis/"))
+    wait_engine(page, 1)
+    bar = page.locator("#eval-bar")
+    assert 0.0 <= float(bar.get_attribute("data-win")) <= 1.0
+    assert bar.get_attribute("data-color") in ("red", "blue")
+    assert re.search(r"(Red|Blue) to act: \d+%", page.inner_text("#engine-win"))
+    assert page.locator(".engine-arrows .engine-arrow").count() >= 1  # the best line
+    assert page.locator("#engine-best li").count() >= 1
+    # The evaluation graph of the whole game, mistakes counted.
+    page.wait_for_selector("#graph-box[data-done='true']", timeout=120_000)
+    assert page.locator("#graph svg polyline.graph-line").count() == 1
+    assert "mistake" in page.inner_text("#graph-note")
+    assert page.locator("#tree .tree-move").count() == 7  # start + 6 actions
+    # Step back and try another action: a variation.
+    page.click("#first")
+    page.wait_for_selector(".board svg[data-ply], #board[data-ply='0']")
+    page.wait_for_function("document.querySelector('#counter').textContent === '0'")
+    line = post(server, "/api/analysis/position", game="benediction", actions=[])
+    main = page.locator("#tree .tree-move[data-ply='1']").first.inner_text()
+    other = next(e for e in line["legal"] if e["points"] and e["action"] not in main
+                 and len(e["points"]) == 2)
+    enter(page, other)
+    page.wait_for_selector("#tree .variation .tree-move.current")
+    assert other["action"] in page.inner_text("#tree .variation")
+    assert page.inner_text("#counter") == "1"
+    wait_engine(page, 0)
+    shot(page, "analysis-desktop")
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function("document.querySelector('#counter').textContent === '0'")
+    page.keyboard.press("End")  # the main line goes on
+    page.wait_for_function("document.querySelector('#counter').textContent === '6'")
+
+
+def test_the_analysis_board_on_a_phone(phone: Any, server: str) -> None:
+    created = played_game(server, "dendria", 4)
+    phone.goto(f"{server}/analysis/{created['id']}?ply=2")
+    phone.wait_for_selector(".board svg .hit[data-point]")
+    assert phone.inner_text("#counter") == "2"
+    wait_engine(phone, 1)
+    fits(phone)
+    box = phone.locator("#eval-bar").bounding_box()
+    assert box and box["height"] > 100
+    phone.wait_for_selector("#graph-box[data-done='true']", timeout=120_000)
+    shot(phone, "analysis-phone")
+    phone.tap("#next")
+    phone.wait_for_function("document.querySelector('#counter').textContent === '3'")
+
+
+def test_the_replay_links_to_the_analysis_of_the_same_position(page: Any, server: str) -> None:
+    created = played_game(server, "dendria", 3)
+    page.goto(f"{server}/replay/{created['id']}?ply=2")
+    page.wait_for_selector(".board svg")
+    page.wait_for_function("document.querySelector('#counter').textContent.startsWith('2')")
+    page.click("#analyse")
+    page.wait_for_url(re.compile(r"/analysis/.+ply=2"))
+    page.wait_for_function("document.querySelector('#counter').textContent === '2'")
+
+
+# ---------------------------------------------------------------------- hint
+def test_the_hint_against_the_computer_and_none_online(page: Any, server: str) -> None:
+    created = post(server, "/api/games", game="benediction", mode="ai", level=1)
+    page.goto(f"{server}/play/{created['id']}?token={created['token']}")
+    page.wait_for_selector(".board svg .hit[data-point]")
+    page.wait_for_selector("#hint-button:not([hidden]):not([disabled])")
+    page.click("#hint-button")
+    page.wait_for_selector("#hint-button[data-action]")
+    action = page.get_attribute("#hint-button", "data-action")
+    assert "Hint:" in page.inner_text("#toast") and action in page.inner_text("#toast")
+    assert page.locator(".board svg .hit.hinted").count() >= 1
+    shot(page, "hint-desktop")
+    online = post(server, "/api/games", game="benediction", mode="online")
+    page.goto(f"{server}/play/{online['id']}?token={online['token']}")
+    page.wait_for_selector(".board svg .hit[data-point]")
+    page.wait_for_function("document.querySelector('#status').textContent.length > 0")
+    assert page.locator("#hint-button").is_hidden()
+
+
+def test_the_hint_on_a_phone(phone: Any, server: str) -> None:
+    created = post(server, "/api/games", game="dendria", mode="ai", level=1)
+    phone.goto(f"{server}/play/{created['id']}?token={created['token']}")
+    phone.wait_for_selector("#hint-button:not([hidden]):not([disabled])")
+    phone.tap("#hint-button")
+    phone.wait_for_selector("#hint-button[data-action]")
+    assert phone.locator(".board svg .hit.hinted").count() >= 1
+    fits(phone)
+
+
+# -------------------------------------------------------------------- editor
+def test_the_editor_sets_up_a_position_and_plays_it(page: Any, server: str) -> None:
+    page.goto(f"{server}/editor?game=benediction")
+    page.wait_for_selector("#verdict[data-valid='true']")
+    page.click("#clear")
+    page.wait_for_function("!document.querySelector('#text').value.includes('D12')")
+    page.click('.palette button[data-kind="red"]')
+    page.check("#f-king")
+    page.click('.board svg .hit[data-point="e2"]')
+    page.wait_for_function("document.querySelector('#text').value.includes('R:E2k')")
+    page.uncheck("#f-king")
+    page.click('.board svg .hit[data-point="e5"]')
+    page.wait_for_function("document.querySelector('#text').value.includes('E2kE5') || "
+                           "document.querySelector('#text').value.includes('E2k5')")
+    page.click('.palette button[data-kind="blue"]')
+    page.check("#f-king")
+    page.click('.board svg .hit[data-point="e6"]')
+    page.wait_for_function("document.querySelector('#text').value.includes('B:E6k')")
+    page.click('.palette button[data-kind="block"]')
+    page.click('.board svg .hit[data-point="a1"]')
+    page.wait_for_function("document.querySelector('#text').value.includes('X:A1')")
+    page.wait_for_selector("#verdict[data-valid='true']")
+    # An impossible man: the engine's message, and the game cannot start.
+    page.click('.palette button[data-kind="red"]')
+    page.check("#f-king")
+    page.check("#f-cursed")
+    page.click('.board svg .hit[data-point="c1"]')
+    page.wait_for_selector("#verdict[data-valid='false']")
+    assert "cannot be cursed" in page.inner_text("#verdict")
+    assert page.is_disabled("#play-ai")
+    page.click('.palette button[data-kind="erase"]')
+    page.click('.board svg .hit[data-point="c1"]')
+    page.wait_for_selector("#verdict[data-valid='true']")
+    shot(page, "editor-desktop")
+    page.fill("#level", "1")
+    page.click("#play-ai")
+    page.wait_for_url(re.compile(r"/play/"))
+    page.wait_for_selector(".board svg .hit[data-point]")
+    game_id = page.url.rstrip("/").split("/")[-1]
+    state = httpx.get(f"{server}/api/games/{game_id}", timeout=30).json()
+    assert state["ply"] == 0 and state["mode"] == "ai"
+    source = httpx.get(f"{server}/api/analysis/source/{game_id}", timeout=30).json()
+    assert "X:A1" in source["start"] and "E6k" in source["start"]
+
+
+def test_the_editor_reads_pasted_text_and_opens_the_analysis(page: Any, server: str) -> None:
+    page.goto(f"{server}/editor?game=benediction")
+    page.wait_for_selector("#verdict[data-valid='true']")
+    page.fill("#text", "Benediction v1: R-E2 B E8\nR:E5kz")
+    page.click("#load")
+    page.wait_for_selector("#verdict[data-valid='false']")
+    assert "line 2, column" in page.inner_text("#verdict")
+    page.fill("#text", "| " + KING_CAPTURE.replace("\n", " |\n| ") + " |")  # a Windows save
+    page.click("#load")
+    page.wait_for_selector("#verdict[data-valid='true']")
+    assert page.locator(".board svg [data-point='e6'][data-color]").count() >= 1
+    page.click("#analyse")
+    page.wait_for_url(re.compile(r"/analysis\?"))
+    wait_engine(page, 0)
+    assert "100%" in page.inner_text("#engine-win")  # a proven win: take the king
+    assert "e5e6" in page.inner_text("#engine-line")
+
+
+def test_the_editor_on_a_phone(phone: Any, server: str) -> None:
+    phone.goto(f"{server}/editor?game=dendria")
+    phone.wait_for_selector("#verdict[data-valid='true']")
+    fits(phone)
+    phone.tap('.palette button[data-kind="dark-tree"]')
+    phone.tap('.board svg .hit[data-point="d4"]')
+    phone.wait_for_function("document.querySelector('#text').value.includes('dark trees: d4')")
+    phone.select_option("#f-to_move", "light")
+    phone.wait_for_function("document.querySelector('#text').value.includes('to-move=light')")
+    phone.wait_for_selector("#verdict[data-valid='true']")
+    shot(phone, "editor-phone")
+    phone.tap("#play-hotseat")
+    phone.wait_for_url(re.compile(r"/play/"))
+    phone.wait_for_selector(".board svg .hit[data-point]")
+    phone.wait_for_function("document.querySelector('#status').textContent.includes('Light')")
