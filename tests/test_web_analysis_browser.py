@@ -119,9 +119,13 @@ def test_the_analysis_board_on_a_phone(phone: Any, server: str) -> None:
     box = phone.locator("#eval-bar").bounding_box()
     assert box and box["height"] > 100
     phone.wait_for_selector("#graph-box[data-done='true']", timeout=120_000)
+    phone.evaluate("window.scrollTo(0, 0)")
     shot(phone, "analysis-phone")
-    phone.tap("#next")
+    phone.keyboard.press("ArrowRight")  # stepping never scrolls the page (the tree scrolls)
     phone.wait_for_function("document.querySelector('#counter').textContent === '3'")
+    assert phone.evaluate("window.scrollY") == 0
+    phone.tap("#prev")
+    phone.wait_for_function("document.querySelector('#counter').textContent === '2'")
 
 
 def test_the_replay_links_to_the_analysis_of_the_same_position(page: Any, server: str) -> None:
@@ -241,3 +245,30 @@ def test_the_editor_on_a_phone(phone: Any, server: str) -> None:
     phone.wait_for_url(re.compile(r"/play/"))
     phone.wait_for_selector(".board svg .hit[data-point]")
     phone.wait_for_function("document.querySelector('#status').textContent.includes('Light')")
+
+
+def test_the_new_pages_obey_the_csp(browser: Any, server: str) -> None:
+    """Under the site's real Content-Security-Policy (no bypass) the editor, the analysis
+    board and the hint work with no violation and no failed request."""
+    context = browser.new_context(viewport={"width": 1200, "height": 800})
+    try:
+        page = context.new_page()
+        problems: list[str] = []
+        page.on("console", lambda message: problems.append(message.text)
+                if "Content Security Policy" in message.text or message.type == "error"
+                else None)
+        page.on("pageerror", lambda error: problems.append(str(error)))
+        page.goto(f"{server}/editor?game=dendria")
+        page.wait_for_selector("#verdict[data-valid='true']")
+        page.click('.board svg .hit[data-point="d4"]')
+        page.wait_for_selector("#verdict[data-valid='true']")
+        page.click("#analyse")
+        page.wait_for_selector("#eval-bar[data-depth='1']", timeout=90_000)
+        page.wait_for_selector(".engine-arrows .engine-arrow")
+        created = post(server, "/api/games", game="dendria", mode="ai", level=1)
+        page.goto(f"{server}/play/{created['id']}?token={created['token']}")
+        page.click("#hint-button:not([disabled])")
+        page.wait_for_selector(".board svg .hit.hinted")
+        assert not problems, problems
+    finally:
+        context.close()

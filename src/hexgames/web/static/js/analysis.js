@@ -107,7 +107,14 @@ function renderTree() {
   container.replaceChildren(el("button", {
     class: `tree-move start${current === root ? " current" : ""}`, type: "button",
     "data-node": 0, "data-ply": 0, onclick: () => go(root), text: "Start" }), ...items);
-  container.querySelector(".current")?.scrollIntoView({ block: "nearest" });
+  // Scroll the tree's own box only (never the page: on a phone the tree is below the board).
+  const shown = container.querySelector(".current");
+  if (shown && container.scrollHeight > container.clientHeight) {
+    const top = shown.offsetTop;  // the tree is the offset parent (position: relative)
+    if (top < container.scrollTop || top > container.scrollTop + container.clientHeight - 30) {
+      container.scrollTop = Math.max(0, top - container.clientHeight / 2);
+    }
+  }
 }
 
 // ------------------------------------------------------------------ positions

@@ -34,7 +34,7 @@ export class Hint {
     if (!state || !state.your_turn || this.asking) return;
     this.asking = true;
     this.button.disabled = true;
-    this.button.textContent = "💡 Thinking…";
+    this.button.textContent = "✦ Thinking…";
     try {
       const hint = await api(`/api/games/${encodeURIComponent(state.id)}/hint`, {
         method: "POST", body: { token: this.token } });
@@ -48,7 +48,7 @@ export class Hint {
       this.toast(error.message);
     } finally {
       this.asking = false;
-      this.button.textContent = "💡 Hint";
+      this.button.textContent = "✦ Hint";
       this.button.disabled = !(this.state && this.state.your_turn);
     }
   }
