@@ -101,7 +101,8 @@ def test_the_analysis_board_opened_from_a_game(page: Any, server: str) -> None:
     page.wait_for_selector("#tree .variation .tree-move.current")
     assert other["action"] in page.inner_text("#tree .variation")
     assert page.inner_text("#counter") == "1"
-    wait_engine(page, 0)
+    wait_engine(page, 1)  # the variation's own evaluation (not the previous position's)
+    page.wait_for_selector(".engine-arrows .engine-arrow")
     shot(page, "analysis-desktop")
     page.keyboard.press("ArrowLeft")
     page.wait_for_function("document.querySelector('#counter').textContent === '0'")

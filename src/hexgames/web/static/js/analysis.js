@@ -227,6 +227,7 @@ function showEvaluation(found) {
     $("eval-fill").style.height = "50%";
     $("eval-text").textContent = view && view.is_over ? "over" : (engineOn ? "…" : "off");
     bar.dataset.win = "";
+    delete bar.dataset.depth;
     $("engine-win").textContent = !engineOn ? "Engine off" : view && view.is_over
       ? cap(view.result || "game over") : "thinking…";
     $("engine-depth").textContent = "";
