@@ -306,6 +306,9 @@ def test_a_game_starts_from_an_edited_position(client: TestClient, mode: str) ->
     response = client.post(f"/api/games/{created['id']}/actions",
                            json={"token": created["token"], "action": "e5e6"})
     assert response.status_code == 200 and response.json()["winner"] == "red"
+    record = client.get(f"/api/games/{created['id']}/record").text
+    assert '[Start "' in record  # the record starts where the game did
+    assert get_game("benediction").read_record(record)[0].winner == "red"
 
 
 def test_a_bad_start_position_is_refused_with_the_reader_s_message(client: TestClient) -> None:
