@@ -241,6 +241,10 @@ def test_hints_are_refused_online_to_spectators_and_after_the_end(client: TestCl
     online = post(client, "/api/games", game="dendria", mode="online")
     path = f"/api/games/{online['id']}/hint"
     assert "off in online games" in refused(client, path, 403, token=online["token"])
+    response = client.get(f"/api/analysis/source/{online['id']}")  # nor the analysis board
+    assert response.status_code == 403 and "once it is over" in response.json()["error"]
+    post(client, f"/api/games/{online['id']}/resign", token=online["token"])
+    assert client.get(f"/api/analysis/source/{online['id']}").status_code == 200
     hotseat = post(client, "/api/games", game="dendria", mode="hotseat")
     path = f"/api/games/{hotseat['id']}/hint"
     assert "only a player" in refused(client, path, 403, token=None)

@@ -156,6 +156,7 @@ def test_the_hint_against_the_computer_and_none_online(page: Any, server: str) -
     page.wait_for_selector(".board svg .hit[data-point]")
     page.wait_for_function("document.querySelector('#status').textContent.length > 0")
     assert page.locator("#hint-button").is_hidden()
+    assert page.locator("#analyse").is_hidden()  # no engine help in an online game
 
 
 def test_the_hint_on_a_phone(phone: Any, server: str) -> None:

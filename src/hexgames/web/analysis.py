@@ -288,8 +288,11 @@ def add_analysis_routes(app: FastAPI, service: GameService) -> None:
 
     @app.get("/api/analysis/source/{game_id}")
     async def analysis_source(game_id: str) -> dict[str, Any]:
-        """A stored game as a line to analyse: game, options, start text and actions."""
+        """A stored game as a line to analyse: game, options, start text and actions.
+        An online game opens to analysis once it is over (no engine help mid-game)."""
         match = await service.get(game_id)
+        if match.stored.mode == "online" and not match.is_over:
+            raise PermissionError("an online game can be analysed once it is over")
         return {"id": match.id, "game": match.game.name, "options": match.stored.options,
                 "start": match.stored.start or None,
                 "actions": [ply.notation for ply in match.plies],

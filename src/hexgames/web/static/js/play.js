@@ -125,6 +125,7 @@ function receive(next) {
   $("replay").href = `/replay/${state.id}`;
   $("download").href = `/api/games/${state.id}/record`;
   $("analyse").href = `/analysis/${state.id}`;
+  $("analyse").hidden = state.mode === "online" && !state.is_over;  // no engine help mid-game
   if (fresh) picker = new Picker(state.legal);
   renderOverlayToggles();
   $("flip").setAttribute("aria-pressed", flipped() ? "true" : "false");

@@ -68,6 +68,7 @@ async function init() {
   }
   document.title = `Replay · ${state.title} · hexgames`;
   $("back").href = `/play/${gameId}`;
+  $("analyse").hidden = state.mode === "online" && !state.is_over;  // no engine help mid-game
   $("back").textContent = tokenFor(gameId) && !state.is_over ? "Back to the game" : "Open the game";
   // A player of the second seat (not at one screen) sees their side at the bottom.
   flip = state.mode !== "hotseat" && state.your_seats.length === 1 && state.your_seats[0] === 1;
