@@ -12,7 +12,7 @@ from hexgames.benediction._tables import BLESSED, BLUE, CURSED, KING, LOCKED, RE
 from hexgames.benediction.rules import Rules
 from hexgames.benediction.textformat import TextPosition, format_text, parse_text
 from hexgames.editing import Cells, EditorSpec, Field, PieceKind
-from hexgames.hexgrid import board
+from hexgames.hexgrid import COLUMN_LETTERS, board
 
 _FLAGS = (("king", KING, "King"), ("blessed", BLESSED, "Blessed"),
           ("cursed", CURSED, "Cursed"), ("locked", LOCKED, "Locked"))
@@ -47,7 +47,7 @@ def editor(rules: Rules) -> EditorSpec:
 
 
 def _standard_starts(side: int) -> tuple[str, str]:
-    column = "abcdefghijklm"[side - 1]
+    column = COLUMN_LETTERS[side - 1]
     return f"{column}2", f"{column}{2 * side - 2}"
 
 
