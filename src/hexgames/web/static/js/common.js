@@ -35,7 +35,9 @@ export function renderPlayers(container, state, { showTurn = true } = {}) {
       swatch(player.color),
       el("div", { class: "who" },
         el("strong", { text: cap(player.color) }),
-        el("span", { class: "name", text: player.name })),
+        player.player
+          ? el("a", { class: "name", href: `/player/${encodeURIComponent(player.player.name)}`, text: player.player.name })
+          : el("span", { class: "name", text: player.name })),
       you && player.name !== "You" ? el("span", { class: "tag", text: "you" }) : null,
       state.mode === "online" && Array.isArray(state.present)
         ? el("span", {

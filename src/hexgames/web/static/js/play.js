@@ -19,7 +19,9 @@ const linkToken = params.get("token");
 if (linkToken) history.replaceState(null, "", location.pathname);
 let token = tokenFor(gameId);
 let notice = null;
-if (linkToken) {
+// Without a remembered seat, ask anyway: a seat held by this browser's identity (taken on
+// another device, or given by the lobby) comes back as a credential for this browser.
+if (linkToken || !token) {
   try {
     const claimed = await api(`/api/games/${encodeURIComponent(gameId)}/claim`, {
       method: "POST", body: { token: linkToken, have: token },
