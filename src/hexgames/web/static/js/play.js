@@ -4,11 +4,12 @@
 
 import { absolute, api, gameIdFromPath, inviteFor, rememberToken, tokenFor } from "./api.js";
 import { Board } from "./board.js";
-import { cap, el, renderMoves, renderPlayers, showBanner } from "./common.js";
+import { cap, el, renderMoves, renderPlayers, showBanner, showMe } from "./common.js";
 import { DEFAULT_TOOL, Picker, allowedNow } from "./input.js";
 
 const $ = (id) => document.getElementById(id);
 const gameId = gameIdFromPath();
+showMe($("me-link"));
 
 // A token in the link is removed from the address bar at once (so that it stays out of
 // the history and of copied addresses), then presented to the server once: an online
