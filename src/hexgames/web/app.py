@@ -40,7 +40,7 @@ from hexgames.errors import IllegalAction
 from hexgames.game import game_names, get_game
 from hexgames.web.ai_worker import AiWorkers
 from hexgames.web.hub import Hub
-from hexgames.web.identity import CurrentPlayer, IdentityCookie
+from hexgames.web.identity import CurrentPlayer, IdentityCookie, KnownPlayer
 from hexgames.web.limits import BodyLimit, SecurityHeaders
 from hexgames.web.matches import Match, render
 from hexgames.web.options import describe_options
@@ -225,7 +225,7 @@ def create_app(
         }
 
     @app.post("/api/games", status_code=201)
-    async def new_game(body: NewGame, player: CurrentPlayer) -> dict[str, Any]:
+    async def new_game(body: NewGame, player: KnownPlayer) -> dict[str, Any]:
         match, tokens = await service.create(
             body.game, body.options, body.mode, seat=body.seat, level=body.level,
             player=player, rated=body.rated,
@@ -267,8 +267,7 @@ def create_app(
         return JSONResponse(app.openapi())
 
     @app.post("/api/games/{game_id}/claim")
-    async def claim(game_id: str, body: ClaimIn,
-                    player: CurrentPlayer) -> dict[str, Any]:
+    async def claim(game_id: str, body: ClaimIn, player: KnownPlayer) -> dict[str, Any]:
         """Open a seat link from a browser: an online invitation is claimed once (the
         first browser gets a credential of its own; later ones watch and are told so).
         Without a link, a browser of an identity holding a seat gets its credential."""

@@ -43,6 +43,7 @@ __all__ = [
     "CurrentPlayer",
     "IdentityCookie",
     "InvalidName",
+    "KnownPlayer",
     "NameTaken",
     "Player",
     "current_player",
@@ -240,6 +241,9 @@ async def current_player(request: HTTPConnection) -> Player:
 #: ``player: CurrentPlayer`` in a route's parameters: the request's identity (created
 #: with its cookie when the browser has none).
 CurrentPlayer = Annotated[Player, Depends(current_player)]
+#: ``player: KnownPlayer``: the request's identity if its cookie names one, else ``None``
+#: (API clients that keep no cookies create no identities).
+KnownPlayer = Annotated[Player | None, Depends(known_player)]
 
 
 def set_identity_cookie(request: HTTPConnection, secret: str | None) -> None:
