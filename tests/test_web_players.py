@@ -9,18 +9,22 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
+from fastapi import WebSocket
 from fastapi.testclient import TestClient
 
 from hexgames.web.app import create_app
 from hexgames.web.identity import (
     COOKIE,
     InvalidName,
+    Player,
     hash_password,
     hash_secret,
+    known_player,
     validate_name,
     verify_password,
 )
@@ -136,7 +140,8 @@ def app(site: dict[str, Any]) -> Iterator[Any]:
     """An app whose lifespan runs once; each browser is a client of its own (cookies)
     that does not run the lifespan again (leaving would close the storage)."""
     application = create_app(ai_processes=1, **site)
-    with TestClient(application):
+    with TestClient(application) as driver:
+        application.state.driver = driver  # its portal runs coroutines on the app's loop
         yield application
 
 
@@ -344,3 +349,46 @@ def test_an_older_database_gains_the_new_tables_and_keeps_its_games(tmp_path: Pa
         state = client.get("/api/games/old").json()
         assert state["rated"] is False and state["players"][0]["player"] is None
         assert client.get("/api/me").status_code == 200
+
+
+def test_the_lobby_can_pair_two_identities_and_a_websocket_knows_its_player(app: Any) -> None:
+    """What the lobby builds on: ``GameService.create(player=, opponent=, rated=)`` seats
+    both identities without an invitation; each browser gets its seat through ``claim``;
+    ``known_player`` works on a WebSocket handshake; ``on_game_over`` rates the result."""
+
+    @app.websocket("/ws/test-who")
+    async def who(websocket: WebSocket) -> None:
+        await websocket.accept()
+        player = await known_player(websocket)
+        await websocket.send_json(player.public() if player else None)
+        await websocket.close()
+
+    ann, bob = named(app, "Ann"), named(app, "Bob")
+    with TestClient(app).websocket_connect("/ws/test-who") as anonymous:
+        assert anonymous.receive_json() is None
+    with ann.websocket_connect("/ws/test-who") as socket:
+        assert socket.receive_json()["name"] == "Ann"
+    players = [Player(me["id"], me["name"]) for me in
+               (ann.get("/api/me").json(), bob.get("/api/me").json())]
+    service, driver = app.state.service, app.state.driver
+    match, _ = driver.portal.call(partial(
+        service.create, "dendria", {}, "online", seat=1, player=players[0],
+        opponent=players[1], rated=True))
+    tokens = [client.post(f"/api/games/{match.id}/claim", json={}).json()
+              for client in (ann, bob)]
+    assert [t["seats"] for t in tokens] == [[1], [0]]
+    state = ann.get(f"/api/games/{match.id}", params={"token": tokens[0]["token"]}).json()
+    assert [p["player"]["name"] for p in state["players"]] == ["Bob", "Ann"]
+    assert state["rated"] and state["your_seats"] == [1]
+    assert "invite" not in str(match.stored.players)
+    # A flag fall, as the clocks will store it: the end, then on_game_over.
+    loser = match.position.color_of_seat(0)
+    match.stored.status, match.stored.winner = "over", match.position.color_of_seat(1)
+    match.stored.reason = f"{loser.capitalize()} ran out of time"
+    driver.portal.call(service.on_game_over, match)
+    assert [c["change"] > 0 for c in match.rating_changes] == [False, True]
+    driver.portal.call(service.on_game_over, match)  # once only
+    board = ann.get("/api/leaderboard").json()["players"]
+    assert [(p["name"], p["games"]) for p in board] == [("Ann", 1), ("Bob", 1)]
+    with pytest.raises(ValueError):
+        driver.portal.call(partial(service.create, "dendria", {}, "ai", rated=True))

@@ -40,7 +40,7 @@ from hexgames.errors import IllegalAction
 from hexgames.game import game_names, get_game
 from hexgames.web.ai_worker import AiWorkers
 from hexgames.web.hub import Hub
-from hexgames.web.identity import CurrentPlayer, IdentityCookie, KnownPlayer
+from hexgames.web.identity import IdentityCookie, KnownPlayer, PagePlayer
 from hexgames.web.limits import BodyLimit, SecurityHeaders
 from hexgames.web.matches import Match, render
 from hexgames.web.options import describe_options
@@ -325,11 +325,11 @@ def create_app(
     # -------------------------------------------------------------- pages
     # A first visit creates the visitor's identity (and its cookie).
     @app.get("/", include_in_schema=False)
-    async def home(player: CurrentPlayer) -> FileResponse:
+    async def home(player: PagePlayer) -> FileResponse:
         return FileResponse(STATIC / "index.html")
 
     @app.get("/play/{game_id}", include_in_schema=False)
-    async def play_page(game_id: str, player: CurrentPlayer) -> FileResponse:
+    async def play_page(game_id: str, player: PagePlayer) -> FileResponse:
         return FileResponse(STATIC / "play.html")
 
     @app.get("/replay/{game_id}", include_in_schema=False)
