@@ -99,3 +99,28 @@ def test_names_show_on_the_game_and_player_pages_with_the_rating_change(
         for context in contexts:
             context.close()
     assert not errors, f"JavaScript errors: {errors}"
+
+
+def test_the_player_pages_obey_the_csp(browser: Any, server: str) -> None:
+    """Under the real Content-Security-Policy (no bypass) the player page and the
+    leaderboard work, and a player's name change works from the page."""
+    context = browser.new_context(viewport={"width": 1200, "height": 800})
+    try:
+        page = context.new_page()
+        problems: list[str] = []
+        page.on("console", lambda message: problems.append(message.text)
+                if "Content Security Policy" in message.text or message.type == "error"
+                else None)
+        page.on("pageerror", lambda error: problems.append(str(error)))
+        page.goto(server + "/")
+        page.wait_for_selector("#me-link[href^='/player/']")
+        page.click("#me-link")
+        page.wait_for_selector("#identity:not([hidden])")
+        page.fill("#name-input", "Carol")
+        page.click("#name-form button[type=submit]")
+        page.wait_for_selector("#identity-status:has-text('Carol')")
+        page.goto(f"{server}/leaderboard")
+        page.wait_for_selector("#me-link:has-text('Carol')")
+        assert not problems, problems
+    finally:
+        context.close()
