@@ -392,3 +392,52 @@ def test_the_lobby_can_pair_two_identities_and_a_websocket_knows_its_player(app:
     assert [(p["name"], p["games"]) for p in board] == [("Ann", 1), ("Bob", 1)]
     with pytest.raises(ValueError):
         driver.portal.call(partial(service.create, "dendria", {}, "ai", rated=True))
+
+
+def test_two_processes_rating_at_once_apply_each_game_exactly_once(
+        postgres_url: str,  # noqa: F811
+) -> None:
+    """Two PostgreSQL connections (two server processes) rate the same games at the same
+    moment: each game counts once, and no update of a player's rating is lost."""
+    import threading
+
+    from hexgames.web.storage import PlayerRecord
+
+    stores = [open_storage(database_url=postgres_url) for _ in range(2)]
+    try:
+        for player_id in ("p1", "p2", "p3"):
+            stores[0].create_player(PlayerRecord(player_id, f"Name{player_id}", "t"),
+                                    hash_secret(player_id))
+
+        def rated(game_id: str, first: str, second: str) -> StoredGame:
+            game = StoredGame(
+                id=game_id, game="dendria", options={}, mode="online",
+                players=[{"kind": "human", "player_id": first},
+                         {"kind": "human", "player_id": second}],
+                seat_tokens=[None, None], status="over", winner="dark",
+                reason="Light resigned", created_at="t", updated_at="t", rated=True)
+            stores[0].create_game(game)
+            return game
+
+        games = [rated("same", "p1", "p2"), rated("other", "p1", "p3")]
+        results: dict[tuple[int, str], Any] = {}
+        barrier = threading.Barrier(4)
+
+        def rate(index: int, game: StoredGame) -> None:
+            barrier.wait()
+            results[index, game.id] = record_rated_result(stores[index], game)
+
+        threads = [threading.Thread(target=rate, args=(index, game))
+                   for index in (0, 1) for game in games]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+        assert results[0, "same"] == results[1, "same"] is not None
+        assert results[0, "other"] == results[1, "other"] is not None
+        ratings = {r.player_id: r for r in stores[1].ratings_of("p1")}
+        assert ratings["p1"].games == 2 and ratings["p1"].wins == 2  # both games, once each
+        assert [r.games for r in stores[1].ratings_of("p2")] == [1]
+    finally:
+        for store in stores:
+            store.close()
