@@ -198,6 +198,9 @@ def test_names_are_unique_ignoring_case_and_can_change(app: Any) -> None:
 
 
 def test_a_password_lets_another_browser_claim_the_identity(app: Any) -> None:
+    guest = TestClient(app)
+    refused = guest.post("/api/me/password", json={"password": "a long secret"})
+    assert refused.status_code == 400 and "name" in refused.json()["error"]
     ann = named(app, "Ann")
     me = ann.get("/api/me").json()
     assert ann.post("/api/me/password", json={"password": "short"}).status_code == 400
