@@ -32,7 +32,7 @@ from fastapi.responses import (
     Response,
 )
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from hexgames.ai import LEVELS
@@ -41,9 +41,11 @@ from hexgames.game import game_names, get_game
 from hexgames.web.ai_worker import AiWorkers
 from hexgames.web.analysis import add_analysis_routes
 from hexgames.web.hub import Hub
+from hexgames.web.identity import IdentityCookie, KnownPlayer, PagePlayer
 from hexgames.web.limits import BodyLimit, SecurityHeaders
 from hexgames.web.matches import Match, render
 from hexgames.web.options import describe_options
+from hexgames.web.players import add_player_routes
 from hexgames.web.rules_pages import not_found_page, rules_page
 from hexgames.web.service import MAX_RECORD, AiBusy, GameNotFound, GameService
 from hexgames.web.sockets import add_socket_route, clip
@@ -72,6 +74,7 @@ class NewGame(Strict):
     level: StrictInt = 3
     #: A start position in the game's board text (the board editor's); none: standard.
     start: StrictStr | None = None
+    rated: StrictBool = False
 
 
 class ActionIn(Strict):
@@ -150,6 +153,7 @@ def create_app(
     app = FastAPI(title="hexgames", lifespan=lifespan, docs_url=None, redoc_url=None,
                   openapi_url="/api/openapi.json")
     app.state.service = service
+    app.add_middleware(IdentityCookie)
     app.add_middleware(BodyLimit, limit=MAX_BODY)
     app.add_middleware(SecurityHeaders)
 
@@ -224,10 +228,11 @@ def create_app(
         }
 
     @app.post("/api/games", status_code=201)
-    async def new_game(body: NewGame) -> dict[str, Any]:
+    async def new_game(body: NewGame, player: KnownPlayer) -> dict[str, Any]:
         match, tokens = await service.create(
             body.game, body.options, body.mode, seat=body.seat, level=body.level,
             start=body.start,
+            player=player, rated=body.rated,
         )
         seat_token = tokens[body.seat] if body.mode != "hotseat" else tokens[0]
         return {
@@ -266,10 +271,11 @@ def create_app(
         return JSONResponse(app.openapi())
 
     @app.post("/api/games/{game_id}/claim")
-    async def claim(game_id: str, body: ClaimIn) -> dict[str, Any]:
+    async def claim(game_id: str, body: ClaimIn, player: KnownPlayer) -> dict[str, Any]:
         """Open a seat link from a browser: an online invitation is claimed once (the
-        first browser gets a credential of its own; later ones watch and are told so)."""
-        return await service.claim(game_id, body.token, body.have)
+        first browser gets a credential of its own; later ones watch and are told so).
+        Without a link, a browser of an identity holding a seat gets its credential."""
+        return await service.claim(game_id, body.token, body.have, player)
 
     @app.get("/api/games/{game_id}/record")
     async def record(game_id: str) -> PlainTextResponse:
@@ -319,13 +325,17 @@ def create_app(
     # Analysis board, hints and the board editor (their API and pages).
     add_analysis_routes(app, service)
 
+    # ----------------------------------------------- players and ratings
+    add_player_routes(app, service)
+
     # -------------------------------------------------------------- pages
+    # A first visit creates the visitor's identity (and its cookie).
     @app.get("/", include_in_schema=False)
-    async def home() -> FileResponse:
+    async def home(player: PagePlayer) -> FileResponse:
         return FileResponse(STATIC / "index.html")
 
     @app.get("/play/{game_id}", include_in_schema=False)
-    async def play_page(game_id: str) -> FileResponse:
+    async def play_page(game_id: str, player: PagePlayer) -> FileResponse:
         return FileResponse(STATIC / "play.html")
 
     @app.get("/replay/{game_id}", include_in_schema=False)

@@ -23,8 +23,10 @@ from hexgames.errors import IllegalAction
 from hexgames.game import game_names, get_game
 from hexgames.web.ai_worker import AiBusy, AiWorkers
 from hexgames.web.hub import Hub
+from hexgames.web.identity import seat_token
 from hexgames.web.matches import MAX_PLIES, MODES, Match, start_position
 from hexgames.web.options import parse_options
+from hexgames.web.ratings import record_rated_result
 from hexgames.web.storage import (
     Change,
     StaleWrite,
@@ -122,6 +124,7 @@ class GameService:
         self._refreshing: dict[str, asyncio.Task[None]] = {}
         #: Games being loaded: a change heard meanwhile is applied once they are in.
         self._loading: set[str] = set()
+        self._seat_key: bytes | None = None
 
     async def start(self) -> None:
         """Listen to the other server processes' changes (a shared storage only)."""
@@ -189,7 +192,7 @@ class GameService:
                 whole = await self._store(self.storage.load_game, game_id)
                 if whole is None:
                     return match
-                fresh = await asyncio.to_thread(Match, whole)
+                fresh = await self._adopt(await asyncio.to_thread(Match, whole))
                 fresh.thinking = match.thinking
                 self._matches[game_id] = match = fresh
                 changed = True
@@ -201,13 +204,57 @@ class GameService:
                            mine.seat_tokens):
                     mine.status, mine.winner, mine.reason = row[:3]
                     mine.players, mine.seat_tokens = row[3], row[4]
+                    mine.rated = stored.rated
                     match.revision += 1
+                    await self._adopt(match)
                     changed = True
+                elif mine.rated and match.is_over and match.rating_changes is None:
+                    await self._adopt(match)  # the ratings were applied since
+                    changed = match.rating_changes is not None
                 mine.updated_at = stored.updated_at
         if changed:
             self.hub.publish(match)
             self._schedule_ai(match)
         return match
+
+    async def call_storage(self, function: Any, *args: Any) -> Any:
+        """Run a storage call off the event loop with the storage timeout (for modules
+        built on the service: identity, ratings, lobby)."""
+        return await self._store(function, *args)
+
+    @staticmethod
+    async def call_thread(function: Any, *args: Any) -> Any:
+        """Run CPU work (a password hash) off the event loop."""
+        return await asyncio.to_thread(function, *args)
+
+    async def seat_key(self) -> bytes:
+        """The site key of identity-derived seat tokens (stored once, shared by every
+        server process)."""
+        if self._seat_key is None:
+            value = await self._store(self.storage.site_secret, "seat-key",
+                                      lambda: secrets.token_hex(32))
+            self._seat_key = bytes.fromhex(value)
+        return self._seat_key
+
+    async def _adopt(self, match: Match) -> Match:
+        """Give a match built from storage what the service knows: the seat key, the
+        names of the identities in its seats and (a finished rated game) its rating
+        changes, applying them if that was missed."""
+        match.seat_key = await self.seat_key()
+        holders = [player_id for _, player_id in match.seat_holders()]
+        if holders:
+            match.names = await self._store(self.storage.player_names, holders)
+        if match.stored.rated and match.is_over and match.rating_changes is None:
+            # Applied already (idempotent: then only read), or missed by a failure.
+            match.rating_changes = await self._store(record_rated_result, self.storage, match)
+        return match
+
+    async def renamed(self, player_id: str, name: str) -> None:
+        """A player changed their name: the games this process holds show it at once."""
+        for match in list(self._matches.values()):
+            if player_id in match.names:
+                match.names[player_id] = name
+                self.hub.publish(match)
 
     async def _store(self, function: Any, *args: Any) -> Any:
         """Run a storage call in a thread, giving up after ``storage_timeout`` seconds (a
@@ -229,11 +276,18 @@ class GameService:
         seat: int = 0,
         level: int = 3,
         start: str | None = None,
+        player: Any = None,
+        rated: bool = False,
+        opponent: Any = None,
     ) -> tuple[Match, list[str | None]]:
         """A new game; returns it with the seat tokens (the creator's seat first for AI).
 
         ``start``: a start position in the game's board text (the board editor's),
         read with the rules of ``options`` (``ValueError`` with the reader's message).
+        ``player`` (a :class:`~hexgames.web.identity.Player`) takes the creator's seat
+        (not in hot-seat games); ``opponent`` the other seat of an online game (a lobby
+        pairing: no invitation then). ``rated`` is allowed for online games only; its
+        result counts only when both seats end up held by two different identities.
         """
         game = get_game(game_name)
         rules_options = parse_options(game, options)
@@ -261,7 +315,14 @@ class GameService:
             players, tokens = [dict(human), dict(human)], [new_token(), new_token()]
             # The opponent's link is an invitation: the first browser to open it takes
             # the seat and gets a credential of its own (see claim).
-            players[1 - seat]["invite"] = INVITE_OPEN
+            if opponent is None:
+                players[1 - seat]["invite"] = INVITE_OPEN
+            else:
+                players[1 - seat]["player_id"] = opponent.id
+        if rated and mode != "online":
+            raise ValueError("only online games between two players can be rated")
+        if player is not None and mode != "hotseat":
+            players[seat]["player_id"] = player.id
         stamp = now()
         stored = StoredGame(
             id=secrets.token_urlsafe(9),
@@ -276,8 +337,9 @@ class GameService:
             created_at=stamp,
             updated_at=stamp,
             start=start,
+            rated=bool(rated),
         )
-        match = Match(stored)
+        match = await self._adopt(Match(stored))
         await self._store(self.storage.create_game, stored)
         self._matches[stored.id] = match
         self._schedule_ai(match)
@@ -298,7 +360,7 @@ class GameService:
             raise ValueError(f"unknown game {game_name[:40]!r}; known games: {known}")
         match, token = await asyncio.to_thread(self._read_record, text, game_name)
         await self._store(self.storage.create_game, match.stored)  # with its result
-        self._matches[match.id] = match
+        self._matches[match.id] = await self._adopt(match)
         return match, token
 
     def _read_record(self, text: str, game_name: str | None) -> tuple[Match, str]:
@@ -341,18 +403,26 @@ class GameService:
             return match, token
         raise ValueError("not a game record this site can read: " + "; ".join(errors))
 
-    async def claim(self, game_id: str, token: str | None, have: str | None) -> dict[str, Any]:
-        """A browser opened a link with ``token`` (it already holds ``have``, if any).
+    async def claim(self, game_id: str, token: str | None, have: str | None,
+                    player: Any = None) -> dict[str, Any]:
+        """A browser opened a link with ``token`` (it already holds ``have``, if any; it
+        is ``player``, an identity, if known).
 
         An online game's invitation is claimed once: the first browser to open it takes
-        the seat with a fresh credential of its own (the link's token stops working), so
-        whoever opens the link later is a spectator and is told so. The game's creator
-        opening their opponent's link is told so and keeps their own seat.
+        the seat with a fresh credential of its own (the link's token stops working), and
+        the seat then belongs to that browser's identity; whoever opens the link later is
+        a spectator and is told so. The game's creator opening their opponent's link is
+        told so and keeps their own seat. A browser of an identity that holds a seat gets
+        that seat's identity-derived credential (another device, no link needed).
         """
         match = await self.get(game_id)
         async with self._locks[game_id]:
             seats = match.seats_of(token)
             mine = match.seats_of(have)
+            owned = match.seats_of_player(player.id) if player is not None else frozenset()
+            if owned and not mine and match.seat_key is not None:
+                have = seat_token(match.seat_key, match.id, min(owned), player.id)
+                mine = match.seats_of(have)
             if mine and not seats:
                 return {"role": "player", "token": have, "seats": sorted(mine), "notice": None}
             if not seats:
@@ -373,12 +443,16 @@ class GameService:
             fresh = new_token()
             tokens = list(match.stored.seat_tokens)
             tokens[seat] = hashed(fresh)
-            new_players = [dict(player) for player in players]
+            new_players = [dict(entry) for entry in players]
             new_players[seat].pop("invite", None)
+            if player is not None:
+                new_players[seat]["player_id"] = player.id
             stamp = now()
             await self._store(self.storage.set_seats, game_id, new_players, tokens, stamp)
             match.stored.seat_tokens, match.stored.players = tokens, new_players
             match.stored.updated_at = stamp
+            if player is not None:
+                match.names[player.id] = player.name
         self.hub.publish(match)  # a socket still using the old link now only watches
         return {"role": "player", "token": fresh, "seats": [seat], "notice": None}
 
@@ -397,7 +471,7 @@ class GameService:
                     if stored is None:
                         self._locks.pop(game_id, None)
                         raise GameNotFound(f"there is no game {game_id!r}")
-                    match = await asyncio.to_thread(Match, stored)
+                    match = await self._adopt(await asyncio.to_thread(Match, stored))
                     self._matches[game_id] = match
                 finally:
                     self._loading.discard(game_id)
@@ -458,6 +532,7 @@ class GameService:
                 self.storage.finish_game, game_id, stored.winner, stored.reason, stamp
             )
             stored.updated_at = stamp
+            await self.on_game_over(match)
         await self.hub.broadcast(match)
         return match
 
@@ -487,6 +562,28 @@ class GameService:
             await self._store(
                 self.storage.finish_game, match.id, stored.winner, stored.reason, stamp
             )
+            await self.on_game_over(match)
+
+    async def on_game_over(self, match: Match) -> None:
+        """A game just ended (the rules, a resignation, a flag fall...), its end already
+        stored: apply a rated game's result to the ratings (once; see
+        :func:`hexgames.web.ratings.record_rated_result`) and keep the changes for the
+        game's state. Call it with the game's lock held. A storage failure is logged and
+        the result is applied the next time the game is loaded or ends."""
+        if not match.stored.rated or match.rating_changes is not None:
+            return
+        try:
+            changes = await self._store(record_rated_result, self.storage, match)
+        except StorageUnavailable:
+            log.warning("could not apply the ratings of game %s now", match.id)
+            return
+        if changes is None:
+            return
+        match.rating_changes = changes
+        if self.storage.shared:  # the other processes reload the game and its changes
+            stored = match.stored
+            await self._store(self.storage.finish_game, match.id, stored.winner,
+                              stored.reason, stored.updated_at)
 
     # ---------------------------------------------------------------------- AI
     def _schedule_ai(self, match: Match) -> None:

@@ -10,6 +10,9 @@ from pathlib import Path
 
 from hexgames.web.storage.base import (
     Change,
+    NameTaken,
+    PlayerRecord,
+    RatingRecord,
     StaleWrite,
     Storage,
     StorageUnavailable,
@@ -20,6 +23,9 @@ from hexgames.web.storage.base import (
 
 __all__ = [
     "Change",
+    "NameTaken",
+    "PlayerRecord",
+    "RatingRecord",
     "StaleWrite",
     "Storage",
     "StorageUnavailable",
