@@ -195,11 +195,29 @@ class Gesture:
     points: tuple[str, ...]
     label: str
     alternatives: tuple[tuple[str, ...], ...] = ()
+    #: What the action does, in words for a player, where its label alone does not say
+    #: (e.g. Dendria's pie-rule ``swap``); empty otherwise. Shown by the web page.
+    explanation: str = ""
 
     @property
     def paths(self) -> tuple[tuple[str, ...], ...]:
         """Every click sequence that enters the action, the canonical one first."""
         return (self.points, *self.alternatives)
+
+
+@dataclass(frozen=True)
+class ScoreLine:
+    """One line of a final score's breakdown (``Game.score_breakdown``), for people.
+
+    ``label`` names the scoring term (``"Forests of size 3"``), ``detail`` says what the
+    board shows (``"Dark 2 forests, Light 1: Dark holds the size"``) and ``points`` the
+    points each colour gets from this line. The lines of a breakdown add up to the
+    position's score.
+    """
+
+    label: str
+    detail: str
+    points: Mapping[str, float]
 
 
 @dataclass(frozen=True)
@@ -440,6 +458,13 @@ class Game:
     #: The game's ``Termination`` enum (a ``StrEnum`` holding every way its games end,
     #: including the members of :class:`CommonTermination` with the same values).
     termination: type[StrEnum] = CommonTermination
+    #: ``score_breakdown(position) -> [ScoreLine, ...]``: how the score of the board as it
+    #: stands is made up, line by line, for games that keep a score (the web page's
+    #: end-of-game banner shows it); ``None`` for games that keep none.
+    score_breakdown: Callable[[GameState], Sequence[ScoreLine]] | None = None
+    #: ``lessons() -> [hexgames.learn.Lesson, ...]``: the game's interactive tutorial,
+    #: one rule per lesson (served by the learn page); ``None``: the game has none.
+    lessons: Callable[[], Sequence[Any]] | None = None
     #: Free-form extras a game may offer (e.g. ``"queries"``); never required.
     extras: Mapping[str, Any] = field(default_factory=dict)
 

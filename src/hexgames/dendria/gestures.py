@@ -29,6 +29,20 @@ __all__ = ["BUTTON_LABELS", "gesture"]
 #: Button texts of the steps entered without clicking a cell.
 BUTTON_LABELS: dict[str, str] = {"end": "End turn", "pass": "Pass", "swap": "Swap"}
 
+#: What a button step does, for players who do not know the rule (the web page shows it).
+EXPLANATIONS: dict[str, str] = {
+    "swap": (
+        "Pie rule: instead of playing, you may take over your opponent's colour and "
+        "their first seed. The board stays as it is; you become Dark and your opponent "
+        "plays on as Light, so a strong first seed helps whoever swaps. Swap when that "
+        "seed looks too good to leave to your opponent; otherwise play your own turn."
+    ),
+    "pass": (
+        "Pass the whole turn. When both players pass in consecutive turns, the game "
+        "ends and the forests are scored."
+    ),
+}
+
 #: Follow-ups that act on a whole seedbed or forest, entered by a click on any of its cells.
 GROUP_STEPS = frozenset({"grow", "convert"})
 
@@ -39,7 +53,7 @@ def gesture(position: Position, step: Step | str) -> Gesture:
         step = position.parse_action(step)  # refuses what is not notation
     kind = step.kind
     if kind in BUTTON_LABELS:
-        return Gesture(None, (), BUTTON_LABELS[kind])
+        return Gesture(None, (), BUTTON_LABELS[kind], explanation=EXPLANATIONS.get(kind, ""))
     target = str(step.target)  # every other kind names a cell
     if kind == "leg":
         return Gesture(None, (str(step.origin), target), "move")

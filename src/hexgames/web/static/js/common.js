@@ -96,8 +96,11 @@ export function showBanner(banner, state) {
   if (you && state.winner && state.winner !== "draw") {
     head = state.winner === you.color ? "You win!" : "You lose";
   }
+  const reason = state.result ? state.result.replace(/^[^(]*\(?/, "").replace(/\)$/, "") : "";
+  const lines = state.final && Array.isArray(state.final.breakdown) ? state.final.breakdown : null;
+  // With a score breakdown the final score says why; the termination goes to a small note.
   banner.replaceChildren(el("strong", { text: head }),
-    el("span", { text: state.result ? state.result.replace(/^[^(]*\(?/, "").replace(/\)$/, "") : "" }));
+    el("span", { class: lines ? "ended" : null, text: lines && reason ? `game ended: ${reason}` : reason }));
   // The engine's final score (games that keep one), e.g. "Dark 6 · Light 15.5".
   const score = state.final && state.final.score;
   if (score && typeof score === "object" && !Array.isArray(score)) {
@@ -105,6 +108,19 @@ export function showBanner(banner, state) {
       ([side, value], i) => el("span", { class: "final-side", "data-side": side },
         i ? " · " : "", swatch(side), ` ${cap(side)} `, el("b", { text: String(value) })))));
   }
+  if (lines && score) banner.append(breakdownTable(lines, Object.keys(score)));
+}
+
+/** The final score line by line (the game's ``score_breakdown``): one row per scoring term. */
+export function breakdownTable(lines, sides) {
+  const points = (value) => (value ? String(value) : "–");
+  return el("table", { class: "breakdown", id: "breakdown" },
+    el("thead", {}, el("tr", {}, el("th", { text: "Score" }),
+      ...sides.map((side) => el("th", {}, swatch(side), ` ${cap(side)}`)))),
+    el("tbody", {}, ...lines.map((line) => el("tr", {},
+      el("th", { scope: "row" }, el("span", { text: line.label }),
+        el("small", { text: line.detail })),
+      ...sides.map((side) => el("td", { text: points(line.points[side]) }))))));
 }
 
 /** Put the server's SVG in place so that it scales to its box (keeps the viewBox). */
