@@ -63,6 +63,7 @@ GAME = Game(
     max_game_length=lazy("hexgames.benediction.encoding:max_game_length"),
     rules_options=Rules.as_dict,
     termination=Termination,
+    lessons=lazy("hexgames.benediction.lessons:lessons"),
     actions_left=actions_left,
     board=board,
     symmetries=SYMMETRIES,
