@@ -83,6 +83,9 @@ class Verdict:
     position: GameState
     #: How many actions of the try were accepted.
     played: int
+    #: For ``"illegal"``: whether the refused text was read as an action (so the message
+    #: is the engine's reason why that action is not allowed, not a notation error).
+    parsed: bool = True
 
 
 def attempt(game: Game, lesson: Lesson, actions: Sequence[str]) -> Verdict:
@@ -98,6 +101,10 @@ def attempt(game: Game, lesson: Lesson, actions: Sequence[str]) -> Verdict:
             break
         try:
             action = position.parse_action(str(text).strip())
+        except ValueError as error:  # IllegalAction included
+            return Verdict("illegal", f"{str(text)[:40]}: {error}", position, len(played),
+                           parsed=False)
+        try:
             if action not in position.legal_actions():
                 position.play(action)  # raises with the engine's reason
                 position.undo()

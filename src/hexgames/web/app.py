@@ -40,6 +40,7 @@ from hexgames.errors import IllegalAction
 from hexgames.game import game_names, get_game
 from hexgames.web.ai_worker import AiWorkers
 from hexgames.web.hub import Hub
+from hexgames.web.learn import add_learn_routes
 from hexgames.web.limits import BodyLimit, SecurityHeaders
 from hexgames.web.matches import Match, render
 from hexgames.web.options import describe_options
@@ -332,6 +333,8 @@ def create_app(
             return HTMLResponse(not_found_page(f"/rules/{game_name}"), status_code=404)
         # The first request draws a sample game (AI moves): keep it off the event loop.
         return HTMLResponse(await asyncio.to_thread(rules_page, get_game(game_name)))
+
+    add_learn_routes(app)  # /learn/<game> and /api/learn/...: lessons and puzzles
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app
