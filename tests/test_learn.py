@@ -198,3 +198,24 @@ def test_final_state_carries_the_breakdown(client: TestClient) -> None:
     assert state["is_over"]
     lines = state["final"]["breakdown"]
     assert lines[-1]["label"] == "Largest forest"
+
+
+def test_puzzle_generation_is_reproducible() -> None:
+    from hexgames.puzzles import generate
+
+    benediction = get_game("benediction")
+    first = generate(benediction, {}, seed=7, count=1, depth=2, min_length=2, max_games=20)
+    again = generate(benediction, {}, seed=7, count=1, depth=2, min_length=2, max_games=20)
+    assert first and first == again
+    assert len(first[0]["solution"]) == 2
+
+
+def test_shipped_puzzles_say_how_they_were_made() -> None:
+    import json
+    from importlib import resources
+
+    for name in game_names():
+        module = f"hexgames.{name}"
+        data = json.loads(resources.files(module).joinpath("puzzles.json").read_text())
+        assert data["generated_by"].startswith(f"python -m hexgames.puzzles {name} --seed")
+        assert len(data["puzzles"]) >= 3

@@ -162,8 +162,7 @@ def puzzle_from_dict(data: Mapping[str, Any], number: int, title: str) -> Lesson
         title=title,
         rule="A position from a game between computer players. "
         "You can force a win within this turn.",
-        task=f"Win the game within this turn ({moves} action{'s' if moves != 1 else ''} "
-        "at most).",
+        task="Win the game within this turn.",
         hint=str(data.get("hint", "Look for the action that ends the game at once.")),
         position=str(data["position"]),
         solution=tuple(str(a) for a in data["solution"]),
