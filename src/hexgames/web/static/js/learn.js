@@ -57,6 +57,7 @@ function show(next) {
   picker = new Picker(view.status === "continue" ? view.legal : []);
   board.show(view.svg, { animate: true });
   $("tried").textContent = actions.length ? `Your try: ${actions.join(" ")}` : "";
+  $("tried").dataset.count = String(actions.length);
   const solved = view.status === "solved";
   const list = all();
   const at = list.findIndex((entry) => entry.id === lesson.id);
