@@ -37,10 +37,6 @@ EXPLANATIONS: dict[str, str] = {
         "plays on as Light, so a strong first seed helps whoever swaps. Swap when that "
         "seed looks too good to leave to your opponent; otherwise play your own turn."
     ),
-    "pass": (
-        "Pass the whole turn. When both players pass in consecutive turns, the game "
-        "ends and the forests are scored."
-    ),
 }
 
 #: Follow-ups that act on a whole seedbed or forest, entered by a click on any of its cells.
