@@ -75,9 +75,11 @@ function verdict(kind, message) {
   node.className = `verdict ${kind}`;
   node.dataset.status = kind;
   const head = { solved: "Solved!", wrong: "Not quite", illegal: "Not allowed" }[kind] || "";
-  node.replaceChildren(el("strong", { text: head }), el("span", { text: ` ${message}` }),
-    kind === "wrong" ? el("button", { class: "small", type: "button", text: "Try again",
-      onclick: restart }) : null);
+  node.replaceChildren(el("strong", { text: head }), el("span", { text: ` ${message}` }));
+  if (kind === "wrong") {
+    node.append(el("button", { class: "small", type: "button", text: "Try again",
+      onclick: restart }));
+  }
 }
 
 function refreshInput() {
