@@ -5,7 +5,6 @@ engine's reason comes back for illegal tries, puzzles are real wins, and the lea
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -35,7 +34,7 @@ def tries(name: str, lesson: Lesson, limit: int = 4000) -> Iterator[tuple[list[s
         prefix = stack.pop()
         verdict = attempt(game, lesson, prefix)
         if verdict.status == "continue":
-            stack.extend(prefix + [str(a)] for a in verdict.position.legal_actions())
+            stack.extend([*prefix, str(a)] for a in verdict.position.legal_actions())
             continue
         seen += 1
         yield prefix, verdict.status, verdict.message
@@ -131,7 +130,7 @@ def test_dendria_score_breakdown_adds_up() -> None:
     assert labels == ["Forests of size 4", "Forests of size 3", "Forests of size 1",
                       "Largest forest"]
     size_one = lines[2]
-    assert "Dark 2 forests, Light 1 forest: Dark holds size 1 (+1)" == size_one.detail
+    assert size_one.detail == "Dark 2 forests, Light 1 forest: Dark holds size 1 (+1)"
     assert lines[-1].points == {"dark": 0.0, "light": 0.5}
     assert get_game("benediction").score_breakdown is None
 
@@ -214,8 +213,10 @@ def test_shipped_puzzles_say_how_they_were_made() -> None:
     import json
     from importlib import resources
 
+    from hexgames.game import REGISTRY
+
     for name in game_names():
-        module = f"hexgames.{name}"
+        module = REGISTRY[name].split(":")[0]
         data = json.loads(resources.files(module).joinpath("puzzles.json").read_text())
         assert data["generated_by"].startswith(f"python -m hexgames.puzzles {name} --seed")
         assert len(data["puzzles"]) >= 3
