@@ -123,6 +123,37 @@ def _convert_explain(position: GameState, actions: Sequence[Any]) -> str:
     )
 
 
+def _continue_explain(position: GameState, actions: Sequence[Any]) -> str:
+    p = _pos(position)
+    left = [label for label in ("c1", "e9") if _is(p, label, "dark", "seed")]
+    said = ("seeds on " if len(left) > 1 else "seed on ") + " and ".join(left)
+    soils = [soil for label in left for soil in p.fertile_soils(label)]
+    missing = _missing(p, soils)
+    where = f" (fertile soils {' '.join(missing)} are not fertilized)" if missing else ""
+    return (
+        f"After {_tried(actions)} the {said} {'have' if len(left) > 1 else 'has'} not "
+        f"grown{where}. One stop cannot "
+        "fertilize the soils of both seeds: stop, grow, then continue the same dendrid "
+        "in the same direction (click the cell further along) and grow again."
+    )
+
+
+def _score_explain(position: GameState, actions: Sequence[Any]) -> str:
+    p = _pos(position)
+    if not p.is_over:
+        return (
+            f"After {_tried(actions)} the game goes on: a plant restarts the count of quiet "
+            "turns. Move your dendrid instead, so that this turn ends the game."
+        )
+    score = p.score()
+    lines = "; ".join(f"{line.label}: {line.detail}" for line in p.score_breakdown())
+    return (
+        f"The game ended Dark {score['dark']:g}, Light {score['light']:g} ({lines}). A second "
+        "forest of a size you already have adds only +1; a forest of a new size adds its "
+        "size, and +1 when you have more of them."
+    )
+
+
 LESSONS: tuple[Lesson, ...] = (
     Lesson(
         id="plant",
@@ -235,6 +266,59 @@ LESSONS: tuple[Lesson, ...] = (
         moves=2,
         marks=("i1", "e5", "e2"),
         success="Your dendrid on h2 fertilizes every soil of the forest: it is yours now.",
+    ),
+    Lesson(
+        id="continue",
+        title="Stopping and going on",
+        rule=(
+            "A dendrid move may stop on the way: after a stop you may make follow-ups "
+            "(sprout, grow, convert), then continue with the same dendrid in the same "
+            "direction, as often as you like, before ending the turn."
+        ),
+        task="Grow both of your seeds, on c1 and on e9, this turn.",
+        hint="Move the dendrid on d2 up its column: stop on d3 and grow c1, then go on to d7.",
+        position=(
+            "Dendria v1: size=5 to-move=dark\ndark seeds: c1 e9\ndark dendrids: d2\n"
+            "light trees: c4 f2 f4\n"
+        ),
+        solution=("d2-d3", "+c1", "-d7", "+e9"),
+        goal=lambda position, actions: (
+            _is(position, "c1", "dark", "tree") and _is(position, "e9", "dark", "tree")
+        ),
+        explain=_continue_explain,
+        options=OPTIONS,
+        moves=6,
+        marks=("d2", "c1", "e9"),
+        success="One dendrid, two stops: both seeds grew into trees.",
+    ),
+    Lesson(
+        id="score",
+        title="Scoring forests",
+        rule=(
+            "At the end each player scores the sum of the distinct sizes of their forests "
+            "(two forests of 2 count 2 once), +1 for each size of which they have more "
+            "forests than the opponent, and +0.5 for the strictly largest forest. The game "
+            "ends when both pass in a row, or after a number of turns without a plant "
+            "(here one turn each)."
+        ),
+        task=(
+            "This turn ends the game unless you plant. Grow one of your seedbeds so that "
+            "you win."
+        ),
+        hint="Light scores 4.5. A forest of 2 next to your forest of 2 adds little; "
+        "a forest of 1 is a new size.",
+        position=(
+            "Dendria v1: size=5 to-move=dark quiet=1\ndark seeds: a2 h6 i5\n"
+            "dark trees: c1 d1\ndark dendrids: c4\nlight trees: h4 i3 i4\n"
+        ),
+        solution=("c4-c3", "+a2", "end"),
+        goal=lambda position, actions: position.is_over and position.winner == "dark",
+        explain=_score_explain,
+        options={**OPTIONS, "quiet_limit": 1},
+        moves=5,
+        marks=("a2", "h6", "i5"),
+        success="You win on points: a forest of a new size counts its size (and +1 when you "
+        "have more forests of that size); a second forest of the same size adds only +1.",
     ),
 )
 
