@@ -213,6 +213,31 @@ LESSONS: tuple[Lesson, ...] = (
         success="The block ends the line: the blue stack cannot reach your king.",
     ),
     Lesson(
+        id="crown",
+        title="Crowning",
+        rule=(
+            "A man that stands on either starting point (Red's e2 or Blue's e8) is crowned: "
+            "it becomes a king, and loses any blessing or curse. A king may merge with men "
+            "but not with another king; and every king you have must be kept: losing any "
+            "of them loses the game."
+        ),
+        task="Crown a second red king this turn (two actions).",
+        hint="Blue's starting point e8 is empty. Your stack on e6 reaches it.",
+        position="Benediction v1: R-E2 B E8\nR:C2E2k6+\nB:C7kG6\n",
+        solution=("e6e8",),
+        goal=lambda position, actions: sum(
+            1 for _, man in _pos(position).iter_men() if man.color == "red" and man.king
+        ) >= 2,
+        moves=2,
+        explain=lambda position, actions: (
+            f"After {_tried(actions)} you still have one king. Only a man standing on a "
+            "starting point is crowned: e2 holds your king, but Blue's starting point e8 "
+            "is empty."
+        ),
+        marks=("e6", "e8"),
+        success="Crowned on Blue's starting point: a second king (keep both safe).",
+    ),
+    Lesson(
         id="bridge",
         title="Bridges",
         rule=(
