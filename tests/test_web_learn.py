@@ -146,3 +146,39 @@ def test_final_score_breakdown(viewport: str, page: Any, phone: Any, server: str
     assert view.evaluate("document.documentElement.scrollWidth") <= (
         390 if viewport == "phone" else 1360)
     shot(view, f"score-breakdown-{viewport}")
+
+
+@pytest.mark.parametrize("viewport", ["desktop", "phone"])
+def test_rules_pages_are_for_players(viewport: str, page: Any, phone: Any,
+                                     server: str) -> None:
+    view = page if viewport == "desktop" else phone
+    for game in ("benediction", "dendria"):
+        view.goto(f"{server}/rules/{game}")
+        figures = view.locator("figure.diagram figcaption")
+        assert figures.count() >= 7
+        assert view.locator("figure.diagram svg .hit[data-point]").count() > 100
+        assert "Using the engine" not in view.inner_text("main")
+        assert view.locator(f'a[href="/learn/{game}"]').count() >= 1
+        if viewport == "phone":
+            assert view.evaluate("document.documentElement.scrollWidth") <= 390
+    view.locator("figure.diagram").nth(2).scroll_into_view_if_needed()
+    shot(view, f"rules-guide-{viewport}")
+
+
+def test_the_learn_page_obeys_its_csp(browser: Any, server: str) -> None:
+    context = browser.new_context(viewport={"width": 1200, "height": 800})
+    try:
+        opened = context.new_page()
+        problems: list[str] = []
+        opened.on("console", lambda message: problems.append(message.text)
+                  if "Content Security Policy" in message.text or message.type == "error"
+                  else None)
+        opened.on("pageerror", lambda error: problems.append(str(error)))
+        opened.goto(f"{server}/learn/dendria#grow")
+        opened.wait_for_selector(".board svg .hit[data-point]")
+        opened.click('.board svg .hit[data-point="e5"]')
+        opened.click('.board svg .hit[data-point="b2"]')
+        opened.wait_for_selector('#tried[data-count="1"]')
+        assert not problems, problems
+    finally:
+        context.close()
