@@ -87,8 +87,10 @@ def test_a_lesson_on_a_phone(phone: Any, server: str) -> None:
 
 def test_a_two_step_lesson_and_a_puzzle(page: Any, server: str) -> None:
     open_lesson(page, server, "dendria", "grow")
+    assert "Dark 0" in page.inner_text("#learn-score")
     play_line(page, server, "dendria", "grow", ["e5-b2", "+a1"])
     verdict(page, "solved")
+    page.wait_for_selector('#learn-score [data-side="dark"]:has-text("Dark 2.5")')
     shot(page, "learn-dendria-grow")
     puzzle = httpx.get(f"{server}/api/learn/benediction/puzzle-1", timeout=30).json()
     assert puzzle["kind"] == "puzzle"

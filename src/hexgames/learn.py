@@ -160,8 +160,8 @@ def puzzle_from_dict(data: Mapping[str, Any], number: int, title: str) -> Lesson
     return Lesson(
         id=f"puzzle-{number}",
         title=title,
-        rule="A position from a game between computer players. "
-        "You can force a win within this turn.",
+        rule="A position from a game between computer players. The game can end during "
+        "this turn, and you can force it to end with your win.",
         task="Win the game within this turn.",
         hint=str(data.get("hint", "Look for the action that ends the game at once.")),
         position=str(data["position"]),

@@ -67,11 +67,14 @@ def board_view(game: Game, lesson: Lesson, position: GameState, played: int) -> 
     last = list(position.history)[-played:] if played else None
     highlights = lesson.marks if not played else ()
     svg = game.render_svg(position, highlights=highlights, last_action=last)
-    return {
+    view: dict[str, Any] = {
         "svg": str(svg),
         "to_move": position.to_move,
         "legal": legal_entries(game, position),
     }
+    if game.live_score is not None:  # games that keep a score (Dendria)
+        view["score"] = {str(k): float(v) for k, v in game.live_score(position).items()}
+    return view
 
 
 def summary(lesson: Lesson) -> dict[str, Any]:

@@ -5,7 +5,7 @@
 
 import { api } from "./api.js";
 import { Board } from "./board.js";
-import { cap, el } from "./common.js";
+import { cap, el, swatch } from "./common.js";
 import { DEFAULT_TOOL, Picker } from "./input.js";
 
 const $ = (id) => document.getElementById(id);
@@ -58,6 +58,13 @@ function show(next) {
   board.show(view.svg, { animate: true });
   $("tried").textContent = actions.length ? `Your try: ${actions.join(" ")}` : "";
   $("tried").dataset.count = String(actions.length);
+  const score = view.score;
+  $("learn-score").hidden = !score;
+  if (score) {
+    $("learn-score").replaceChildren(el("strong", { text: "Score now: " }),
+      ...Object.entries(score).map(([side, value], i) => el("span", { "data-side": side },
+        i ? " · " : "", swatch(side), ` ${cap(side)} ${value}`)));
+  }
   const solved = view.status === "solved";
   const list = all();
   const at = list.findIndex((entry) => entry.id === lesson.id);
