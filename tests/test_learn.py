@@ -220,3 +220,15 @@ def test_shipped_puzzles_say_how_they_were_made() -> None:
         data = json.loads(resources.files(module).joinpath("puzzles.json").read_text())
         assert data["generated_by"].startswith(f"python -m hexgames.puzzles {name} --seed")
         assert len(data["puzzles"]) >= 3
+
+
+def test_a_try_is_judged_where_it_ends() -> None:
+    """Actions after the try was judged are not looked at; long input is bounded."""
+    game = get_game("benediction")
+    lesson = next(lesson for lesson in lessons(game) if lesson.id == "move")
+    verdict = attempt(game, lesson, ["e3e4", "e5e4"])
+    assert verdict.status == "wrong" and verdict.played == 1
+    verdict = attempt(game, lesson, ["x" * 5000])
+    assert verdict.status == "illegal" and len(verdict.message) <= 300
+    verdict = attempt(game, lesson, ["pass"] * 21)
+    assert verdict.status == "illegal" and "at most" in verdict.message

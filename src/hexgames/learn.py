@@ -97,32 +97,35 @@ def attempt(game: Game, lesson: Lesson, actions: Sequence[str]) -> Verdict:
     seat = position.current_seat
     played: list[Any] = []
     for text in actions:
-        if position.is_over:
-            break
+        shown = str(text).strip()[:40]
         try:
             action = position.parse_action(str(text).strip())
         except ValueError as error:  # IllegalAction included
-            return Verdict("illegal", f"{str(text)[:40]}: {error}", position, len(played),
+            return Verdict("illegal", _bounded(f"{shown}: {error}"), position, len(played),
                            parsed=False)
         try:
             if action not in position.legal_actions():
                 position.play(action)  # raises with the engine's reason
                 position.undo()
-                raise IllegalAction(f"{text} is not a legal action here")
+                raise IllegalAction(f"{shown} is not a legal action here")
             position.play(action)
         except ValueError as error:  # IllegalAction included
-            return Verdict("illegal", f"{str(text)[:40]}: {error}", position, len(played))
+            return Verdict("illegal", _bounded(f"{shown}: {error}"), position, len(played))
         played.append(action)
         if lesson.goal(position, played):
             return Verdict("solved", lesson.success, position, len(played))
-    over = (
-        position.is_over
-        or len(played) >= lesson.moves
-        or (played and position.current_seat != seat)
-    )
-    if played and over:
-        return Verdict("wrong", lesson.explain(position, played), position, len(played))
+        if (
+            position.is_over
+            or len(played) >= lesson.moves
+            or position.current_seat != seat
+        ):  # the try is over: later actions (if any) are not looked at
+            return Verdict("wrong", lesson.explain(position, played), position, len(played))
     return Verdict("continue", "", position, len(played))
+
+
+def _bounded(message: str, limit: int = 300) -> str:
+    """An engine's message about the player's input, at most ``limit`` characters."""
+    return message if len(message) <= limit else message[: limit - 1] + "…"
 
 
 # ----------------------------------------------------------------------- catalogue
@@ -133,10 +136,12 @@ def lessons(game: Game) -> tuple[Lesson, ...]:
 
 def find_lesson(game: Game, lesson_id: str) -> Lesson:
     """The lesson or puzzle called ``lesson_id`` (``ValueError`` naming what exists)."""
-    for lesson in (*lessons(game), *puzzles(game)):
+    known = (*lessons(game), *puzzles(game))
+    for lesson in known:
         if lesson.id == lesson_id:
             return lesson
-    raise ValueError(f"{game.title} has no lesson or puzzle {lesson_id!r}")
+    names = ", ".join(lesson.id for lesson in known) or "none"
+    raise ValueError(f"{game.title} has no lesson or puzzle {lesson_id[:40]!r}; it has {names}")
 
 
 def puzzle_from_dict(data: Mapping[str, Any], number: int, title: str) -> Lesson:
