@@ -184,3 +184,17 @@ def test_the_learn_page_obeys_its_csp(browser: Any, server: str) -> None:
         assert not problems, problems
     finally:
         context.close()
+
+
+def test_a_puzzle_on_a_phone(phone: Any, server: str) -> None:
+    from hexgames.game import get_game
+    from hexgames.learn import find_lesson
+
+    solution = list(find_lesson(get_game("dendria"), "puzzle-1").solution)
+    open_lesson(phone, server, "dendria", "puzzle-1")
+    assert "Win the game" in phone.inner_text("#task")
+    phone.wait_for_selector("#learn-score:not([hidden])")
+    play_line(phone, server, "dendria", "puzzle-1", solution)
+    assert verdict(phone, "solved").endswith("that wins the game.")
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 390
+    shot(phone, "learn-puzzle-phone")
