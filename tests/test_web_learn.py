@@ -101,7 +101,7 @@ def test_a_two_step_lesson_and_a_puzzle(page: Any, server: str) -> None:
     open_lesson(page, server, "benediction", "puzzle-1")
     assert "Win the game" in page.inner_text("#task")
     play_line(page, server, "benediction", "puzzle-1", solution)
-    assert verdict(page, "solved").endswith("that wins the game.")
+    assert verdict(page, "solved").endswith("That wins the game.")
     shot(page, "learn-puzzle")
 
 
@@ -195,6 +195,6 @@ def test_a_puzzle_on_a_phone(phone: Any, server: str) -> None:
     assert "Win the game" in phone.inner_text("#task")
     phone.wait_for_selector("#learn-score:not([hidden])")
     play_line(phone, server, "dendria", "puzzle-1", solution)
-    assert verdict(phone, "solved").endswith("that wins the game.")
+    assert verdict(phone, "solved").endswith("That wins the game.")
     assert phone.evaluate("document.documentElement.scrollWidth") <= 390
     shot(phone, "learn-puzzle-phone")

@@ -175,7 +175,7 @@ def puzzle_from_dict(data: Mapping[str, Any], number: int, title: str) -> Lesson
         explain=explain,
         options=dict(data.get("options", {})),
         moves=moves,
-        success="Solved: that wins the game.",
+        success="That wins the game.",
     )
 
 
