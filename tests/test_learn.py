@@ -232,3 +232,35 @@ def test_a_try_is_judged_where_it_ends() -> None:
     assert verdict.status == "illegal" and len(verdict.message) <= 300
     verdict = attempt(game, lesson, ["pass"] * 21)
     assert verdict.status == "illegal" and "at most" in verdict.message
+
+
+def test_refused_clicks_are_read_as_actions_for_the_engine(client: TestClient) -> None:
+    """Clicks that match no legal action get the engine's reason (Game.action_for_clicks)."""
+    benediction, dendria = get_game("benediction"), get_game("dendria")
+    start = next(lesson for lesson in lessons(benediction) if lesson.id == "merge")
+    position = start.start(benediction)
+    assert benediction.action_for_clicks is not None
+    assert benediction.action_for_clicks(position, None, ["c3", "c6"]) == "c3c6"
+    assert benediction.action_for_clicks(position, None, ["c3", "c4"]) == "c3+c4"
+    assert benediction.action_for_clicks(position, "drop", ["a1"]) == "@a1"
+    assert benediction.action_for_clicks(position, "block", ["e2"]) == "Be2"
+    assert benediction.action_for_clicks(position, None, ["c3"]) is None
+    plant = next(lesson for lesson in lessons(dendria) if lesson.id == "plant")
+    position = plant.start(dendria)
+    assert dendria.action_for_clicks is not None
+    assert dendria.action_for_clicks(position, None, ["d5"]) == "d5"
+    assert dendria.action_for_clicks(position, None, ["e5"]) == "^e5"
+    assert dendria.action_for_clicks(position, None, ["a2"]) == "=a2"
+    assert dendria.action_for_clicks(position, None, ["a1"]) is None  # own tree
+    assert dendria.action_for_clicks(position, None, ["e5", "e7"]) == "e5-e7"
+    assert dendria.action_for_clicks(position, "drop", ["e5"]) is None
+    grow = client.post("/api/learn/dendria/grow/try",
+                       json={"actions": ["e5-b2"], "clicks": {"points": ["c5"]}}).json()
+    assert grow["status"] == "illegal" and grow["parsed"] and grow["played"] == 1
+    assert grow["message"].startswith("-c5")
+    move = client.post("/api/learn/benediction/move/try",
+                       json={"actions": [], "clicks": {"points": ["e3", "e6"]}}).json()
+    assert move["status"] == "illegal" and "cannot reach e6" in move["message"]
+    nothing = client.post("/api/learn/benediction/move/try",
+                          json={"actions": [], "clicks": {"points": ["a1"]}}).json()
+    assert nothing["status"] == "illegal" and not nothing["parsed"]

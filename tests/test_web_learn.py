@@ -63,6 +63,10 @@ def test_a_lesson_explains_wrong_tries_then_is_solved(page: Any, server: str) ->
     shot(page, "learn-wrong")
     page.click("#verdict button")  # try again
     page.wait_for_selector("#verdict", state="hidden")
+    # Clicks that match no legal action: the engine's reason for the action they mean.
+    page.click('.board svg .hit[data-point="e3"]')
+    page.click('.board svg .hit[data-point="e6"]')
+    assert "cannot reach e6" in verdict(page, "illegal")
     play_line(page, server, "benediction", "move", ["e3e5"])
     assert "Red wins" in verdict(page, "solved")
     page.wait_for_selector('[data-lesson="move"].done')

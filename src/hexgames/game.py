@@ -462,6 +462,11 @@ class Game:
     #: stands is made up, line by line, for games that keep a score (the web page's
     #: end-of-game banner shows it); ``None`` for games that keep none.
     score_breakdown: Callable[[GameState], Sequence[ScoreLine]] | None = None
+    #: ``action_for_clicks(position, tool, points) -> notation | None``: the action a
+    #: click sequence would enter if it were legal (the inverse of :attr:`gesture`, for
+    #: clicks that match no legal action), so that the engine can say why it is not;
+    #: ``None`` when the clicks mean no action. ``None``: the game offers no such reading.
+    action_for_clicks: Callable[[GameState, str | None, Sequence[str]], str | None] | None = None
     #: ``lessons() -> [hexgames.learn.Lesson, ...]``: the game's interactive tutorial,
     #: one rule per lesson (served by the learn page); ``None``: the game has none.
     lessons: Callable[[], Sequence[Any]] | None = None

@@ -54,6 +54,7 @@ GAME = Game(
     render_svg=lazy("hexgames.benediction.render:svg"),
     render_text=lazy("hexgames.benediction.render:ascii_board"),
     gesture=lazy("hexgames.benediction.gestures:gesture"),
+    action_for_clicks=lazy("hexgames.benediction.gestures:action_for_clicks"),
     heuristic=lazy("hexgames.benediction.evaluation:heuristic"),
     num_distinct_actions=lazy("hexgames.benediction.encoding:num_distinct_actions"),
     action_to_id=lazy("hexgames.benediction.encoding:action_to_id"),

@@ -54,6 +54,7 @@ GAME = Game(
     render_svg=lazy("hexgames.dendria.render:svg"),
     render_text=lazy("hexgames.dendria.render:ascii_board"),
     gesture=lazy("hexgames.dendria.gestures:gesture"),
+    action_for_clicks=lazy("hexgames.dendria.gestures:action_for_clicks"),
     heuristic=lazy("hexgames.dendria.evaluation:heuristic"),
     num_distinct_actions=lazy("hexgames.dendria.encoding:num_distinct_actions"),
     action_to_id=lazy("hexgames.dendria.encoding:action_to_id"),

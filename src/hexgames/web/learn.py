@@ -30,9 +30,19 @@ from hexgames.learn import MAX_TRY, Lesson, Verdict, attempt, find_lesson, lesso
 STATIC = Path(__file__).parent / "static"
 
 
+class ClicksIn(BaseModel):
+    model_config = ConfigDict(strict=True)
+    tool: StrictStr | None = None
+    points: list[StrictStr] = Field(default_factory=list, max_length=4)
+
+
 class TryIn(BaseModel):
     model_config = ConfigDict(strict=True)
     actions: list[StrictStr] = Field(default_factory=list, max_length=MAX_TRY)
+    #: Clicks that matched no legal action (after ``actions``): the server reads them as
+    #: the action they would enter (``Game.action_for_clicks``) and lets the engine say
+    #: why it is refused.
+    clicks: ClicksIn | None = None
 
 
 def _game(name: str) -> Game:
@@ -144,7 +154,17 @@ def add_learn_routes(app: FastAPI) -> None:
         lesson = find_lesson(game, lesson_id)
 
         def judge() -> dict[str, Any]:
-            verdict = attempt(game, lesson, body.actions)
-            return verdict_view(game, lesson, verdict, body.actions)
+            actions = list(body.actions)
+            verdict = attempt(game, lesson, actions)
+            if body.clicks is not None and verdict.status == "continue":
+                reading = game.action_for_clicks
+                text = (reading(verdict.position, body.clicks.tool, body.clicks.points)
+                        if reading is not None else None)
+                if text is None:  # the clicks mean no action: nothing for the engine
+                    verdict.status, verdict.parsed = "illegal", False
+                else:
+                    actions.append(text)
+                    verdict = attempt(game, lesson, actions)
+            return verdict_view(game, lesson, verdict, actions)
 
         return await asyncio.to_thread(judge)

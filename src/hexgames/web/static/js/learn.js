@@ -120,8 +120,7 @@ function refreshInput() {
 
 function clickPoint(point) {
   if (!view || view.status !== "continue" || busy) return;
-  // Every point may be tried: a click that matches no legal action is sent as it is, so
-  // that the engine explains why it is not allowed.
+  const before = [...picker.clicks];
   const result = picker.click(point);
   $("choices").replaceChildren();
   if (result.kind === "send") submit(result.entry.action);
@@ -132,20 +131,26 @@ function clickPoint(point) {
       }, el("strong", { text: cap(entry.label || entry.action) }),
       el("small", { text: entry.action }))));
   } else if (result.kind === "error") {
-    // A single point no legal action starts at: ask the engine why, when the point's
-    // name is an action of the game (a Dendria plant); else the picker's own words.
-    if (picker.clicks.length === 0 && picker.tool === DEFAULT_TOOL) probe(point, result.message);
-    else verdict("illegal", result.message);
+    // Clicks that match no legal action: the server reads them as the action they would
+    // enter and the engine says why it is refused (the picker's words otherwise).
+    explainClicks(before.length ? [...before, point] : [point], result.message);
   }
   refreshInput();
 }
 
-async function probe(point, fallback) {
+async function explainClicks(points, fallback) {
   try {
     const answer = await api(
       `/api/learn/${encodeURIComponent(gameName)}/${encodeURIComponent(lesson.id)}/try`,
-      { method: "POST", body: { actions: [...actions, point] } });
-    verdict("illegal", answer.status === "illegal" && answer.parsed ? answer.message : fallback);
+      { method: "POST", body: { actions, clicks: { tool: picker.tool || null, points } } });
+    if (answer.status === "illegal" && answer.parsed) verdict("illegal", answer.message);
+    else if (answer.status === "illegal" || answer.status === "continue") {
+      verdict("illegal", fallback);
+    } else {  // the engine read the clicks as a legal action after all: show its verdict
+      actions = answer.actions;
+      verdict(answer.status, answer.message);
+      show(answer);
+    }
   } catch (error) {
     verdict("illegal", fallback);
   }
