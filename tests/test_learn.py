@@ -264,3 +264,33 @@ def test_refused_clicks_are_read_as_actions_for_the_engine(client: TestClient) -
     nothing = client.post("/api/learn/benediction/move/try",
                           json={"actions": [], "clicks": {"points": ["a1"]}}).json()
     assert nothing["status"] == "illegal" and not nothing["parsed"]
+
+
+@pytest.mark.parametrize("name", game_names())
+def test_any_clicks_read_as_notation_or_nothing(name: str) -> None:
+    """Over positions of a seeded game and every click of one or two points (and each
+    tool), the reading is None or notation the engine parses (or refuses with a reason)."""
+    import contextlib
+    import random
+
+    from hexgames.ai import player
+
+    game = get_game(name)
+    assert game.action_for_clicks is not None and game.board is not None
+    position = game.new()
+    rng = random.Random(3)
+    bots = [player(game, 1, seed=1), player(game, 1, seed=2)]
+    labels = list(game.board(position.rules).labels)
+    tools = sorted({game.gesture(position, a).tool or "" for a in position.legal_actions()})
+    for _ in range(30):
+        if position.is_over:
+            break
+        for _ in range(40):
+            tool = rng.choice([*tools, ""]) or None
+            points = rng.sample(labels, rng.choice((1, 2)))
+            text = game.action_for_clicks(position, tool, points)
+            if text is None:
+                continue
+            with contextlib.suppress(ValueError):  # IllegalAction: the engine's reason
+                position.parse_action(text)
+        position.play(bots[position.current_seat].choose(position))
