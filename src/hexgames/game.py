@@ -452,12 +452,6 @@ class Game:
     #: What the observation planes mean for a player-relative view (``None``: the game
     #: offers no such view).
     view_spec: ViewSpec | None = None
-    #: Rule events and peaks a balance report counts besides the action kinds
-    #: (``None``: kinds only).
-    rule_usage: RuleUsage | None = None
-    #: The game's ``Termination`` enum (a ``StrEnum`` holding every way its games end,
-    #: including the members of :class:`CommonTermination` with the same values).
-    termination: type[StrEnum] = CommonTermination
     #: ``score_breakdown(position) -> [ScoreLine, ...]``: how the score of the board as it
     #: stands is made up, line by line, for games that keep a score (the web page's
     #: end-of-game banner shows it); ``None`` for games that keep none.
@@ -470,6 +464,12 @@ class Game:
     #: ``lessons() -> [hexgames.learn.Lesson, ...]``: the game's interactive tutorial,
     #: one rule per lesson (served by the learn page); ``None``: the game has none.
     lessons: Callable[[], Sequence[Any]] | None = None
+    #: Rule events and peaks a balance report counts besides the action kinds
+    #: (``None``: kinds only).
+    rule_usage: RuleUsage | None = None
+    #: The game's ``Termination`` enum (a ``StrEnum`` holding every way its games end,
+    #: including the members of :class:`CommonTermination` with the same values).
+    termination: type[StrEnum] = CommonTermination
     #: Free-form extras a game may offer (e.g. ``"queries"``); never required.
     extras: Mapping[str, Any] = field(default_factory=dict)
 
