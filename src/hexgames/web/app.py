@@ -40,7 +40,6 @@ from hexgames.errors import IllegalAction
 from hexgames.game import game_names, get_game
 from hexgames.web.ai_worker import AiWorkers
 from hexgames.web.hub import Hub
-from hexgames.web.learn import add_learn_routes
 from hexgames.web.limits import BodyLimit, SecurityHeaders
 from hexgames.web.matches import Match, render
 from hexgames.web.options import describe_options
@@ -333,6 +332,8 @@ def create_app(
             return HTMLResponse(not_found_page(f"/rules/{game_name}"), status_code=404)
         # The first request draws a sample game (AI moves): keep it off the event loop.
         return HTMLResponse(await asyncio.to_thread(rules_page, get_game(game_name)))
+
+    from hexgames.web.learn import add_learn_routes  # (a hook kept to one place)
 
     add_learn_routes(app)  # /learn/<game> and /api/learn/...: lessons and puzzles
 

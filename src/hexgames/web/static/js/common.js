@@ -101,6 +101,8 @@ export function showBanner(banner, state) {
   // With a score breakdown the final score says why; the termination goes to a small note.
   banner.replaceChildren(el("strong", { text: head }),
     el("span", { class: lines ? "ended" : null, text: lines && reason ? `game ended: ${reason}` : reason }));
+  // The score line by line (the table is shown last: CSS order), where the game gives it.
+  if (lines && state.final.score) banner.append(breakdownTable(lines, Object.keys(state.final.score)));
   // The engine's final score (games that keep one), e.g. "Dark 6 · Light 15.5".
   const score = state.final && state.final.score;
   if (score && typeof score === "object" && !Array.isArray(score)) {
@@ -108,7 +110,6 @@ export function showBanner(banner, state) {
       ([side, value], i) => el("span", { class: "final-side", "data-side": side },
         i ? " · " : "", swatch(side), ` ${cap(side)} `, el("b", { text: String(value) })))));
   }
-  if (lines && score) banner.append(breakdownTable(lines, Object.keys(score)));
 }
 
 /** The final score line by line (the game's ``score_breakdown``): one row per scoring term. */
