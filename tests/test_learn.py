@@ -294,3 +294,16 @@ def test_any_clicks_read_as_notation_or_nothing(name: str) -> None:
             with contextlib.suppress(ValueError):  # IllegalAction: the engine's reason
                 position.parse_action(text)
         position.play(bots[position.current_seat].choose(position))
+
+
+def test_the_puzzles_command_writes_a_set(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from hexgames.puzzles import main
+
+    out = tmp_path / "puzzles.json"
+    assert main(["benediction", "--seed", "7", "--count", "1", "--min-length", "2",
+                 "--max-games", "20", "--out", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert data["generated_by"].startswith("python -m hexgames.puzzles benediction --seed 7")
+    assert len(data["puzzles"]) == 1 and len(data["puzzles"][0]["solution"]) == 2
