@@ -5,6 +5,7 @@ engine's reason comes back for illegal tries, puzzles are real wins, and the lea
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -296,7 +297,7 @@ def test_any_clicks_read_as_notation_or_nothing(name: str) -> None:
         position.play(bots[position.current_seat].choose(position))
 
 
-def test_the_puzzles_command_writes_a_set(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_the_puzzles_command_writes_a_set(tmp_path: Path) -> None:
     import json
 
     from hexgames.puzzles import main
