@@ -15,8 +15,10 @@ def test_turn_start_steps():
     assert gesture(position, "e5") == Gesture(None, ("e5",), "plant")
     assert gesture(position, "pass") == Gesture(None, (), "Pass")
     position.play_turn("e5")
-    assert gesture(position, "swap") == Gesture(None, (), "Swap")
-    assert GAME.gesture(position, position.parse_action("swap")) == Gesture(None, (), "Swap")
+    swap = gesture(position, "swap")
+    assert (swap.tool, swap.points, swap.label) == (None, (), "Swap")
+    assert "colour" in swap.explanation  # the page explains the pie rule when offered
+    assert GAME.gesture(position, position.parse_action("swap")) == swap
 
 
 def test_dendrid_legs_continuations_and_follow_ups():

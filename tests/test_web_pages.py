@@ -65,6 +65,7 @@ def test_position_texts_in_the_docs_become_board_diagrams(
         encoding="utf-8",
     )
     monkeypatch.setattr(rules_pages, "docs_dir", lambda: tmp_path)
+    monkeypatch.setattr(rules_pages, "guide_text", lambda game: None)  # docs/ as fallback
     rules_pages._rules_page.cache_clear()
     try:
         page = rules_pages.rules_page(game)
@@ -81,6 +82,7 @@ def test_a_missing_rules_document_still_gives_a_page(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(rules_pages, "docs_dir", lambda: tmp_path)
+    monkeypatch.setattr(rules_pages, "guide_text", lambda game: None)
     rules_pages._rules_page.cache_clear()
     try:
         page = rules_pages.rules_page(get_game("dendria"))
@@ -98,3 +100,33 @@ def test_the_sample_game_is_a_real_game_in_progress(name: str) -> None:
     assert svg != game.render_svg(game.new())  # pieces have moved
     played = int(caption.split()[1])
     assert 0 < played <= 12  # the last turn start within the first 12 actions
+
+
+@pytest.mark.parametrize("name", ["benediction", "dendria"])
+def test_the_rules_page_is_the_players_guide_with_diagrams(name: str) -> None:
+    """Issue 12: the rules pages are for players: the game's guide, its diagrams drawn
+    by the engine (every diagram replays its actions), no developer material."""
+    game = get_game(name)
+    guide = rules_pages.guide_text(game)
+    assert guide is not None
+    blocks = guide.count("```diagram")
+    assert blocks >= 5
+    rules_pages._rules_page.cache_clear()
+    page = rules_pages.rules_page(game)
+    # Start position + every diagram (drawn, with its caption) + the game in progress.
+    assert page.count('<figure class="diagram') == blocks + 2
+    assert page.count("<figcaption>") >= blocks + 2
+    assert "```" not in page and "caption:" not in page and "play:" not in page
+    assert "Using the engine" not in page and "import hexgames" not in page
+    assert f'href="/learn/{name}"' in page
+
+
+def test_a_diagram_plays_its_actions_and_shows_them() -> None:
+    game = get_game("benediction")
+    figure = rules_pages._diagram(game, "Benediction v1: R=E2 B E8\nR:E2k3+\nB:E45k8\n"
+                                  "play: e3e5\nhighlight: e4\ncaption: Red <wins>")
+    assert figure is not None and "<figcaption>Red &lt;wins&gt;</figcaption>" in figure
+    position = game.position_from_text("Benediction v1: R=E2 B E8\nR:E2k3+\nB:E45k8", None)
+    position.play("e3e5")
+    assert str(game.render_svg(position, ("e4",), last_action=[position.last_action])) in figure
+    assert rules_pages._diagram(game, "Benediction v1: R=E2 B E8\nR:E2k3+\nplay: e3e9") is None

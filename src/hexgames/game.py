@@ -195,11 +195,29 @@ class Gesture:
     points: tuple[str, ...]
     label: str
     alternatives: tuple[tuple[str, ...], ...] = ()
+    #: What the action does, in words for a player, where its label alone does not say
+    #: (e.g. Dendria's pie-rule ``swap``); empty otherwise. Shown by the web page.
+    explanation: str = ""
 
     @property
     def paths(self) -> tuple[tuple[str, ...], ...]:
         """Every click sequence that enters the action, the canonical one first."""
         return (self.points, *self.alternatives)
+
+
+@dataclass(frozen=True)
+class ScoreLine:
+    """One line of a final score's breakdown (``Game.score_breakdown``), for people.
+
+    ``label`` names the scoring term (``"Forests of size 3"``), ``detail`` says what the
+    board shows (``"Dark 2 forests, Light 1: Dark holds the size"``) and ``points`` the
+    points each colour gets from this line. The lines of a breakdown add up to the
+    position's score.
+    """
+
+    label: str
+    detail: str
+    points: Mapping[str, float]
 
 
 @dataclass(frozen=True)
@@ -434,6 +452,18 @@ class Game:
     #: What the observation planes mean for a player-relative view (``None``: the game
     #: offers no such view).
     view_spec: ViewSpec | None = None
+    #: ``score_breakdown(position) -> [ScoreLine, ...]``: how the score of the board as it
+    #: stands is made up, line by line, for games that keep a score (the web page's
+    #: end-of-game banner shows it); ``None`` for games that keep none.
+    score_breakdown: Callable[[GameState], Sequence[ScoreLine]] | None = None
+    #: ``action_for_clicks(position, tool, points) -> notation | None``: the action a
+    #: click sequence would enter if it were legal (the inverse of :attr:`gesture`, for
+    #: clicks that match no legal action), so that the engine can say why it is not;
+    #: ``None`` when the clicks mean no action. ``None``: the game offers no such reading.
+    action_for_clicks: Callable[[GameState, str | None, Sequence[str]], str | None] | None = None
+    #: ``lessons() -> [hexgames.learn.Lesson, ...]``: the game's interactive tutorial,
+    #: one rule per lesson (served by the learn page); ``None``: the game has none.
+    lessons: Callable[[], Sequence[Any]] | None = None
     #: Rule events and peaks a balance report counts besides the action kinds
     #: (``None``: kinds only).
     rule_usage: RuleUsage | None = None

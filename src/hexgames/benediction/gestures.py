@@ -14,12 +14,14 @@ legal action must map to its own gesture (the map is injective over ``legal_acti
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from hexgames.benediction.actions import Action
 from hexgames.benediction.position import Position
 from hexgames.errors import IllegalAction
 from hexgames.game import Gesture
 
-__all__ = ["gesture"]
+__all__ = ["action_for_clicks", "gesture"]
 
 
 def gesture(position: Position, action: Action | str) -> Gesture:
@@ -36,3 +38,20 @@ def gesture(position: Position, action: Action | str) -> Gesture:
     if kind == "split":
         return Gesture(None, (origin, action.target), f"split {action.count}")
     return Gesture(None, (origin, action.target), kind)
+
+
+def action_for_clicks(position: Position, tool: str | None, points: Sequence[str]) -> str | None:
+    """The notation the clicks would enter if they were legal (so that the engine can
+    explain a refused click): a drop or block with its tool, else a move, or a merge when
+    the second point holds a man of the player to act; ``None`` for anything else."""
+    if tool in ("drop", "block") and len(points) == 1:
+        return f"{'@' if tool == 'drop' else 'B'}{points[0]}"
+    if tool is None and len(points) == 2:
+        origin, target = points
+        try:
+            man = position.man_at(target)
+        except ValueError:
+            return None
+        own = man is not None and man.color == position.to_move
+        return f"{origin}+{target}" if own and origin != target else f"{origin}{target}"
+    return None

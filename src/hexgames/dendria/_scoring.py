@@ -27,3 +27,41 @@ def scores(dark_forests: Iterable[int], light_forests: Iterable[int]) -> tuple[f
     elif largest[1] > largest[0]:
         totals[1] += 0.5
     return totals[0], totals[1]
+
+
+def breakdown(
+    dark_forests: Iterable[int], light_forests: Iterable[int]
+) -> list[tuple[str, str, dict[str, float]]]:
+    """The three scoring terms of :func:`scores`, line by line, for people: one line per
+    forest size on the board (largest first) giving the size's points to each player who
+    has such a forest and the +1 to whoever has more of them, then the largest-forest
+    half point. Each line is ``(label, detail, {"dark": points, "light": points})``;
+    the points of all lines add up to :func:`scores`.
+    """
+    counts = (Counter(dark_forests), Counter(light_forests))
+    names = ("Dark", "Light")
+    lines: list[tuple[str, str, dict[str, float]]] = []
+    for size in sorted(counts[0].keys() | counts[1].keys(), reverse=True):
+        have = (counts[0][size], counts[1][size])
+        points = [float(size) if n else 0.0 for n in have]
+        said = [f"{names[i]} {have[i]} forest{'s' if have[i] != 1 else ''}" for i in (0, 1)]
+        detail = ", ".join(said)
+        if have[0] != have[1]:
+            holder = 0 if have[0] > have[1] else 1
+            points[holder] += 1
+            detail += f": {names[holder]} holds size {size} (+1)"
+        else:
+            detail += ": nobody holds the size"
+        label = f"Forests of size {size}"
+        lines.append((label, detail, {"dark": points[0], "light": points[1]}))
+    largest = (max(counts[0], default=0), max(counts[1], default=0))
+    half = [0.0, 0.0]
+    detail = f"Dark {largest[0]}, Light {largest[1]}"
+    if largest[0] != largest[1]:
+        leader = 0 if largest[0] > largest[1] else 1
+        half[leader] = 0.5
+        detail += f": {names[leader]} gets the half point"
+    else:
+        detail += ": equal, no half point"
+    lines.append(("Largest forest", detail, {"dark": half[0], "light": half[1]}))
+    return lines

@@ -20,14 +20,27 @@ Every legal step maps to its own gesture (the map is injective over ``legal_acti
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from hexgames.dendria.position import Position
 from hexgames.dendria.steps import Step
+from hexgames.errors import IllegalAction
 from hexgames.game import Gesture
 
-__all__ = ["BUTTON_LABELS", "gesture"]
+__all__ = ["BUTTON_LABELS", "action_for_clicks", "gesture"]
 
 #: Button texts of the steps entered without clicking a cell.
 BUTTON_LABELS: dict[str, str] = {"end": "End turn", "pass": "Pass", "swap": "Swap"}
+
+#: What a button step does, for players who do not know the rule (the web page shows it).
+EXPLANATIONS: dict[str, str] = {
+    "swap": (
+        "Pie rule: instead of playing, you may take over your opponent's colour and "
+        "their first seed. The board stays as it is; you become Dark and your opponent "
+        "plays on as Light, so a strong first seed helps whoever swaps. Swap when that "
+        "seed looks too good to leave to your opponent; otherwise play your own turn."
+    ),
+}
 
 #: Follow-ups that act on a whole seedbed or forest, entered by a click on any of its cells.
 GROUP_STEPS = frozenset({"grow", "convert"})
@@ -39,7 +52,7 @@ def gesture(position: Position, step: Step | str) -> Gesture:
         step = position.parse_action(step)  # refuses what is not notation
     kind = step.kind
     if kind in BUTTON_LABELS:
-        return Gesture(None, (), BUTTON_LABELS[kind])
+        return Gesture(None, (), BUTTON_LABELS[kind], explanation=EXPLANATIONS.get(kind, ""))
     target = str(step.target)  # every other kind names a cell
     if kind == "leg":
         return Gesture(None, (str(step.origin), target), "move")
@@ -48,3 +61,28 @@ def gesture(position: Position, step: Step | str) -> Gesture:
         others = tuple((label,) for label in position.group(target) if label != target)
         return Gesture(None, (target,), kind, others)
     return Gesture(None, (target,), kind)
+
+
+def action_for_clicks(position: Position, tool: str | None, points: Sequence[str]) -> str | None:
+    """The step the clicks would enter if they were legal (so that the engine can explain
+    a refused click): a dendrid leg for two clicks; for one, a continuation of the
+    dendrid that stopped this turn or a plant on an empty cell, a sprout on a seed, a
+    convert on an enemy tree; ``None`` for anything else."""
+    if tool is not None:
+        return None
+    try:
+        pieces = [position.piece_at(point) for point in points]
+    except (ValueError, IllegalAction):
+        return None
+    if len(points) == 2:
+        return f"{points[0]}-{points[1]}"
+    if len(points) != 1:
+        return None
+    piece, point = pieces[0], points[0]
+    if piece is None:
+        return f"-{point}" if position.moving_dendrid is not None else point
+    if piece.kind == "seed":
+        return f"^{point}"
+    if piece.kind == "tree" and piece.color != position.to_move:
+        return f"={point}"
+    return None

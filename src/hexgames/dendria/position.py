@@ -30,7 +30,7 @@ from enum import StrEnum
 from functools import cache
 from typing import NamedTuple
 
-from hexgames.dendria._scoring import scores
+from hexgames.dendria._scoring import breakdown, scores
 from hexgames.dendria._tables import (
     COLOR_NAMES,
     COLOR_OF,
@@ -58,7 +58,7 @@ from hexgames.dendria.rules import Rules
 from hexgames.dendria.steps import Step
 from hexgames.dendria.textformat import TextPosition, format_text, parse_text
 from hexgames.errors import IllegalAction
-from hexgames.game import HistoryView, Outcome
+from hexgames.game import HistoryView, Outcome, ScoreLine
 from hexgames.hexgrid import DIRECTION_NAMES, DIRECTIONS, HexBoard
 
 # Turn phases: nothing played yet / a seed was planted / a dendrid stopped.
@@ -438,6 +438,17 @@ class Position:
         """Each colour's score on the board as it stands (final once the game is over)."""
         dark, light = self._scores()
         return {"dark": dark, "light": light}
+
+    def score_breakdown(self) -> list[ScoreLine]:
+        """How :meth:`score` is made up (rules section 4), line by line: each forest size
+        on the board (the size's points to each player with such a forest, +1 to the one
+        with more of them), then the largest-forest half point. The lines' points add up
+        to :meth:`score`."""
+        a = self.analysis()
+        return [
+            ScoreLine(label, detail, points)
+            for label, detail, points in breakdown(a.forest_sizes(0), a.forest_sizes(1))
+        ]
 
     def seat_scores(self) -> tuple[float, float]:
         """The scores of seat 0 and seat 1."""

@@ -11,7 +11,7 @@ from typing import Any
 from hexgames.dendria.position import Position, Termination
 from hexgames.dendria.rules import OPTIONS, Rules, make_rules
 from hexgames.dendria.usage import RULE_USAGE
-from hexgames.game import HEXAGON_SYMMETRIES, Game, GameState, ViewSpec, lazy
+from hexgames.game import HEXAGON_SYMMETRIES, Game, GameState, ScoreLine, ViewSpec, lazy
 from hexgames.hexgrid import HexBoard
 from hexgames.hexgrid import board as hex_board
 
@@ -20,6 +20,12 @@ def live_score(position: GameState) -> dict[str, float]:
     """Each colour's score on the board as it stands (final once the game is over)."""
     assert isinstance(position, Position)
     return position.score()
+
+
+def score_breakdown(position: GameState) -> list[ScoreLine]:
+    """How each colour's score on the board is made up, line by line."""
+    assert isinstance(position, Position)
+    return position.score_breakdown()
 
 
 def board(rules: Any) -> HexBoard:
@@ -48,6 +54,7 @@ GAME = Game(
     render_svg=lazy("hexgames.dendria.render:svg"),
     render_text=lazy("hexgames.dendria.render:ascii_board"),
     gesture=lazy("hexgames.dendria.gestures:gesture"),
+    action_for_clicks=lazy("hexgames.dendria.gestures:action_for_clicks"),
     heuristic=lazy("hexgames.dendria.evaluation:heuristic"),
     num_distinct_actions=lazy("hexgames.dendria.encoding:num_distinct_actions"),
     action_to_id=lazy("hexgames.dendria.encoding:action_to_id"),
@@ -58,6 +65,8 @@ GAME = Game(
     rules_options=Rules.as_dict,
     termination=Termination,
     live_score=live_score,
+    score_breakdown=score_breakdown,
+    lessons=lazy("hexgames.dendria.lessons:lessons"),
     board=board,
     # The rules treat the six directions alike: all 12 symmetries of the hexagon.
     symmetries=HEXAGON_SYMMETRIES,

@@ -349,6 +349,10 @@ def create_app(
         # The first request draws a sample game (AI moves): keep it off the event loop.
         return HTMLResponse(await asyncio.to_thread(rules_page, get_game(game_name)))
 
+    from hexgames.web.learn import add_learn_routes  # (a hook kept to one place)
+
+    add_learn_routes(app)  # /learn/<game> and /api/learn/...: lessons and puzzles
+
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app
 

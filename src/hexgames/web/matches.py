@@ -372,6 +372,10 @@ class Match:
                         "points": list(gesture.points),
                         "paths": [list(path) for path in gesture.paths],
                         "label": gesture.label,
+                        # What the action does, where the game explains it (Dendria's
+                        # swap); the page shows it next to the button.
+                        **({"explanation": gesture.explanation} if gesture.explanation
+                           else {}),
                     }
                 )
         self._legal_cache = (self.revision, entries)
@@ -487,7 +491,7 @@ class Match:
             "history": _SPLICE if encoded else list(self._history),
             "actions_left": game.actions_left(position) if game.actions_left else None,
             "score": _describe(game.live_score(position)) if game.live_score else None,
-            "final": _final(position),
+            "final": _final(position, game),
             "overlays": list(self.game.extras.get("overlays", ())),
             "your_turn": my_turn,
             "legal": self.legal_for_client() if my_turn else [],
@@ -546,14 +550,21 @@ def player_name(player: dict[str, Any], mode: str, seat: int) -> str:
     return "You" if mode == "ai" else f"Player {seat + 1}"
 
 
-def _final(position: GameState) -> dict[str, Any] | None:
+def _final(position: GameState, game: Game | None = None) -> dict[str, Any] | None:
     """How the engine ended the game (``outcome()``): termination and final score, for the
-    end-of-game banner; ``None`` while it goes on or after a resignation."""
+    end-of-game banner, with the score's breakdown line by line where the game gives one
+    (``Game.score_breakdown``); ``None`` while it goes on or after a resignation."""
     outcome = position.outcome()
     if outcome is None:
         return None
-    return {
+    final: dict[str, Any] = {
         "termination": str(outcome.termination),
         "winner": outcome.winner,
         "score": _describe(outcome.score),
     }
+    if game is not None and game.score_breakdown is not None:
+        final["breakdown"] = [
+            {"label": line.label, "detail": line.detail, "points": _describe(dict(line.points))}
+            for line in game.score_breakdown(position)
+        ]
+    return final

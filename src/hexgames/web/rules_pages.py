@@ -1,9 +1,13 @@
-"""The rules page of each game: its docs rendered as HTML, with boards drawn by the engine.
+"""The rules page of each game: the rules for players, with boards drawn by the engine.
 
-The text comes from ``docs/<game>.md`` (written by each engine's authors). Any fenced
-block in it that the game can read as a position (its board-text format) is drawn with
-``render_svg`` instead of being shown as text, so the diagrams can never disagree with the
-engine. The page starts with the game's start position.
+The text is the game package's player guide, ``guide.md`` next to its ``Game`` (the
+developer material, notation, text formats and the Python API, is in ``docs/<game>.md``,
+which is the fallback for a game without a guide). Any fenced block that the game can
+read as a position (its board-text format) is drawn with ``render_svg`` instead of being
+shown as text, so the diagrams can never disagree with the engine. A block may add
+directive lines after the position: ``play: ACTIONS`` (played, and shown as the last
+move), ``highlight: POINTS``, ``overlay: NAMES`` and ``caption: TEXT``. The page starts
+with the game's start position.
 """
 
 from __future__ import annotations
@@ -13,10 +17,11 @@ import math
 import re
 from dataclasses import dataclass
 from functools import cache
+from importlib import resources
 from pathlib import Path
 
 import hexgames
-from hexgames.game import Game, game_names, get_game
+from hexgames.game import REGISTRY, Game, game_names, get_game
 from hexgames.web.markdown import to_html
 from hexgames.web.matches import render
 
@@ -95,13 +100,48 @@ def docs_dir() -> Path | None:
     return candidate if candidate.is_dir() else None
 
 
-def _diagram(game: Game, text: str) -> str | None:
+def guide_text(game: Game) -> str | None:
+    """The game's player guide (``guide.md`` in its package), ``None`` when it has none."""
+    module = REGISTRY.get(game.name, "").split(":")[0]
     try:
-        position = game.position_from_text(text, None)
+        return resources.files(module).joinpath("guide.md").read_text(encoding="utf-8")
+    except (FileNotFoundError, ModuleNotFoundError, ValueError):
+        return None
+
+
+_DIRECTIVE = re.compile(r"^(play|highlight|overlay|caption):\s*(.*)$", re.IGNORECASE)
+
+
+def _diagram(game: Game, text: str) -> str | None:
+    """A fenced block drawn as a board when it holds a position (else ``None``)."""
+    board_lines, directives = [], {}
+    for line in text.splitlines():
+        found = _DIRECTIVE.match(line.strip())
+        if found:
+            directives[found.group(1).lower()] = found.group(2).strip()
+        else:
+            board_lines.append(line)
+    board_text = "\n".join(board_lines)
+    try:
+        position = game.position_from_text(board_text, None)
     except Exception:  # not a position: the caller shows the block as text
         return None
-    svg = game.render_svg(position)
-    return f'<figure class="diagram">{svg}<pre class="caption">{html.escape(text)}</pre></figure>'
+    played = []
+    for action in directives.get("play", "").split():
+        try:
+            position.play(action)
+        except ValueError:
+            return None  # a diagram that does not replay is shown as text, and tested
+        played.append(position.last_action)
+    highlights = tuple(directives.get("highlight", "").split())
+    overlays = tuple(directives.get("overlay", "").split())
+    extra = {"overlays": overlays} if overlays else {}
+    svg = game.render_svg(position, highlights, last_action=played or None, **extra)
+    caption = directives.get("caption")
+    if caption is None:
+        return (f'<figure class="diagram">{svg}<pre class="caption">{html.escape(text)}'
+                "</pre></figure>")
+    return f'<figure class="diagram">{svg}<figcaption>{html.escape(caption)}</figcaption></figure>'
 
 
 def rules_page(game: Game) -> str:
@@ -114,7 +154,10 @@ def _rules_page(name: str) -> str:
     game = get_game(name)
     folder = docs_dir()
     source = folder / f"{game.name}.md" if folder else None
-    if source is not None and source.is_file():
+    guide = guide_text(game)
+    if guide is not None:
+        body = to_html(guide, lambda _, code: _diagram(game, code))
+    elif source is not None and source.is_file():
         body = to_html(source.read_text(encoding="utf-8"), lambda _, code: _diagram(game, code))
     else:
         body = (

@@ -98,8 +98,13 @@ export function showBanner(banner, state) {
   if (you && state.winner && state.winner !== "draw") {
     head = state.winner === you.color ? "You win!" : "You lose";
   }
+  const reason = state.result ? state.result.replace(/^[^(]*\(?/, "").replace(/\)$/, "") : "";
+  const lines = state.final && Array.isArray(state.final.breakdown) ? state.final.breakdown : null;
+  // With a score breakdown the final score says why; the termination goes to a small note.
   banner.replaceChildren(el("strong", { text: head }),
-    el("span", { text: state.result ? state.result.replace(/^[^(]*\(?/, "").replace(/\)$/, "") : "" }));
+    el("span", { class: lines ? "ended" : null, text: lines && reason ? `game ended: ${reason}` : reason }));
+  // The score line by line (the table is shown last: CSS order), where the game gives it.
+  if (lines && state.final.score) banner.append(breakdownTable(lines, Object.keys(state.final.score)));
   // The engine's final score (games that keep one), e.g. "Dark 6 · Light 15.5".
   const score = state.final && state.final.score;
   if (score && typeof score === "object" && !Array.isArray(score)) {
@@ -134,6 +139,18 @@ export async function showMe(link) {
     link.title = "Your player page: name, password, ratings and games";
     return me;
   } catch { return null; }
+}
+
+/** The final score line by line (the game's ``score_breakdown``): one row per scoring term. */
+export function breakdownTable(lines, sides) {
+  const points = (value) => (value ? String(value) : "–");
+  return el("table", { class: "breakdown", id: "breakdown" },
+    el("thead", {}, el("tr", {}, el("th", { text: "Score" }),
+      ...sides.map((side) => el("th", {}, swatch(side), ` ${cap(side)}`)))),
+    el("tbody", {}, ...lines.map((line) => el("tr", {},
+      el("th", { scope: "row" }, el("span", { text: line.label }),
+        el("small", { text: line.detail })),
+      ...sides.map((side) => el("td", { text: points(line.points[side]) }))))));
 }
 
 /** Put the server's SVG in place so that it scales to its box (keeps the viewBox). */

@@ -23,6 +23,8 @@ function renderPicker() {
     el("span", { class: "preview", "aria-hidden": "true" }),
     el("span", { class: "title" }, game.title,
       el("a", { class: "rules-link", href: `/rules/${game.name}`, text: "Rules →",
+        onclick: (e) => e.stopPropagation() }),
+      el("a", { class: "rules-link learn-link", href: `/learn/${game.name}`, text: "Learn →",
         onclick: (e) => e.stopPropagation() })),
     el("span", { class: "blurb", text: game.blurb || "" }),
   )));

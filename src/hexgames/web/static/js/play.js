@@ -318,10 +318,15 @@ function refreshInput() {
     text: tool === DEFAULT_TOOL ? "Move" : cap(tool),
     onclick: () => { picker.selectTool(tool); choices.replaceChildren(); refreshInput(); },
   })) : []));
-  buttons.replaceChildren(...picker.buttons().map((entry) => el("button", {
+  const offered = picker.buttons();
+  buttons.replaceChildren(...offered.map((entry) => el("button", {
     class: "action-button", "data-action": entry.action, text: cap(entry.label || entry.action),
-    onclick: () => submit(entry.action),
+    title: entry.explanation || null, onclick: () => submit(entry.action),
   })));
+  // What a button does where the game explains it (Dendria's swap): shown, not hovered.
+  buttons.append(...offered.filter((entry) => entry.explanation).map((entry) => el("p", {
+    class: "explain", "data-explains": entry.action,
+  }, el("strong", { text: `${cap(entry.label || entry.action)}: ` }), entry.explanation)));
   const targets = picker.targets();
   const labels = picker.nextLabels();
   // Tags on the board when they stay legible: after a first click (the destinations),
