@@ -10,6 +10,8 @@ from pathlib import Path
 
 from hexgames.web.storage.base import (
     Change,
+    Seek,
+    SeekTaken,
     StaleWrite,
     Storage,
     StorageUnavailable,
@@ -20,6 +22,8 @@ from hexgames.web.storage.base import (
 
 __all__ = [
     "Change",
+    "Seek",
+    "SeekTaken",
     "StaleWrite",
     "Storage",
     "StorageUnavailable",
