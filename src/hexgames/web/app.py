@@ -44,8 +44,15 @@ from hexgames.web.limits import BodyLimit, SecurityHeaders
 from hexgames.web.matches import Match, render
 from hexgames.web.options import describe_options
 from hexgames.web.rules_pages import not_found_page, rules_page
-from hexgames.web.service import MAX_RECORD, AiBusy, GameNotFound, GameService
-from hexgames.web.sockets import add_socket_route, clip
+from hexgames.web.service import (
+    MAX_RECORD,
+    AiBusy,
+    GameNotFound,
+    GameService,
+    SeekTaken,
+    public_seek,
+)
+from hexgames.web.sockets import add_lobby_route, add_socket_route, clip
 from hexgames.web.storage import StaleWrite, StorageUnavailable, StoredGame, open_storage
 
 log = logging.getLogger(__name__)
@@ -69,12 +76,17 @@ class NewGame(Strict):
     options: dict[StrictStr, Any] = Field(default_factory=dict)
     seat: StrictInt = 0
     level: StrictInt = 3
+    #: Online games: ``{"kind": "realtime", "base_s", "increment_s"}``,
+    #: ``{"kind": "correspondence", "days"}`` or untimed (``None``).
+    control: dict[StrictStr, Any] | None = None
 
 
 class ActionIn(Strict):
     token: StrictStr | None = None
     action: StrictStr
     ply: StrictInt | None = None
+    #: The client's measured round trip (ms), credited to its clock within an allowance.
+    lag: float | None = Field(default=None, ge=0, le=60_000)
 
 
 class TokenIn(Strict):
@@ -85,6 +97,21 @@ class ClaimIn(Strict):
     token: StrictStr | None = None
     #: The seat token this browser already holds for the game, if any.
     have: StrictStr | None = None
+
+
+class AnswerIn(Strict):
+    token: StrictStr | None = None
+    answer: StrictStr = "offer"
+
+
+class SeekIn(Strict):
+    game: StrictStr
+    options: dict[StrictStr, Any] = Field(default_factory=dict)
+    control: dict[StrictStr, Any] | None = None
+    color: StrictStr = "random"
+    rated: bool = False
+    #: A direct challenge: the name of the only player who may accept it.
+    target: StrictStr | None = None
 
 
 class RecordIn(Strict):
@@ -177,6 +204,10 @@ def create_app(
             return HTMLResponse(not_found_page(request.url.path), status_code=404)
         return error(exc.status_code, str(exc.detail))
 
+    @app.exception_handler(SeekTaken)
+    async def seek_taken(request: Request, exc: SeekTaken) -> JSONResponse:
+        return error(409, str(exc))
+
     @app.exception_handler(GameNotFound)
     async def not_found(request: Request, exc: GameNotFound) -> JSONResponse:
         return error(404, str(exc))
@@ -223,7 +254,8 @@ def create_app(
     @app.post("/api/games", status_code=201)
     async def new_game(body: NewGame) -> dict[str, Any]:
         match, tokens = await service.create(
-            body.game, body.options, body.mode, seat=body.seat, level=body.level
+            body.game, body.options, body.mode, seat=body.seat, level=body.level,
+            control=body.control,
         )
         seat_token = tokens[body.seat] if body.mode != "hotseat" else tokens[0]
         return {
@@ -244,7 +276,8 @@ def create_app(
 
     @app.post("/api/games/{game_id}/actions")
     async def play(game_id: str, body: ActionIn) -> Response:
-        match = await service.act(game_id, body.token, body.action, body.ply)
+        match = await service.act(game_id, body.token, body.action, body.ply,
+                                  lag_ms=body.lag or 0)
         return state_response(match, body.token)
 
     @app.post("/api/games/{game_id}/undo")
@@ -256,6 +289,56 @@ def create_app(
     async def resign(game_id: str, body: TokenIn) -> Response:
         match = await service.resign(game_id, body.token)
         return state_response(match, body.token)
+
+    @app.post("/api/games/{game_id}/takeback")
+    async def takeback(game_id: str, body: AnswerIn) -> Response:
+        """Online games: ``answer`` offer / accept / decline / cancel."""
+        match = await service.takeback(game_id, body.token, body.answer)
+        return state_response(match, body.token)
+
+    @app.post("/api/games/{game_id}/abort")
+    async def abort(game_id: str, body: TokenIn) -> Response:
+        match = await service.abort(game_id, body.token)
+        return state_response(match, body.token)
+
+    @app.post("/api/games/{game_id}/rematch")
+    async def rematch(game_id: str, body: AnswerIn) -> Response:
+        """After an online game: ``answer`` offer (or accept) / decline."""
+        match = await service.rematch(game_id, body.token, body.answer)
+        return state_response(match, body.token)
+
+    # ---------------------------------------------------------- lobby
+    @app.get("/api/seeks")
+    async def seeks() -> dict[str, Any]:
+        """The open challenges and the games being played (what ``/ws/lobby`` sends)."""
+        return await service.lobby_state()
+
+    @app.post("/api/seeks", status_code=201)
+    async def new_seek(body: SeekIn, request: Request) -> dict[str, Any]:
+        """Post a challenge; ``token`` is the seat credential of the game to come."""
+        creator = await player_entry(request)
+        if body.rated and not creator.get("player_id"):
+            raise PermissionError("rated challenges need a player name (choose one first)")
+        seek, token = await service.create_seek(
+            body.game, body.options, body.control, body.color, body.rated, creator,
+            body.target,
+        )
+        return {"id": seek.id, "token": token, "seek": public_seek(seek)}
+
+    @app.get("/api/seeks/{seek_id}")
+    async def seek_status(seek_id: str) -> dict[str, Any]:
+        return await service.seek_status(seek_id)
+
+    @app.post("/api/seeks/{seek_id}/accept", status_code=201)
+    async def accept_seek(seek_id: str, request: Request) -> dict[str, Any]:
+        acceptor = await player_entry(request)
+        match, token = await service.accept_seek(seek_id, acceptor)
+        return {"id": match.id, "token": token, "links": links(match, [None, None])}
+
+    @app.post("/api/seeks/{seek_id}/cancel")
+    async def cancel_seek(seek_id: str, body: TokenIn) -> dict[str, Any]:
+        await service.cancel_seek(seek_id, body.token)
+        return {"id": seek_id, "status": "cancelled"}
 
     @app.get("/openapi.json", include_in_schema=False)
     async def openapi_alias() -> JSONResponse:
@@ -312,6 +395,7 @@ def create_app(
 
     # ---------------------------------------------------------- WebSocket
     add_socket_route(app, service)
+    add_lobby_route(app, service)
 
     # -------------------------------------------------------------- pages
     @app.get("/", include_in_schema=False)
@@ -321,6 +405,10 @@ def create_app(
     @app.get("/play/{game_id}", include_in_schema=False)
     async def play_page(game_id: str) -> FileResponse:
         return FileResponse(STATIC / "play.html")
+
+    @app.get("/lobby", include_in_schema=False)
+    async def lobby_page() -> FileResponse:
+        return FileResponse(STATIC / "lobby.html")
 
     @app.get("/replay/{game_id}", include_in_schema=False)
     async def replay_page(game_id: str) -> FileResponse:
@@ -372,5 +460,12 @@ def record_tags(match: Match) -> dict[str, str]:
         tags["Winner"] = winner
         tags["Ending"] = match.stored.reason or ""
         tags["Result"] = "1-0" if match.position.seat_of(winner) == 0 else "0-1"
-        tags["Termination"] = "resignation"
+        tags["Termination"] = ("timeout" if match.meta.get("termination") == "timeout"
+                               else "resignation")
     return tags
+
+
+async def player_entry(request: Request) -> dict[str, Any]:
+    """The visitor as a seat's player entry (``{"player_id", "name"}``), or ``{}`` for
+    a visitor without an identity."""
+    return {}

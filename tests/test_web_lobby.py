@@ -1,0 +1,261 @@
+"""Lobby, clocks, takeback, abort and rematch through the HTTP API (issue 11).
+
+Time is injected: the service's clock is a list the test moves forward, and the flag-fall
+watch is run with ``check_clocks`` (the background task does the same at each deadline),
+so nothing here sleeps or depends on timing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from hexgames.web.app import create_app
+
+
+class FakeTime:
+    def __init__(self) -> None:
+        self.ms = 1_800_000_000_000.0
+
+    def __call__(self) -> float:
+        return self.ms
+
+
+@pytest.fixture
+def time_() -> FakeTime:
+    return FakeTime()
+
+
+@pytest.fixture
+def client(tmp_path: Path, time_: FakeTime) -> Iterator[TestClient]:
+    app = create_app(data_dir=tmp_path, ai_processes=1)
+    app.state.service.now = time_
+    with TestClient(app) as test_client:
+        yield test_client
+
+
+def state(client: TestClient, game_id: str, token: str | None) -> dict[str, Any]:
+    return client.get(f"/api/games/{game_id}", params={"token": token}).json()
+
+
+def play_turn(client: TestClient, game_id: str, token: str, lag: float | None = None) -> None:
+    """Play the seat's whole turn (its first legal action until the turn passes)."""
+    view = state(client, game_id, token)
+    assert view["your_turn"], view
+    while view["your_turn"]:
+        body = {"token": token, "action": view["legal"][0]["action"], "ply": view["ply"],
+                "lag": lag}
+        answer = client.post(f"/api/games/{game_id}/actions", json=body)
+        assert answer.status_code == 200, answer.text
+        view = answer.json()
+
+
+def seek_and_accept(client: TestClient, control: dict | None = None,
+                    game: str = "benediction", color: str = "red") -> tuple[str, list[str]]:
+    """A challenge posted and accepted: the game id and the tokens by seat."""
+    posted = client.post("/api/seeks", json={"game": game, "control": control,
+                                             "color": color})
+    assert posted.status_code == 201, posted.text
+    accepted = client.post(f"/api/seeks/{posted.json()['id']}/accept")
+    assert accepted.status_code == 201, accepted.text
+    game_id = accepted.json()["id"]
+    view = state(client, game_id, posted.json()["token"])
+    creator_seat = view["your_seats"][0]
+    tokens = ["", ""]
+    tokens[creator_seat] = posted.json()["token"]
+    tokens[1 - creator_seat] = accepted.json()["token"]
+    return game_id, tokens
+
+
+def test_a_challenge_starts_a_game_with_the_chosen_colour(client: TestClient) -> None:
+    with client.websocket_connect("/ws/lobby") as lobby:
+        assert lobby.receive_json() == {"type": "lobby", "seeks": [], "playing": []}
+        posted = client.post("/api/seeks", json={
+            "game": "dendria", "options": {"board_side": 5}, "color": "light",
+            "control": {"kind": "realtime", "base_s": 300, "increment_s": 5}}).json()
+        listed = lobby.receive_json()
+        assert [s["id"] for s in listed["seeks"]] == [posted["id"]]
+        assert listed["seeks"][0]["time"] == "5 min + 5 s"
+        game_id = client.post(f"/api/seeks/{posted['id']}/accept").json()["id"]
+        assert lobby.receive_json() == {"type": "seek_taken", "seek": posted["id"],
+                                        "game": game_id}
+        after = lobby.receive_json()
+        assert after["seeks"] == [] and [g["id"] for g in after["playing"]] == [game_id]
+    view = state(client, game_id, posted["token"])
+    assert view["players"][view["your_seats"][0]]["color"] == "light"
+    assert view["clock"]["left_ms"] == [300_000, 300_000]
+    assert client.post(f"/api/seeks/{posted['id']}/accept").status_code == 409
+    assert client.get(f"/api/seeks/{posted['id']}").json()["game"] == game_id
+
+
+def test_two_acceptors_at_once_make_one_game(client: TestClient) -> None:
+    posted = client.post("/api/seeks", json={"game": "benediction"}).json()
+    service = client.app.state.service
+
+    async def both() -> list[Any]:
+        return await asyncio.gather(
+            *(service.accept_seek(posted["id"], {"name": f"P{n}"}) for n in range(2)),
+            return_exceptions=True)
+
+    results = client.portal.call(both)
+    games = [r for r in results if isinstance(r, tuple)]
+    assert len(games) == 1, results
+    assert type(next(r for r in results if not isinstance(r, tuple))).__name__ == "SeekTaken"
+
+
+def test_a_challenge_is_withdrawn_by_its_creator_only(client: TestClient) -> None:
+    posted = client.post("/api/seeks", json={"game": "benediction"}).json()
+    url = f"/api/seeks/{posted['id']}/cancel"
+    assert client.post(url, json={"token": "nope"}).status_code == 409
+    assert client.post(url, json={"token": posted["token"]}).status_code == 200
+    assert client.get("/api/seeks").json()["seeks"] == []
+    for bad in ({"game": "benediction", "color": "green"},
+                {"game": "benediction", "control": {"kind": "realtime", "base_s": 0}}):
+        assert client.post("/api/seeks", json=bad).status_code == 400
+
+
+def test_the_clock_runs_out_and_the_server_ends_the_game(
+        client: TestClient, time_: FakeTime) -> None:
+    game_id, (red, blue) = seek_and_accept(
+        client, {"kind": "realtime", "base_s": 5, "increment_s": 1})
+    service = client.app.state.service
+    play_turn(client, game_id, red)
+    time_.ms += 60_000  # first turns are free
+    play_turn(client, game_id, blue)
+    view = state(client, game_id, red)
+    assert view["clock"]["running"] == 0 and view["clock"]["left_ms"] == [5000, 5000]
+    time_.ms += 2_000
+    play_turn(client, game_id, red, lag=100)
+    # 2 s spent, 0.1 s of it lag, 1 s increment
+    assert state(client, game_id, red)["clock"]["left_ms"] == [4100, 5000]
+    time_.ms += 4_999
+    assert client.portal.call(service.check_clocks) == []
+    assert state(client, game_id, blue)["clock"]["left_ms"] == [4100, 1]
+    time_.ms += 1
+    assert client.portal.call(service.check_clocks) == [game_id]
+    for token in (red, blue, None):
+        view = state(client, game_id, token)
+        assert view["is_over"] and view["winner"] == "red"
+        assert view["result"] == "Red wins (Blue ran out of time)"
+        assert view["clock"]["running"] is None
+    record = client.get(f"/api/games/{game_id}/record").text
+    assert '"timeout"' in record
+
+
+def test_a_late_move_is_refused_as_a_timeout(client: TestClient, time_: FakeTime) -> None:
+    game_id, (red, blue) = seek_and_accept(
+        client, {"kind": "realtime", "base_s": 10, "increment_s": 0})
+    play_turn(client, game_id, red)
+    play_turn(client, game_id, blue)
+    time_.ms += 10_600  # past the lag allowance too
+    view = state(client, game_id, red)
+    late = client.post(f"/api/games/{game_id}/actions",
+                       json={"token": red, "action": view["legal"][0]["action"]})
+    # Refused whether the watch or the move itself found the flag down first.
+    assert late.status_code == 409 and "ran out" in late.json()["error"]
+    assert state(client, game_id, None)["result"] == "Blue wins (Red ran out of time)"
+
+
+def test_games_overdue_after_a_restart_are_adjudicated(
+        tmp_path: Path, time_: FakeTime) -> None:
+    app = create_app(data_dir=tmp_path, ai_processes=1)
+    app.state.service.now = time_
+    with TestClient(app) as client:
+        game_id, (red, blue) = seek_and_accept(
+            client, {"kind": "realtime", "base_s": 10, "increment_s": 0})
+        play_turn(client, game_id, red)
+        play_turn(client, game_id, blue)
+    time_.ms += 11_000  # the server was down while the flag fell
+    app = create_app(data_dir=tmp_path, ai_processes=1)
+    app.state.service.now = time_
+    with TestClient(app) as client:
+        service = client.app.state.service
+        client.portal.call(service.resync_clocks)  # what the watch does when it starts
+        client.portal.call(service.check_clocks)
+        assert client.app.state.service._deadlines == {}
+        stored = client.app.state.service.storage.load_game(game_id)
+        assert (stored.status, stored.reason) == ("over", "Red ran out of time")
+
+
+def test_correspondence_lists_whose_turn_it_is(client: TestClient, time_: FakeTime) -> None:
+    game_id, (red, blue) = seek_and_accept(client, {"kind": "correspondence", "days": 2})
+    view = state(client, game_id, red)
+    assert view["clock"]["running"] == 0 and view["clock"]["left_ms"][0] == 2 * 86_400_000
+    play_turn(client, game_id, red)
+    assert client.get("/api/seeks").json()["playing"][0]["turn"] == 1
+    time_.ms += 2 * 86_400_000
+    assert client.portal.call(client.app.state.service.check_clocks) == [game_id]
+    assert state(client, game_id, None)["result"] == "Red wins (Blue ran out of time)"
+
+
+def test_takeback_requests_online(client: TestClient) -> None:
+    game_id, (red, blue) = seek_and_accept(client)
+    url = f"/api/games/{game_id}/takeback"
+    assert client.post(url, json={"token": red}).status_code == 409  # nothing to take back
+    play_turn(client, game_id, red)
+    ply = state(client, game_id, red)["ply"]
+    assert state(client, game_id, red)["can_request_takeback"]
+    assert client.post(url, json={"token": red, "answer": "accept"}).status_code == 409
+    assert client.post(url, json={"token": red}).status_code == 200
+    assert state(client, game_id, blue)["takeback_offer"] == 0
+    assert client.post(url, json={"token": red}).status_code == 409  # asked already
+    assert client.post(url, json={"token": red, "answer": "accept"}).status_code == 409
+    view = client.post(url, json={"token": blue, "answer": "decline"}).json()
+    assert view["takeback_offer"] is None and view["ply"] == ply
+    client.post(url, json={"token": red})
+    view = client.post(url, json={"token": blue, "answer": "accept"}).json()
+    assert view["ply"] < ply and view["current_seat"] == 0
+    assert client.post(f"/api/games/{game_id}/undo", json={"token": red}).status_code == 409
+    assert client.post(url, json={"token": None}).status_code == 403
+
+
+def test_abort_only_before_each_side_has_moved(client: TestClient) -> None:
+    game_id, (red, blue) = seek_and_accept(client)
+    play_turn(client, game_id, red)
+    view = client.post(f"/api/games/{game_id}/abort", json={"token": blue}).json()
+    assert view["is_over"] and view["winner"] is None and view["result"] == \
+        "game over (Game aborted)"
+    other, (red, blue) = seek_and_accept(client)
+    play_turn(client, other, red)
+    play_turn(client, other, blue)
+    answer = client.post(f"/api/games/{other}/abort", json={"token": red})
+    assert answer.status_code == 409
+    assert not state(client, other, red)["can_abort"]
+
+
+def test_a_rematch_needs_both_and_swaps_colours(client: TestClient) -> None:
+    game_id, (red, blue) = seek_and_accept(
+        client, {"kind": "realtime", "base_s": 60, "increment_s": 0})
+    url = f"/api/games/{game_id}/rematch"
+    assert client.post(url, json={"token": red}).status_code == 409  # not over yet
+    client.post(f"/api/games/{game_id}/resign", json={"token": red})
+    assert state(client, game_id, red)["can_rematch"]
+    view = client.post(url, json={"token": red}).json()
+    assert view["rematch_offers"] == [0] and view["rematch"] is None
+    assert client.post(url, json={"token": blue, "answer": "decline"}).json()[
+        "rematch_offers"] == []
+    client.post(url, json={"token": red})
+    view = client.post(url, json={"token": blue}).json()
+    new_id = view["rematch"]
+    assert new_id and not view["can_rematch"]
+    # Each player's credential holds the other colour in the new game.
+    assert state(client, new_id, red)["your_seats"] == [1]
+    assert state(client, new_id, blue)["your_seats"] == [0]
+    assert state(client, new_id, None)["clock"]["left_ms"] == [60_000, 60_000]
+    assert client.post(url, json={"token": red}).status_code == 409
+
+
+def test_timed_games_are_online_only(client: TestClient) -> None:
+    answer = client.post("/api/games", json={
+        "game": "benediction", "mode": "ai",
+        "control": {"kind": "realtime", "base_s": 60}})
+    assert answer.status_code == 400
+    made = client.post("/api/games", json={
+        "game": "benediction", "mode": "online",
+        "control": {"kind": "realtime", "base_s": 60, "increment_s": 2}}).json()
+    assert state(client, made["id"], None)["clock"]["describe"] == "1 min + 2 s"
