@@ -183,7 +183,7 @@ def test_games_overdue_after_a_restart_are_adjudicated(
 
 
 def test_correspondence_lists_whose_turn_it_is(client: TestClient, time_: FakeTime) -> None:
-    game_id, (red, blue) = seek_and_accept(client, {"kind": "correspondence", "days": 2})
+    game_id, (red, _blue) = seek_and_accept(client, {"kind": "correspondence", "days": 2})
     view = state(client, game_id, red)
     assert view["clock"]["running"] == 0 and view["clock"]["left_ms"][0] == 2 * 86_400_000
     play_turn(client, game_id, red)

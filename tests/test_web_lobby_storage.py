@@ -9,7 +9,12 @@ from pathlib import Path
 import pytest
 
 from hexgames.web.storage import Seek, SeekTaken, StoredGame, open_storage
-from test_web_storage import backend, postgres_cluster, postgres_url  # noqa: F401
+import test_web_storage
+
+# The backends' fixtures (a throwaway PostgreSQL cluster and SQLite) of the storage tests.
+backend = test_web_storage.backend
+postgres_cluster = test_web_storage.postgres_cluster
+postgres_url = test_web_storage.postgres_url
 
 STAMP = "2026-01-01T00:00:00+00:00"
 
@@ -83,7 +88,8 @@ def test_two_acceptors_racing_get_exactly_one_game(backend: tuple[str, dict]) ->
             barrier = threading.Barrier(2)
             results: list[str] = []
 
-            def accept(storage, game_id: str) -> None:
+            def accept(storage, game_id: str, barrier=barrier, seek_id=seek_id,
+                       results=results) -> None:
                 barrier.wait()
                 try:
                     storage.accept_seek(seek_id, _game(game_id))
