@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from hexgames.web.storage import Seek, SeekTaken, StoredGame, open_storage
 import test_web_storage
+from hexgames.web.storage import Seek, SeekTaken, StoredGame, open_storage
 
 # The backends' fixtures (a throwaway PostgreSQL cluster and SQLite) of the storage tests.
 backend = test_web_storage.backend
