@@ -9,6 +9,7 @@ const $ = (id) => document.getElementById(id);
 const SEEKS = "hexgames.seeks";  // seek id -> the seat credential of its game to come
 let catalog = null;
 let retry = 500;
+let shown = null;  // the lobby last received
 
 function mySeeks() {
   try { return JSON.parse(localStorage.getItem(SEEKS) || "{}"); } catch { return {}; }
@@ -75,6 +76,7 @@ async function post(event) {
       target: $("seek-target").value.trim() || null,
     } });
     const map = mySeeks(); map[created.id] = created.token; saveSeeks(map);
+    if (shown) render(shown);  // the lobby may have arrived before this answer
   } catch (error) {
     $("seek-error").textContent = error.message;
   }
@@ -112,6 +114,7 @@ function describeOptions(options) {
 }
 
 function render(lobby) {
+  shown = lobby;
   const mine = mySeeks();
   $("seek-list").replaceChildren(...(lobby.seeks.length ? lobby.seeks.map((seek) => el("li", {
     class: "seek", "data-seek": seek.id },
