@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 
@@ -39,6 +41,26 @@ def client(tmp_path: Path, time_: FakeTime) -> Iterator[TestClient]:
         yield test_client
 
 
+JARS: dict[str, httpx.Cookies] = {}
+
+
+@contextmanager
+def visitor(client: TestClient, name: str) -> Iterator[TestClient]:
+    """Requests as another visitor (a cookie jar, so an identity, of its own)."""
+    saved = client.cookies
+    client.cookies = JARS.setdefault(f"{id(client)}-{name}", httpx.Cookies())
+    try:
+        yield client
+    finally:
+        JARS[f"{id(client)}-{name}"] = client.cookies
+        client.cookies = saved
+
+
+def accept(client: TestClient, seek_id: str) -> httpx.Response:
+    with visitor(client, "bob"):
+        return client.post(f"/api/seeks/{seek_id}/accept")
+
+
 def state(client: TestClient, game_id: str, token: str | None) -> dict[str, Any]:
     return client.get(f"/api/games/{game_id}", params={"token": token}).json()
 
@@ -61,7 +83,7 @@ def seek_and_accept(client: TestClient, control: dict | None = None,
     posted = client.post("/api/seeks", json={"game": game, "control": control,
                                              "color": color})
     assert posted.status_code == 201, posted.text
-    accepted = client.post(f"/api/seeks/{posted.json()['id']}/accept")
+    accepted = accept(client, posted.json()["id"])
     assert accepted.status_code == 201, accepted.text
     game_id = accepted.json()["id"]
     view = state(client, game_id, posted.json()["token"])
@@ -81,7 +103,7 @@ def test_a_challenge_starts_a_game_with_the_chosen_colour(client: TestClient) ->
         listed = lobby.receive_json()
         assert [s["id"] for s in listed["seeks"]] == [posted["id"]]
         assert listed["seeks"][0]["time"] == "5 min + 5 s"
-        game_id = client.post(f"/api/seeks/{posted['id']}/accept").json()["id"]
+        game_id = accept(client, posted["id"]).json()["id"]
         assert lobby.receive_json() == {"type": "seek_taken", "seek": posted["id"],
                                         "game": game_id}
         after = lobby.receive_json()
@@ -89,7 +111,10 @@ def test_a_challenge_starts_a_game_with_the_chosen_colour(client: TestClient) ->
     view = state(client, game_id, posted["token"])
     assert view["players"][view["your_seats"][0]]["color"] == "light"
     assert view["clock"]["left_ms"] == [300_000, 300_000]
-    assert client.post(f"/api/seeks/{posted['id']}/accept").status_code == 409
+    assert accept(client, posted["id"]).status_code == 409
+    own = client.post("/api/seeks", json={"game": "benediction"}).json()
+    refused = client.post(f"/api/seeks/{own['id']}/accept")
+    assert refused.status_code == 409 and "your own" in refused.json()["error"]
     assert client.get(f"/api/seeks/{posted['id']}").json()["game"] == game_id
 
 
@@ -259,3 +284,40 @@ def test_timed_games_are_online_only(client: TestClient) -> None:
         "game": "benediction", "mode": "online",
         "control": {"kind": "realtime", "base_s": 60, "increment_s": 2}}).json()
     assert state(client, made["id"], None)["clock"]["describe"] == "1 min + 2 s"
+
+
+def test_a_rated_game_lost_on_time_changes_both_ratings(
+        client: TestClient, time_: FakeTime) -> None:
+    posted = client.post("/api/seeks", json={
+        "game": "benediction", "color": "red", "rated": True,
+        "control": {"kind": "realtime", "base_s": 5, "increment_s": 0}}).json()
+    taken = accept(client, posted["id"]).json()
+    game_id, red, blue = taken["id"], posted["token"], taken["token"]
+    assert state(client, game_id, red)["rated"]
+    play_turn(client, game_id, red)
+    play_turn(client, game_id, blue)
+    time_.ms += 5_000
+    assert client.portal.call(client.app.state.service.check_clocks) == [game_id]
+    view = state(client, game_id, None)
+    assert view["result"] == "Blue wins (Red ran out of time)"
+    changes = view["rating_changes"]
+    assert [c["seat"] for c in changes] == [0, 1]
+    assert changes[0]["change"] < 0 < changes[1]["change"]
+
+
+def test_an_aborted_rated_game_changes_no_rating(client: TestClient) -> None:
+    posted = client.post("/api/seeks", json={"game": "benediction", "rated": True}).json()
+    taken = accept(client, posted["id"]).json()
+    view = client.post(f"/api/games/{taken['id']}/abort", json={"token": taken["token"]}).json()
+    assert view["is_over"] and view["rating_changes"] is None
+
+
+def test_a_direct_challenge_is_for_the_named_player_only(client: TestClient) -> None:
+    with visitor(client, "bob"):
+        bob = client.get("/api/me").json()["name"]
+    posted = client.post("/api/seeks", json={"game": "dendria", "target": bob}).json()
+    assert client.get("/api/seeks").json()["seeks"][0]["target"] == bob
+    with visitor(client, "carol"):
+        refused = client.post(f"/api/seeks/{posted['id']}/accept")
+    assert refused.status_code == 403 and bob in refused.json()["error"]
+    assert accept(client, posted["id"]).status_code == 201

@@ -32,7 +32,7 @@ from fastapi.responses import (
     Response,
 )
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from hexgames.ai import LEVELS
@@ -40,9 +40,11 @@ from hexgames.errors import IllegalAction
 from hexgames.game import game_names, get_game
 from hexgames.web.ai_worker import AiWorkers
 from hexgames.web.hub import Hub
+from hexgames.web.identity import CurrentPlayer, IdentityCookie, current_player
 from hexgames.web.limits import BodyLimit, SecurityHeaders
 from hexgames.web.matches import Match, render
 from hexgames.web.options import describe_options
+from hexgames.web.players import add_player_routes
 from hexgames.web.rules_pages import not_found_page, rules_page
 from hexgames.web.service import (
     MAX_RECORD,
@@ -76,6 +78,7 @@ class NewGame(Strict):
     options: dict[StrictStr, Any] = Field(default_factory=dict)
     seat: StrictInt = 0
     level: StrictInt = 3
+    rated: StrictBool = False
     #: Online games: ``{"kind": "realtime", "base_s", "increment_s"}``,
     #: ``{"kind": "correspondence", "days"}`` or untimed (``None``).
     control: dict[StrictStr, Any] | None = None
@@ -174,6 +177,7 @@ def create_app(
     app = FastAPI(title="hexgames", lifespan=lifespan, docs_url=None, redoc_url=None,
                   openapi_url="/api/openapi.json")
     app.state.service = service
+    app.add_middleware(IdentityCookie)
     app.add_middleware(BodyLimit, limit=MAX_BODY)
     app.add_middleware(SecurityHeaders)
 
@@ -252,10 +256,10 @@ def create_app(
         }
 
     @app.post("/api/games", status_code=201)
-    async def new_game(body: NewGame) -> dict[str, Any]:
+    async def new_game(body: NewGame, player: CurrentPlayer) -> dict[str, Any]:
         match, tokens = await service.create(
             body.game, body.options, body.mode, seat=body.seat, level=body.level,
-            control=body.control,
+            player=player, rated=body.rated, control=body.control,
         )
         seat_token = tokens[body.seat] if body.mode != "hotseat" else tokens[0]
         return {
@@ -317,8 +321,6 @@ def create_app(
     async def new_seek(body: SeekIn, request: Request) -> dict[str, Any]:
         """Post a challenge; ``token`` is the seat credential of the game to come."""
         creator = await player_entry(request)
-        if body.rated and not creator.get("player_id"):
-            raise PermissionError("rated challenges need a player name (choose one first)")
         seek, token = await service.create_seek(
             body.game, body.options, body.control, body.color, body.rated, creator,
             body.target,
@@ -345,10 +347,12 @@ def create_app(
         return JSONResponse(app.openapi())
 
     @app.post("/api/games/{game_id}/claim")
-    async def claim(game_id: str, body: ClaimIn) -> dict[str, Any]:
+    async def claim(game_id: str, body: ClaimIn,
+                    player: CurrentPlayer) -> dict[str, Any]:
         """Open a seat link from a browser: an online invitation is claimed once (the
-        first browser gets a credential of its own; later ones watch and are told so)."""
-        return await service.claim(game_id, body.token, body.have)
+        first browser gets a credential of its own; later ones watch and are told so).
+        Without a link, a browser of an identity holding a seat gets its credential."""
+        return await service.claim(game_id, body.token, body.have, player)
 
     @app.get("/api/games/{game_id}/record")
     async def record(game_id: str) -> PlainTextResponse:
@@ -397,17 +401,21 @@ def create_app(
     add_socket_route(app, service)
     add_lobby_route(app, service)
 
+    # ----------------------------------------------- players and ratings
+    add_player_routes(app, service)
+
     # -------------------------------------------------------------- pages
+    # A first visit creates the visitor's identity (and its cookie).
     @app.get("/", include_in_schema=False)
-    async def home() -> FileResponse:
+    async def home(player: CurrentPlayer) -> FileResponse:
         return FileResponse(STATIC / "index.html")
 
     @app.get("/play/{game_id}", include_in_schema=False)
-    async def play_page(game_id: str) -> FileResponse:
+    async def play_page(game_id: str, player: CurrentPlayer) -> FileResponse:
         return FileResponse(STATIC / "play.html")
 
     @app.get("/lobby", include_in_schema=False)
-    async def lobby_page() -> FileResponse:
+    async def lobby_page(player: CurrentPlayer) -> FileResponse:
         return FileResponse(STATIC / "lobby.html")
 
     @app.get("/replay/{game_id}", include_in_schema=False)
@@ -466,6 +474,7 @@ def record_tags(match: Match) -> dict[str, str]:
 
 
 async def player_entry(request: Request) -> dict[str, Any]:
-    """The visitor as a seat's player entry (``{"player_id", "name"}``), or ``{}`` for
-    a visitor without an identity."""
-    return {}
+    """The visitor's identity (created with its cookie if new) as ``{"player_id",
+    "name"}``: who posts or accepts a challenge."""
+    player = await current_player(request)
+    return {"player_id": player.id, "name": player.name}

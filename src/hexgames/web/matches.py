@@ -25,8 +25,9 @@ from typing import Any
 from hexgames.errors import IllegalAction
 from hexgames.game import Game, GameState, get_game
 from hexgames.web.clocks import Clock, wall_ms
+from hexgames.web.identity import seat_token
 from hexgames.web.storage import StoredGame
-from hexgames.web.storage.base import HASH_PREFIX
+from hexgames.web.storage.base import HASH_PREFIX, seat_holders
 
 MODES = ("ai", "hotseat", "online")
 #: Longer input is refused before it reaches an engine's parser.
@@ -176,6 +177,12 @@ class Match:
         self._svg_json_cache: tuple[int, str] | None = None
         #: Changes when entries of the move list are taken back (see ``_EPOCHS``).
         self.epoch = next(_EPOCHS)
+        #: The site key of identity-derived seat tokens (set by the service; None: off).
+        self.seat_key: bytes | None = None
+        #: Names of the identities holding seats (player id -> name; set by the service).
+        self.names: dict[str, str] = {}
+        #: A rated game's rating changes once applied (see hexgames.web.ratings).
+        self.rating_changes: list[dict[str, Any]] | None = None
         #: The wall clock (ms) for clocks in views (the service injects its own).
         self.now: Any = wall_ms
 
@@ -242,6 +249,12 @@ class Match:
         raw = token.encode("utf-8", "replace")  # compare_digest refuses non-ASCII str
         digest = (HASH_PREFIX + hashlib.sha256(raw).hexdigest()).encode()
         seats = set()
+        if token.startswith("id.") and self.seat_key is not None:
+            for seat, player_id in self.seat_holders():
+                expected = seat_token(self.seat_key, self.id, seat, player_id)
+                if hmac.compare_digest(expected.encode(), raw):
+                    seats.add(seat)
+            return frozenset(seats)
         for seat, secret in enumerate(self.stored.seat_tokens):
             if secret is None:
                 continue
@@ -249,6 +262,13 @@ class Match:
             if hmac.compare_digest(secret.encode(), offered):
                 seats.add(seat)
         return frozenset(seats)
+
+    def seat_holders(self) -> list[tuple[int, str]]:
+        """``(seat, player id)`` for the seats an identity holds."""
+        return seat_holders(self.stored.players)
+
+    def seats_of_player(self, player_id: str | None) -> frozenset[int]:
+        return frozenset(seat for seat, holder in self.seat_holders() if holder == player_id)
 
     def ai_level(self, seat: int) -> int | None:
         player = self.stored.players[seat]
@@ -443,7 +463,11 @@ class Match:
                 "kind": player.get("kind", "human"),
                 "level": player.get("level"),
                 "name": player_name(player, self.stored.mode, seat),
-                "player_id": player.get("player_id"),
+                # The identity holding the seat ({"id", "name"}), None for an AI or a
+                # seat nobody has taken with an identity.
+                "player": {"id": str(player["player_id"]),
+                           "name": self.names.get(str(player["player_id"]), "?")}
+                if player.get("player_id") else None,
             }
             for seat, player in enumerate(self.stored.players)
         ]
@@ -519,6 +543,10 @@ class Match:
             and not (self.stored.status == "over" and not position.is_over),
             "created_at": self.stored.created_at,
             "updated_at": self.stored.updated_at,
+            "rated": self.stored.rated,
+            # Per seat once a rated game's result is applied: {"seat", "player_id",
+            # "before", "after", "change", "deviation"}; None otherwise.
+            "rating_changes": self.rating_changes,
         }
         state.update(self._lobby_view(seats))
         return state
@@ -531,7 +559,6 @@ class Match:
         takeback = offers.get("takeback")
         return {
             "clock": clock.view(self.now()) if clock is not None else None,
-            "rated": bool(meta.get("rated")),
             "control": meta.get("control"),
             "takeback_offer": takeback,
             "can_request_takeback": online and bool(seats) and not self.is_over
@@ -542,7 +569,6 @@ class Match:
             "can_rematch": online and bool(seats) and self.is_over
             and not meta.get("rematch")
             and not any(player.get("invite") for player in self.stored.players),
-            "rating_changes": meta.get("rating_changes"),
         }
 
 

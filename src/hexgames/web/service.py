@@ -26,8 +26,10 @@ from hexgames.game import game_names, get_game
 from hexgames.web.ai_worker import AiBusy, AiWorkers
 from hexgames.web.clocks import Clock, TimeControl, wall_ms
 from hexgames.web.hub import Connection, Hub
+from hexgames.web.identity import seat_token
 from hexgames.web.matches import MAX_PLIES, MODES, Match, start_position
 from hexgames.web.options import parse_options
+from hexgames.web.ratings import record_rated_result
 from hexgames.web.storage import (
     Change,
     Seek,
@@ -113,9 +115,6 @@ class GameService:
         self._clock_task: asyncio.Task[None] | None = None
         #: Lobby sockets (``/ws/lobby``).
         self._lobby: dict[Any, Connection] = {}
-        #: Called with ``(storage, stored game)`` when a rated game ends (the ratings'
-        #: ``record_rated_result``); returns the rating changes to show, or None.
-        self.on_rated_result: Callable[[Storage, StoredGame], Any] | None = None
         self.workers = workers
         self.hub = hub
         self._matches: dict[str, Match] = {}
@@ -130,6 +129,7 @@ class GameService:
         self._refreshing: dict[str, asyncio.Task[None]] = {}
         #: Games being loaded: a change heard meanwhile is applied once they are in.
         self._loading: set[str] = set()
+        self._seat_key: bytes | None = None
 
     async def start(self) -> None:
         """Listen to the other server processes' changes (a shared storage only)."""
@@ -203,7 +203,7 @@ class GameService:
                 whole = await self._store(self.storage.load_game, game_id)
                 if whole is None:
                     return match
-                fresh = await asyncio.to_thread(Match, whole)
+                fresh = await self._adopt(await asyncio.to_thread(Match, whole))
                 fresh.now = self.now
                 fresh.thinking = match.thinking
                 self._matches[game_id] = match = fresh
@@ -216,14 +216,58 @@ class GameService:
                            mine.seat_tokens, mine.meta):
                     mine.status, mine.winner, mine.reason = row[:3]
                     mine.players, mine.seat_tokens, mine.meta = row[3], row[4], row[5]
+                    mine.rated = stored.rated
                     match.revision += 1
+                    await self._adopt(match)
                     changed = True
+                elif mine.rated and match.is_over and match.rating_changes is None:
+                    await self._adopt(match)  # the ratings were applied since
+                    changed = match.rating_changes is not None
                 mine.updated_at = stored.updated_at
         if changed:
             self.hub.publish(match)
             self._schedule_ai(match)
             self._watch(match)
         return match
+
+    async def call_storage(self, function: Any, *args: Any) -> Any:
+        """Run a storage call off the event loop with the storage timeout (for modules
+        built on the service: identity, ratings, lobby)."""
+        return await self._store(function, *args)
+
+    @staticmethod
+    async def call_thread(function: Any, *args: Any) -> Any:
+        """Run CPU work (a password hash) off the event loop."""
+        return await asyncio.to_thread(function, *args)
+
+    async def seat_key(self) -> bytes:
+        """The site key of identity-derived seat tokens (stored once, shared by every
+        server process)."""
+        if self._seat_key is None:
+            value = await self._store(self.storage.site_secret, "seat-key",
+                                      lambda: secrets.token_hex(32))
+            self._seat_key = bytes.fromhex(value)
+        return self._seat_key
+
+    async def _adopt(self, match: Match) -> Match:
+        """Give a match built from storage what the service knows: the seat key, the
+        names of the identities in its seats and (a finished rated game) its rating
+        changes, applying them if that was missed."""
+        match.seat_key = await self.seat_key()
+        holders = [player_id for _, player_id in match.seat_holders()]
+        if holders:
+            match.names = await self._store(self.storage.player_names, holders)
+        if match.stored.rated and match.is_over and match.rating_changes is None:
+            # Applied already (idempotent: then only read), or missed by a failure.
+            match.rating_changes = await self._store(record_rated_result, self.storage, match)
+        return match
+
+    async def renamed(self, player_id: str, name: str) -> None:
+        """A player changed their name: the games this process holds show it at once."""
+        for match in list(self._matches.values()):
+            if player_id in match.names:
+                match.names[player_id] = name
+                self.hub.publish(match)
 
     async def _store(self, function: Any, *args: Any) -> Any:
         """Run a storage call in a thread, giving up after ``storage_timeout`` seconds (a
@@ -245,8 +289,17 @@ class GameService:
         seat: int = 0,
         level: int = 3,
         control: dict[str, Any] | None = None,
+        player: Any = None,
+        rated: bool = False,
+        opponent: Any = None,
     ) -> tuple[Match, list[str | None]]:
-        """A new game; returns it with the seat tokens (the creator's seat first for AI)."""
+        """A new game; returns it with the seat tokens (the creator's seat first for AI).
+
+        ``player`` (a :class:`~hexgames.web.identity.Player`) takes the creator's seat
+        (not in hot-seat games); ``opponent`` the other seat of an online game (a lobby
+        pairing: no invitation then). ``rated`` is allowed for online games only; its
+        result counts only when both seats end up held by two different identities.
+        """
         game = get_game(game_name)
         rules_options = parse_options(game, options)
         if mode not in MODES:
@@ -275,7 +328,14 @@ class GameService:
             players, tokens = [dict(human), dict(human)], [new_token(), new_token()]
             # The opponent's link is an invitation: the first browser to open it takes
             # the seat and gets a credential of its own (see claim).
-            players[1 - seat]["invite"] = INVITE_OPEN
+            if opponent is None:
+                players[1 - seat]["invite"] = INVITE_OPEN
+            else:
+                players[1 - seat]["player_id"] = opponent.id
+        if rated and mode != "online":
+            raise ValueError("only online games between two players can be rated")
+        if player is not None and mode != "hotseat":
+            players[seat]["player_id"] = player.id
         stamp = now()
         stored = StoredGame(
             id=secrets.token_urlsafe(9),
@@ -289,8 +349,9 @@ class GameService:
             reason=None,
             created_at=stamp,
             updated_at=stamp,
+            rated=bool(rated),
         )
-        match = Match(stored)
+        match = await self._adopt(Match(stored))
         match.now = self.now
         if mode == "online":
             self._start_clock(match, time_control)
@@ -315,7 +376,7 @@ class GameService:
             raise ValueError(f"unknown game {game_name[:40]!r}; known games: {known}")
         match, token = await asyncio.to_thread(self._read_record, text, game_name)
         await self._store(self.storage.create_game, match.stored)  # with its result
-        self._matches[match.id] = match
+        self._matches[match.id] = await self._adopt(match)
         return match, token
 
     def _read_record(self, text: str, game_name: str | None) -> tuple[Match, str]:
@@ -358,18 +419,26 @@ class GameService:
             return match, token
         raise ValueError("not a game record this site can read: " + "; ".join(errors))
 
-    async def claim(self, game_id: str, token: str | None, have: str | None) -> dict[str, Any]:
-        """A browser opened a link with ``token`` (it already holds ``have``, if any).
+    async def claim(self, game_id: str, token: str | None, have: str | None,
+                    player: Any = None) -> dict[str, Any]:
+        """A browser opened a link with ``token`` (it already holds ``have``, if any; it
+        is ``player``, an identity, if known).
 
         An online game's invitation is claimed once: the first browser to open it takes
-        the seat with a fresh credential of its own (the link's token stops working), so
-        whoever opens the link later is a spectator and is told so. The game's creator
-        opening their opponent's link is told so and keeps their own seat.
+        the seat with a fresh credential of its own (the link's token stops working), and
+        the seat then belongs to that browser's identity; whoever opens the link later is
+        a spectator and is told so. The game's creator opening their opponent's link is
+        told so and keeps their own seat. A browser of an identity that holds a seat gets
+        that seat's identity-derived credential (another device, no link needed).
         """
         match = await self.get(game_id)
         async with self._locks[game_id]:
             seats = match.seats_of(token)
             mine = match.seats_of(have)
+            owned = match.seats_of_player(player.id) if player is not None else frozenset()
+            if owned and not mine and match.seat_key is not None:
+                have = seat_token(match.seat_key, match.id, min(owned), player.id)
+                mine = match.seats_of(have)
             if mine and not seats:
                 return {"role": "player", "token": have, "seats": sorted(mine), "notice": None}
             if not seats:
@@ -390,12 +459,16 @@ class GameService:
             fresh = new_token()
             tokens = list(match.stored.seat_tokens)
             tokens[seat] = hashed(fresh)
-            new_players = [dict(player) for player in players]
+            new_players = [dict(entry) for entry in players]
             new_players[seat].pop("invite", None)
+            if player is not None:
+                new_players[seat]["player_id"] = player.id
             stamp = now()
             await self._store(self.storage.set_seats, game_id, new_players, tokens, stamp)
             match.stored.seat_tokens, match.stored.players = tokens, new_players
             match.stored.updated_at = stamp
+            if player is not None:
+                match.names[player.id] = player.name
         self.hub.publish(match)  # a socket still using the old link now only watches
         return {"role": "player", "token": fresh, "seats": [seat], "notice": None}
 
@@ -414,7 +487,7 @@ class GameService:
                     if stored is None:
                         self._locks.pop(game_id, None)
                         raise GameNotFound(f"there is no game {game_id!r}")
-                    match = await asyncio.to_thread(Match, stored)
+                    match = await self._adopt(await asyncio.to_thread(Match, stored))
                     match.now = self.now
                     self._matches[game_id] = match
                 finally:
@@ -501,6 +574,7 @@ class GameService:
             if match.stored.mode == "online":
                 match.meta["termination"] = "resignation"
                 await self._store(self.storage.set_meta, game_id, match.meta, stamp)
+            await self.on_game_over(match)
         await self.hub.broadcast(match)
         self._watch(match)
         await self._finished(match)
@@ -532,6 +606,28 @@ class GameService:
             await self._store(
                 self.storage.finish_game, match.id, stored.winner, stored.reason, stamp
             )
+            await self.on_game_over(match)
+
+    async def on_game_over(self, match: Match) -> None:
+        """A game just ended (the rules, a resignation, a flag fall...), its end already
+        stored: apply a rated game's result to the ratings (once; see
+        :func:`hexgames.web.ratings.record_rated_result`) and keep the changes for the
+        game's state. Call it with the game's lock held. A storage failure is logged and
+        the result is applied the next time the game is loaded or ends."""
+        if not match.stored.rated or match.rating_changes is not None:
+            return
+        try:
+            changes = await self._store(record_rated_result, self.storage, match)
+        except StorageUnavailable:
+            log.warning("could not apply the ratings of game %s now", match.id)
+            return
+        if changes is None:
+            return
+        match.rating_changes = changes
+        if self.storage.shared:  # the other processes reload the game and its changes
+            stored = match.stored
+            await self._store(self.storage.finish_game, match.id, stored.winner,
+                              stored.reason, stored.updated_at)
 
     # ---------------------------------------------------------------------- AI
     def _schedule_ai(self, match: Match) -> None:
@@ -704,6 +800,7 @@ class GameService:
         match.stored.updated_at = stamp
         match.revision += 1
         self._deadlines.pop(match.id, None)
+        await self.on_game_over(match)  # a rated game: the ratings change
         self.hub.publish(match)
         return True
 
@@ -765,23 +862,9 @@ class GameService:
                     await self._clock_wake.wait()
 
     async def _finished(self, match: Match) -> None:
-        """A game just ended: a rated one updates the ratings (once), and the lobby's
+        """A game just ended (its ratings applied by :meth:`on_game_over`): the lobby's
         list of games being played changes."""
         self._lobby_changed()
-        meta = match.meta
-        if (not meta.get("rated") or self.on_rated_result is None
-                or match.stored.reason == ABORTED or meta.get("rating_changes") is not None):
-            return
-        try:
-            changes = await self._store(self.on_rated_result, self.storage, match.stored)
-        except Exception:
-            log.exception("could not rate game %s", match.id)
-            return
-        if changes is not None:
-            async with self._locks[match.id]:
-                meta["rating_changes"] = changes
-                await self._store(self.storage.set_meta, match.id, meta, now())
-            self.hub.publish(match)
 
     # ------------------------------------------ takeback, abort, rematch (online)
     async def takeback(self, game_id: str, token: str | None, answer: str) -> Match:
@@ -897,9 +980,9 @@ class GameService:
                     seat_tokens=list(reversed(stored.seat_tokens)),
                     status="playing", winner=None, reason=None,
                     created_at=stamp, updated_at=stamp,
-                    meta={"rated": bool(match.meta.get("rated")), "rematch_of": stored.id},
+                    rated=stored.rated, meta={"rematch_of": stored.id},
                 )
-                fresh = Match(created)
+                fresh = await self._adopt(Match(created))
                 fresh.now = self.now
                 self._start_clock(fresh, TimeControl.parse(match.meta.get("control")))
                 await self._store(self.storage.create_game, created)
@@ -962,17 +1045,19 @@ class GameService:
         token = new_token()
         players: list[dict[str, Any]] = [{}, {}]
         tokens: list[str | None] = [None, None]
-        players[creator_seat] = {"kind": "human", "level": None, **seek.creator}
-        players[1 - creator_seat] = {"kind": "human", "level": None, **acceptor}
+        for seat, who in ((creator_seat, seek.creator), (1 - creator_seat, acceptor)):
+            players[seat] = {"kind": "human", "level": None}
+            if who.get("player_id"):
+                players[seat]["player_id"] = who["player_id"]
         tokens[creator_seat], tokens[1 - creator_seat] = seek.creator_token, hashed(token)
         stamp = now()
         stored = StoredGame(
             id=secrets.token_urlsafe(9), game=game.name, options=dict(seek.options),
             mode="online", players=players, seat_tokens=tokens, status="playing",
             winner=None, reason=None, created_at=stamp, updated_at=stamp,
-            meta={"rated": seek.rated, "seek": seek.id},
+            rated=seek.rated, meta={"seek": seek.id},
         )
-        match = Match(stored)
+        match = await self._adopt(Match(stored))
         match.now = self.now
         self._start_clock(match, TimeControl.parse(seek.control))
         await self._store(self.storage.accept_seek, seek.id, stored)
@@ -994,16 +1079,23 @@ class GameService:
 
     async def lobby_state(self) -> dict[str, Any]:
         seeks = await self._store(self.storage.open_seeks, LOBBY_LIMIT)
-        playing = await self._store(self.storage.games_with_status, "playing", LOBBY_LIMIT)
+        playing = [
+            stored for stored in
+            await self._store(self.storage.games_with_status, "playing", LOBBY_LIMIT)
+            if stored.mode == "online"
+            and not any(player.get("invite") for player in stored.players)
+        ]
+        names = await self._names(playing)
         return {
             "type": "lobby",
             "seeks": [public_seek(seek) for seek in seeks],
-            "playing": [
-                playing_summary(stored) for stored in playing
-                if stored.mode == "online"
-                and not any(player.get("invite") for player in stored.players)
-            ],
+            "playing": [playing_summary(stored, names) for stored in playing],
         }
+
+    async def _names(self, games: builtins.list[StoredGame]) -> dict[str, str]:
+        ids = {player["player_id"] for stored in games for player in stored.players
+               if player.get("player_id")}
+        return await self._store(self.storage.player_names, sorted(ids)) if ids else {}
 
     def join_lobby(self, socket: Any) -> Connection:
         connection = Connection(socket, None)
@@ -1042,11 +1134,12 @@ class GameService:
                         ) -> builtins.list[dict[str, Any]]:
         """Of ``games`` (a player's), those being played where it is their turn."""
         mine = []
+        names = await self._names(games)
         for stored in games:
             seat = stored.meta.get("turn")
             if (stored.status == "playing" and isinstance(seat, int)
                     and stored.players[seat].get("player_id") == player_id):
-                mine.append(playing_summary(stored))
+                mine.append(playing_summary(stored, names))
         return mine
 
 
@@ -1069,7 +1162,7 @@ def public_seek(seek: Seek) -> dict[str, Any]:
     }
 
 
-def playing_summary(stored: StoredGame) -> dict[str, Any]:
+def playing_summary(stored: StoredGame, names: dict[str, str] | None = None) -> dict[str, Any]:
     """A game being played, for the lobby and "your turn" lists."""
     control = TimeControl.parse(stored.meta.get("control")) if stored.meta.get("control") \
         else TimeControl()
@@ -1077,10 +1170,10 @@ def playing_summary(stored: StoredGame) -> dict[str, Any]:
         "id": stored.id,
         "game": stored.game,
         "title": get_game(stored.game).title if stored.game in game_names() else stored.game,
-        "names": [str(player.get("name") or f"Player {seat + 1}")
+        "names": [(names or {}).get(str(player.get("player_id")), f"Player {seat + 1}")
                   for seat, player in enumerate(stored.players)],
         "time": control.describe(),
-        "rated": bool(stored.meta.get("rated")),
+        "rated": stored.rated,
         "turn": stored.meta.get("turn"),
         "deadline": stored.meta.get("deadline"),
         "updated_at": stored.updated_at,

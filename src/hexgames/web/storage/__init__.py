@@ -10,6 +10,9 @@ from pathlib import Path
 
 from hexgames.web.storage.base import (
     Change,
+    NameTaken,
+    PlayerRecord,
+    RatingRecord,
     Seek,
     SeekTaken,
     StaleWrite,
@@ -22,6 +25,9 @@ from hexgames.web.storage.base import (
 
 __all__ = [
     "Change",
+    "NameTaken",
+    "PlayerRecord",
+    "RatingRecord",
     "Seek",
     "SeekTaken",
     "StaleWrite",

@@ -61,9 +61,62 @@ SCHEMA: tuple[str, ...] = (
         game_id TEXT,
         created_at TEXT NOT NULL
     )""",
+    # Identities (hexgames.web.identity): a player, and the hashed secrets of the
+    # browsers ("sessions") that act as it. ``name_key`` is the name folded for the
+    # case-insensitive uniqueness check.
+    """CREATE TABLE IF NOT EXISTS players (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        name_key TEXT NOT NULL UNIQUE,
+        password TEXT,
+        created_at TEXT NOT NULL
+    )""",
+    """CREATE TABLE IF NOT EXISTS player_sessions (
+        secret_hash TEXT PRIMARY KEY,
+        player_id TEXT NOT NULL REFERENCES players(id) ON DELETE CASCADE,
+        created_at TEXT NOT NULL
+    )""",
+    "CREATE INDEX IF NOT EXISTS sessions_by_player ON player_sessions (player_id)",
+    # Which identity holds which seat (kept in step with ``games.players`` by every
+    # write of the players, so a player's games are found by an index).
+    """CREATE TABLE IF NOT EXISTS game_players (
+        game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+        seat INTEGER NOT NULL,
+        player_id TEXT NOT NULL,
+        PRIMARY KEY (game_id, seat)
+    )""",
+    "CREATE INDEX IF NOT EXISTS game_players_by_player ON game_players (player_id)",
+    # Glicko-2 ratings (hexgames.web.ratings), one row per player and rating pool.
+    """CREATE TABLE IF NOT EXISTS ratings (
+        player_id TEXT NOT NULL REFERENCES players(id) ON DELETE CASCADE,
+        pool TEXT NOT NULL,
+        rating DOUBLE PRECISION NOT NULL,
+        deviation DOUBLE PRECISION NOT NULL,
+        volatility DOUBLE PRECISION NOT NULL,
+        games INTEGER NOT NULL,
+        wins INTEGER NOT NULL,
+        losses INTEGER NOT NULL,
+        draws INTEGER NOT NULL,
+        rated_at TEXT NOT NULL,
+        PRIMARY KEY (player_id, pool)
+    )""",
+    "CREATE INDEX IF NOT EXISTS ratings_by_pool ON ratings (pool, rating)",
+    # One row per rated game whose result was applied: what makes the update idempotent.
+    """CREATE TABLE IF NOT EXISTS rated_results (
+        game_id TEXT PRIMARY KEY,
+        pool TEXT NOT NULL,
+        changes TEXT NOT NULL,
+        rated_at TEXT NOT NULL
+    )""",
+    # Secrets the site generates once (the key of identity-derived seat tokens).
+    """CREATE TABLE IF NOT EXISTS site_secrets (
+        name TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    )""",
 )
 #: Columns added after the first release, with their types (added to older databases).
-_ADDED_COLUMNS = (("start", "TEXT"), ("meta", "TEXT"), ("deadline", "BIGINT"))
+_ADDED_COLUMNS = (("start", "TEXT"), ("rated", "INTEGER NOT NULL DEFAULT 0"), ("meta", "TEXT"),
+                  ("deadline", "BIGINT"))
 
 _INSERT_MOVE = "INSERT INTO moves (game_id, ply, action, played_at) VALUES (?,?,?,?)"
 #: An action is stored only at the ply that follows the stored ones (so that two writers
@@ -74,7 +127,7 @@ _APPEND_MOVE = (
 )
 _GAME_COLUMNS = (
     "id, game, options, mode, players, seat_tokens, status, winner, reason, "
-    "created_at, updated_at, start, meta"
+    "created_at, updated_at, start, rated, meta"
 )
 _SEEK_COLUMNS = (
     "id, game, options, control, color, rated, creator, creator_token, target, status, "
@@ -131,16 +184,60 @@ class StoredGame:
     #: The start position in the game's board-text format when it is not the standard
     #: one (an uploaded record with a ``[Start]`` tag); ``None`` for the standard start.
     start: str | None = None
+    #: A rated game: its result updates the players' ratings (see hexgames.web.ratings).
+    rated: bool = False
     #: What the site keeps beside the actions (issue 11): ``control`` (time control),
-    #: ``clock`` (:meth:`hexgames.web.clocks.Clock.to_dict`), ``rated``, ``offers``
-    #: (takeback/rematch), ``rematch`` (the next game's id), ``seek``.
+    #: ``clock`` (:meth:`hexgames.web.clocks.Clock.to_dict`), ``offers``
+    #: (takeback/rematch), ``rematch`` (the next game's id), ``seek``,
+    #: ``turn`` (the seat to move, for "your turn" lists), ``termination``.
     meta: dict[str, Any] = field(default_factory=dict)
+
+
+class NameTaken(ValueError):
+    """Another player already has this name (compared case-insensitively)."""
+
+
+@dataclass(frozen=True)
+class PlayerRecord:
+    """A player as stored: ``password`` is the scrypt hash (``None``: no password)."""
+
+    id: str
+    name: str
+    created_at: str
+    password: str | None = None
+
+
+@dataclass(frozen=True)
+class RatingRecord:
+    """A player's Glicko-2 rating in one pool, as of ``rated_at`` (its last rated game)."""
+
+    player_id: str
+    pool: str
+    rating: float
+    deviation: float
+    volatility: float
+    games: int
+    wins: int
+    losses: int
+    draws: int
+    rated_at: str
+
+
+def name_key(name: str) -> str:
+    """A name as compared for uniqueness (names are ASCII: see hexgames.web.identity)."""
+    return name.strip().casefold()
+
+
+def seat_holders(players: Sequence[dict[str, Any]]) -> list[tuple[int, str]]:
+    """``(seat, player id)`` of the seats held by an identity."""
+    return [(seat, str(player["player_id"])) for seat, player in enumerate(players)
+            if isinstance(player, dict) and player.get("player_id")]
 
 
 @dataclass
 class Seek:
     """An open challenge of the lobby. ``creator`` is the creator's player entry
-    (``{"kind": "human", "player": id, "name": ...}``); ``color`` a colour of the game
+    (``{"player_id", "name"}``: the name as it was when posted); ``color`` a colour of the game
     or ``"random"``; ``target`` a player's name for a direct challenge."""
 
     id: str
@@ -196,6 +293,76 @@ class Storage(ABC):
 
     @abstractmethod
     def close(self) -> None: ...
+
+    # ------------------------------------------------------------- identities
+    # Implemented by SqlStorage (both backends); see hexgames.web.identity.
+    def create_player(self, player: PlayerRecord, secret_hash: str) -> None:
+        """Store a new player with its first browser's hashed secret (``NameTaken``)."""
+        raise NotImplementedError
+
+    def add_session(self, secret_hash: str, player_id: str, at: str) -> None:
+        """Let one more browser (hashed secret) act as the player (a login)."""
+        raise NotImplementedError
+
+    def delete_session(self, secret_hash: str) -> None:
+        raise NotImplementedError
+
+    def player_by_session(self, secret_hash: str) -> PlayerRecord | None:
+        raise NotImplementedError
+
+    def player_by_id(self, player_id: str) -> PlayerRecord | None:
+        raise NotImplementedError
+
+    def player_by_name(self, name: str) -> PlayerRecord | None:
+        """The player whose name equals ``name`` ignoring case."""
+        raise NotImplementedError
+
+    def player_names(self, player_ids: Sequence[str]) -> dict[str, str]:
+        raise NotImplementedError
+
+    def rename_player(self, player_id: str, name: str) -> None:
+        """Change the name (``NameTaken`` when another player has it)."""
+        raise NotImplementedError
+
+    def set_password(self, player_id: str, password_hash: str | None) -> None:
+        raise NotImplementedError
+
+    def games_of_player(self, player_id: str, limit: int = 100) -> list[StoredGame]:
+        """The games in which the player holds a seat, most recently updated first
+        (summaries: ``actions`` left empty)."""
+        raise NotImplementedError
+
+    def site_secret(self, name: str, make: Callable[[], str]) -> str:
+        """The site-wide secret ``name``, created with ``make()`` the first time (the
+        first process to store it wins; every process then reads the same value)."""
+        raise NotImplementedError
+
+    # ---------------------------------------------------------------- ratings
+    def ratings_of(self, player_id: str) -> list[RatingRecord]:
+        raise NotImplementedError
+
+    def leaderboard(self, pool: str, limit: int = 100) -> list[tuple[RatingRecord, str]]:
+        """The pool's ratings, best first, with the players' names."""
+        raise NotImplementedError
+
+    def rating_pools(self) -> list[str]:
+        raise NotImplementedError
+
+    def apply_rated_result(
+        self, game_id: str, pool: str, player_ids: tuple[str, str], at: str,
+        compute: Callable[[RatingRecord | None, RatingRecord | None],
+                          tuple[RatingRecord, RatingRecord, Any]],
+    ) -> tuple[bool, Any]:
+        """Apply a rated game's result once: in one transaction, mark the game as rated
+        (a second call finds the mark and changes nothing), read both players' ratings
+        (locked against a concurrent update), store what ``compute`` returns and keep its
+        third element (JSON) as the game's rating changes. Returns ``(applied now,
+        changes)``; a repeated call returns ``(False, the changes stored the first time)``."""
+        raise NotImplementedError
+
+    def rated_changes(self, game_id: str) -> Any:
+        """The rating changes stored for a rated game (``None``: not rated yet)."""
+        raise NotImplementedError
 
     #: True when several server processes may use this storage at once (PostgreSQL):
     #: they then learn of each other's changes through :meth:`listen`.
@@ -267,7 +434,8 @@ class SqlStorage(Storage):
         self._migrate()
 
     def _migrate(self) -> None:
-        """Bring an older database up to date: the ``start`` column, hashed tokens."""
+        """Bring an older database up to date: the added columns, hashed tokens.
+        (New tables are created by :data:`SCHEMA`'s ``IF NOT EXISTS``.)"""
         for column, kind in _ADDED_COLUMNS:
             try:
                 with self._transaction() as cursor:
@@ -348,7 +516,8 @@ class SqlStorage(Storage):
             created_at=row[9],
             updated_at=row[10],
             start=row[11],
-            meta=json.loads(row[12]) if row[12] else {},
+            rated=bool(row[12]),
+            meta=json.loads(row[13]) if row[13] else {},
         )
 
     # ---------------------------------------------------------------- interface
@@ -359,7 +528,7 @@ class SqlStorage(Storage):
     def _insert_game(self, cursor: Any, game: StoredGame) -> None:
         cursor.execute(
             self._sql(f"INSERT INTO games ({_GAME_COLUMNS}, deadline) "
-                      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"),
+                      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"),
             (
                 game.id,
                 game.game,
@@ -373,10 +542,12 @@ class SqlStorage(Storage):
                 game.created_at,
                 game.updated_at,
                 game.start,
+                1 if game.rated else 0,
                 json.dumps(game.meta),
                 _deadline(game.meta),
             ),
         )
+        self._write_seat_holders(cursor, game.id, game.players)
         if game.actions:
             cursor.executemany(
                 self._sql(_INSERT_MOVE),
@@ -562,6 +733,7 @@ class SqlStorage(Storage):
                 ),
                 (json.dumps(players), json.dumps([hashed(t) for t in seat_tokens]), at, game_id),
             )
+            self._write_seat_holders(cursor, game_id, players)
             self._notify(cursor, game_id, "row", -1)
 
     def load_tail(self, game_id: str, since: int) -> tuple[StoredGame, int] | None:
@@ -588,6 +760,225 @@ class SqlStorage(Storage):
                 (game_id,),
             )
             return game, int(cursor.fetchone()[0]) + 1
+
+    # ------------------------------------------------------------- identities
+    #: Appended to a SELECT that must lock its rows until the transaction ends
+    #: (PostgreSQL; SQLite has one writer at a time anyway).
+    for_update = ""
+
+    def _write_seat_holders(self, cursor: Any, game_id: str,
+                            players: Sequence[dict[str, Any]]) -> None:
+        cursor.execute(self._sql("DELETE FROM game_players WHERE game_id = ?"), (game_id,))
+        holders = seat_holders(players)
+        if holders:
+            cursor.executemany(
+                self._sql("INSERT INTO game_players (game_id, seat, player_id) VALUES (?,?,?)"),
+                [(game_id, seat, player_id) for seat, player_id in holders],
+            )
+
+    _PLAYER_COLUMNS = "id, name, created_at, password"
+
+    @staticmethod
+    def _player_from_row(row: Sequence[Any] | None) -> PlayerRecord | None:
+        if row is None:
+            return None
+        return PlayerRecord(id=row[0], name=row[1], created_at=row[2], password=row[3])
+
+    def create_player(self, player: PlayerRecord, secret_hash: str) -> None:
+        try:
+            with self._transaction() as cursor:
+                cursor.execute(
+                    self._sql("INSERT INTO players (id, name, name_key, password, created_at) "
+                              "VALUES (?,?,?,?,?)"),
+                    (player.id, player.name, name_key(player.name), player.password,
+                     player.created_at),
+                )
+                cursor.execute(
+                    self._sql("INSERT INTO player_sessions (secret_hash, player_id, created_at) "
+                              "VALUES (?,?,?)"),
+                    (secret_hash, player.id, player.created_at),
+                )
+        except StaleWrite:
+            raise NameTaken(f"the name {player.name!r} is taken") from None
+
+    def add_session(self, secret_hash: str, player_id: str, at: str) -> None:
+        with self._transaction() as cursor:
+            cursor.execute(
+                self._sql("INSERT INTO player_sessions (secret_hash, player_id, created_at) "
+                          "VALUES (?,?,?)"),
+                (secret_hash, player_id, at),
+            )
+
+    def delete_session(self, secret_hash: str) -> None:
+        with self._transaction() as cursor:
+            cursor.execute(
+                self._sql("DELETE FROM player_sessions WHERE secret_hash = ?"), (secret_hash,)
+            )
+
+    def player_by_session(self, secret_hash: str) -> PlayerRecord | None:
+        with self._transaction() as cursor:
+            cursor.execute(
+                self._sql("SELECT p.id, p.name, p.created_at, p.password FROM players p "
+                          "JOIN player_sessions s ON s.player_id = p.id "
+                          "WHERE s.secret_hash = ?"),
+                (secret_hash,),
+            )
+            return self._player_from_row(cursor.fetchone())
+
+    def player_by_id(self, player_id: str) -> PlayerRecord | None:
+        with self._transaction() as cursor:
+            cursor.execute(
+                self._sql(f"SELECT {self._PLAYER_COLUMNS} FROM players WHERE id = ?"),
+                (player_id,),
+            )
+            return self._player_from_row(cursor.fetchone())
+
+    def player_by_name(self, name: str) -> PlayerRecord | None:
+        with self._transaction() as cursor:
+            cursor.execute(
+                self._sql(f"SELECT {self._PLAYER_COLUMNS} FROM players WHERE name_key = ?"),
+                (name_key(name),),
+            )
+            return self._player_from_row(cursor.fetchone())
+
+    def player_names(self, player_ids: Sequence[str]) -> dict[str, str]:
+        wanted = sorted(set(player_ids))
+        if not wanted:
+            return {}
+        marks = ",".join("?" * len(wanted))
+        with self._transaction() as cursor:
+            cursor.execute(
+                self._sql(f"SELECT id, name FROM players WHERE id IN ({marks})"), tuple(wanted)
+            )
+            return {row[0]: row[1] for row in cursor.fetchall()}
+
+    def rename_player(self, player_id: str, name: str) -> None:
+        try:
+            with self._transaction() as cursor:
+                cursor.execute(
+                    self._sql("UPDATE players SET name = ?, name_key = ? WHERE id = ?"),
+                    (name, name_key(name), player_id),
+                )
+        except StaleWrite:
+            raise NameTaken(f"the name {name!r} is taken") from None
+
+    def set_password(self, player_id: str, password_hash: str | None) -> None:
+        with self._transaction() as cursor:
+            cursor.execute(
+                self._sql("UPDATE players SET password = ? WHERE id = ?"),
+                (password_hash, player_id),
+            )
+
+    def games_of_player(self, player_id: str, limit: int = 100) -> list[StoredGame]:
+        columns = ", ".join(f"g.{column.strip()}" for column in _GAME_COLUMNS.split(","))
+        with self._transaction() as cursor:
+            cursor.execute(
+                self._sql(
+                    f"SELECT DISTINCT {columns} FROM games g "
+                    "JOIN game_players gp ON gp.game_id = g.id WHERE gp.player_id = ? "
+                    "ORDER BY g.updated_at DESC, g.id LIMIT ?"
+                ),
+                (player_id, limit),
+            )
+            return [self._game_from_row(row) for row in cursor.fetchall()]
+
+    def site_secret(self, name: str, make: Callable[[], str]) -> str:
+        with self._transaction() as cursor:
+            cursor.execute(
+                self._sql("INSERT INTO site_secrets (name, value) VALUES (?, ?) "
+                          "ON CONFLICT (name) DO NOTHING"),
+                (name, make()),
+            )
+            cursor.execute(self._sql("SELECT value FROM site_secrets WHERE name = ?"), (name,))
+            return str(cursor.fetchone()[0])
+
+    # ---------------------------------------------------------------- ratings
+    _RATING_COLUMNS = ("player_id, pool, rating, deviation, volatility, games, wins, losses, "
+                       "draws, rated_at")
+
+    @staticmethod
+    def _rating_from_row(row: Sequence[Any]) -> RatingRecord:
+        return RatingRecord(row[0], row[1], float(row[2]), float(row[3]), float(row[4]),
+                            int(row[5]), int(row[6]), int(row[7]), int(row[8]), row[9])
+
+    def ratings_of(self, player_id: str) -> list[RatingRecord]:
+        with self._transaction() as cursor:
+            cursor.execute(
+                self._sql(f"SELECT {self._RATING_COLUMNS} FROM ratings WHERE player_id = ? "
+                          "ORDER BY pool"),
+                (player_id,),
+            )
+            return [self._rating_from_row(row) for row in cursor.fetchall()]
+
+    def leaderboard(self, pool: str, limit: int = 100) -> list[tuple[RatingRecord, str]]:
+        columns = ", ".join(f"r.{c.strip()}" for c in self._RATING_COLUMNS.split(","))
+        with self._transaction() as cursor:
+            cursor.execute(
+                self._sql(f"SELECT {columns}, p.name FROM ratings r "
+                          "JOIN players p ON p.id = r.player_id WHERE r.pool = ? "
+                          "ORDER BY r.rating DESC, p.name_key LIMIT ?"),
+                (pool, limit),
+            )
+            return [(self._rating_from_row(row), row[10]) for row in cursor.fetchall()]
+
+    def rating_pools(self) -> list[str]:
+        with self._transaction() as cursor:
+            cursor.execute("SELECT DISTINCT pool FROM ratings ORDER BY pool")
+            return [row[0] for row in cursor.fetchall()]
+
+    def apply_rated_result(
+        self, game_id: str, pool: str, player_ids: tuple[str, str], at: str,
+        compute: Callable[[RatingRecord | None, RatingRecord | None],
+                          tuple[RatingRecord, RatingRecord, Any]],
+    ) -> tuple[bool, Any]:
+        with self._transaction() as cursor:
+            cursor.execute(
+                self._sql("INSERT INTO rated_results (game_id, pool, changes, rated_at) "
+                          "VALUES (?, ?, ?, ?) ON CONFLICT (game_id) DO NOTHING"),
+                (game_id, pool, "null", at),
+            )
+            if cursor.rowcount != 1:  # rated before (by this or another process)
+                cursor.execute(
+                    self._sql("SELECT changes FROM rated_results WHERE game_id = ?"), (game_id,)
+                )
+                return False, json.loads(cursor.fetchone()[0])
+            current: list[RatingRecord | None] = []
+            for player_id in player_ids:
+                cursor.execute(
+                    self._sql(f"SELECT {self._RATING_COLUMNS} FROM ratings "
+                              f"WHERE player_id = ? AND pool = ?{self.for_update}"),
+                    (player_id, pool),
+                )
+                row = cursor.fetchone()
+                current.append(self._rating_from_row(row) if row else None)
+            first, second, changes = compute(current[0], current[1])
+            for record in (first, second):
+                cursor.execute(
+                    self._sql(
+                        f"INSERT INTO ratings ({self._RATING_COLUMNS}) "
+                        "VALUES (?,?,?,?,?,?,?,?,?,?) ON CONFLICT (player_id, pool) DO UPDATE SET "
+                        "rating = excluded.rating, deviation = excluded.deviation, "
+                        "volatility = excluded.volatility, games = excluded.games, "
+                        "wins = excluded.wins, losses = excluded.losses, "
+                        "draws = excluded.draws, rated_at = excluded.rated_at"
+                    ),
+                    (record.player_id, record.pool, record.rating, record.deviation,
+                     record.volatility, record.games, record.wins, record.losses,
+                     record.draws, record.rated_at),
+                )
+            cursor.execute(
+                self._sql("UPDATE rated_results SET changes = ? WHERE game_id = ?"),
+                (json.dumps(changes), game_id),
+            )
+            return True, changes
+
+    def rated_changes(self, game_id: str) -> Any:
+        with self._transaction() as cursor:
+            cursor.execute(
+                self._sql("SELECT changes FROM rated_results WHERE game_id = ?"), (game_id,)
+            )
+            row = cursor.fetchone()
+            return json.loads(row[0]) if row else None
 
     def close(self) -> None:
         with self._lock:

@@ -36,6 +36,7 @@ class PostgresStorage(SqlStorage):
 
     placeholder = "%s"
     shared = True
+    for_update = " FOR UPDATE"
 
     def __init__(self, url: str, connect_timeout: int = CONNECT_TIMEOUT,
                  statement_timeout_ms: int = STATEMENT_TIMEOUT_MS) -> None:

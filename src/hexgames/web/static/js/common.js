@@ -35,7 +35,9 @@ export function renderPlayers(container, state, { showTurn = true } = {}) {
       swatch(player.color),
       el("div", { class: "who" },
         el("strong", { text: cap(player.color) }),
-        el("span", { class: "name", text: player.name })),
+        player.player
+          ? el("a", { class: "name", href: `/player/${encodeURIComponent(player.player.name)}`, text: player.player.name })
+          : el("span", { class: "name", text: player.name })),
       you && player.name !== "You" ? el("span", { class: "tag", text: "you" }) : null,
       state.mode === "online" && Array.isArray(state.present)
         ? el("span", {
@@ -106,6 +108,33 @@ export function showBanner(banner, state) {
       ([side, value], i) => el("span", { class: "final-side", "data-side": side },
         i ? " · " : "", swatch(side), ` ${cap(side)} `, el("b", { text: String(value) })))));
   }
+  // A rated game: each player's rating before and after, and the change.
+  if (Array.isArray(state.rating_changes) && state.rating_changes.length) {
+    banner.append(el("span", { class: "rating-changes", id: "rating-changes" },
+      ...state.rating_changes.map((change, i) => {
+        const player = state.players.find((p) => p.seat === change.seat);
+        const name = player && player.player ? player.player.name : `Player ${change.seat + 1}`;
+        const sign = change.change > 0 ? "+" : change.change < 0 ? "−" : "±";
+        return el("span", { class: "rating-change", "data-seat": change.seat },
+          i ? " · " : "", `${name} ${Math.round(change.before)} → ${Math.round(change.after)} `,
+          el("b", { class: change.change >= 0 ? "up" : "down",
+            text: `(${sign}${Math.abs(Math.round(change.change))})` }));
+      })));
+  }
+}
+
+/** The top bar's link to this browser's player page, named after the player. */
+export async function showMe(link) {
+  if (!link) return null;
+  try {
+    const response = await fetch("/api/me");
+    if (!response.ok) return null;
+    const me = await response.json();
+    link.textContent = me.name;
+    link.href = `/player/${encodeURIComponent(me.name)}`;
+    link.title = "Your player page: name, password, ratings and games";
+    return me;
+  } catch { return null; }
 }
 
 /** Put the server's SVG in place so that it scales to its box (keeps the viewBox). */

@@ -2,7 +2,7 @@
 // list) and an opponent; list this site's games; open an uploaded record.
 
 import { api, rememberInvite, rememberToken, tokenFor } from "./api.js";
-import { cap, el, mountSvg, swatch } from "./common.js";
+import { cap, el, mountSvg, showMe, swatch } from "./common.js";
 
 const $ = (id) => document.getElementById(id);
 let catalog = null;
@@ -171,6 +171,8 @@ async function init() {
   catalog = await api("/api/catalog");
   $("nav").append(...catalog.games.map((game) => el("a", {
     href: `/rules/${game.name}`, text: `${game.title} rules` })));
+  $("nav").append($("me-link"));  // last: the player's own name
+  showMe($("me-link"));
   renderPicker();
   renderSeats();
   renderOptions();

@@ -4,12 +4,13 @@
 
 import { absolute, api, gameIdFromPath, inviteFor, rememberToken, tokenFor } from "./api.js";
 import { Board } from "./board.js";
-import { cap, el, renderMoves, renderPlayers, showBanner } from "./common.js";
+import { cap, el, renderMoves, renderPlayers, showBanner, showMe } from "./common.js";
 import { DEFAULT_TOOL, Picker, allowedNow } from "./input.js";
 import { lag, onPong, renderOnline, startPings } from "./online.js";
 
 const $ = (id) => document.getElementById(id);
 const gameId = gameIdFromPath();
+showMe($("me-link"));
 
 // A token in the link is removed from the address bar at once (so that it stays out of
 // the history and of copied addresses), then presented to the server once: an online
@@ -20,7 +21,9 @@ const linkToken = params.get("token");
 if (linkToken) history.replaceState(null, "", location.pathname);
 let token = tokenFor(gameId);
 let notice = null;
-if (linkToken) {
+// Without a remembered seat, ask anyway: a seat held by this browser's identity (taken on
+// another device, or given by the lobby) comes back as a credential for this browser.
+if (linkToken || !token) {
   try {
     const claimed = await api(`/api/games/${encodeURIComponent(gameId)}/claim`, {
       method: "POST", body: { token: linkToken, have: token },

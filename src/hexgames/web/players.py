@@ -1,0 +1,232 @@
+"""HTTP routes of identities, player pages and leaderboards (see docs/web.md, "Players").
+
+- ``GET /api/me``: this browser's identity (created on first use, with its cookie).
+- ``POST /api/me/name`` ``{"name"}``: pick or change the display name.
+- ``POST /api/me/password`` ``{"password", "current"?}``: set or change the password.
+- ``POST /api/login`` ``{"name", "password"}``: this browser becomes that player.
+- ``POST /api/logout``: this browser forgets its identity.
+- ``GET /api/players/{name}`` and the page ``/player/{name}``.
+- ``GET /api/leaderboard?pool=...`` and the page ``/leaderboard``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from fastapi import FastAPI, Query, Request
+from fastapi.responses import FileResponse, JSONResponse
+from pydantic import BaseModel, ConfigDict, StrictStr
+
+from hexgames.game import get_game
+from hexgames.web import identity
+from hexgames.web.identity import CurrentPlayer, Player, validate_name
+from hexgames.web.limits import RateLimiter
+from hexgames.web.ratings import rating_view
+from hexgames.web.rules_pages import not_found_page
+from hexgames.web.service import GameService
+from hexgames.web.storage import StoredGame
+
+STATIC = Path(__file__).parent / "static"
+#: Login and password attempts: per client address and per name, this many per window.
+LOGIN_ATTEMPTS = 10
+LOGIN_WINDOW = 300.0
+#: Games listed on a player page.
+PLAYER_GAMES = 100
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(strict=True)
+
+
+class NameIn(_Strict):
+    name: StrictStr
+
+
+class PasswordIn(_Strict):
+    password: StrictStr
+    #: The password in force, when there is one (changing it needs it).
+    current: StrictStr | None = None
+
+
+class LoginIn(_Strict):
+    name: StrictStr
+    password: StrictStr
+
+
+def same_origin(request: Request) -> bool:
+    """A browser's ``Origin`` (sent with every POST) names this site. Requests that change
+    who this browser is must come from the site's own pages (no login CSRF)."""
+    origin = request.headers.get("origin")
+    if origin is None:
+        return True
+    host = request.headers.get("host", "")
+    parsed = urlsplit(origin)
+    return bool(host) and parsed.scheme in ("http", "https") and parsed.netloc == host
+
+
+def _refuse(status: int, message: str, **headers: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status, headers=headers or None)
+
+
+def game_line(stored: StoredGame, player_id: str, names: dict[str, str]) -> dict[str, Any]:
+    """A game on a player's page: who played it, the player's colour and the result."""
+    try:
+        game = get_game(stored.game)
+        title, colors = game.title, list(game.colors)
+    except (KeyError, ValueError):
+        title, colors = stored.game, []
+    seats = []
+    for seat, entry in enumerate(stored.players):
+        holder = entry.get("player_id")
+        seats.append({
+            "seat": seat,
+            "kind": entry.get("kind", "human"),
+            "level": entry.get("level"),
+            "player": {"id": holder, "name": names.get(holder, "?")} if holder else None,
+        })
+    mine = [seat["seat"] for seat in seats if seat["player"] and seat["player"]["id"] == player_id]
+    return {
+        "id": stored.id,
+        "game": stored.game,
+        "title": title,
+        "colors": colors,
+        "mode": stored.mode,
+        "rated": stored.rated,
+        "status": stored.status,
+        "winner": stored.winner,
+        "reason": (stored.reason or "")[:120] or None,
+        "seats": seats,
+        "your_seats": mine,
+        "created_at": stored.created_at,
+        "updated_at": stored.updated_at,
+    }
+
+
+def add_player_routes(app: FastAPI, service: GameService) -> None:
+    """Register the identity, player and leaderboard routes on ``app``."""
+    by_address = RateLimiter(LOGIN_ATTEMPTS, LOGIN_WINDOW)
+    by_name = RateLimiter(LOGIN_ATTEMPTS, LOGIN_WINDOW)
+
+    def limited(request: Request, name: str) -> JSONResponse | None:
+        address = request.client.host if request.client else "?"
+        wait = by_address.hit("ip:" + address) or by_name.hit("name:" + name.casefold()[:40])
+        if wait is None:
+            return None
+        return _refuse(429, f"too many attempts; try again in {int(wait) + 1} s",
+                       **{"Retry-After": str(int(wait) + 1)})
+
+    @app.get("/api/me")
+    async def me(player: CurrentPlayer) -> dict[str, Any]:
+        """This browser's identity (created, with its cookie, on the first call)."""
+        return player.me()
+
+    @app.post("/api/me/name")
+    async def rename(body: NameIn, request: Request,
+                     player: CurrentPlayer) -> Any:
+        if not same_origin(request):
+            return _refuse(403, "cross-site request refused")
+        name = validate_name(body.name)
+        if name != player.name:
+            try:
+                await service.call_storage(service.storage.rename_player, player.id, name)
+            except identity.NameTaken:
+                return _refuse(409, f"the name {name!r} is taken (names ignore case)")
+            await service.renamed(player.id, name)
+        return Player(player.id, name, player.has_password, player.created_at).me()
+
+    @app.post("/api/me/password")
+    async def set_password(body: PasswordIn, request: Request,
+                           player: CurrentPlayer) -> Any:
+        if not same_origin(request):
+            return _refuse(403, "cross-site request refused")
+        identity.check_password_rules(body.password)
+        if player.guest:
+            return _refuse(400, "pick a name before setting a password (you log in by name)")
+        if player.has_password:
+            refused = limited(request, player.name)
+            if refused is not None:
+                return refused
+            record = await service.call_storage(service.storage.player_by_id, player.id)
+            ok = await service.call_thread(identity.verify_password, body.current or "",
+                                           record.password if record else None)
+            if not ok:
+                return _refuse(403, "the current password is wrong")
+        hashed = await service.call_thread(identity.hash_password, body.password)
+        await service.call_storage(service.storage.set_password, player.id, hashed)
+        return Player(player.id, player.name, True, player.created_at).me()
+
+    @app.post("/api/login")
+    async def login(body: LoginIn, request: Request) -> Any:
+        if not same_origin(request):
+            return _refuse(403, "cross-site request refused")
+        refused = limited(request, body.name)
+        if refused is not None:
+            return refused
+        player = await identity.login(request, body.name, body.password)
+        if player is None:
+            return _refuse(401, "wrong name or password")
+        return player.me()
+
+    @app.post("/api/logout")
+    async def logout(request: Request) -> Any:
+        if not same_origin(request):
+            return _refuse(403, "cross-site request refused")
+        await identity.logout(request)
+        return {"ok": True}
+
+    @app.get("/api/players/{name}")
+    async def player_api(name: str) -> Any:
+        record = await service.call_storage(service.storage.player_by_name, name[:40])
+        if record is None:
+            return _refuse(404, f"there is no player {name[:40]!r}")
+        ratings = await service.call_storage(service.storage.ratings_of, record.id)
+        games = await service.call_storage(service.storage.games_of_player, record.id,
+                                           PLAYER_GAMES)
+        holders = {entry["player_id"] for stored in games for entry in stored.players
+                   if entry.get("player_id")}
+        names = await service.call_storage(service.storage.player_names, sorted(holders))
+        lines = [game_line(stored, record.id, names) for stored in games]
+        return {
+            "id": record.id,
+            "name": record.name,
+            "created_at": record.created_at,
+            "ratings": [rating_view(rating) for rating in ratings],
+            "playing": [line for line in lines if line["status"] != "over"],
+            "finished": [line for line in lines if line["status"] == "over"],
+        }
+
+    @app.get("/api/leaderboard")
+    async def leaderboard(pool: str | None = None,
+                          limit: int = Query(100, ge=1, le=500)) -> Any:
+        """The pools with ratings, and the ranking of ``pool`` (default: the first)."""
+        pools = await service.call_storage(service.storage.rating_pools)
+        chosen = pool if pool is not None else (pools[0] if pools else None)
+        rows = []
+        if chosen is not None:
+            rows = await service.call_storage(service.storage.leaderboard, chosen[:120], limit)
+        from hexgames.web.ratings import pool_title
+
+        return {
+            "pools": [{"pool": name, "title": pool_title(name)} for name in pools],
+            "pool": chosen,
+            "players": [
+                {"rank": rank, "name": name, **rating_view(record)}
+                for rank, (record, name) in enumerate(rows, start=1)
+            ],
+        }
+
+    @app.get("/player/{name}", include_in_schema=False)
+    async def player_page(name: str, request: Request,
+                          player: CurrentPlayer) -> Any:
+        record = await service.call_storage(service.storage.player_by_name, name[:40])
+        if record is None:
+            from fastapi.responses import HTMLResponse
+
+            return HTMLResponse(not_found_page(request.url.path), status_code=404)
+        return FileResponse(STATIC / "player.html")
+
+    @app.get("/leaderboard", include_in_schema=False)
+    async def leaderboard_page(player: CurrentPlayer) -> FileResponse:
+        return FileResponse(STATIC / "leaderboard.html")

@@ -1,0 +1,109 @@
+// A player's page: name, ratings per game, games being played and finished. On one's own
+// page, the forms to change the name, set a password and log in as another player.
+
+import { api, gameIdFromPath } from "./api.js";
+import { cap, el, showMe } from "./common.js";
+
+const $ = (id) => document.getElementById(id);
+const wanted = gameIdFromPath();  // the last part of /player/<name>
+
+function status(message, kind = "ok") {
+  const node = $("identity-status");
+  node.textContent = message;
+  node.dataset.kind = kind;
+}
+
+function opponents(game, you) {
+  const names = game.seats.map((seat) => (seat.player ? seat.player.name
+    : seat.kind === "ai" ? `Computer (level ${seat.level})` : "—"));
+  return names.filter((_, i) => !game.seats[i].player || game.seats[i].player.id !== you).join(", ") || names.join(", ");
+}
+
+function outcome(game) {
+  if (game.status !== "over") return "in progress";
+  if (!game.winner) return game.reason || "finished";
+  const seat = game.your_seats.length === 1 ? game.your_seats[0] : null;
+  if (seat !== null && game.colors.length && game.winner !== "draw") {
+    return `${game.colors[seat] === game.winner ? "won" : "lost"}${game.reason ? ` · ${game.reason}` : ""}`;
+  }
+  return game.winner === "draw" ? "draw" : `${cap(game.winner)} won${game.reason ? ` · ${game.reason}` : ""}`;
+}
+
+function gameRow(game, you) {
+  return el("li", { class: `game-row${game.status === "over" ? " over" : ""}`, "data-id": game.id },
+    el("span", { class: `badge badge-${game.game}`, text: game.title }),
+    el("span", { class: "what" },
+      el("strong", { text: `vs ${opponents(game, you)}` }),
+      el("small", { text: `${game.rated ? "rated · " : ""}${outcome(game)}` })),
+    el("span", { class: "when", text: (game.updated_at || "").slice(0, 10) }),
+    el("span", { class: "go" },
+      game.status === "over" ? null : el("a", { class: "button small", href: `/play/${game.id}`, text: "Open" }),
+      el("a", { class: "button small ghost", href: `/replay/${game.id}`, text: "Replay" })));
+}
+
+function renderGames(list, games, you, empty) {
+  list.replaceChildren(...(games.length ? games.map((g) => gameRow(g, you))
+    : [el("li", { class: "empty", text: empty })]));
+}
+
+async function load() {
+  const [player, me] = await Promise.all([
+    api(`/api/players/${encodeURIComponent(wanted)}`), showMe($("me-link"))]);
+  document.title = `${player.name} · hexgames`;
+  $("player-name").textContent = player.name;
+  $("player-since").textContent = `Playing here since ${player.created_at.slice(0, 10)}`;
+  const body = $("ratings").querySelector("tbody");
+  body.replaceChildren(...player.ratings.map((r) => el("tr", { "data-pool": r.pool },
+    el("td", { text: r.title }),
+    el("td", {}, el("b", { text: `${Math.round(r.rating)}${r.provisional ? "?" : ""}` }),
+      el("small", { text: ` ±${Math.round(2 * r.deviation)}` })),
+    el("td", { text: String(r.games) }),
+    el("td", { text: `${r.wins}/${r.losses}/${r.draws}` }))));
+  $("ratings").hidden = !player.ratings.length;
+  $("no-ratings").hidden = Boolean(player.ratings.length);
+  renderGames($("playing"), player.playing, player.id, "No game in progress.");
+  renderGames($("finished"), player.finished, player.id, "No finished game yet.");
+  const mine = me && me.id === player.id;
+  $("identity").hidden = !mine;
+  $("login-card").hidden = !mine;
+  if (mine) {
+    $("name-input").value = me.name;
+    $("current-input").hidden = !me.has_password;
+    $("password-form").querySelector("button").textContent = me.has_password ? "Change password" : "Set password";
+    if (me.guest) status("You play as a guest: pick a name so that opponents know you.", "hint");
+  }
+}
+
+$("name-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  try {
+    const me = await api("/api/me/name", { method: "POST", body: { name: $("name-input").value } });
+    history.replaceState(null, "", `/player/${encodeURIComponent(me.name)}`);
+    status(`Your name is now ${me.name}.`);
+    $("player-name").textContent = me.name;
+    showMe($("me-link"));
+  } catch (error) { status(error.message, "error"); }
+});
+
+$("password-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const body = { password: $("password-input").value };
+  if (!$("current-input").hidden) body.current = $("current-input").value;
+  try {
+    await api("/api/me/password", { method: "POST", body });
+    $("password-input").value = ""; $("current-input").value = "";
+    $("current-input").hidden = false;
+    status("Password saved: log in with your name and it on another device.");
+  } catch (error) { status(error.message, "error"); }
+});
+
+$("login-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  try {
+    const me = await api("/api/login", { method: "POST",
+      body: { name: $("login-name").value, password: $("login-password").value } });
+    location.href = `/player/${encodeURIComponent(me.name)}`;
+  } catch (error) { status(error.message, "error"); $("identity").hidden = false; }
+});
+
+load().catch((error) => { $("player-name").textContent = error.message; });
