@@ -321,3 +321,15 @@ def test_a_direct_challenge_is_for_the_named_player_only(client: TestClient) -> 
         refused = client.post(f"/api/seeks/{posted['id']}/accept")
     assert refused.status_code == 403 and bob in refused.json()["error"]
     assert accept(client, posted["id"]).status_code == 201
+
+
+def test_your_turn_lists_the_games_waiting_for_you(client: TestClient) -> None:
+    game_id, (red, _blue) = seek_and_accept(client, {"kind": "correspondence", "days": 3})
+    assert [g["id"] for g in client.get("/api/me/turn").json()["games"]] == [game_id]
+    with visitor(client, "bob"):
+        assert client.get("/api/me/turn").json()["games"] == []
+    play_turn(client, game_id, red)
+    assert client.get("/api/me/turn").json()["games"] == []
+    with visitor(client, "bob"):
+        waiting = client.get("/api/me/turn").json()["games"]
+    assert [g["id"] for g in waiting] == [game_id] and waiting[0]["time"] == "3 days per turn"

@@ -40,7 +40,7 @@ from hexgames.errors import IllegalAction
 from hexgames.game import game_names, get_game
 from hexgames.web.ai_worker import AiWorkers
 from hexgames.web.hub import Hub
-from hexgames.web.identity import CurrentPlayer, IdentityCookie, current_player
+from hexgames.web.identity import CurrentPlayer, IdentityCookie, current_player, known_player
 from hexgames.web.limits import BodyLimit, SecurityHeaders
 from hexgames.web.matches import Match, render
 from hexgames.web.options import describe_options
@@ -326,6 +326,16 @@ def create_app(
             body.target,
         )
         return {"id": seek.id, "token": token, "seek": public_seek(seek)}
+
+    @app.get("/api/me/turn")
+    async def my_turn(request: Request) -> dict[str, Any]:
+        """The games of this browser's identity being played where it is its turn
+        (correspondence and real time alike), most recently changed first."""
+        player = await known_player(request)
+        if player is None:
+            return {"games": []}
+        games = await service.call_storage(service.storage.games_of_player, player.id, 200)
+        return {"games": await service.your_turn(player.id, games)}
 
     @app.get("/api/seeks/{seek_id}")
     async def seek_status(seek_id: str) -> dict[str, Any]:

@@ -3,7 +3,7 @@
 // from the "seek_taken" message (or, if it was away, on its next visit).
 
 import { api, rememberToken } from "./api.js";
-import { cap, el } from "./common.js";
+import { cap, el, showMe } from "./common.js";
 
 const $ = (id) => document.getElementById(id);
 const SEEKS = "hexgames.seeks";  // seek id -> the seat credential of its game to come
@@ -175,6 +175,7 @@ async function collectTaken() {
   saveSeeks(map);
 }
 
+showMe(document.getElementById("me-link"));
 catalog = await api("/api/catalog");
 $("seek-game").replaceChildren(...catalog.games.map((g) => el("option", { value: g.name, text: g.title })));
 $("seek-game").addEventListener("change", renderForm);

@@ -3,7 +3,7 @@
 // The server keeps the clocks; the page only counts down from what it last said.
 
 import { rememberToken } from "./api.js";
-import { cap, el } from "./common.js";
+import { el } from "./common.js";
 
 const SOUND_KEY = "hexgames.sound";
 let last = null;          // the latest state
@@ -119,7 +119,6 @@ export function renderOnline(state, send) {
     parts.push(button("↶ Ask to take back", { type: "takeback", answer: "offer" }));
   }
   if (state.can_abort) parts.push(button("✕ Abort game", { type: "abort" }));
-  if (state.rating_changes) parts.push(ratingChanges(state));
   if (state.rematch) {
     parts.push(el("a", { class: "button small primary", href: `/play/${state.rematch}`,
       text: "Go to the rematch" }));
@@ -146,23 +145,4 @@ export function renderOnline(state, send) {
     " Move sound"));
   panel.hidden = state.mode !== "online";
   panel.replaceChildren(...parts);
-}
-
-function ratingChanges(state) {
-  const changes = state.rating_changes;
-  const rows = [];
-  for (const player of state.players) {
-    const change = Array.isArray(changes) ? changes[player.seat]
-      : changes && (changes[player.seat] ?? changes[String(player.seat)]
-        ?? changes[player.player_id]);
-    if (!change) continue;
-    const before = Math.round(change.before ?? change.old ?? change.rating_before ?? 0);
-    const after = Math.round(change.after ?? change.new ?? change.rating_after ?? 0);
-    const delta = after - before;
-    rows.push(el("li", { class: "rating-change" },
-      `${player.name} (${cap(player.color)}): ${before} → ${after} `,
-      el("b", { class: delta >= 0 ? "up" : "down", text: `${delta >= 0 ? "+" : ""}${delta}` })));
-  }
-  return el("div", { class: "ratings" }, el("strong", { text: "Rating changes" }),
-    el("ul", {}, ...rows));
 }
