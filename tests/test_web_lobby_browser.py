@@ -57,6 +57,7 @@ def test_a_seek_accepted_played_on_the_clock_to_a_timeout_then_a_rematch(
     ann.fill("#seek-minutes", "0.1")  # 6 seconds
     ann.fill("#seek-increment", "0")
     ann.select_option("#seek-color", "red")
+    ann.check("#seek-rated")
     ann.click("#seek-submit")
     ann.wait_for_selector("#seek-list .seek button:has-text('Withdraw')", timeout=WAIT)
 
@@ -100,8 +101,13 @@ def test_a_seek_accepted_played_on_the_clock_to_a_timeout_then_a_rematch(
     for page in (ann, bob):
         page.wait_for_selector("#banner:not([hidden])", timeout=WAIT)
         assert "ran out of time" in page.inner_text("#banner")
+        # A rated game: both pages show both players' rating changes.
+        page.wait_for_selector("#banner .rating-change[data-seat='1']", timeout=WAIT)
+        assert page.locator("#banner .rating-change").count() == 2
     final = api_state(server, game_id)
     assert final["is_over"] and "ran out of time" in final["result"]
+    assert final["rated"] and len(final["rating_changes"]) == 2
+    assert {c["change"] > 0 for c in final["rating_changes"]} == {True, False}
     shot(ann, "web-timeout")
 
     # Rematch: Ann offers, Bob accepts; both land in the new game with colours swapped.

@@ -793,8 +793,8 @@ class GameService:
         stamp = now()
         done = await self._store(self.storage.end_if_playing, match.id, winner, reason,
                                  match.meta, stamp)
-        if not done:
-            self._matches.pop(match.id, None)  # reload the stored ending next time
+        if not done:  # another process ended it first: show its stored ending
+            self._reload_later(match.id)
             return False
         match.stored.status, match.stored.winner, match.stored.reason = "over", winner, reason
         match.stored.updated_at = stamp
@@ -803,6 +803,13 @@ class GameService:
         await self.on_game_over(match)  # a rated game: the ratings change
         self.hub.publish(match)
         return True
+
+    def _reload_later(self, game_id: str) -> None:
+        """Reload a game from storage once its lock is free (the caller holds it)."""
+        self._full_reload.add(game_id)
+        self._dirty.add(game_id)
+        if game_id not in self._refreshing:
+            self._refreshing[game_id] = asyncio.create_task(self._refresh_loop(game_id))
 
     async def check_clocks(self) -> list[str]:
         """Adjudicate every game whose flag has fallen by now; returns their ids. The
@@ -936,7 +943,7 @@ class GameService:
             stamp = now()
             if not await self._store(self.storage.end_if_playing, game_id, None, ABORTED,
                                      match.meta, stamp):
-                self._matches.pop(game_id, None)
+                self._reload_later(game_id)
                 raise IllegalAction("the game had already ended")
             match.stored.status, match.stored.winner, match.stored.reason = "over", None, ABORTED
             match.stored.updated_at = stamp
