@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,13 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
+import test_web_storage
 from hexgames.web.app import create_app
+
+# The storage backends (SQLite, and a throwaway PostgreSQL cluster) of the storage tests.
+backend = test_web_storage.backend
+postgres_cluster = test_web_storage.postgres_cluster
+postgres_url = test_web_storage.postgres_url
 
 
 class FakeTime:
@@ -118,19 +125,41 @@ def test_a_challenge_starts_a_game_with_the_chosen_colour(client: TestClient) ->
     assert client.get(f"/api/seeks/{posted['id']}").json()["game"] == game_id
 
 
-def test_two_acceptors_at_once_make_one_game(client: TestClient) -> None:
-    posted = client.post("/api/seeks", json={"game": "benediction"}).json()
-    service = client.app.state.service
+def test_two_acceptors_at_once_make_one_game(backend: tuple[str, dict]) -> None:
+    """Concurrent accepts of one seek through the service, on both storages (and on
+    PostgreSQL also through two apps, as two server processes would): one game."""
+    kind, args = backend
+    apps = [create_app(ai_processes=1, **args)]
+    if kind == "postgres":
+        apps.append(create_app(ai_processes=1, **args))
+    with TestClient(apps[0]) as client, TestClient(apps[-1]) as other:
+        services = [client.app.state.service, other.app.state.service]
+        for round_ in range(5):
+            seek_id = client.post("/api/seeks", json={"game": "benediction"}).json()["id"]
+            if len(apps) == 1:
+                results = client.portal.call(_accept_both, services[0], services[0], seek_id)
+            else:  # two "processes": each app accepts on its own event loop, at once
+                with ThreadPoolExecutor(2) as pool:
+                    futures = [pool.submit(portal.call, _accept, service, n, seek_id)
+                               for n, (portal, service) in enumerate(
+                                   ((client.portal, services[0]), (other.portal, services[1])))]
+                    results = [future.result() for future in futures]
+            games = [r for r in results if isinstance(r, tuple)]
+            assert len(games) == 1, (round_, results)
+            loser = next(r for r in results if not isinstance(r, tuple))
+            assert type(loser).__name__ == "SeekTaken", loser
+            assert client.get(f"/api/seeks/{seek_id}").json()["game"] == games[0][0].id
 
-    async def both() -> list[Any]:
-        return await asyncio.gather(
-            *(service.accept_seek(posted["id"], {"name": f"P{n}"}) for n in range(2)),
-            return_exceptions=True)
 
-    results = client.portal.call(both)
-    games = [r for r in results if isinstance(r, tuple)]
-    assert len(games) == 1, results
-    assert type(next(r for r in results if not isinstance(r, tuple))).__name__ == "SeekTaken"
+async def _accept(service: Any, n: int, seek_id: str) -> Any:
+    try:
+        return await service.accept_seek(seek_id, {"name": f"P{n}"})
+    except Exception as error:  # the loser's error is checked by the caller
+        return error
+
+
+async def _accept_both(first: Any, second: Any, seek_id: str) -> list[Any]:
+    return list(await asyncio.gather(_accept(first, 0, seek_id), _accept(second, 1, seek_id)))
 
 
 def test_a_challenge_is_withdrawn_by_its_creator_only(client: TestClient) -> None:
