@@ -90,7 +90,9 @@ export function renderOnline(state, send) {
   if (state.rematch && state.role === "player" && previous && !previous.rematch) {
     const token = localStorage.getItem("hexgames.tokens")
       && JSON.parse(localStorage.getItem("hexgames.tokens"))[state.id];
-    if (token) rememberToken(state.rematch, token);
+    // A seat credential moves to the other seat of the rematch; an identity-derived one
+    // ("id.…") belongs to its game only: the new page then claims by identity.
+    if (token && !token.startsWith("id.")) rememberToken(state.rematch, token);
     location.assign(`/play/${encodeURIComponent(state.rematch)}`);
     return;
   }
