@@ -1104,6 +1104,10 @@ class GameService:
                if player.get("player_id")}
         return await self._store(self.storage.player_names, sorted(ids)) if ids else {}
 
+    def lobby_full(self) -> bool:
+        """As many lobby sockets as the hub allows game sockets in total (1,000)."""
+        return len(self._lobby) >= self.hub.max_total
+
     def join_lobby(self, socket: Any) -> Connection:
         connection = Connection(socket, None)
         self._lobby[socket] = connection

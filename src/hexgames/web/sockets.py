@@ -114,6 +114,11 @@ def add_lobby_route(app: FastAPI, service: GameService) -> None:
             await websocket.close(code=4403)
             return
         await websocket.accept()
+        if service.lobby_full():
+            await websocket.send_json({"type": "error", "message": "the lobby is full; "
+                                       "try again later"})
+            await websocket.close(code=1013)
+            return
         connection = service.join_lobby(websocket)
         try:
             connection.send(await service.lobby_state())
