@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -362,3 +362,34 @@ def test_your_turn_lists_the_games_waiting_for_you(client: TestClient) -> None:
     with visitor(client, "bob"):
         waiting = client.get("/api/me/turn").json()["games"]
     assert [g["id"] for g in waiting] == [game_id] and waiting[0]["time"] == "3 days per turn"
+
+
+def test_clocks_on_both_storages_across_two_servers(
+        backend: tuple[str, dict], time_: FakeTime) -> None:
+    """A timed game made on one server and adjudicated by another that never held it
+    (PostgreSQL: two processes at once, the first one still serving; SQLite: the next
+    server on the file)."""
+    kind, args = backend
+    with ExitStack() as stack:
+        first = create_app(ai_processes=1, **args)
+        first.state.service.now = time_
+        client = stack.enter_context(TestClient(first))
+        game_id, (red, blue) = seek_and_accept(
+            client, {"kind": "realtime", "base_s": 8, "increment_s": 2})
+        play_turn(client, game_id, red)
+        play_turn(client, game_id, blue)
+        time_.ms += 3_000
+        play_turn(client, game_id, red)
+        assert state(client, game_id, None)["clock"]["left_ms"] == [7_000, 8_000]
+        if kind == "sqlite":
+            stack.close()  # one server per SQLite file
+        time_.ms += 8_000  # blue's flag has fallen
+        second = create_app(ai_processes=1, **args)
+        second.state.service.now = time_
+        other = stack.enter_context(TestClient(second))
+        service = other.app.state.service
+        other.portal.call(service.resync_clocks)
+        other.portal.call(service.check_clocks)  # may have been done by its watch already
+        view = state(other, game_id, None)
+        assert view["result"] == "Red wins (Blue ran out of time)"
+        assert view["clock"]["left_ms"] == [7_000, 0] and view["clock"]["running"] is None
