@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from hexgames.web.clocks import DAY_MS, LAG_ALLOWANCE_MS, Clock, TimeControl
+from hexgames.web.clocks import (
+    DAY_MS,
+    FIRST_TURN_LIMIT_MS,
+    LAG_ALLOWANCE_MS,
+    Clock,
+    TimeControl,
+)
 
 
 def realtime(base: float = 60, inc: float = 2) -> Clock:
@@ -102,3 +108,18 @@ def test_time_controls_describe_themselves() -> None:
         == "5 min + 3 s"
     assert TimeControl.parse({"kind": "correspondence", "days": 3}).describe() \
         == "3 days per turn"
+
+
+def test_a_first_turn_has_a_time_limit_in_real_time_only() -> None:
+    clock = realtime()
+    clock.resume(0, 1_000)
+    assert clock.deadline() == 1_000 + FIRST_TURN_LIMIT_MS and clock.flagged(10**9) is None
+    assert not clock.abandoned(FIRST_TURN_LIMIT_MS) and clock.abandoned(FIRST_TURN_LIMIT_MS + 1_000)
+    clock.turn_ended(0, 1, now=5_000)
+    assert clock.abort_at == 5_000 + FIRST_TURN_LIMIT_MS
+    clock.turn_ended(1, 0, now=6_000)  # the clock starts: no limit any more
+    assert clock.abort_at is None and clock.deadline() == 66_000
+    assert Clock.from_dict(clock.to_dict()) == clock
+    post = Clock.new(TimeControl.parse({"kind": "correspondence", "days": 1}))
+    post.resume(0, 0)
+    assert post.abort_at is None

@@ -1,8 +1,8 @@
 """Lobby, clocks, takeback, abort and rematch through the HTTP API (issue 11).
 
-Time is injected: the service's clock is a list the test moves forward, and the flag-fall
-watch is run with ``check_clocks`` (the background task does the same at each deadline),
-so nothing here sleeps or depends on timing.
+Time is injected: the service's clock is a value the test moves forward, and the flag-fall
+watch is run with ``resync_clocks``/``check_clocks`` (what the background task, switched off
+here, does at start and at each deadline), so nothing here sleeps or depends on timing.
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ def time_() -> FakeTime:
 def client(tmp_path: Path, time_: FakeTime) -> Iterator[TestClient]:
     app = create_app(data_dir=tmp_path, ai_processes=1)
     app.state.service.now = time_
+    app.state.service.watch_clocks = False
     with TestClient(app) as test_client:
         yield test_client
 
@@ -179,7 +180,7 @@ def test_the_clock_runs_out_and_the_server_ends_the_game(
         client, {"kind": "realtime", "base_s": 5, "increment_s": 1})
     service = client.app.state.service
     play_turn(client, game_id, red)
-    time_.ms += 60_000  # first turns are free
+    time_.ms += 30_000  # first turns are free (within the first-turn limit)
     play_turn(client, game_id, blue)
     view = state(client, game_id, red)
     assert view["clock"]["running"] == 0 and view["clock"]["left_ms"] == [5000, 5000]
@@ -210,8 +211,7 @@ def test_a_late_move_is_refused_as_a_timeout(client: TestClient, time_: FakeTime
     view = state(client, game_id, red)
     late = client.post(f"/api/games/{game_id}/actions",
                        json={"token": red, "action": view["legal"][0]["action"]})
-    # Refused whether the watch or the move itself found the flag down first.
-    assert late.status_code == 409 and "ran out" in late.json()["error"]
+    assert late.status_code == 409 and "your time ran out" in late.json()["error"]
     assert state(client, game_id, None)["result"] == "Blue wins (Red ran out of time)"
 
 
@@ -219,6 +219,7 @@ def test_games_overdue_after_a_restart_are_adjudicated(
         tmp_path: Path, time_: FakeTime) -> None:
     app = create_app(data_dir=tmp_path, ai_processes=1)
     app.state.service.now = time_
+    app.state.service.watch_clocks = False
     with TestClient(app) as client:
         game_id, (red, blue) = seek_and_accept(
             client, {"kind": "realtime", "base_s": 10, "increment_s": 0})
@@ -227,10 +228,11 @@ def test_games_overdue_after_a_restart_are_adjudicated(
     time_.ms += 11_000  # the server was down while the flag fell
     app = create_app(data_dir=tmp_path, ai_processes=1)
     app.state.service.now = time_
+    app.state.service.watch_clocks = False
     with TestClient(app) as client:
         service = client.app.state.service
         client.portal.call(service.resync_clocks)  # what the watch does when it starts
-        client.portal.call(service.check_clocks)
+        assert client.portal.call(service.check_clocks) == [game_id]
         assert client.app.state.service._deadlines == {}
         stored = client.app.state.service.storage.load_game(game_id)
         assert (stored.status, stored.reason) == ("over", "Red ran out of time")
@@ -373,6 +375,7 @@ def test_clocks_on_both_storages_across_two_servers(
     with ExitStack() as stack:
         first = create_app(ai_processes=1, **args)
         first.state.service.now = time_
+        first.state.service.watch_clocks = False
         client = stack.enter_context(TestClient(first))
         game_id, (red, blue) = seek_and_accept(
             client, {"kind": "realtime", "base_s": 8, "increment_s": 2})
@@ -386,10 +389,29 @@ def test_clocks_on_both_storages_across_two_servers(
         time_.ms += 8_000  # blue's flag has fallen
         second = create_app(ai_processes=1, **args)
         second.state.service.now = time_
+        second.state.service.watch_clocks = False
         other = stack.enter_context(TestClient(second))
         service = other.app.state.service
         other.portal.call(service.resync_clocks)
-        other.portal.call(service.check_clocks)  # may have been done by its watch already
+        assert other.portal.call(service.check_clocks) == [game_id]
         view = state(other, game_id, None)
         assert view["result"] == "Red wins (Blue ran out of time)"
         assert view["clock"]["left_ms"] == [7_000, 0] and view["clock"]["running"] is None
+
+
+def test_a_first_turn_not_made_in_time_aborts_the_game(
+        client: TestClient, time_: FakeTime) -> None:
+    game_id, (red, blue) = seek_and_accept(
+        client, {"kind": "realtime", "base_s": 60, "increment_s": 0})
+    service = client.app.state.service
+    assert state(client, game_id, red)["clock"]["abort_in_ms"] == 60_000
+    time_.ms += 20_000
+    play_turn(client, game_id, red)
+    assert state(client, game_id, red)["clock"]["abort_in_ms"] == 60_000  # blue's now
+    time_.ms += 59_999
+    assert client.portal.call(service.check_clocks) == []
+    time_.ms += 1
+    assert client.portal.call(service.check_clocks) == [game_id]
+    view = state(client, game_id, blue)
+    assert view["is_over"] and view["winner"] is None and "aborted" in view["result"]
+    assert view["clock"]["abort_in_ms"] is None

@@ -11,7 +11,8 @@ Rules (documented in docs/web.md, "Clocks"):
 - **Real time.** Each side has ``base`` ms; the running side's time goes down; when it
   ends its turn it gets ``increment`` ms (Fischer). The clock starts once each side has
   completed a turn (the first turn of each side is free, as on lichess; until then the
-  game may be aborted).
+  game may be aborted). A side that has not made its first turn within
+  :data:`FIRST_TURN_LIMIT_MS` has the game aborted by the server.
 - **Lag.** The mover's elapsed time is reduced by the round trip it reports (measured by
   ping/pong), at most :data:`LAG_ALLOWANCE_MS` per turn and never below zero.
 - **Correspondence.** ``days`` per turn: each turn starts with the full allowance (no
@@ -29,6 +30,9 @@ from typing import Any
 #: Most of a turn's elapsed time credited back for network lag (ms), as lichess does.
 LAG_ALLOWANCE_MS = 500
 DAY_MS = 86_400_000
+#: A real-time game whose side to move has not made its first turn within this time
+#: (ms) is aborted by the server (no result): an accepted challenge nobody plays.
+FIRST_TURN_LIMIT_MS = 60_000
 #: Bounds of what a time control may ask for.
 MAX_BASE_S = 3 * 3600
 MAX_INCREMENT_S = 600
@@ -120,6 +124,9 @@ class Clock:
     running: int | None = None
     since: float | None = None
     turns: list[int] = field(default_factory=lambda: [0, 0])
+    #: Real time, before the clock starts: when the game is aborted if the side to move
+    #: has not made its first turn (``None``: no such limit now).
+    abort_at: float | None = None
 
     @classmethod
     def new(cls, control: TimeControl) -> Clock:
@@ -146,6 +153,12 @@ class Clock:
         self.running, self.since = None, None
         if next_seat is not None and self.started():
             self.start_turn(next_seat, now)
+        self._limit_first_turn(next_seat, now)
+
+    def _limit_first_turn(self, seat: int | None, now: float) -> None:
+        waiting = (seat is not None and self.control.kind == "realtime"
+                   and not self.started())
+        self.abort_at = now + FIRST_TURN_LIMIT_MS if waiting else None
 
     def start_turn(self, seat: int, now: float) -> None:
         """``seat``'s time starts going down (correspondence: with a full allowance)."""
@@ -162,6 +175,7 @@ class Clock:
         self.running, self.since = None, None
         if seat is not None and self.started():
             self.start_turn(seat, now)
+        self._limit_first_turn(seat, now)
 
     def stop(self, now: float) -> None:
         """The game ended: charge the running side up to ``now`` and stop."""
@@ -175,16 +189,21 @@ class Clock:
         return max(0.0, self.remaining[seat])
 
     def deadline(self) -> float | None:
-        """Wall time (ms) at which the running side's flag falls (``None``: not running)."""
+        """Wall time (ms) at which the running side's flag falls, or before the clock
+        starts the first-turn limit (``None``: nothing to watch)."""
         if self.running is None or self.since is None:
-            return None
+            return self.abort_at
         return self.since + self.remaining[self.running]
+
+    def abandoned(self, now: float) -> bool:
+        """True when a first turn was not made in time (the game is to be aborted)."""
+        return self.abort_at is not None and now >= self.abort_at
 
     def flagged(self, now: float, lag_ms: float = 0) -> int | None:
         """The seat whose time ran out by ``now`` (its lag credit included), else None."""
-        deadline = self.deadline()
-        if deadline is None:
+        if self.running is None or self.since is None:
             return None
+        deadline = self.since + self.remaining[self.running]
         credit = min(max(0.0, float(lag_ms)), LAG_ALLOWANCE_MS)
         return self.running if now - credit >= deadline else None
 
@@ -196,6 +215,9 @@ class Clock:
             "left_ms": [round(self.left(seat, now)) for seat in (0, 1)],
             "running": self.running,
             "started": self.started(),
+            # Before the clock starts (real time): ms left to make the first turn.
+            "abort_in_ms": None if self.abort_at is None
+            else max(0, round(self.abort_at - now)),
         }
 
     # ---------------------------------------------------------- persistence
@@ -206,6 +228,7 @@ class Clock:
             "running": self.running,
             "since": self.since,
             "turns": list(self.turns),
+            "abort_at": self.abort_at,
         }
 
     @classmethod
@@ -216,4 +239,5 @@ class Clock:
             raw.get("running"),
             raw.get("since"),
             [int(x) for x in raw.get("turns", [0, 0])],
+            raw.get("abort_at"),
         )

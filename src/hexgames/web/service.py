@@ -113,6 +113,9 @@ class GameService:
         self._deadlines: dict[str, float] = {}
         self._clock_wake: asyncio.Event | None = None
         self._clock_task: asyncio.Task[None] | None = None
+        #: Run the flag-fall watch task (tests with an injected time turn it off and call
+        #: :meth:`resync_clocks`/:meth:`check_clocks` themselves).
+        self.watch_clocks = True
         #: Lobby sockets (``/ws/lobby``).
         self._lobby: dict[Any, Connection] = {}
         self.workers = workers
@@ -137,7 +140,8 @@ class GameService:
         if self.storage.shared:
             self._stop_listening = await asyncio.to_thread(self.storage.listen, self._on_change)
         self._clock_wake = asyncio.Event()
-        self._clock_task = asyncio.create_task(self._watch_clocks())
+        if self.watch_clocks:
+            self._clock_task = asyncio.create_task(self._watch_clocks())
 
     def _on_change(self, change: Change | None) -> None:
         """Called by the storage's listener thread: hand the change to the event loop."""
@@ -823,9 +827,13 @@ class GameService:
                 match = await self.get(game_id)
                 async with self._locks[game_id]:
                     clock = match.clock()
-                    fell = (clock is not None and not match.is_over
-                            and clock.flagged(self.now()) is not None
-                            and await self._flag_fall(match, clock))
+                    if (clock is not None and not match.is_over
+                            and clock.abandoned(self.now()) and match.can_abort()):
+                        fell = await self._abort_locked(match)
+                    else:
+                        fell = (clock is not None and not match.is_over
+                                and clock.flagged(self.now()) is not None
+                                and await self._flag_fall(match, clock))
                 if fell:
                     ended.append(game_id)
                     await self._finished(match)
@@ -934,24 +942,34 @@ class GameService:
                 raise PermissionError("this link does not hold a seat in this game")
             if not match.can_abort():
                 raise IllegalAction("a game can be aborted only before each side has moved")
-            clock = match.clock()
-            if clock is not None:
-                clock.stop(self.now())
-                match.set_clock(clock)
-            match.meta["termination"] = "aborted"
-            match.meta["turn"] = None
-            stamp = now()
-            if not await self._store(self.storage.end_if_playing, game_id, None, ABORTED,
-                                     match.meta, stamp):
-                self._reload_later(game_id)
+            if not await self._abort_locked(match):
                 raise IllegalAction("the game had already ended")
-            match.stored.status, match.stored.winner, match.stored.reason = "over", None, ABORTED
-            match.stored.updated_at = stamp
-            match.revision += 1
         self.hub.publish(match)
         self._watch(match)
         self._lobby_changed()
         return match
+
+    async def _abort_locked(self, match: Match) -> bool:
+        """End the game without a result (under its lock); False when another process
+        ended it first."""
+        game_id = match.id
+        clock = match.clock()
+        if clock is not None:
+            clock.stop(self.now())
+            match.set_clock(clock)
+        match.meta["termination"] = "aborted"
+        match.meta["turn"] = None
+        stamp = now()
+        if not await self._store(self.storage.end_if_playing, game_id, None, ABORTED,
+                                 match.meta, stamp):
+            self._reload_later(game_id)
+            return False
+        match.stored.status, match.stored.winner, match.stored.reason = "over", None, ABORTED
+        match.stored.updated_at = stamp
+        match.revision += 1
+        self._deadlines.pop(game_id, None)
+        self.hub.publish(match)
+        return True
 
     async def rematch(self, game_id: str, token: str | None, answer: str = "offer") -> Match:
         """After an online game: ``offer`` (or accept the opponent's offer: the same)

@@ -120,6 +120,11 @@ export function renderOnline(state, send) {
   } else if (state.can_request_takeback) {
     parts.push(button("↶ Ask to take back", { type: "takeback", answer: "offer" }));
   }
+  if (state.clock && state.clock.abort_in_ms !== null && !state.is_over) {
+    const mover = state.players.find((p) => p.seat === state.current_seat);
+    parts.push(el("p", { class: "hint", text: `${mover ? mover.color : "The player"} has `
+      + `${Math.ceil(state.clock.abort_in_ms / 1000)} s for a first move, or the game is aborted.` }));
+  }
   if (state.can_abort) parts.push(button("✕ Abort game", { type: "abort" }));
   if (state.rematch) {
     parts.push(el("a", { class: "button small primary", href: `/play/${state.rematch}`,
