@@ -297,11 +297,9 @@ def test_an_invitation_is_claimed_once(client: TestClient) -> None:
     # The creator opening the opponent's link keeps their seat and is told so.
     creator = client.post(claim, json={"token": invite, "have": mine}).json()
     assert creator["token"] == mine and "opponent" in creator["notice"]
-    client.cookies.clear()  # another browser (another identity) from here on
     friend = client.post(claim, json={"token": invite}).json()
     assert friend["role"] == "player" and friend["token"] not in (invite, mine)
     assert view(client, gid, friend["token"])["your_seats"] == [1]
-    client.cookies.clear()
     stranger = client.post(claim, json={"token": invite}).json()
     assert stranger["role"] == "spectator" and "already been taken" in stranger["notice"]
     assert view(client, gid, invite)["your_seats"] == []  # the link no longer holds a seat
@@ -313,7 +311,6 @@ def test_an_invitation_is_claimed_once(client: TestClient) -> None:
 def test_a_claimed_invitation_survives_a_restart(tmp_path: Path) -> None:
     with TestClient(create_app(data_dir=tmp_path, ai_processes=1)) as client:
         game = create(client, mode="online", seat=1)
-        client.cookies.clear()  # the friend's browser
         friend = client.post(f"/api/games/{game['id']}/claim",
                              json={"token": game["tokens"][0]}).json()
     with TestClient(create_app(data_dir=tmp_path, ai_processes=1)) as client:

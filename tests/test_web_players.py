@@ -9,18 +9,22 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
+from fastapi import WebSocket
 from fastapi.testclient import TestClient
 
 from hexgames.web.app import create_app
 from hexgames.web.identity import (
     COOKIE,
     InvalidName,
+    Player,
     hash_password,
     hash_secret,
+    known_player,
     validate_name,
     verify_password,
 )
@@ -136,7 +140,8 @@ def app(site: dict[str, Any]) -> Iterator[Any]:
     """An app whose lifespan runs once; each browser is a client of its own (cookies)
     that does not run the lifespan again (leaving would close the storage)."""
     application = create_app(ai_processes=1, **site)
-    with TestClient(application):
+    with TestClient(application) as driver:
+        application.state.driver = driver  # its portal runs coroutines on the app's loop
         yield application
 
 
@@ -193,6 +198,9 @@ def test_names_are_unique_ignoring_case_and_can_change(app: Any) -> None:
 
 
 def test_a_password_lets_another_browser_claim_the_identity(app: Any) -> None:
+    guest = TestClient(app)
+    refused = guest.post("/api/me/password", json={"password": "a long secret"})
+    assert refused.status_code == 400 and "name" in refused.json()["error"]
     ann = named(app, "Ann")
     me = ann.get("/api/me").json()
     assert ann.post("/api/me/password", json={"password": "short"}).status_code == 400
@@ -344,3 +352,95 @@ def test_an_older_database_gains_the_new_tables_and_keeps_its_games(tmp_path: Pa
         state = client.get("/api/games/old").json()
         assert state["rated"] is False and state["players"][0]["player"] is None
         assert client.get("/api/me").status_code == 200
+
+
+def test_the_lobby_can_pair_two_identities_and_a_websocket_knows_its_player(app: Any) -> None:
+    """What the lobby builds on: ``GameService.create(player=, opponent=, rated=)`` seats
+    both identities without an invitation; each browser gets its seat through ``claim``;
+    ``known_player`` works on a WebSocket handshake; ``on_game_over`` rates the result."""
+
+    @app.websocket("/ws/test-who")
+    async def who(websocket: WebSocket) -> None:
+        await websocket.accept()
+        player = await known_player(websocket)
+        await websocket.send_json(player.public() if player else None)
+        await websocket.close()
+
+    ann, bob = named(app, "Ann"), named(app, "Bob")
+    with TestClient(app).websocket_connect("/ws/test-who") as anonymous:
+        assert anonymous.receive_json() is None
+    with ann.websocket_connect("/ws/test-who") as socket:
+        assert socket.receive_json()["name"] == "Ann"
+    players = [Player(me["id"], me["name"]) for me in
+               (ann.get("/api/me").json(), bob.get("/api/me").json())]
+    service, driver = app.state.service, app.state.driver
+    match, _ = driver.portal.call(partial(
+        service.create, "dendria", {}, "online", seat=1, player=players[0],
+        opponent=players[1], rated=True))
+    tokens = [client.post(f"/api/games/{match.id}/claim", json={}).json()
+              for client in (ann, bob)]
+    assert [t["seats"] for t in tokens] == [[1], [0]]
+    state = ann.get(f"/api/games/{match.id}", params={"token": tokens[0]["token"]}).json()
+    assert [p["player"]["name"] for p in state["players"]] == ["Bob", "Ann"]
+    assert state["rated"] and state["your_seats"] == [1]
+    assert "invite" not in str(match.stored.players)
+    # A flag fall, as the clocks will store it: the end, then on_game_over.
+    loser = match.position.color_of_seat(0)
+    match.stored.status, match.stored.winner = "over", match.position.color_of_seat(1)
+    match.stored.reason = f"{loser.capitalize()} ran out of time"
+    driver.portal.call(service.on_game_over, match)
+    assert [c["change"] > 0 for c in match.rating_changes] == [False, True]
+    driver.portal.call(service.on_game_over, match)  # once only
+    board = ann.get("/api/leaderboard").json()["players"]
+    assert [(p["name"], p["games"]) for p in board] == [("Ann", 1), ("Bob", 1)]
+    with pytest.raises(ValueError):
+        driver.portal.call(partial(service.create, "dendria", {}, "ai", rated=True))
+
+
+def test_two_processes_rating_at_once_apply_each_game_exactly_once(
+        postgres_url: str,  # noqa: F811
+) -> None:
+    """Two PostgreSQL connections (two server processes) rate the same games at the same
+    moment: each game counts once, and no update of a player's rating is lost."""
+    import threading
+
+    from hexgames.web.storage import PlayerRecord
+
+    stores = [open_storage(database_url=postgres_url) for _ in range(2)]
+    try:
+        for player_id in ("p1", "p2", "p3"):
+            stores[0].create_player(PlayerRecord(player_id, f"Name{player_id}", "t"),
+                                    hash_secret(player_id))
+
+        def rated(game_id: str, first: str, second: str) -> StoredGame:
+            game = StoredGame(
+                id=game_id, game="dendria", options={}, mode="online",
+                players=[{"kind": "human", "player_id": first},
+                         {"kind": "human", "player_id": second}],
+                seat_tokens=[None, None], status="over", winner="dark",
+                reason="Light resigned", created_at="t", updated_at="t", rated=True)
+            stores[0].create_game(game)
+            return game
+
+        games = [rated("same", "p1", "p2"), rated("other", "p1", "p3")]
+        results: dict[tuple[int, str], Any] = {}
+        barrier = threading.Barrier(4)
+
+        def rate(index: int, game: StoredGame) -> None:
+            barrier.wait()
+            results[index, game.id] = record_rated_result(stores[index], game)
+
+        threads = [threading.Thread(target=rate, args=(index, game))
+                   for index in (0, 1) for game in games]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+        assert results[0, "same"] == results[1, "same"] is not None
+        assert results[0, "other"] == results[1, "other"] is not None
+        ratings = {r.player_id: r for r in stores[1].ratings_of("p1")}
+        assert ratings["p1"].games == 2 and ratings["p1"].wins == 2  # both games, once each
+        assert [r.games for r in stores[1].ratings_of("p2")] == [1]
+    finally:
+        for store in stores:
+            store.close()

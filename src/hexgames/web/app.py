@@ -40,7 +40,13 @@ from hexgames.errors import IllegalAction
 from hexgames.game import game_names, get_game
 from hexgames.web.ai_worker import AiWorkers
 from hexgames.web.hub import Hub
-from hexgames.web.identity import CurrentPlayer, IdentityCookie, current_player, known_player
+from hexgames.web.identity import (
+    IdentityCookie,
+    KnownPlayer,
+    PagePlayer,
+    current_player,
+    known_player,
+)
 from hexgames.web.limits import BodyLimit, SecurityHeaders
 from hexgames.web.matches import Match, render
 from hexgames.web.options import describe_options
@@ -256,7 +262,7 @@ def create_app(
         }
 
     @app.post("/api/games", status_code=201)
-    async def new_game(body: NewGame, player: CurrentPlayer) -> dict[str, Any]:
+    async def new_game(body: NewGame, player: KnownPlayer) -> dict[str, Any]:
         match, tokens = await service.create(
             body.game, body.options, body.mode, seat=body.seat, level=body.level,
             player=player, rated=body.rated, control=body.control,
@@ -357,8 +363,7 @@ def create_app(
         return JSONResponse(app.openapi())
 
     @app.post("/api/games/{game_id}/claim")
-    async def claim(game_id: str, body: ClaimIn,
-                    player: CurrentPlayer) -> dict[str, Any]:
+    async def claim(game_id: str, body: ClaimIn, player: KnownPlayer) -> dict[str, Any]:
         """Open a seat link from a browser: an online invitation is claimed once (the
         first browser gets a credential of its own; later ones watch and are told so).
         Without a link, a browser of an identity holding a seat gets its credential."""
@@ -417,15 +422,15 @@ def create_app(
     # -------------------------------------------------------------- pages
     # A first visit creates the visitor's identity (and its cookie).
     @app.get("/", include_in_schema=False)
-    async def home(player: CurrentPlayer) -> FileResponse:
+    async def home(player: PagePlayer) -> FileResponse:
         return FileResponse(STATIC / "index.html")
 
     @app.get("/play/{game_id}", include_in_schema=False)
-    async def play_page(game_id: str, player: CurrentPlayer) -> FileResponse:
+    async def play_page(game_id: str, player: PagePlayer) -> FileResponse:
         return FileResponse(STATIC / "play.html")
 
     @app.get("/lobby", include_in_schema=False)
-    async def lobby_page(player: CurrentPlayer) -> FileResponse:
+    async def lobby_page(player: PagePlayer) -> FileResponse:
         return FileResponse(STATIC / "lobby.html")
 
     @app.get("/replay/{game_id}", include_in_schema=False)

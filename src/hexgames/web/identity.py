@@ -33,7 +33,13 @@ from fastapi import Depends
 from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from hexgames.web.storage import NameTaken, PlayerRecord, Storage, hash_token
+from hexgames.web.storage import (
+    NameTaken,
+    PlayerRecord,
+    Storage,
+    StorageUnavailable,
+    hash_token,
+)
 
 if TYPE_CHECKING:
     from hexgames.web.service import GameService
@@ -43,7 +49,9 @@ __all__ = [
     "CurrentPlayer",
     "IdentityCookie",
     "InvalidName",
+    "KnownPlayer",
     "NameTaken",
+    "PagePlayer",
     "Player",
     "current_player",
     "hash_password",
@@ -240,6 +248,20 @@ async def current_player(request: HTTPConnection) -> Player:
 #: ``player: CurrentPlayer`` in a route's parameters: the request's identity (created
 #: with its cookie when the browser has none).
 CurrentPlayer = Annotated[Player, Depends(current_player)]
+async def page_player(request: HTTPConnection) -> Player | None:
+    """For pages: :func:`current_player`, but ``None`` when the storage is not answering
+    (the page itself still loads; its API calls then report the problem)."""
+    try:
+        return await current_player(request)
+    except StorageUnavailable:
+        return None
+
+
+#: ``player: PagePlayer`` in a page's route (see :func:`page_player`).
+PagePlayer = Annotated[Player | None, Depends(page_player)]
+#: ``player: KnownPlayer``: the request's identity if its cookie names one, else ``None``
+#: (API clients that keep no cookies create no identities).
+KnownPlayer = Annotated[Player | None, Depends(known_player)]
 
 
 def set_identity_cookie(request: HTTPConnection, secret: str | None) -> None:

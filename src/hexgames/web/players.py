@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, StrictStr
 
 from hexgames.game import get_game
 from hexgames.web import identity
-from hexgames.web.identity import CurrentPlayer, Player, validate_name
+from hexgames.web.identity import CurrentPlayer, PagePlayer, Player, validate_name
 from hexgames.web.limits import RateLimiter
 from hexgames.web.ratings import rating_view
 from hexgames.web.rules_pages import not_found_page
@@ -218,8 +218,7 @@ def add_player_routes(app: FastAPI, service: GameService) -> None:
         }
 
     @app.get("/player/{name}", include_in_schema=False)
-    async def player_page(name: str, request: Request,
-                          player: CurrentPlayer) -> Any:
+    async def player_page(name: str, request: Request, player: PagePlayer) -> Any:
         record = await service.call_storage(service.storage.player_by_name, name[:40])
         if record is None:
             from fastapi.responses import HTMLResponse
@@ -228,5 +227,5 @@ def add_player_routes(app: FastAPI, service: GameService) -> None:
         return FileResponse(STATIC / "player.html")
 
     @app.get("/leaderboard", include_in_schema=False)
-    async def leaderboard_page(player: CurrentPlayer) -> FileResponse:
+    async def leaderboard_page(player: PagePlayer) -> FileResponse:
         return FileResponse(STATIC / "leaderboard.html")

@@ -905,7 +905,7 @@ class SqlStorage(Storage):
         with self._transaction() as cursor:
             cursor.execute(
                 self._sql(f"SELECT {self._RATING_COLUMNS} FROM ratings WHERE player_id = ? "
-                          "ORDER BY pool"),
+                          "AND games > 0 ORDER BY pool"),
                 (player_id,),
             )
             return [self._rating_from_row(row) for row in cursor.fetchall()]
@@ -915,7 +915,7 @@ class SqlStorage(Storage):
         with self._transaction() as cursor:
             cursor.execute(
                 self._sql(f"SELECT {columns}, p.name FROM ratings r "
-                          "JOIN players p ON p.id = r.player_id WHERE r.pool = ? "
+                          "JOIN players p ON p.id = r.player_id WHERE r.pool = ? AND r.games > 0 "
                           "ORDER BY r.rating DESC, p.name_key LIMIT ?"),
                 (pool, limit),
             )
@@ -923,7 +923,7 @@ class SqlStorage(Storage):
 
     def rating_pools(self) -> list[str]:
         with self._transaction() as cursor:
-            cursor.execute("SELECT DISTINCT pool FROM ratings ORDER BY pool")
+            cursor.execute("SELECT DISTINCT pool FROM ratings WHERE games > 0 ORDER BY pool")
             return [row[0] for row in cursor.fetchall()]
 
     def apply_rated_result(
@@ -942,15 +942,25 @@ class SqlStorage(Storage):
                     self._sql("SELECT changes FROM rated_results WHERE game_id = ?"), (game_id,)
                 )
                 return False, json.loads(cursor.fetchone()[0])
-            current: list[RatingRecord | None] = []
-            for player_id in player_ids:
+            # Lock both rating rows (in a fixed order: no deadlock between two games),
+            # creating empty ones first: FOR UPDATE cannot lock a row that is not there,
+            # and two first games of a player must not both start from nothing.
+            found: dict[str, RatingRecord | None] = {}
+            for player_id in sorted(set(player_ids)):
+                cursor.execute(
+                    self._sql(f"INSERT INTO ratings ({self._RATING_COLUMNS}) "
+                              "VALUES (?,?,0,0,0,0,0,0,0,?) "
+                              "ON CONFLICT (player_id, pool) DO NOTHING"),
+                    (player_id, pool, at),
+                )
                 cursor.execute(
                     self._sql(f"SELECT {self._RATING_COLUMNS} FROM ratings "
                               f"WHERE player_id = ? AND pool = ?{self.for_update}"),
                     (player_id, pool),
                 )
-                row = cursor.fetchone()
-                current.append(self._rating_from_row(row) if row else None)
+                record = self._rating_from_row(cursor.fetchone())
+                found[player_id] = record if record.games > 0 else None
+            current = [found[player_id] for player_id in player_ids]
             first, second, changes = compute(current[0], current[1])
             for record in (first, second):
                 cursor.execute(

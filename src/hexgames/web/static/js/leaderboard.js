@@ -16,7 +16,7 @@ async function show(pool) {
     el("td", { text: String(row.rank) }),
     el("td", {}, el("a", { href: `/player/${encodeURIComponent(row.name)}`, text: row.name })),
     el("td", {}, el("b", { text: `${Math.round(row.rating)}${row.provisional ? "?" : ""}` }),
-      el("small", { text: ` ±${Math.round(2 * row.deviation)}` })),
+      el("small", { text: ` ±${Math.round(row.deviation)}` })),
     el("td", { text: String(row.games) }),
     el("td", { text: `${row.wins}/${row.losses}/${row.draws}` }))));
   $("board").hidden = !board.players.length;

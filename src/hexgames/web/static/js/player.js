@@ -56,7 +56,7 @@ async function load() {
   body.replaceChildren(...player.ratings.map((r) => el("tr", { "data-pool": r.pool },
     el("td", { text: r.title }),
     el("td", {}, el("b", { text: `${Math.round(r.rating)}${r.provisional ? "?" : ""}` }),
-      el("small", { text: ` ±${Math.round(2 * r.deviation)}` })),
+      el("small", { text: ` ±${Math.round(r.deviation)}` })),
     el("td", { text: String(r.games) }),
     el("td", { text: `${r.wins}/${r.losses}/${r.draws}` }))));
   $("ratings").hidden = !player.ratings.length;
