@@ -415,3 +415,15 @@ def test_a_first_turn_not_made_in_time_aborts_the_game(
     view = state(client, game_id, blue)
     assert view["is_over"] and view["winner"] is None and "aborted" in view["result"]
     assert view["clock"]["abort_in_ms"] is None
+
+
+def test_an_unopened_invitation_does_not_abort_a_timed_game(
+        client: TestClient, time_: FakeTime) -> None:
+    made = client.post("/api/games", json={
+        "game": "benediction", "mode": "online",
+        "control": {"kind": "realtime", "base_s": 60, "increment_s": 0}}).json()
+    time_.ms += 61_000
+    service = client.app.state.service
+    assert client.portal.call(service.check_clocks) == []
+    view = state(client, made["id"], made["token"])
+    assert not view["is_over"] and view["clock"]["abort_in_ms"] == 60_000

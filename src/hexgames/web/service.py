@@ -827,7 +827,15 @@ class GameService:
                 match = await self.get(game_id)
                 async with self._locks[game_id]:
                     clock = match.clock()
+                    waiting = any(player.get("invite") for player in match.stored.players)
                     if (clock is not None and not match.is_over
+                            and clock.abandoned(self.now()) and waiting):
+                        # The friend has not opened the invitation yet: wait on.
+                        clock.resume(match.position.current_seat, self.now())
+                        match.set_clock(clock)
+                        await self._store(self.storage.set_meta, game_id, match.meta, now())
+                        fell = False
+                    elif (clock is not None and not match.is_over
                             and clock.abandoned(self.now()) and match.can_abort()):
                         fell = await self._abort_locked(match)
                     else:

@@ -3,7 +3,7 @@
 // The server keeps the clocks; the page only counts down from what it last said.
 
 import { rememberToken } from "./api.js";
-import { el } from "./common.js";
+import { cap, el } from "./common.js";
 
 const SOUND_KEY = "hexgames.sound";
 let last = null;          // the latest state
@@ -120,9 +120,11 @@ export function renderOnline(state, send) {
   } else if (state.can_request_takeback) {
     parts.push(button("↶ Ask to take back", { type: "takeback", answer: "offer" }));
   }
-  if (state.clock && state.clock.abort_in_ms !== null && !state.is_over) {
+  const invited = state.players.some((p) => p.kind === "human" && !p.player)
+    && state.mode === "online";
+  if (state.clock && state.clock.abort_in_ms !== null && !state.is_over && !invited) {
     const mover = state.players.find((p) => p.seat === state.current_seat);
-    parts.push(el("p", { class: "hint", text: `${mover ? mover.color : "The player"} has `
+    parts.push(el("p", { class: "hint", text: `${mover ? cap(mover.color) : "The player"} has `
       + `${Math.ceil(state.clock.abort_in_ms / 1000)} s for a first move, or the game is aborted.` }));
   }
   if (state.can_abort) parts.push(button("✕ Abort game", { type: "abort" }));
