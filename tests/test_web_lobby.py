@@ -427,3 +427,35 @@ def test_an_unopened_invitation_does_not_abort_a_timed_game(
     assert client.portal.call(service.check_clocks) == []
     view = state(client, made["id"], made["token"])
     assert not view["is_over"] and view["clock"]["abort_in_ms"] == 60_000
+
+
+def _state_where(socket: Any, **wanted: Any) -> dict[str, Any]:
+    """The next state message with the ``wanted`` fields (errors are not expected)."""
+    while True:
+        message = socket.receive_json()
+        assert message["type"] != "error", message
+        if message["type"] == "state" and all(message.get(k) == v for k, v in wanted.items()):
+            return message
+
+
+def test_requests_over_the_game_socket(client: TestClient) -> None:
+    game_id, (red, blue) = seek_and_accept(client)
+    with (client.websocket_connect(f"/ws/games/{game_id}?token={red}") as one,
+          client.websocket_connect(f"/ws/games/{game_id}?token={blue}") as two):
+        view = _state_where(one)
+        while view["your_turn"]:
+            one.send_json({"type": "action", "action": view["legal"][0]["action"],
+                           "ply": view["ply"], "lag": 120})
+            view = _state_where(one, ply=view["ply"] + 1)
+        one.send_json({"type": "takeback"})
+        _state_where(two, takeback_offer=0)
+        two.send_json({"type": "takeback", "answer": "decline"})
+        _state_where(one, takeback_offer=None, ply=view["ply"])
+        one.send_json({"type": "takeback", "answer": 3})
+        while (message := one.receive_json())["type"] != "error":
+            pass
+        assert message == {"type": "error", "message": '"answer" must be a string'}
+        two.send_json({"type": "abort"})
+        assert _state_where(two, is_over=True)["result"] == "game over (Game aborted)"
+        two.send_json({"type": "rematch", "answer": "offer"})
+        assert _state_where(one, rematch_offers=[1])["can_rematch"]
