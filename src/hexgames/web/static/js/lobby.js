@@ -113,8 +113,24 @@ function describeOptions(options) {
   return parts.length ? ` (${parts.join(", ")})` : "";
 }
 
+/** A challenge of ours left the list: if it was accepted (possibly through another
+ * server process, whose seek_taken message this socket does not get), open the game. */
+async function followMine(lobby) {
+  const listed = new Set(lobby.seeks.map((seek) => seek.id));
+  for (const [seekId, token] of Object.entries(mySeeks())) {
+    if (listed.has(seekId)) continue;
+    try {
+      const seek = await api(`/api/seeks/${encodeURIComponent(seekId)}`);
+      if (seek.status === "open") continue;
+      const map = mySeeks(); delete map[seekId]; saveSeeks(map);
+      if (seek.game) { open(seek.game, token); return; }
+    } catch { /* try again with the next lobby */ }
+  }
+}
+
 function render(lobby) {
   shown = lobby;
+  followMine(lobby);
   const mine = mySeeks();
   $("seek-list").replaceChildren(...(lobby.seeks.length ? lobby.seeks.map((seek) => el("li", {
     class: "seek", "data-seek": seek.id },
