@@ -459,3 +459,17 @@ def test_requests_over_the_game_socket(client: TestClient) -> None:
         assert _state_where(two, is_over=True)["result"] == "game over (Game aborted)"
         two.send_json({"type": "rematch", "answer": "offer"})
         assert _state_where(one, rematch_offers=[1])["can_rematch"]
+
+
+def test_challenges_expire(client: TestClient, time_: FakeTime) -> None:
+    quick = client.post("/api/seeks", json={"game": "benediction", "control": {
+        "kind": "realtime", "base_s": 60, "increment_s": 0}}).json()
+    slow = client.post("/api/seeks", json={"game": "benediction", "control": {
+        "kind": "correspondence", "days": 3}}).json()
+    time_.ms += 3_600_001
+    assert [s["id"] for s in client.get("/api/seeks").json()["seeks"]] == [slow["id"]]
+    assert client.get(f"/api/seeks/{quick['id']}").json()["status"] == "expired"
+    assert accept(client, quick["id"]).status_code == 409
+    time_.ms += 86_400_000
+    refused = accept(client, slow["id"])
+    assert refused.status_code == 409 and "expired" in refused.json()["error"]

@@ -61,6 +61,10 @@ CLOCK_RESYNC = 30.0
 ABORTED = "Game aborted"
 #: Open challenges shown in the lobby, and games listed as being played.
 LOBBY_LIMIT = 100
+#: Seconds an open challenge waits for an opponent: a day for correspondence, an hour
+#: otherwise (a real-time challenge accepted long after its poster left starts a game
+#: nobody plays).
+SEEK_TTL = {"correspondence": 86_400.0, "realtime": 3_600.0, "untimed": 3_600.0}
 
 
 class GameNotFound(LookupError):
@@ -1049,7 +1053,8 @@ class GameService:
             control=time_control.to_dict(), color=color, rated=bool(rated),
             creator=dict(creator), creator_token=hashed(token) or "",
             target=target.strip() if target else None, status="open", game_id=None,
-            created_at=datetime.now(UTC).isoformat(timespec="milliseconds"),
+            created_at=datetime.fromtimestamp(self.now() / 1000, UTC).isoformat(
+                timespec="milliseconds"),
         )
         await self._store(self.storage.create_seek, seek)
         self._lobby_changed()
@@ -1062,8 +1067,11 @@ class GameService:
         seek = await self._store(self.storage.load_seek, seek_id)
         if seek is None:
             raise GameNotFound(f"there is no challenge {seek_id[:40]!r}")
+        if seek.status == "open" and self.seek_expired(seek):
+            await self._store(self.storage.expire_seek, seek.id)
+            raise SeekTaken("this challenge has expired")
         if seek.status != "open":
-            raise SeekTaken("this challenge has already been accepted or withdrawn")
+            raise SeekTaken("this challenge has already been accepted, withdrawn or expired")
         mine = acceptor.get("player_id")
         if mine and mine == seek.creator.get("player_id"):
             raise IllegalAction("this is your own challenge; wait for an opponent")
@@ -1110,8 +1118,21 @@ class GameService:
             raise GameNotFound(f"there is no challenge {seek_id[:40]!r}")
         return {**public_seek(seek), "status": seek.status, "game": seek.game_id}
 
+    def seek_expired(self, seek: Seek) -> bool:
+        ttl = SEEK_TTL.get(str(seek.control.get("kind")), SEEK_TTL["untimed"])
+        try:
+            posted = datetime.fromisoformat(seek.created_at).timestamp() * 1000
+        except ValueError:
+            return False
+        return self.now() - posted > ttl * 1000
+
     async def lobby_state(self) -> dict[str, Any]:
-        seeks = await self._store(self.storage.open_seeks, LOBBY_LIMIT)
+        seeks = []
+        for seek in await self._store(self.storage.open_seeks, LOBBY_LIMIT):
+            if self.seek_expired(seek):
+                await self._store(self.storage.expire_seek, seek.id)
+            else:
+                seeks.append(seek)
         playing = [
             stored for stored in
             await self._store(self.storage.games_with_status, "playing", LOBBY_LIMIT)

@@ -653,6 +653,18 @@ class SqlStorage(Storage):
             self._insert_game(cursor, game)
             self._notify(cursor, "", "lobby", -1)
 
+    def expire_seek(self, seek_id: str) -> bool:
+        """Close an open challenge nobody accepted in time (status ``expired``)."""
+        with self._transaction() as cursor:
+            cursor.execute(
+                self._sql("UPDATE seeks SET status = 'expired' WHERE id = ? AND status = 'open'"),
+                (seek_id,),
+            )
+            done = cursor.rowcount == 1
+            if done:
+                self._notify(cursor, "", "lobby", -1)
+            return done
+
     def cancel_seek(self, seek_id: str, creator_token: str) -> bool:
         """Withdraw an open challenge; only its creator (who holds the token) may."""
         with self._transaction() as cursor:
