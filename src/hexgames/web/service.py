@@ -165,7 +165,7 @@ class GameService:
         for game_id in ids:
             if game_id not in self._matches and game_id not in self._loading:
                 continue  # not held here: it is loaded from storage when opened
-            if change is None or change.kind != "append":
+            if change is None or change.kind not in ("append", "meta"):
                 self._full_reload.add(game_id)
             self._dirty.add(game_id)
             if game_id not in self._refreshing:
@@ -811,6 +811,11 @@ class GameService:
         await self.on_game_over(match)  # a rated game: the ratings change
         self.hub.publish(match)
         return True
+
+    def current(self, game_id: str, held: Match) -> Match:
+        """The live copy of a game (a reload from storage replaces the object a caller
+        may still hold)."""
+        return self._matches.get(game_id, held)
 
     def _reload_later(self, game_id: str) -> None:
         """Reload a game from storage once its lock is free (the caller holds it)."""

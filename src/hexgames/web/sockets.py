@@ -84,7 +84,7 @@ def add_socket_route(app: FastAPI, service: GameService) -> None:
             if notice:
                 connection.send(notice)
             if token:  # a player arrived: everybody's view shows it
-                service.hub.publish(match)
+                service.hub.publish(service.current(game_id, match))
             else:
                 service.hub.send_state(connection, match, service.hub.seats_present(match))
             while not connection.closed:
@@ -101,8 +101,9 @@ def add_socket_route(app: FastAPI, service: GameService) -> None:
             pass
         finally:
             service.hub.leave(game_id, websocket)
-            if token:  # a player left: the others see it
-                service.hub.publish(match)
+            if token:  # a player left: the others see it (the live copy: a reload from
+                # storage may have replaced the one this socket started with)
+                service.hub.publish(service.current(game_id, match))
 
 
 def add_lobby_route(app: FastAPI, service: GameService) -> None:

@@ -403,8 +403,9 @@ def _deadline(meta: dict[str, Any]) -> int | None:
 class Change:
     """A change another server process stored: ``kind`` is ``append`` (actions up to
     ``ply`` exclusive are stored), ``reset`` (actions from ``ply`` on were taken back),
-    ``row`` (result, players, seats or meta changed) or ``lobby`` (the open challenges
-    changed; ``game_id`` empty)."""
+    ``row`` (result, players or seats changed), ``meta`` (only the meta: clock,
+    offers; the actions are read from ``load_tail``, no full reload) or ``lobby`` (the
+    open challenges changed; ``game_id`` empty)."""
 
     game_id: str
     kind: str
@@ -564,7 +565,7 @@ class SqlStorage(Storage):
                 self._sql("UPDATE games SET meta = ?, deadline = ?, updated_at = ? WHERE id = ?"),
                 (json.dumps(meta), _deadline(meta), at, game_id),
             )
-            self._notify(cursor, game_id, "row", -1)
+            self._notify(cursor, game_id, "meta", -1)
 
     def end_if_playing(self, game_id: str, winner: str | None, reason: str,
                        meta: dict[str, Any], at: str) -> bool:
