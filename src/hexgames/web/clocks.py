@@ -73,10 +73,7 @@ class TimeControl:
         if kind == "untimed":
             return cls()
         if kind == "realtime":
-            base, inc = raw.get("base_s"), raw.get("increment_s", 0)
-            for name, value in (("base_s", base), ("increment_s", inc)):
-                if isinstance(value, bool) or not isinstance(value, (int, float)):
-                    raise ValueError(f"{name} must be a number of seconds")
+            base, inc = _seconds(raw, "base_s", None), _seconds(raw, "increment_s", 0)
             if not 1 <= base <= MAX_BASE_S:
                 raise ValueError(f"base_s must be 1 to {MAX_BASE_S} seconds")
             if not 0 <= inc <= MAX_INCREMENT_S:
@@ -107,6 +104,13 @@ class TimeControl:
         if self.kind == "correspondence":
             return f"{self.days} day{'s' if self.days != 1 else ''} per turn"
         return "untimed"
+
+
+def _seconds(raw: dict[str, Any], name: str, default: float | None) -> float:
+    value = raw.get(name, default)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{name} must be a number of seconds")
+    return float(value)
 
 
 @dataclass

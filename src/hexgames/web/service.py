@@ -824,7 +824,7 @@ class GameService:
         if game_id not in self._refreshing:
             self._refreshing[game_id] = asyncio.create_task(self._refresh_loop(game_id))
 
-    async def check_clocks(self) -> list[str]:
+    async def check_clocks(self) -> builtins.list[str]:
         """Adjudicate every game whose flag has fallen by now; returns their ids. The
         watch task calls this at each deadline; tests call it after moving their clock."""
         current = self.now()

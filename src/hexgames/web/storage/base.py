@@ -294,6 +294,38 @@ class Storage(ABC):
     @abstractmethod
     def close(self) -> None: ...
 
+    # ------------------------------------------ clocks and the lobby (issue 11)
+    def set_meta(self, game_id: str, meta: dict[str, Any], at: str) -> None:
+        raise NotImplementedError
+
+    def end_if_playing(self, game_id: str, winner: str | None, reason: str,
+                       meta: dict[str, Any], at: str) -> bool:
+        raise NotImplementedError
+
+    def clocked_games(self) -> list[tuple[str, int]]:
+        raise NotImplementedError
+
+    def games_with_status(self, status: str, limit: int = 200) -> list[StoredGame]:
+        raise NotImplementedError
+
+    def create_seek(self, seek: Seek) -> None:
+        raise NotImplementedError
+
+    def load_seek(self, seek_id: str) -> Seek | None:
+        raise NotImplementedError
+
+    def open_seeks(self, limit: int = 200) -> list[Seek]:
+        raise NotImplementedError
+
+    def accept_seek(self, seek_id: str, game: StoredGame) -> None:
+        raise NotImplementedError
+
+    def expire_seek(self, seek_id: str) -> bool:
+        raise NotImplementedError
+
+    def cancel_seek(self, seek_id: str, creator_token: str) -> bool:
+        raise NotImplementedError
+
     # ------------------------------------------------------------- identities
     # Implemented by SqlStorage (both backends); see hexgames.web.identity.
     def create_player(self, player: PlayerRecord, secret_hash: str) -> None:
