@@ -194,7 +194,7 @@ def seat_token(key: bytes, game_id: str, seat: int, player_id: str) -> str:
 
 # ---------------------------------------------------------------- requests
 def _service(connection: HTTPConnection) -> GameService:
-    return connection.app.state.service  # type: ignore[no-any-return]
+    return connection.app.state.service
 
 
 def _now() -> str:
@@ -206,7 +206,7 @@ async def known_player(connection: HTTPConnection) -> Player | None:
     never creates one."""
     cached = connection.scope.get("hexgames.player")
     if cached is not None:
-        return cached  # type: ignore[no-any-return]
+        return cached
     secret = connection.cookies.get(COOKIE)
     if not _well_formed(secret):
         return None

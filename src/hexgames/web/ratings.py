@@ -253,7 +253,7 @@ def record_rated_result(storage: Storage, game: Any, at: str | None = None
         return records[0], records[1], changes
 
     _, changes = storage.apply_rated_result(stored.id, pool, ids, at, compute)
-    return changes  # type: ignore[no-any-return]
+    return changes
 
 
 def rating_view(record: RatingRecord, at: str | None = None) -> dict[str, Any]:

@@ -392,10 +392,6 @@ class Storage(ABC):
         changes)``; a repeated call returns ``(False, the changes stored the first time)``."""
         raise NotImplementedError
 
-    def rated_changes(self, game_id: str) -> Any:
-        """The rating changes stored for a rated game (``None``: not rated yet)."""
-        raise NotImplementedError
-
     #: True when several server processes may use this storage at once (PostgreSQL):
     #: they then learn of each other's changes through :meth:`listen`.
     shared = False
@@ -1026,14 +1022,6 @@ class SqlStorage(Storage):
                 (json.dumps(changes), game_id),
             )
             return True, changes
-
-    def rated_changes(self, game_id: str) -> Any:
-        with self._transaction() as cursor:
-            cursor.execute(
-                self._sql("SELECT changes FROM rated_results WHERE game_id = ?"), (game_id,)
-            )
-            row = cursor.fetchone()
-            return json.loads(row[0]) if row else None
 
     def close(self) -> None:
         with self._lock:
