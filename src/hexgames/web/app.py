@@ -41,14 +41,27 @@ from hexgames.game import game_names, get_game
 from hexgames.web.ai_worker import AiWorkers
 from hexgames.web.analysis import add_analysis_routes
 from hexgames.web.hub import Hub
-from hexgames.web.identity import IdentityCookie, KnownPlayer, PagePlayer
+from hexgames.web.identity import (
+    IdentityCookie,
+    KnownPlayer,
+    PagePlayer,
+    current_player,
+    known_player,
+)
 from hexgames.web.limits import BodyLimit, SecurityHeaders
 from hexgames.web.matches import Match, render
 from hexgames.web.options import describe_options
 from hexgames.web.players import add_player_routes
 from hexgames.web.rules_pages import not_found_page, rules_page
-from hexgames.web.service import MAX_RECORD, AiBusy, GameNotFound, GameService
-from hexgames.web.sockets import add_socket_route, clip
+from hexgames.web.service import (
+    MAX_RECORD,
+    AiBusy,
+    GameNotFound,
+    GameService,
+    SeekTaken,
+    public_seek,
+)
+from hexgames.web.sockets import add_lobby_route, add_socket_route, clip
 from hexgames.web.storage import StaleWrite, StorageUnavailable, StoredGame, open_storage
 
 log = logging.getLogger(__name__)
@@ -75,12 +88,17 @@ class NewGame(Strict):
     #: A start position in the game's board text (the board editor's); none: standard.
     start: StrictStr | None = None
     rated: StrictBool = False
+    #: Online games: ``{"kind": "realtime", "base_s", "increment_s"}``,
+    #: ``{"kind": "correspondence", "days"}`` or untimed (``None``).
+    control: dict[StrictStr, Any] | None = None
 
 
 class ActionIn(Strict):
     token: StrictStr | None = None
     action: StrictStr
     ply: StrictInt | None = None
+    #: The client's measured round trip (ms), credited to its clock within an allowance.
+    lag: float | None = Field(default=None, ge=0, le=60_000)
 
 
 class TokenIn(Strict):
@@ -91,6 +109,21 @@ class ClaimIn(Strict):
     token: StrictStr | None = None
     #: The seat token this browser already holds for the game, if any.
     have: StrictStr | None = None
+
+
+class AnswerIn(Strict):
+    token: StrictStr | None = None
+    answer: StrictStr = "offer"
+
+
+class SeekIn(Strict):
+    game: StrictStr
+    options: dict[StrictStr, Any] = Field(default_factory=dict)
+    control: dict[StrictStr, Any] | None = None
+    color: StrictStr = "random"
+    rated: bool = False
+    #: A direct challenge: the name of the only player who may accept it.
+    target: StrictStr | None = None
 
 
 class RecordIn(Strict):
@@ -184,6 +217,10 @@ def create_app(
             return HTMLResponse(not_found_page(request.url.path), status_code=404)
         return error(exc.status_code, str(exc.detail))
 
+    @app.exception_handler(SeekTaken)
+    async def seek_taken(request: Request, exc: SeekTaken) -> JSONResponse:
+        return error(409, str(exc))
+
     @app.exception_handler(GameNotFound)
     async def not_found(request: Request, exc: GameNotFound) -> JSONResponse:
         return error(404, str(exc))
@@ -232,7 +269,7 @@ def create_app(
         match, tokens = await service.create(
             body.game, body.options, body.mode, seat=body.seat, level=body.level,
             start=body.start,
-            player=player, rated=body.rated,
+            player=player, rated=body.rated, control=body.control,
         )
         seat_token = tokens[body.seat] if body.mode != "hotseat" else tokens[0]
         return {
@@ -253,7 +290,8 @@ def create_app(
 
     @app.post("/api/games/{game_id}/actions")
     async def play(game_id: str, body: ActionIn) -> Response:
-        match = await service.act(game_id, body.token, body.action, body.ply)
+        match = await service.act(game_id, body.token, body.action, body.ply,
+                                  lag_ms=body.lag or 0)
         return state_response(match, body.token)
 
     @app.post("/api/games/{game_id}/undo")
@@ -265,6 +303,64 @@ def create_app(
     async def resign(game_id: str, body: TokenIn) -> Response:
         match = await service.resign(game_id, body.token)
         return state_response(match, body.token)
+
+    @app.post("/api/games/{game_id}/takeback")
+    async def takeback(game_id: str, body: AnswerIn) -> Response:
+        """Online games: ``answer`` offer / accept / decline / cancel."""
+        match = await service.takeback(game_id, body.token, body.answer)
+        return state_response(match, body.token)
+
+    @app.post("/api/games/{game_id}/abort")
+    async def abort(game_id: str, body: TokenIn) -> Response:
+        match = await service.abort(game_id, body.token)
+        return state_response(match, body.token)
+
+    @app.post("/api/games/{game_id}/rematch")
+    async def rematch(game_id: str, body: AnswerIn) -> Response:
+        """After an online game: ``answer`` offer (or accept) / decline."""
+        match = await service.rematch(game_id, body.token, body.answer)
+        return state_response(match, body.token)
+
+    # ---------------------------------------------------------- lobby
+    @app.get("/api/seeks")
+    async def seeks() -> dict[str, Any]:
+        """The open challenges and the games being played (what ``/ws/lobby`` sends)."""
+        return await service.lobby_state()
+
+    @app.post("/api/seeks", status_code=201)
+    async def new_seek(body: SeekIn, request: Request) -> dict[str, Any]:
+        """Post a challenge; ``token`` is the seat credential of the game to come."""
+        creator = await player_entry(request)
+        seek, token = await service.create_seek(
+            body.game, body.options, body.control, body.color, body.rated, creator,
+            body.target,
+        )
+        return {"id": seek.id, "token": token, "seek": public_seek(seek)}
+
+    @app.get("/api/me/turn")
+    async def my_turn(request: Request) -> dict[str, Any]:
+        """The games of this browser's identity being played where it is its turn
+        (correspondence and real time alike), most recently changed first."""
+        player = await known_player(request)
+        if player is None:
+            return {"games": []}
+        games = await service.call_storage(service.storage.games_of_player, player.id, 200)
+        return {"games": await service.your_turn(player.id, games)}
+
+    @app.get("/api/seeks/{seek_id}")
+    async def seek_status(seek_id: str) -> dict[str, Any]:
+        return await service.seek_status(seek_id)
+
+    @app.post("/api/seeks/{seek_id}/accept", status_code=201)
+    async def accept_seek(seek_id: str, request: Request) -> dict[str, Any]:
+        acceptor = await player_entry(request)
+        match, token = await service.accept_seek(seek_id, acceptor)
+        return {"id": match.id, "token": token, "links": links(match, [None, None])}
+
+    @app.post("/api/seeks/{seek_id}/cancel")
+    async def cancel_seek(seek_id: str, body: TokenIn) -> dict[str, Any]:
+        await service.cancel_seek(seek_id, body.token)
+        return {"id": seek_id, "status": "cancelled"}
 
     @app.get("/openapi.json", include_in_schema=False)
     async def openapi_alias() -> JSONResponse:
@@ -324,6 +420,7 @@ def create_app(
     add_socket_route(app, service)
     # Analysis board, hints and the board editor (their API and pages).
     add_analysis_routes(app, service)
+    add_lobby_route(app, service)
 
     # ----------------------------------------------- players and ratings
     add_player_routes(app, service)
@@ -337,6 +434,10 @@ def create_app(
     @app.get("/play/{game_id}", include_in_schema=False)
     async def play_page(game_id: str, player: PagePlayer) -> FileResponse:
         return FileResponse(STATIC / "play.html")
+
+    @app.get("/lobby", include_in_schema=False)
+    async def lobby_page(player: PagePlayer) -> FileResponse:
+        return FileResponse(STATIC / "lobby.html")
 
     @app.get("/replay/{game_id}", include_in_schema=False)
     async def replay_page(game_id: str) -> FileResponse:
@@ -392,5 +493,13 @@ def record_tags(match: Match) -> dict[str, str]:
         tags["Winner"] = winner
         tags["Ending"] = match.stored.reason or ""
         tags["Result"] = "1-0" if match.position.seat_of(winner) == 0 else "0-1"
-        tags["Termination"] = "resignation"
+        tags["Termination"] = ("timeout" if match.meta.get("termination") == "timeout"
+                               else "resignation")
     return tags
+
+
+async def player_entry(request: Request) -> dict[str, Any]:
+    """The visitor's identity (created with its cookie if new) as ``{"player_id",
+    "name"}``: who posts or accepts a challenge."""
+    player = await current_player(request)
+    return {"player_id": player.id, "name": player.name}

@@ -24,6 +24,7 @@ from typing import Any
 
 from hexgames.errors import IllegalAction
 from hexgames.game import Game, GameState, get_game
+from hexgames.web.clocks import Clock, wall_ms
 from hexgames.web.identity import seat_token
 from hexgames.web.storage import StoredGame
 from hexgames.web.storage.base import HASH_PREFIX, seat_holders
@@ -182,6 +183,51 @@ class Match:
         self.names: dict[str, str] = {}
         #: A rated game's rating changes once applied (see hexgames.web.ratings).
         self.rating_changes: list[dict[str, Any]] | None = None
+        #: The wall clock (ms) for clocks in views (the service injects its own).
+        self.now: Any = wall_ms
+
+    # ------------------------------------------------------- clocks and offers
+    @property
+    def meta(self) -> dict[str, Any]:
+        return self.stored.meta
+
+    def clock(self) -> Clock | None:
+        """The game's clock as stored (``None``: untimed)."""
+        raw = self.stored.meta.get("clock")
+        return Clock.from_dict(raw) if raw else None
+
+    def set_clock(self, clock: Clock | None) -> None:
+        """Keep ``clock`` in the meta, with its flag-fall deadline (stored and indexed)."""
+        if clock is None:
+            return
+        self.stored.meta["clock"] = clock.to_dict()
+        deadline = clock.deadline()
+        self.stored.meta["deadline"] = None if deadline is None else int(deadline)
+
+    def offers(self) -> dict[str, Any]:
+        return self.stored.meta.setdefault("offers", {})
+
+    def can_abort(self) -> bool:
+        """Before each side has moved, an online game may be aborted (no result)."""
+        return (self.stored.mode == "online" and not self.is_over
+                and min(self._seat_plies) == 0)
+
+    def seat_has_moved(self, seat: int) -> bool:
+        return self._seat_plies[seat] > 0
+
+    def take_back_for(self, seat: int) -> int:
+        """Take back ``seat``'s last action and everything after it (an accepted
+        takeback request); returns how many actions."""
+        keep = next((i for i in range(len(self.plies) - 1, -1, -1)
+                     if self.plies[i].seat == seat), None)
+        if keep is None:
+            raise IllegalAction("there is no action of yours to take back")
+        count = len(self.plies) - keep
+        for _ in range(count):
+            self._pop()
+        self.stored.status, self.stored.winner, self.stored.reason = "playing", None, None
+        self.revision += 1
+        return count
 
     # ------------------------------------------------------------- who may act
     @property
@@ -506,7 +552,28 @@ class Match:
             # "before", "after", "change", "deviation"}; None otherwise.
             "rating_changes": self.rating_changes,
         }
+        state.update(self._lobby_view(seats))
         return state
+
+    def _lobby_view(self, seats: frozenset[int]) -> dict[str, Any]:
+        """Issue 11's fields: clock, offers, rated, abort and rematch (added fields only)."""
+        clock = self.clock()
+        meta, offers = self.stored.meta, self.stored.meta.get("offers", {})
+        online = self.stored.mode == "online"
+        takeback = offers.get("takeback")
+        return {
+            "clock": clock.view(self.now()) if clock is not None else None,
+            "control": meta.get("control"),
+            "takeback_offer": takeback,
+            "can_request_takeback": online and bool(seats) and not self.is_over
+            and takeback is None and any(self._seat_plies[s] for s in seats),
+            "can_abort": bool(seats) and self.can_abort(),
+            "rematch_offers": list(offers.get("rematch", [])),
+            "rematch": meta.get("rematch"),
+            "can_rematch": online and bool(seats) and self.is_over
+            and not meta.get("rematch")
+            and not any(player.get("invite") for player in self.stored.players),
+        }
 
 
 #: Placeholder for the move list in :meth:`Match.view_json` (unguessable, per process).
@@ -543,6 +610,8 @@ def render(game: Game, position: GameState, overlays: tuple[str, ...] = (),
 
 
 def player_name(player: dict[str, Any], mode: str, seat: int) -> str:
+    if player.get("name"):
+        return str(player["name"])
     if player.get("kind") == "ai":
         return f"Computer (level {player.get('level')})"
     if mode == "hotseat":

@@ -12,9 +12,11 @@ from __future__ import annotations
 import asyncio
 import builtins
 import contextlib
+import json
 import logging
 import secrets
 from collections import defaultdict
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -22,13 +24,16 @@ from hexgames.ai.levels import LEVELS
 from hexgames.errors import IllegalAction
 from hexgames.game import game_names, get_game
 from hexgames.web.ai_worker import AiBusy, AiWorkers
-from hexgames.web.hub import Hub
+from hexgames.web.clocks import Clock, TimeControl, wall_ms
+from hexgames.web.hub import Connection, Hub
 from hexgames.web.identity import seat_token
 from hexgames.web.matches import MAX_PLIES, MODES, Match, start_position
 from hexgames.web.options import parse_options
 from hexgames.web.ratings import record_rated_result
 from hexgames.web.storage import (
     Change,
+    Seek,
+    SeekTaken,
     StaleWrite,
     Storage,
     StorageUnavailable,
@@ -36,7 +41,7 @@ from hexgames.web.storage import (
     hashed,
 )
 
-__all__ = ["AiBusy", "GameNotFound", "GameService"]
+__all__ = ["AiBusy", "GameNotFound", "GameService", "SeekTaken"]
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +54,17 @@ INVITE_OPEN = "open"
 #: Seconds between two looks at an AI turn that another server process is searching
 #: (if that process died, its claim is gone and this one takes over).
 AI_CLAIM_RETRY = 1.0
+#: Seconds between two reads of every running clock's deadline from storage (another
+#: server process's games, or a restart's): the flag-fall watch never misses one longer.
+CLOCK_RESYNC = 30.0
+#: Reason words of the site's own endings (the engine's come from ``outcome()``).
+ABORTED = "Game aborted"
+#: Open challenges shown in the lobby, and games listed as being played.
+LOBBY_LIMIT = 100
+#: Seconds an open challenge waits for an opponent: a day for correspondence, an hour
+#: otherwise (a real-time challenge accepted long after its poster left starts a game
+#: nobody plays).
+SEEK_TTL = {"correspondence": 86_400.0, "realtime": 3_600.0, "untimed": 3_600.0}
 
 
 class GameNotFound(LookupError):
@@ -108,8 +124,20 @@ def checked_start(game: Any, options: dict[str, Any], start: str) -> str:
 
 
 class GameService:
-    def __init__(self, storage: Storage, workers: AiWorkers, hub: Hub) -> None:
+    def __init__(self, storage: Storage, workers: AiWorkers, hub: Hub,
+                 now: Callable[[], float] = wall_ms) -> None:
         self.storage = storage
+        #: Wall time in ms since the epoch (injected by clock tests).
+        self.now = now
+        #: Flag-fall deadlines (ms) of running clocks, watched by ``_watch_clocks``.
+        self._deadlines: dict[str, float] = {}
+        self._clock_wake: asyncio.Event | None = None
+        self._clock_task: asyncio.Task[None] | None = None
+        #: Run the flag-fall watch task (tests with an injected time turn it off and call
+        #: :meth:`resync_clocks`/:meth:`check_clocks` themselves).
+        self.watch_clocks = True
+        #: Lobby sockets (``/ws/lobby``).
+        self._lobby: dict[Any, Connection] = {}
         self.workers = workers
         self.hub = hub
         self._matches: dict[str, Match] = {}
@@ -131,6 +159,9 @@ class GameService:
         self._loop = asyncio.get_running_loop()
         if self.storage.shared:
             self._stop_listening = await asyncio.to_thread(self.storage.listen, self._on_change)
+        self._clock_wake = asyncio.Event()
+        if self.watch_clocks:
+            self._clock_task = asyncio.create_task(self._watch_clocks())
 
     def _on_change(self, change: Change | None) -> None:
         """Called by the storage's listener thread: hand the change to the event loop."""
@@ -142,11 +173,15 @@ class GameService:
     def _changed(self, change: Change | None) -> None:
         """Another process stored a change (``None``: maybe several were missed): bring
         the games this process holds up to date, one refresh task per game at a time."""
+        if change is None or change.kind == "lobby":
+            self._lobby_changed()
+            if change is not None:
+                return
         ids = list(self._matches) if change is None else [change.game_id]
         for game_id in ids:
             if game_id not in self._matches and game_id not in self._loading:
                 continue  # not held here: it is loaded from storage when opened
-            if change is None or change.kind != "append":
+            if change is None or change.kind not in ("append", "meta"):
                 self._full_reload.add(game_id)
             self._dirty.add(game_id)
             if game_id not in self._refreshing:
@@ -193,17 +228,18 @@ class GameService:
                 if whole is None:
                     return match
                 fresh = await self._adopt(await asyncio.to_thread(Match, whole))
+                fresh.now = self.now
                 fresh.thinking = match.thinking
                 self._matches[game_id] = match = fresh
                 changed = True
             else:
                 row = (stored.status, stored.winner, stored.reason, stored.players,
-                       stored.seat_tokens)
+                       stored.seat_tokens, stored.meta)
                 mine = match.stored
                 if row != (mine.status, mine.winner, mine.reason, mine.players,
-                           mine.seat_tokens):
+                           mine.seat_tokens, mine.meta):
                     mine.status, mine.winner, mine.reason = row[:3]
-                    mine.players, mine.seat_tokens = row[3], row[4]
+                    mine.players, mine.seat_tokens, mine.meta = row[3], row[4], row[5]
                     mine.rated = stored.rated
                     match.revision += 1
                     await self._adopt(match)
@@ -215,6 +251,7 @@ class GameService:
         if changed:
             self.hub.publish(match)
             self._schedule_ai(match)
+            self._watch(match)
         return match
 
     async def call_storage(self, function: Any, *args: Any) -> Any:
@@ -276,6 +313,7 @@ class GameService:
         seat: int = 0,
         level: int = 3,
         start: str | None = None,
+        control: dict[str, Any] | None = None,
         player: Any = None,
         rated: bool = False,
         opponent: Any = None,
@@ -297,6 +335,10 @@ class GameService:
             raise ValueError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}")
         if seat not in (0, 1):
             raise ValueError(f"seat must be 0 or 1, got {seat!r}")
+        time_control = TimeControl.parse(control)
+        if time_control.timed and mode != "online":
+            raise ValueError("clocks are for online games (untimed against the computer "
+                             "and at one screen)")
         human: dict[str, Any] = {"kind": "human", "level": None}
         if mode == "ai":
             if level not in LEVELS:
@@ -340,9 +382,13 @@ class GameService:
             rated=bool(rated),
         )
         match = await self._adopt(Match(stored))
+        match.now = self.now
+        if mode == "online":
+            self._start_clock(match, time_control)
         await self._store(self.storage.create_game, stored)
         self._matches[stored.id] = match
         self._schedule_ai(match)
+        self._watch(match)
         return match, tokens
 
     async def import_record(self, text: str, game_name: str | None = None) -> tuple[Match, str]:
@@ -472,6 +518,7 @@ class GameService:
                         self._locks.pop(game_id, None)
                         raise GameNotFound(f"there is no game {game_id!r}")
                     match = await self._adopt(await asyncio.to_thread(Match, stored))
+                    match.now = self.now
                     self._matches[game_id] = match
                 finally:
                     self._loading.discard(game_id)
@@ -483,7 +530,9 @@ class GameService:
 
     # ---------------------------------------------------------------- changing
     async def act(self, game_id: str, token: str | None, action: Any,
-                  expected_ply: int | None = None) -> Match:
+                  expected_ply: int | None = None, lag_ms: float = 0) -> Match:
+        """Play ``action`` for the token's seat. ``lag_ms``: the round trip the client
+        measured (ping/pong); its clock is credited up to ``clocks.LAG_ALLOWANCE_MS``."""
         match = await self.get(game_id)
         if self.storage.shared and expected_ply is not None and expected_ply > len(match.plies):
             # The client saw a newer position (stored through another process): catch up.
@@ -492,9 +541,22 @@ class GameService:
             try:
                 async with self._locks[game_id]:
                     match = self._matches.get(game_id, match)
-                    first = len(match.plies)
-                    ply = match.play(token, action, expected_ply)
-                    await self._save_or_take_back(match, first, ply.notation)
+                    clock = match.clock()
+                    if (clock is not None and not match.is_over
+                            and match.seats_of(token)
+                            and clock.flagged(self.now(), lag_ms) is not None):
+                        await self._flag_fall(match, clock)
+                        flagged = True
+                    else:
+                        flagged = False
+                        mover = match.position.current_seat
+                        first = len(match.plies)
+                        ply = match.play(token, action, expected_ply)
+                        await self._save_or_take_back(match, first, ply.notation)
+                        await self._after_action(match, mover, lag_ms)
+                if flagged:
+                    await self._finished(match)
+                    raise IllegalAction("your time ran out: the game is over")
                 break
             except StaleWrite:
                 # Another process stored this ply first. The stored game wins: reload it
@@ -506,6 +568,9 @@ class GameService:
                     raise
         await self.hub.broadcast(match)
         self._schedule_ai(match)
+        self._watch(match)
+        if match.is_over:
+            await self._finished(match)
         return match
 
     async def undo(self, game_id: str, token: str | None) -> Match:
@@ -532,8 +597,17 @@ class GameService:
                 self.storage.finish_game, game_id, stored.winner, stored.reason, stamp
             )
             stored.updated_at = stamp
+            clock = match.clock()
+            if clock is not None:
+                clock.stop(self.now())
+                match.set_clock(clock)
+            if match.stored.mode == "online":
+                match.meta["termination"] = "resignation"
+                await self._store(self.storage.set_meta, game_id, match.meta, stamp)
             await self.on_game_over(match)
         await self.hub.broadcast(match)
+        self._watch(match)
+        await self._finished(match)
         return match
 
     async def _save_or_take_back(self, match: Match, first: int, notation: str) -> None:
@@ -671,6 +745,13 @@ class GameService:
                 await self.refresh(match.id)  # in case a notification was missed
 
     async def close(self) -> None:
+        if self._clock_task is not None:
+            self._clock_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._clock_task
+        for connection in list(self._lobby.values()):
+            await connection.close(1001)
+        self._lobby.clear()
         if self._stop_listening is not None:
             await asyncio.to_thread(self._stop_listening)
         for task in list(self._refreshing.values()):
@@ -683,3 +764,502 @@ class GameService:
         self.workers.shutdown()
         await self.hub.close_all()
         self.storage.close()
+
+    # ------------------------------------------------------------------ clocks
+    def _start_clock(self, match: Match, control: TimeControl) -> None:
+        """Give a new online game its time control (and clock, unless untimed)."""
+        match.meta["control"] = control.to_dict()
+        match.meta["turn"] = match.position.current_seat
+        if control.timed:
+            clock = Clock.new(control)
+            clock.resume(match.position.current_seat, self.now())
+            match.set_clock(clock)
+
+    def _watch(self, match: Match) -> None:
+        """Keep the flag-fall watch in step with the game's running clock."""
+        deadline = None if match.is_over else match.meta.get("deadline")
+        if deadline is None:
+            self._deadlines.pop(match.id, None)
+            return
+        self._deadlines[match.id] = float(deadline)
+        if self._clock_wake is not None:
+            self._clock_wake.set()
+
+    async def _after_action(self, match: Match, mover: int, lag_ms: float) -> None:
+        """After an online action is stored: end the mover's turn on its clock when the
+        side to move changed (the protocol's turn start), stop it at the end of the game,
+        drop a pending takeback request, and store the meta. Under the game's lock."""
+        if match.stored.mode != "online":
+            return
+        position = match.position
+        turn_over = match.is_over or position.is_turn_start()
+        offers = match.meta.get("offers", {})
+        if not turn_over and "takeback" not in offers:
+            return
+        offers.pop("takeback", None)
+        clock = match.clock()
+        if clock is not None:
+            if match.is_over:
+                clock.turn_ended(mover, None, self.now(), lag_ms)
+            elif turn_over:
+                clock.turn_ended(mover, position.current_seat, self.now(), lag_ms)
+            match.set_clock(clock)
+        match.meta["turn"] = None if match.is_over else position.current_seat
+        await self._store(self.storage.set_meta, match.id, match.meta, now())
+
+    async def _flag_fall(self, match: Match, clock: Clock) -> bool:
+        """The running side's time is up: the game ends with a timeout (under the lock).
+        False when another server process had ended the game already."""
+        seat = clock.running
+        if seat is None or match.is_over:
+            return False
+        clock.stop(self.now())
+        match.set_clock(clock)
+        match.meta["termination"] = "timeout"  # CommonTermination.TIMEOUT
+        match.meta["turn"] = None
+        loser = match.position.color_of_seat(seat)
+        winner = match.position.color_of_seat(1 - seat)
+        reason = f"{loser.capitalize()} ran out of time"
+        stamp = now()
+        done = await self._store(self.storage.end_if_playing, match.id, winner, reason,
+                                 match.meta, stamp)
+        if not done:  # another process ended it first: show its stored ending
+            self._reload_later(match.id)
+            return False
+        match.stored.status, match.stored.winner, match.stored.reason = "over", winner, reason
+        match.stored.updated_at = stamp
+        match.revision += 1
+        self._deadlines.pop(match.id, None)
+        await self.on_game_over(match)  # a rated game: the ratings change
+        self.hub.publish(match)
+        return True
+
+    def current(self, game_id: str, held: Match) -> Match:
+        """The live copy of a game (a reload from storage replaces the object a caller
+        may still hold)."""
+        return self._matches.get(game_id, held)
+
+    def _reload_later(self, game_id: str) -> None:
+        """Reload a game from storage once its lock is free (the caller holds it)."""
+        self._full_reload.add(game_id)
+        self._dirty.add(game_id)
+        if game_id not in self._refreshing:
+            self._refreshing[game_id] = asyncio.create_task(self._refresh_loop(game_id))
+
+    async def check_clocks(self) -> builtins.list[str]:
+        """Adjudicate every game whose flag has fallen by now; returns their ids. The
+        watch task calls this at each deadline; tests call it after moving their clock."""
+        current = self.now()
+        due = [game_id for game_id, deadline in self._deadlines.items() if deadline <= current]
+        ended = []
+        for game_id in due:
+            self._deadlines.pop(game_id, None)
+            try:
+                match = await self.get(game_id)
+                async with self._locks[game_id]:
+                    clock = match.clock()
+                    waiting = any(player.get("invite") for player in match.stored.players)
+                    if (clock is not None and not match.is_over
+                            and clock.abandoned(self.now()) and waiting):
+                        # The friend has not opened the invitation yet: wait on.
+                        clock.resume(match.position.current_seat, self.now())
+                        match.set_clock(clock)
+                        await self._store(self.storage.set_meta, game_id, match.meta, now())
+                        fell = False
+                    elif (clock is not None and not match.is_over
+                            and clock.abandoned(self.now()) and match.can_abort()):
+                        fell = await self._abort_locked(match)
+                    else:
+                        fell = (clock is not None and not match.is_over
+                                and clock.flagged(self.now()) is not None
+                                and await self._flag_fall(match, clock))
+                if fell:
+                    ended.append(game_id)
+                    await self._finished(match)
+                else:
+                    self._watch(match)
+            except Exception:
+                log.exception("could not adjudicate the clock of game %s", game_id)
+        return ended
+
+    async def resync_clocks(self) -> None:
+        """Read every running clock's deadline from storage (at start: games overdue
+        since before a restart are adjudicated at once; then other processes' games)."""
+        rows = await self._store(self.storage.clocked_games)
+        for game_id, deadline in rows:
+            match = self._matches.get(game_id)
+            if match is None or match.meta.get("deadline") == deadline:
+                self._deadlines[game_id] = float(deadline)
+
+    async def _watch_clocks(self) -> None:
+        """The flag-fall watch: ends games whose time ran out even when nobody is
+        connected. Sleeps until the nearest deadline (or a change, or ``CLOCK_RESYNC``)."""
+        loop = asyncio.get_running_loop()
+        next_sync = 0.0
+        assert self._clock_wake is not None
+        while True:
+            try:
+                if loop.time() >= next_sync:
+                    await self.resync_clocks()
+                    next_sync = loop.time() + CLOCK_RESYNC
+                await self.check_clocks()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("the clock watch failed; trying again")
+            wait = CLOCK_RESYNC
+            if self._deadlines:
+                wait = min(wait, max(0.01, (min(self._deadlines.values()) - self.now()) / 1000))
+            self._clock_wake.clear()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(wait):
+                    await self._clock_wake.wait()
+
+    async def _finished(self, match: Match) -> None:
+        """A game just ended (its ratings applied by :meth:`on_game_over`): the lobby's
+        list of games being played changes."""
+        self._lobby_changed()
+
+    # ------------------------------------------ takeback, abort, rematch (online)
+    async def takeback(self, game_id: str, token: str | None, answer: str) -> Match:
+        """A takeback request in an online game: ``offer`` (ask to take back your last
+        action), ``accept``/``decline`` (the opponent answers), ``cancel`` (withdraw).
+        Accepted, it works as undo against the computer does for the asking seat."""
+        if answer not in ("offer", "accept", "decline", "cancel"):
+            raise ValueError("answer must be offer, accept, decline or cancel")
+        match = await self.get(game_id)
+        async with self._locks[game_id]:
+            seats = match.seats_of(token)
+            if not seats:
+                raise PermissionError("this link does not hold a seat in this game")
+            if match.stored.mode != "online":
+                raise IllegalAction("takeback requests are for online games; use undo")
+            if match.is_over:
+                raise IllegalAction(f"the game is over: {match.result_text()}")
+            offers = match.offers()
+            pending = offers.get("takeback")
+            taken = 0
+            if answer == "offer":
+                if pending is not None:
+                    raise IllegalAction("a takeback has already been asked for")
+                mine = [seat for seat in sorted(seats) if match.seat_has_moved(seat)]
+                if not mine:
+                    raise IllegalAction("there is no action of yours to take back")
+                offers["takeback"] = mine[0]
+            elif pending is None:
+                raise IllegalAction("nobody has asked for a takeback")
+            elif answer == "cancel":
+                if pending not in seats:
+                    raise IllegalAction("only the player who asked can withdraw it")
+                offers.pop("takeback")
+            else:
+                if 1 - pending not in seats:
+                    raise IllegalAction("your opponent answers your takeback request")
+                offers.pop("takeback")
+                if answer == "accept":
+                    taken = match.take_back_for(pending)
+            stamp = now()
+            if taken:
+                await self._store(self.storage.truncate_actions, game_id, len(match.plies), stamp)
+                clock = match.clock()
+                if clock is not None:
+                    clock.resume(match.position.current_seat, self.now())
+                    match.set_clock(clock)
+                match.meta["turn"] = match.position.current_seat
+            await self._store(self.storage.set_meta, game_id, match.meta, stamp)
+            match.stored.updated_at = stamp
+            match.revision += 1
+        self.hub.publish(match)
+        self._watch(match)
+        return match
+
+    async def abort(self, game_id: str, token: str | None) -> Match:
+        """End an online game before each side has moved: no result, no rating change."""
+        match = await self.get(game_id)
+        async with self._locks[game_id]:
+            if not match.seats_of(token):
+                raise PermissionError("this link does not hold a seat in this game")
+            if not match.can_abort():
+                raise IllegalAction("a game can be aborted only before each side has moved")
+            if not await self._abort_locked(match):
+                raise IllegalAction("the game had already ended")
+        self.hub.publish(match)
+        self._watch(match)
+        self._lobby_changed()
+        return match
+
+    async def _abort_locked(self, match: Match) -> bool:
+        """End the game without a result (under its lock); False when another process
+        ended it first."""
+        game_id = match.id
+        clock = match.clock()
+        if clock is not None:
+            clock.stop(self.now())
+            match.set_clock(clock)
+        match.meta["termination"] = "aborted"
+        match.meta["turn"] = None
+        stamp = now()
+        if not await self._store(self.storage.end_if_playing, game_id, None, ABORTED,
+                                 match.meta, stamp):
+            self._reload_later(game_id)
+            return False
+        match.stored.status, match.stored.winner, match.stored.reason = "over", None, ABORTED
+        match.stored.updated_at = stamp
+        match.revision += 1
+        self._deadlines.pop(game_id, None)
+        self.hub.publish(match)
+        return True
+
+    async def rematch(self, game_id: str, token: str | None, answer: str = "offer") -> Match:
+        """After an online game: ``offer`` (or accept the opponent's offer: the same)
+        or ``decline``. When both seats asked, a new game starts with the colours
+        swapped, the same options and time control; each seat credential moves to the
+        other seat, so both players hold their seats in it at once. Its id is in the
+        old game's ``rematch``."""
+        if answer not in ("offer", "decline"):
+            raise ValueError("answer must be offer or decline")
+        match = await self.get(game_id)
+        created = None
+        async with self._locks[game_id]:
+            seats = match.seats_of(token)
+            if not seats:
+                raise PermissionError("this link does not hold a seat in this game")
+            stored = match.stored
+            if stored.mode != "online" or not match.is_over:
+                raise IllegalAction("a rematch is offered after an online game")
+            if match.meta.get("rematch"):
+                raise IllegalAction("the rematch has already started")
+            if any(player.get("invite") for player in stored.players):
+                raise IllegalAction("your opponent never joined this game")
+            offers = match.offers()
+            asked = set(offers.get("rematch", []))
+            asked = set() if answer == "decline" else asked | seats
+            offers["rematch"] = sorted(asked)
+            stamp = now()
+            if asked == {0, 1}:
+                players = [dict(player) for player in reversed(stored.players)]
+                created = StoredGame(
+                    id=secrets.token_urlsafe(9), game=stored.game, options=dict(stored.options),
+                    mode="online", players=players,
+                    seat_tokens=list(reversed(stored.seat_tokens)),
+                    status="playing", winner=None, reason=None,
+                    created_at=stamp, updated_at=stamp,
+                    rated=stored.rated, meta={"rematch_of": stored.id},
+                )
+                fresh = await self._adopt(Match(created))
+                fresh.now = self.now
+                self._start_clock(fresh, TimeControl.parse(match.meta.get("control")))
+                await self._store(self.storage.create_game, created)
+                self._matches[created.id] = fresh
+                self._watch(fresh)
+                match.meta["rematch"] = created.id
+            await self._store(self.storage.set_meta, game_id, match.meta, stamp)
+            match.revision += 1
+        self.hub.publish(match)
+        if created is not None:
+            self._lobby_changed()
+        return match
+
+    # ------------------------------------------------------------------- lobby
+    async def create_seek(self, game_name: str, options: dict[str, Any] | None,
+                          control: dict[str, Any] | None, color: str, rated: bool,
+                          creator: dict[str, Any], target: str | None = None,
+                          ) -> tuple[Seek, str]:
+        """Post an open challenge (or a direct one to the player named ``target``).
+        Returns it with the seat credential its creator will hold in the game."""
+        game = get_game(game_name)
+        rules_options = parse_options(game, options)
+        time_control = TimeControl.parse(control)
+        if color != "random" and color not in game.colors:
+            raise ValueError(f"colour must be random or one of {', '.join(game.colors)}")
+        if target is not None and (not target.strip() or len(target) > 40):
+            raise ValueError("a direct challenge names a player")
+        token = new_token()
+        seek = Seek(
+            id=secrets.token_urlsafe(9), game=game.name, options=rules_options,
+            control=time_control.to_dict(), color=color, rated=bool(rated),
+            creator=dict(creator), creator_token=hashed(token) or "",
+            target=target.strip() if target else None, status="open", game_id=None,
+            created_at=datetime.fromtimestamp(self.now() / 1000, UTC).isoformat(
+                timespec="milliseconds"),
+        )
+        await self._store(self.storage.create_seek, seek)
+        self._lobby_changed()
+        return seek, token
+
+    async def accept_seek(self, seek_id: str, acceptor: dict[str, Any]) -> tuple[Match, str]:
+        """Accept an open challenge: the game starts for both at once. Of two players
+        accepting together exactly one gets the game (the storage's conditional update);
+        the other gets :class:`SeekTaken` (409)."""
+        seek = await self._store(self.storage.load_seek, seek_id)
+        if seek is None:
+            raise GameNotFound(f"there is no challenge {seek_id[:40]!r}")
+        if seek.status == "open" and self.seek_expired(seek):
+            await self._store(self.storage.expire_seek, seek.id)
+            raise SeekTaken("this challenge has expired")
+        if seek.status != "open":
+            raise SeekTaken("this challenge has already been accepted, withdrawn or expired")
+        mine = acceptor.get("player_id")
+        if mine and mine == seek.creator.get("player_id"):
+            raise IllegalAction("this is your own challenge; wait for an opponent")
+        if seek.target is not None:
+            name = str(acceptor.get("name") or "").casefold()
+            if name != seek.target.casefold():
+                raise PermissionError(f"this challenge is for {seek.target}")
+        game = get_game(seek.game)
+        color = seek.color if seek.color != "random" else secrets.choice(list(game.colors))
+        start = start_position(game, seek.options)
+        creator_seat = start.seat_of(color)
+        token = new_token()
+        players: list[dict[str, Any]] = [{}, {}]
+        tokens: list[str | None] = [None, None]
+        for seat, who in ((creator_seat, seek.creator), (1 - creator_seat, acceptor)):
+            players[seat] = {"kind": "human", "level": None}
+            if who.get("player_id"):
+                players[seat]["player_id"] = who["player_id"]
+        tokens[creator_seat], tokens[1 - creator_seat] = seek.creator_token, hashed(token)
+        stamp = now()
+        stored = StoredGame(
+            id=secrets.token_urlsafe(9), game=game.name, options=dict(seek.options),
+            mode="online", players=players, seat_tokens=tokens, status="playing",
+            winner=None, reason=None, created_at=stamp, updated_at=stamp,
+            rated=seek.rated, meta={"seek": seek.id},
+        )
+        match = await self._adopt(Match(stored))
+        match.now = self.now
+        self._start_clock(match, TimeControl.parse(seek.control))
+        await self._store(self.storage.accept_seek, seek.id, stored)
+        self._matches[stored.id] = match
+        self._watch(match)
+        self._lobby_changed({"type": "seek_taken", "seek": seek.id, "game": stored.id})
+        return match, token
+
+    async def cancel_seek(self, seek_id: str, token: str | None) -> None:
+        if not token or not await self._store(self.storage.cancel_seek, seek_id, token):
+            raise IllegalAction("only an open challenge of yours can be withdrawn")
+        self._lobby_changed()
+
+    async def seek_status(self, seek_id: str) -> dict[str, Any]:
+        seek = await self._store(self.storage.load_seek, seek_id)
+        if seek is None:
+            raise GameNotFound(f"there is no challenge {seek_id[:40]!r}")
+        return {**public_seek(seek), "status": seek.status, "game": seek.game_id}
+
+    def seek_expired(self, seek: Seek) -> bool:
+        ttl = SEEK_TTL.get(str(seek.control.get("kind")), SEEK_TTL["untimed"])
+        try:
+            posted = datetime.fromisoformat(seek.created_at).timestamp() * 1000
+        except ValueError:
+            return False
+        return self.now() - posted > ttl * 1000
+
+    async def lobby_state(self) -> dict[str, Any]:
+        seeks = []
+        for seek in await self._store(self.storage.open_seeks, LOBBY_LIMIT):
+            if self.seek_expired(seek):
+                await self._store(self.storage.expire_seek, seek.id)
+            else:
+                seeks.append(seek)
+        playing = [
+            stored for stored in
+            await self._store(self.storage.games_with_status, "playing", LOBBY_LIMIT)
+            if stored.mode == "online"
+            and not any(player.get("invite") for player in stored.players)
+        ]
+        names = await self._names(playing)
+        return {
+            "type": "lobby",
+            "seeks": [public_seek(seek) for seek in seeks],
+            "playing": [playing_summary(stored, names) for stored in playing],
+        }
+
+    async def _names(self, games: builtins.list[StoredGame]) -> dict[str, str]:
+        ids = {player["player_id"] for stored in games for player in stored.players
+               if player.get("player_id")}
+        return await self._store(self.storage.player_names, sorted(ids)) if ids else {}
+
+    def lobby_full(self) -> bool:
+        """As many lobby sockets as the hub allows game sockets in total (1,000)."""
+        return len(self._lobby) >= self.hub.max_total
+
+    def join_lobby(self, socket: Any) -> Connection:
+        connection = Connection(socket, None)
+        self._lobby[socket] = connection
+        return connection
+
+    def leave_lobby(self, socket: Any) -> None:
+        connection = self._lobby.pop(socket, None)
+        if connection is not None:
+            connection.stop()
+
+    def _lobby_changed(self, event: dict[str, Any] | None = None) -> None:
+        """Send every lobby socket ``event`` (if any) and the new lobby (off the caller)."""
+        if not self._lobby:
+            return
+        for connection in list(self._lobby.values()):
+            if event is not None:
+                connection.send(event, state=False)
+        with contextlib.suppress(RuntimeError):  # no running loop: nobody to tell
+            asyncio.get_running_loop().create_task(self._publish_lobby())
+
+    async def _publish_lobby(self) -> None:
+        try:
+            state = await self.lobby_state()
+        except Exception:
+            log.exception("could not read the lobby")
+            return
+        text = json.dumps(state, separators=(",", ":"))
+        for socket, connection in list(self._lobby.items()):
+            if connection.closed:
+                self.leave_lobby(socket)
+            else:
+                connection.send(text, state=True)
+
+    async def your_turn(self, player_id: str, games: builtins.list[StoredGame]
+                        ) -> builtins.list[dict[str, Any]]:
+        """Of ``games`` (a player's), those being played where it is their turn."""
+        mine = []
+        names = await self._names(games)
+        for stored in games:
+            seat = stored.meta.get("turn")
+            if (stored.status == "playing" and isinstance(seat, int)
+                    and stored.players[seat].get("player_id") == player_id):
+                mine.append(playing_summary(stored, names))
+        return mine
+
+
+def public_seek(seek: Seek) -> dict[str, Any]:
+    """A challenge as the lobby shows it (no credential)."""
+    game = get_game(seek.game)
+    return {
+        "id": seek.id,
+        "game": seek.game,
+        "title": game.title,
+        "options": seek.options,
+        "control": seek.control,
+        "time": TimeControl.parse(seek.control).describe(),
+        "color": seek.color,
+        "rated": seek.rated,
+        "by": str(seek.creator.get("name") or "Anonymous"),
+        "by_player": seek.creator.get("player_id"),
+        "target": seek.target,
+        "created_at": seek.created_at,
+    }
+
+
+def playing_summary(stored: StoredGame, names: dict[str, str] | None = None) -> dict[str, Any]:
+    """A game being played, for the lobby and "your turn" lists."""
+    control = TimeControl.parse(stored.meta.get("control")) if stored.meta.get("control") \
+        else TimeControl()
+    return {
+        "id": stored.id,
+        "game": stored.game,
+        "title": get_game(stored.game).title if stored.game in game_names() else stored.game,
+        "names": [(names or {}).get(str(player.get("player_id")), f"Player {seat + 1}")
+                  for seat, player in enumerate(stored.players)],
+        "time": control.describe(),
+        "rated": stored.rated,
+        "turn": stored.meta.get("turn"),
+        "deadline": stored.meta.get("deadline"),
+        "updated_at": stored.updated_at,
+    }

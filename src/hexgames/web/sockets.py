@@ -3,8 +3,16 @@
 A browser opens one socket per game page. It receives the state at once and after every
 change (its own view: legal actions only on its turn), and sends small JSON messages:
 ``{"type": "action", "action": "e3e4", "ply": 12}``, ``{"type": "undo"}``,
-``{"type": "resign"}``, ``{"type": "ping"}``. A refused message is answered with
+``{"type": "resign"}``, ``{"type": "ping"}`` and (online games, issue 11)
+``{"type": "takeback", "answer": "offer"|"accept"|"decline"|"cancel"}``,
+``{"type": "abort"}``, ``{"type": "rematch", "answer": "offer"|"decline"}``; an action
+may carry ``"lag"``, the client's measured round trip in ms (credited to its clock up to
+``clocks.LAG_ALLOWANCE_MS``). A refused message is answered with
 ``{"type": "error", "message": ...}`` to the sender only and changes nothing.
+
+``/ws/lobby`` sends the lobby (``{"type": "lobby", "seeks", "playing"}``) at once and
+after every change, and ``{"type": "seek_taken", "seek", "game"}`` when a challenge is
+accepted (its creator's page then opens the game). It reads nothing but pings.
 """
 
 from __future__ import annotations
@@ -76,7 +84,7 @@ def add_socket_route(app: FastAPI, service: GameService) -> None:
             if notice:
                 connection.send(notice)
             if token:  # a player arrived: everybody's view shows it
-                service.hub.publish(match)
+                service.hub.publish(service.current(game_id, match))
             else:
                 service.hub.send_state(connection, match, service.hub.seats_present(match))
             while not connection.closed:
@@ -93,8 +101,38 @@ def add_socket_route(app: FastAPI, service: GameService) -> None:
             pass
         finally:
             service.hub.leave(game_id, websocket)
-            if token:  # a player left: the others see it
-                service.hub.publish(match)
+            if token:  # a player left: the others see it (the live copy: a reload from
+                # storage may have replaced the one this socket started with)
+                service.hub.publish(service.current(game_id, match))
+
+
+def add_lobby_route(app: FastAPI, service: GameService) -> None:
+    """Register ``/ws/lobby``: the open challenges and games being played, live."""
+
+    @app.websocket("/ws/lobby")
+    async def lobby(websocket: WebSocket) -> None:
+        if not origin_allowed(websocket):
+            await websocket.close(code=4403)
+            return
+        await websocket.accept()
+        if service.lobby_full():
+            await websocket.send_json({"type": "error", "message": "the lobby is full; "
+                                       "try again later"})
+            await websocket.close(code=1013)
+            return
+        connection = service.join_lobby(websocket)
+        try:
+            connection.send(await service.lobby_state())
+            while not connection.closed:
+                frame = await websocket.receive()
+                if frame["type"] == "websocket.disconnect":
+                    break
+                if '"ping"' in (frame.get("text") or "")[:MAX_MESSAGE]:
+                    connection.send({"type": "pong"}, state=False)
+        except (WebSocketDisconnect, RuntimeError, StorageUnavailable):
+            pass
+        finally:
+            service.leave_lobby(websocket)
 
 
 async def handle_message(
@@ -121,11 +159,24 @@ async def handle_message(
             action = message.get("action")
             if not isinstance(action, str):
                 return {"type": "error", "message": '"action" must be a string of notation'}
-            await service.act(game_id, token, action, ply)
+            lag = message.get("lag", 0)
+            if isinstance(lag, bool) or not isinstance(lag, (int, float)) or lag < 0:
+                lag = 0
+            await service.act(game_id, token, action, ply, lag_ms=min(float(lag), 60_000.0))
         elif kind == "undo":
             await service.undo(game_id, token)
         elif kind == "resign":
             await service.resign(game_id, token)
+        elif kind in ("takeback", "rematch"):
+            answer = message.get("answer", "offer")
+            if not isinstance(answer, str):
+                return {"type": "error", "message": '"answer" must be a string'}
+            if kind == "takeback":
+                await service.takeback(game_id, token, answer)
+            else:
+                await service.rematch(game_id, token, answer)
+        elif kind == "abort":
+            await service.abort(game_id, token)
         elif kind == "ping":
             return {"type": "pong"}
         else:

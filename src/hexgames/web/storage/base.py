@@ -32,7 +32,9 @@ SCHEMA: tuple[str, ...] = (
         reason TEXT,
         created_at TEXT NOT NULL,
         updated_at TEXT NOT NULL,
-        start TEXT
+        start TEXT,
+        meta TEXT,
+        deadline BIGINT
     )""",
     """CREATE TABLE IF NOT EXISTS moves (
         game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
@@ -42,6 +44,23 @@ SCHEMA: tuple[str, ...] = (
         PRIMARY KEY (game_id, ply)
     )""",
     "CREATE INDEX IF NOT EXISTS games_by_update ON games (updated_at)",
+    # Open challenges of the lobby (issue 11). ``creator_token`` is the hash of the seat
+    # credential the creator will hold in the game; ``status`` goes open -> taken or
+    # cancelled, exactly once (a conditional UPDATE: two acceptors, one game).
+    """CREATE TABLE IF NOT EXISTS seeks (
+        id TEXT PRIMARY KEY,
+        game TEXT NOT NULL,
+        options TEXT NOT NULL,
+        control TEXT NOT NULL,
+        color TEXT NOT NULL,
+        rated INTEGER NOT NULL,
+        creator TEXT NOT NULL,
+        creator_token TEXT NOT NULL,
+        target TEXT,
+        status TEXT NOT NULL,
+        game_id TEXT,
+        created_at TEXT NOT NULL
+    )""",
     # Identities (hexgames.web.identity): a player, and the hashed secrets of the
     # browsers ("sessions") that act as it. ``name_key`` is the name folded for the
     # case-insensitive uniqueness check.
@@ -95,6 +114,9 @@ SCHEMA: tuple[str, ...] = (
         value TEXT NOT NULL
     )""",
 )
+#: Columns added after the first release, with their types (added to older databases).
+_ADDED_COLUMNS = (("start", "TEXT"), ("rated", "INTEGER NOT NULL DEFAULT 0"), ("meta", "TEXT"),
+                  ("deadline", "BIGINT"))
 
 _INSERT_MOVE = "INSERT INTO moves (game_id, ply, action, played_at) VALUES (?,?,?,?)"
 #: An action is stored only at the ply that follows the stored ones (so that two writers
@@ -105,7 +127,11 @@ _APPEND_MOVE = (
 )
 _GAME_COLUMNS = (
     "id, game, options, mode, players, seat_tokens, status, winner, reason, "
-    "created_at, updated_at, start, rated"
+    "created_at, updated_at, start, rated, meta"
+)
+_SEEK_COLUMNS = (
+    "id, game, options, control, color, rated, creator, creator_token, target, status, "
+    "game_id, created_at"
 )
 
 #: Stored seat tokens are ``sha256:<hex>`` of the token, never the token itself.
@@ -160,6 +186,11 @@ class StoredGame:
     start: str | None = None
     #: A rated game: its result updates the players' ratings (see hexgames.web.ratings).
     rated: bool = False
+    #: What the site keeps beside the actions (issue 11): ``control`` (time control),
+    #: ``clock`` (:meth:`hexgames.web.clocks.Clock.to_dict`), ``offers``
+    #: (takeback/rematch), ``rematch`` (the next game's id), ``seek``,
+    #: ``turn`` (the seat to move, for "your turn" lists), ``termination``.
+    meta: dict[str, Any] = field(default_factory=dict)
 
 
 class NameTaken(ValueError):
@@ -203,6 +234,30 @@ def seat_holders(players: Sequence[dict[str, Any]]) -> list[tuple[int, str]]:
             if isinstance(player, dict) and player.get("player_id")]
 
 
+@dataclass
+class Seek:
+    """An open challenge of the lobby. ``creator`` is the creator's player entry
+    (``{"player_id", "name"}``: the name as it was when posted); ``color`` a colour of the game
+    or ``"random"``; ``target`` a player's name for a direct challenge."""
+
+    id: str
+    game: str
+    options: dict[str, Any]
+    control: dict[str, Any]
+    color: str
+    rated: bool
+    creator: dict[str, Any]
+    creator_token: str
+    target: str | None
+    status: str
+    game_id: str | None
+    created_at: str
+
+
+class SeekTaken(RuntimeError):
+    """The challenge is no longer open (accepted by someone else, or withdrawn)."""
+
+
 class Storage(ABC):
     """A place where games live between requests and across restarts."""
 
@@ -238,6 +293,38 @@ class Storage(ABC):
 
     @abstractmethod
     def close(self) -> None: ...
+
+    # ------------------------------------------ clocks and the lobby (issue 11)
+    def set_meta(self, game_id: str, meta: dict[str, Any], at: str) -> None:
+        raise NotImplementedError
+
+    def end_if_playing(self, game_id: str, winner: str | None, reason: str,
+                       meta: dict[str, Any], at: str) -> bool:
+        raise NotImplementedError
+
+    def clocked_games(self) -> list[tuple[str, int]]:
+        raise NotImplementedError
+
+    def games_with_status(self, status: str, limit: int = 200) -> list[StoredGame]:
+        raise NotImplementedError
+
+    def create_seek(self, seek: Seek) -> None:
+        raise NotImplementedError
+
+    def load_seek(self, seek_id: str) -> Seek | None:
+        raise NotImplementedError
+
+    def open_seeks(self, limit: int = 200) -> list[Seek]:
+        raise NotImplementedError
+
+    def accept_seek(self, seek_id: str, game: StoredGame) -> None:
+        raise NotImplementedError
+
+    def expire_seek(self, seek_id: str) -> bool:
+        raise NotImplementedError
+
+    def cancel_seek(self, seek_id: str, creator_token: str) -> bool:
+        raise NotImplementedError
 
     # ------------------------------------------------------------- identities
     # Implemented by SqlStorage (both backends); see hexgames.web.identity.
@@ -335,11 +422,18 @@ class Storage(ABC):
         return None
 
 
+def _deadline(meta: dict[str, Any]) -> int | None:
+    value = meta.get("deadline") if meta else None
+    return None if value is None else int(value)
+
+
 @dataclass(frozen=True)
 class Change:
     """A change another server process stored: ``kind`` is ``append`` (actions up to
-    ``ply`` exclusive are stored), ``reset`` (actions from ``ply`` on were taken back) or
-    ``row`` (result, players or seats changed)."""
+    ``ply`` exclusive are stored), ``reset`` (actions from ``ply`` on were taken back),
+    ``row`` (result, players or seats changed), ``meta`` (only the meta: clock,
+    offers; the actions are read from ``load_tail``, no full reload) or ``lobby`` (the
+    open challenges changed; ``game_id`` empty)."""
 
     game_id: str
     kind: str
@@ -369,20 +463,15 @@ class SqlStorage(Storage):
         self._migrate()
 
     def _migrate(self) -> None:
-        """Bring an older database up to date: the ``start`` and ``rated`` columns, hashed
-        tokens. (New tables are created by :data:`SCHEMA`'s ``IF NOT EXISTS``.)"""
-        try:
-            with self._transaction() as cursor:
-                cursor.execute(self._sql("SELECT start FROM games WHERE id = ?"), ("",))
-        except StorageUnavailable:
-            with self._transaction() as cursor:
-                cursor.execute("ALTER TABLE games ADD COLUMN start TEXT")
-        try:
-            with self._transaction() as cursor:
-                cursor.execute(self._sql("SELECT rated FROM games WHERE id = ?"), ("",))
-        except StorageUnavailable:
-            with self._transaction() as cursor:
-                cursor.execute("ALTER TABLE games ADD COLUMN rated INTEGER NOT NULL DEFAULT 0")
+        """Bring an older database up to date: the added columns, hashed tokens.
+        (New tables are created by :data:`SCHEMA`'s ``IF NOT EXISTS``.)"""
+        for column, kind in _ADDED_COLUMNS:
+            try:
+                with self._transaction() as cursor:
+                    cursor.execute(self._sql(f"SELECT {column} FROM games WHERE id = ?"), ("",))
+            except StorageUnavailable:
+                with self._transaction() as cursor:
+                    cursor.execute(f"ALTER TABLE games ADD COLUMN {column} {kind}")
         with self._transaction() as cursor:
             cursor.execute(self._sql("SELECT id, seat_tokens FROM games"))
             rows = cursor.fetchall()
@@ -457,38 +546,166 @@ class SqlStorage(Storage):
             updated_at=row[10],
             start=row[11],
             rated=bool(row[12]),
+            meta=json.loads(row[13]) if row[13] else {},
         )
 
     # ---------------------------------------------------------------- interface
     def create_game(self, game: StoredGame) -> None:
         with self._transaction() as cursor:
-            cursor.execute(
-                self._sql(
-                    f"INSERT INTO games ({_GAME_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)"
-                ),
-                (
-                    game.id,
-                    game.game,
-                    json.dumps(game.options, sort_keys=True),
-                    game.mode,
-                    json.dumps(game.players),
-                    json.dumps([hashed(token) for token in game.seat_tokens]),
-                    game.status,
-                    game.winner,
-                    game.reason,
-                    game.created_at,
-                    game.updated_at,
-                    game.start,
-                    1 if game.rated else 0,
-                ),
+            self._insert_game(cursor, game)
+
+    def _insert_game(self, cursor: Any, game: StoredGame) -> None:
+        cursor.execute(
+            self._sql(f"INSERT INTO games ({_GAME_COLUMNS}, deadline) "
+                      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"),
+            (
+                game.id,
+                game.game,
+                json.dumps(game.options, sort_keys=True),
+                game.mode,
+                json.dumps(game.players),
+                json.dumps([hashed(token) for token in game.seat_tokens]),
+                game.status,
+                game.winner,
+                game.reason,
+                game.created_at,
+                game.updated_at,
+                game.start,
+                1 if game.rated else 0,
+                json.dumps(game.meta),
+                _deadline(game.meta),
+            ),
+        )
+        self._write_seat_holders(cursor, game.id, game.players)
+        if game.actions:
+            cursor.executemany(
+                self._sql(_INSERT_MOVE),
+                [(game.id, ply, action, game.created_at)
+                 for ply, action in enumerate(game.actions)],
             )
-            self._write_seat_holders(cursor, game.id, game.players)
-            if game.actions:
-                cursor.executemany(
-                    self._sql(_INSERT_MOVE),
-                    [(game.id, ply, action, game.created_at)
-                     for ply, action in enumerate(game.actions)],
-                )
+
+    # ------------------------------------------------ clocks, offers (issue 11)
+    def set_meta(self, game_id: str, meta: dict[str, Any], at: str) -> None:
+        """Replace the game's ``meta`` (clock, offers...) and its flag-fall deadline
+        (``meta["deadline"]``, ms since the epoch, or none)."""
+        with self._transaction() as cursor:
+            cursor.execute(
+                self._sql("UPDATE games SET meta = ?, deadline = ?, updated_at = ? WHERE id = ?"),
+                (json.dumps(meta), _deadline(meta), at, game_id),
+            )
+            self._notify(cursor, game_id, "meta", -1)
+
+    def end_if_playing(self, game_id: str, winner: str | None, reason: str,
+                       meta: dict[str, Any], at: str) -> bool:
+        """End a game still being played (a flag fall, an abort): False when it was
+        already over (another process adjudicated it first)."""
+        with self._transaction() as cursor:
+            cursor.execute(
+                self._sql("UPDATE games SET status = 'over', winner = ?, reason = ?, meta = ?, "
+                          "deadline = NULL, updated_at = ? WHERE id = ? AND status = 'playing'"),
+                (winner, reason, json.dumps(meta), at, game_id),
+            )
+            done = cursor.rowcount == 1
+            if done:
+                self._notify(cursor, game_id, "row", -1)
+            return done
+
+    def clocked_games(self) -> list[tuple[str, int]]:
+        """(id, deadline) of every game being played whose clock is running."""
+        with self._transaction() as cursor:
+            cursor.execute(
+                "SELECT id, deadline FROM games WHERE status = 'playing' AND deadline IS NOT NULL"
+            )
+            return [(row[0], int(row[1])) for row in cursor.fetchall()]
+
+    def games_with_status(self, status: str, limit: int = 200) -> list[StoredGame]:
+        """Summaries (no actions) of games with ``status``, most recently updated first."""
+        with self._transaction() as cursor:
+            cursor.execute(
+                self._sql(f"SELECT {_GAME_COLUMNS} FROM games WHERE status = ? "
+                          "ORDER BY updated_at DESC, id LIMIT ?"),
+                (status, limit),
+            )
+            return [self._game_from_row(row) for row in cursor.fetchall()]
+
+    # ----------------------------------------------------------------- seeks
+    @staticmethod
+    def _seek_from_row(row: Sequence[Any]) -> Seek:
+        return Seek(
+            id=row[0], game=row[1], options=json.loads(row[2]), control=json.loads(row[3]),
+            color=row[4], rated=bool(row[5]), creator=json.loads(row[6]),
+            creator_token=row[7], target=row[8], status=row[9], game_id=row[10],
+            created_at=row[11],
+        )
+
+    def create_seek(self, seek: Seek) -> None:
+        with self._transaction() as cursor:
+            cursor.execute(
+                self._sql(f"INSERT INTO seeks ({_SEEK_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"),
+                (seek.id, seek.game, json.dumps(seek.options, sort_keys=True),
+                 json.dumps(seek.control), seek.color, int(seek.rated),
+                 json.dumps(seek.creator), hashed(seek.creator_token), seek.target,
+                 seek.status, seek.game_id, seek.created_at),
+            )
+            self._notify(cursor, "", "lobby", -1)
+
+    def load_seek(self, seek_id: str) -> Seek | None:
+        with self._transaction() as cursor:
+            cursor.execute(self._sql(f"SELECT {_SEEK_COLUMNS} FROM seeks WHERE id = ?"),
+                           (seek_id,))
+            row = cursor.fetchone()
+            return None if row is None else self._seek_from_row(row)
+
+    def open_seeks(self, limit: int = 200) -> list[Seek]:
+        """Open challenges, oldest first."""
+        with self._transaction() as cursor:
+            cursor.execute(
+                self._sql(f"SELECT {_SEEK_COLUMNS} FROM seeks WHERE status = 'open' "
+                          "ORDER BY created_at, id LIMIT ?"),
+                (limit,),
+            )
+            return [self._seek_from_row(row) for row in cursor.fetchall()]
+
+    def accept_seek(self, seek_id: str, game: StoredGame) -> None:
+        """Take the open challenge ``seek_id`` and store ``game`` for it, in one
+        transaction. The UPDATE is conditional on the challenge being open, so of two
+        acceptors racing (in any processes) exactly one gets a game; the other gets
+        :class:`SeekTaken` and nothing is stored for it."""
+        with self._transaction() as cursor:
+            cursor.execute(
+                self._sql("UPDATE seeks SET status = 'taken', game_id = ? "
+                          "WHERE id = ? AND status = 'open'"),
+                (game.id, seek_id),
+            )
+            if cursor.rowcount != 1:
+                raise SeekTaken("this challenge has already been accepted or withdrawn")
+            self._insert_game(cursor, game)
+            self._notify(cursor, "", "lobby", -1)
+
+    def expire_seek(self, seek_id: str) -> bool:
+        """Close an open challenge nobody accepted in time (status ``expired``)."""
+        with self._transaction() as cursor:
+            cursor.execute(
+                self._sql("UPDATE seeks SET status = 'expired' WHERE id = ? AND status = 'open'"),
+                (seek_id,),
+            )
+            done = cursor.rowcount == 1
+            if done:
+                self._notify(cursor, "", "lobby", -1)
+            return done
+
+    def cancel_seek(self, seek_id: str, creator_token: str) -> bool:
+        """Withdraw an open challenge; only its creator (who holds the token) may."""
+        with self._transaction() as cursor:
+            cursor.execute(
+                self._sql("UPDATE seeks SET status = 'cancelled' "
+                          "WHERE id = ? AND status = 'open' AND creator_token = ?"),
+                (seek_id, hashed(creator_token)),
+            )
+            done = cursor.rowcount == 1
+            if done:
+                self._notify(cursor, "", "lobby", -1)
+            return done
 
     def load_game(self, game_id: str) -> StoredGame | None:
         with self._transaction() as cursor:

@@ -94,7 +94,8 @@ export function showBanner(banner, state) {
   banner.hidden = false;
   const you = state.your_seats.length === 1
     ? state.players.find((p) => p.seat === state.your_seats[0]) : null;
-  let head = state.winner === "draw" ? "Draw" : `${cap(state.winner || "")} wins`;
+  let head = state.winner === "draw" ? "Draw"
+    : state.winner ? `${cap(state.winner)} wins` : "Game over";
   if (you && state.winner && state.winner !== "draw") {
     head = state.winner === you.color ? "You win!" : "You lose";
   }

@@ -85,6 +85,23 @@ function syncMode() {
   }
 }
 
+/** The online game's time control (null: untimed). */
+function timeControl() {
+  const kind = $("tc-kind").value;
+  if (kind === "realtime") {
+    return { kind, base_s: Math.round(Number($("tc-minutes").value) * 60000) / 1000,
+      increment_s: Number($("tc-increment").value) };
+  }
+  if (kind === "correspondence") return { kind, days: Number($("tc-days").value) };
+  return null;
+}
+
+function syncTimeControl() {
+  for (const node of document.querySelectorAll(".new-game .tc-detail")) {
+    node.hidden = node.dataset.kind !== $("tc-kind").value;
+  }
+}
+
 async function start(event) {
   event.preventDefault();
   $("form-error").textContent = "";
@@ -94,7 +111,7 @@ async function start(event) {
   try {
     const created = await api("/api/games", { method: "POST", body: {
       game: chosenGame().name, mode: mode(), options: collectOptions(), seat,
-      level: Number($("level").value),
+      level: Number($("level").value), ...(mode() === "online" ? { control: timeControl() } : {}),
     } });
     rememberToken(created.id, created.token);
     if (mode() === "online") {
@@ -192,6 +209,7 @@ async function init() {
   level.addEventListener("input", name);
   name();
   $("new-game").addEventListener("submit", start);
+  $("tc-kind").addEventListener("change", syncTimeControl);
   $("upload").addEventListener("change", upload);
   renderGames();
 }

@@ -7,6 +7,7 @@ import { Board } from "./board.js";
 import { cap, el, renderMoves, renderPlayers, showBanner, showMe } from "./common.js";
 import { DEFAULT_TOOL, Picker, allowedNow } from "./input.js";
 import { Hint } from "./hint.js";
+import { lag, onPong, renderOnline, startPings } from "./online.js";
 
 const $ = (id) => document.getElementById(id);
 const gameId = gameIdFromPath();
@@ -76,6 +77,7 @@ function connect() {
     const message = JSON.parse(event.data);
     if (message.type === "state") receive(message);
     else if (message.type === "error") { pending = false; toast(message.message); refreshInput(); }
+    else if (message.type === "pong") onPong();
   });
   socket.addEventListener("close", (event) => {
     if (event.code === 4404) { setConn("no such game", "bad"); showMissing(); return; }
@@ -104,8 +106,9 @@ function showMissing() {
     el("a", { class: "button primary", href: "/", text: "Start a new game" })));
 }
 
-function send(message) {
+function send(message, { quiet = false } = {}) {
   if (!socket || socket.readyState !== WebSocket.OPEN) {
+    if (quiet) return false;
     toast("not connected to the server; retrying…");
     return false;
   }
@@ -153,6 +156,7 @@ function receive(next) {
   $("undo").hidden = state.mode === "online" || state.role !== "player";
   $("resign").hidden = state.role !== "player" || state.is_over;
   hint.update(state, token);
+  renderOnline(state, send);
   refreshInput();
 }
 
@@ -372,7 +376,7 @@ function clickPoint(point) {
 
 function submit(action) {
   if (pending) return;
-  if (send({ type: "action", action, ply: state.ply })) {
+  if (send({ type: "action", action, ply: state.ply, lag: lag() })) {
     pending = true;
     picker.reset();
     $("choices").replaceChildren();
@@ -469,4 +473,5 @@ api(`/api/games/${encodeURIComponent(gameId)}`).catch((error) => {
   if (/no game/.test(error.message)) { showMissing(); }
 });
 connect();
+startPings(send);
 if (notice) toast(notice, "info");

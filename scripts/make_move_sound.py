@@ -1,0 +1,31 @@
+"""Write ``src/hexgames/web/static/move.wav``: the optional move sound of the game page.
+
+A 70 ms, 660 Hz tone with a fast decay, 8 kHz 8-bit mono (604 bytes), made with the
+standard library's ``wave`` module so the site ships its own sound and loads nothing.
+"""
+
+from __future__ import annotations
+
+import math
+import wave
+from pathlib import Path
+
+TARGET = Path(__file__).resolve().parents[1] / "src/hexgames/web/static/move.wav"
+
+
+def main() -> None:
+    rate = 8000
+    frames = bytearray()
+    for i in range(int(rate * 0.07)):
+        envelope = math.exp(-i / (rate * 0.015))
+        value = int(128 + 100 * envelope * math.sin(2 * math.pi * 660 * i / rate))
+        frames.append(max(0, min(255, value)))
+    with wave.open(str(TARGET), "wb") as out:
+        out.setnchannels(1)
+        out.setsampwidth(1)
+        out.setframerate(rate)
+        out.writeframes(bytes(frames))
+
+
+if __name__ == "__main__":
+    main()
