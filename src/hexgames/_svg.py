@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
@@ -113,6 +113,26 @@ def element(tag: str, values: Mapping[str, object] | None = None, body: str | No
 def text_element(x: float, y: float, text: str, values: Mapping[str, object]) -> str:
     """A ``<text>`` at (x, y) whose content is escaped."""
     return element("text", {"x": x, "y": y, **values}, escape(text))
+
+
+class Memo:
+    """A bounded memo of drawn parts (a board's fixed layers, a piece at a point): the
+    same position of a piece draws the same text, and most of a board does not change
+    from one position to the next. Emptied when full, so memory stays bounded."""
+
+    def __init__(self, limit: int = 4096) -> None:
+        self.limit = limit
+        self._items: dict[Any, Any] = {}
+
+    def get(self, key: Any, make: Callable[..., Any], *args: Any) -> Any:
+        """The memoised value of ``key``, made by ``make(*args)`` the first time."""
+        value = self._items.get(key)
+        if value is None:
+            value = make(*args)
+            if len(self._items) >= self.limit:
+                self._items.clear()
+            self._items[key] = value
+        return value
 
 
 def group(values: Mapping[str, object], children: Iterable[str]) -> str:

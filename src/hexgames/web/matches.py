@@ -41,6 +41,13 @@ log = logging.getLogger(__name__)
 #: History epochs: a new one whenever a game's move list may lose entries (a new live
 #: game, an undo, a reload), so a delta client is then sent the whole list again.
 _EPOCHS = itertools.count(1)
+#: Board drawings: each SVG a match draws gets a number of its own (unique in the
+#: process, so that a copy reloaded from storage never reuses one a client holds).
+_SVG_IDS = itertools.count(1)
+#: The separator a board patch cuts the SVG at (see :func:`svg_patch`).
+SVG_PATCH_SEPARATOR = "><"
+#: Drawings kept per match as the base of a patch (a client a few states behind).
+SVG_PATCH_BASES = 4
 
 
 @dataclass(frozen=True)
@@ -173,6 +180,12 @@ class Match:
         self._legal_cache: tuple[int, list[dict[str, Any]]] | None = None
         self._svg_cache: tuple[int, str] | None = None
         self._svg_json_cache: tuple[int, str] | None = None
+        #: The number of the current drawing (see ``_SVG_IDS``), and the last few
+        #: drawings cut into elements, as bases for patches.
+        self.svg_id = 0
+        self._svg_parts: dict[int, list[str]] = {}
+        self._patch_cache: dict[tuple[int, int], str | None] = {}
+        self._legal_json: tuple[int, str] | None = None
         #: Changes when entries of the move list are taken back (see ``_EPOCHS``).
         self.epoch = next(_EPOCHS)
 
@@ -363,7 +376,32 @@ class Match:
         svg = self.game.render_svg(self.position, last_action=self.latest_turn() or None)
         svg = str(svg)
         self._svg_cache = (self.revision, svg)
+        self.svg_id = next(_SVG_IDS)
+        self._svg_parts[self.svg_id] = svg.split(SVG_PATCH_SEPARATOR)
+        while len(self._svg_parts) > SVG_PATCH_BASES:
+            del self._svg_parts[next(iter(self._svg_parts))]
+        self._patch_cache.clear()
         return svg
+
+    def svg_patch_json(self, base: int) -> str | None:
+        """The patch (JSON text, see :func:`svg_patch`) that turns drawing number
+        ``base`` into the current one; None when ``base`` is no longer kept or the patch
+        would not be much smaller than the drawing itself (send the whole SVG then).
+        Computed once per pair, however many viewers."""
+        svg = self.svg()
+        key = (base, self.svg_id)
+        if key in self._patch_cache:
+            return self._patch_cache[key]
+        text = None
+        old = self._svg_parts.get(base)
+        if old is not None:
+            ops = svg_patch(old, self._svg_parts[self.svg_id])
+            if ops is not None:
+                encoded = _compact(ops)
+                if len(encoded) * 2 < len(svg):
+                    text = encoded
+        self._patch_cache[key] = text
+        return text
 
     def latest_turn(self, ply: int | None = None) -> list[Any]:
         """The actions of the latest turn among the first ``ply`` (all by default): the
@@ -401,7 +439,8 @@ class Match:
             for seat, player in enumerate(self.stored.players)
         ]
 
-    def view_json(self, token: str | None, since: int | None = None, **extra: Any) -> str:
+    def view_json(self, token: str | None, since: int | None = None,
+                  svg_base: int | None = None, **extra: Any) -> str:
         """:meth:`view` as JSON text, built without encoding the move list or the board
         again: their pieces are encoded once per position (a long game's state costs a
         string join, not a walk over every action, and the board's SVG is escaped for
@@ -410,6 +449,10 @@ class Match:
         ``since`` (a client that opted in to deltas, see docs/web.md) replaces
         ``history`` by ``history_tail``, the entries from ply ``since`` on (``since`` is
         clamped to the history's length), and states it as ``history_since``.
+
+        ``svg_base`` (a client that opted in to board patches and holds drawing number
+        ``svg_base``) replaces ``svg`` by ``svg_patch`` when a patch is available (see
+        :func:`svg_patch`); otherwise the state carries the whole ``svg`` as usual.
         """
         state = {**self.view(token, encoded=True), **extra}
         if since is not None:
@@ -417,13 +460,25 @@ class Match:
             del state["history"]
             state["history_since"] = since
             state["history_tail"] = _SPLICE
+        patch = self.svg_patch_json(svg_base) if svg_base is not None else None
+        if patch is not None:
+            del state["svg"]
+            state["svg_patch"] = _SVG_SPLICE
         text = _compact(state)
-        text = text.replace(_SVG_SPLICE_JSON, self.svg_json(), 1)
+        text = text.replace(_SVG_SPLICE_JSON, patch or self.svg_json(), 1)
+        if state["legal"]:
+            text = text.replace(_LEGAL_SPLICE_JSON, self.legal_json(), 1)
         if since is not None:
             return text.replace(_SPLICE_JSON, "[" + ",".join(self._history_json[since:]) + "]", 1)
         if self._history_text is None or self._history_text[0] != self.revision:
             self._history_text = (self.revision, "[" + ",".join(self._history_json) + "]")
         return text.replace(_SPLICE_JSON, self._history_text[1], 1)
+
+    def legal_json(self) -> str:
+        """:meth:`legal_for_client` as JSON text (encoded once per position)."""
+        if self._legal_json is None or self._legal_json[0] != self.revision:
+            self._legal_json = (self.revision, _compact(self.legal_for_client()))
+        return self._legal_json[1]
 
     def svg_json(self) -> str:
         """The board as a JSON string (encoded once per position)."""
@@ -465,7 +520,7 @@ class Match:
             "final": _final(position),
             "overlays": list(self.game.extras.get("overlays", ())),
             "your_turn": my_turn,
-            "legal": self.legal_for_client() if my_turn else [],
+            "legal": (_LEGAL_SPLICE if encoded else self.legal_for_client()) if my_turn else [],
             "can_undo": self.stored.mode != "online"
             and bool(seats)
             and any(self._seat_plies[seat] for seat in seats)
@@ -481,10 +536,54 @@ _SPLICE = "\u0000history-" + secrets.token_hex(12)
 _SPLICE_JSON = json.dumps(_SPLICE)
 _SVG_SPLICE = "\u0000svg-" + secrets.token_hex(12)
 _SVG_SPLICE_JSON = json.dumps(_SVG_SPLICE)
+_LEGAL_SPLICE = "\u0000legal-" + secrets.token_hex(12)
+_LEGAL_SPLICE_JSON = json.dumps(_LEGAL_SPLICE)
 
 
 def _compact(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"))
+
+
+def svg_patch(old: list[str], new: list[str], window: int = 40,
+              run: int = 3) -> list[Any] | None:
+    """Edits that turn the drawing ``old`` into ``new``, both cut at
+    :data:`SVG_PATCH_SEPARATOR`: a list of ``[at, remove, [pieces...]]``, applied in
+    order to the old pieces like JavaScript's ``pieces.splice(at, remove, ...pieces)``
+    (``at`` counts in the list as already edited); joining the result with the separator
+    gives ``new`` exactly. Knows nothing of SVG or games: a greedy line diff that, at each
+    difference, resumes at the nearest place where ``run`` pieces are equal (within
+    ``window`` pieces); None when the drawings differ too much for that.
+
+    >>> svg_patch(["a", "b", "c", "d"], ["a", "x", "c", "d"])
+    [[1, 1, ['x']]]
+    """
+    ops: list[Any] = []
+    n, m = len(old), len(new)
+    i = j = 0
+    while n > i and m > j and old[n - 1] == new[m - 1]:  # the same ending: skip it
+        n, m = n - 1, m - 1
+    while i < n and j < m:
+        if old[i] == new[j]:
+            i, j = i + 1, j + 1
+            continue
+        found = None
+        for distance in range(1, window):
+            for skip_old in range(distance + 1):
+                a, b = i + skip_old, j + distance - skip_old
+                if a < n and b < m and old[a] == new[b] and old[a:a + run] == new[b:b + run]:
+                    found = (a, b)
+                    break
+            if found:
+                break
+        if found is None:
+            if n - i + m - j > 2 * window:
+                return None
+            found = (n, m)  # the rest differs: replace it
+        ops.append([j, found[0] - i, new[j:found[1]]])
+        i, j = found
+    if i < n or j < m:
+        ops.append([j, n - i, new[j:m]])
+    return ops
 
 
 def render(game: Game, position: GameState, overlays: tuple[str, ...] = (),

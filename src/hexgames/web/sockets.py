@@ -5,6 +5,9 @@ change (its own view: legal actions only on its turn), and sends small JSON mess
 ``{"type": "action", "action": "e3e4", "ply": 12}``, ``{"type": "undo"}``,
 ``{"type": "resign"}``, ``{"type": "ping"}``. A refused message is answered with
 ``{"type": "error", "message": ...}`` to the sender only and changes nothing.
+
+Opt-ins (see docs/web.md): ``delta=1`` sends the move list's new tail only, ``svg=patch``
+the board as a patch of the drawing the client already holds.
 """
 
 from __future__ import annotations
@@ -47,7 +50,7 @@ def add_socket_route(app: FastAPI, service: GameService) -> None:
 
     @app.websocket("/ws/games/{game_id}")
     async def socket(websocket: WebSocket, game_id: str, token: str | None = None,
-                     delta: str | None = None) -> None:
+                     delta: str | None = None, svg: str | None = None) -> None:
         if not origin_allowed(websocket):
             await websocket.close(code=4403)  # the handshake is refused with HTTP 403
             return
@@ -71,7 +74,8 @@ def add_socket_route(app: FastAPI, service: GameService) -> None:
         if token and not match.seats_of(token):
             notice = {"type": "error", "message": "this token holds no seat here: you are watching"}
             token = None
-        connection = service.hub.join(game_id, websocket, token, delta=delta in ("1", "true"))
+        connection = service.hub.join(game_id, websocket, token, delta=delta in ("1", "true"),
+                                      svg_patch=svg == "patch")
         try:
             if notice:
                 connection.send(notice)
