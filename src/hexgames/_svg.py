@@ -213,6 +213,10 @@ def edge_label_positions(board: HexBoard, *, level: bool = False) -> list[tuple[
     return labels
 
 
+#: Memo of :meth:`Frame.around` (one frame per board size and margin; bounded).
+_FRAMES: dict[tuple[Any, ...], Frame] = {}
+
+
 @dataclass(frozen=True)
 class Frame:
     """Where the board lies in the SVG: an offset that puts every drawn thing in view."""
@@ -229,14 +233,20 @@ class Frame:
     def around(cls, board: HexBoard, margin: float, unit: float = UNIT) -> Frame:
         """The frame that shows every point with ``margin`` units to spare on each side
         (room for the board's rim and the edge labels)."""
-        xs, ys = zip(*(axial_to_xy(x, y, unit) for x, y in board.coords), strict=True)
-        return cls(
-            offset_x=margin - min(xs),
-            offset_y=margin - min(ys),
-            width=max(xs) - min(xs) + 2 * margin,
-            height=max(ys) - min(ys) + 2 * margin,
-            unit=unit,
-        )
+        key = (cls, board.side, len(board.coords), margin, unit)
+        frame = _FRAMES.get(key)
+        if frame is None:
+            xs, ys = zip(*(axial_to_xy(x, y, unit) for x, y in board.coords), strict=True)
+            frame = cls(
+                offset_x=margin - min(xs),
+                offset_y=margin - min(ys),
+                width=max(xs) - min(xs) + 2 * margin,
+                height=max(ys) - min(ys) + 2 * margin,
+                unit=unit,
+            )
+            if len(_FRAMES) < 1000:
+                _FRAMES[key] = frame
+        return frame
 
     def flipped(self, flip: bool = True) -> Frame:
         """The same frame turned half a turn about its centre when ``flip`` (the board is
