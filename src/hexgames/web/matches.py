@@ -117,12 +117,14 @@ def rebuild(
     return position, plies
 
 
-def play_checked(position: GameState, text: str, check_legal: bool = True) -> tuple[Ply, Any]:
+def play_checked(position: GameState, text: str, check_legal: bool = True,
+                 legal: list[Any] | None = None) -> tuple[Ply, Any]:
     """Play one action given in notation, refusing anything the engine does not list.
 
     The engine's ``play`` names the reason for a refusal; the membership test against
     ``legal_actions`` is a second line of defence so that a client can never slip an
-    action past a lenient parser.
+    action past a lenient parser. ``legal``: those actions when already generated for
+    this position (a match keeps the list it sent to the player).
     """
     if not isinstance(text, str) or not text.strip():
         raise IllegalAction("an action must be a non-empty string in the game's notation")
@@ -138,7 +140,7 @@ def play_checked(position: GameState, text: str, check_legal: bool = True) -> tu
         log.warning("parse_action(%r) raised %r", text, error)
         raise IllegalAction(f"{text.strip()!r} is not an action of this game") from None
     seat, color, start = position.current_seat, position.to_move, position.is_turn_start()
-    if check_legal and action not in position.legal_actions():
+    if check_legal and action not in (position.legal_actions() if legal is None else legal):
         position.play(action)  # raises IllegalAction with the engine's reason
         position.undo()  # the engine accepted what it does not list: refuse anyway
         raise IllegalAction(f"{text.strip()[:40]} is not a legal action here")
@@ -186,6 +188,7 @@ class Match:
         self._svg_parts: dict[int, list[str]] = {}
         self._patch_cache: dict[tuple[int, int], str | None] = {}
         self._legal_json: tuple[int, str] | None = None
+        self._legal_actions: tuple[int, list[Any]] | None = None
         #: Changes when entries of the move list are taken back (see ``_EPOCHS``).
         self.epoch = next(_EPOCHS)
 
@@ -250,7 +253,9 @@ class Match:
             raise IllegalAction("it is not this seat's turn")
         if len(self.plies) >= MAX_PLIES:
             raise IllegalAction(f"this game reached the site's limit of {MAX_PLIES} actions")
-        ply, action = play_checked(self.position, text)
+        cached = self._legal_actions
+        legal = cached[1] if cached is not None and cached[0] == self.revision else None
+        ply, action = play_checked(self.position, text, legal=legal)
         self._push(ply, action)
         self.revision += 1
         return ply
@@ -355,8 +360,11 @@ class Match:
         if self._legal_cache and self._legal_cache[0] == self.revision:
             return self._legal_cache[1]
         entries: list[dict[str, Any]] = []
-        if not self.is_over:
-            for action in self.position.legal_actions():
+        actions = [] if self.is_over else list(self.position.legal_actions())
+        # Kept to check the next action against without generating them again.
+        self._legal_actions = (self.revision, actions)
+        if actions:
+            for action in actions:
                 gesture = self.game.gesture(self.position, action)
                 entries.append(
                     {
