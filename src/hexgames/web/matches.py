@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from hexgames.errors import IllegalAction
-from hexgames.game import Game, GameState, get_game
+from hexgames.game import Game, GameState, Gesture, get_game
 from hexgames.web.storage import StoredGame
 from hexgames.web.storage.base import HASH_PREFIX
 
@@ -189,6 +189,7 @@ class Match:
         self._patch_cache: dict[tuple[int, int], str | None] = {}
         self._legal_json: tuple[int, str] | None = None
         self._legal_actions: tuple[int, list[Any]] | None = None
+        self._legal_gestures: tuple[int, list[tuple[str, Gesture]]] | None = None
         #: Changes when entries of the move list are taken back (see ``_EPOCHS``).
         self.epoch = next(_EPOCHS)
 
@@ -355,26 +356,24 @@ class Match:
         return f"{head} ({reason})" if reason else head
 
     # ------------------------------------------------------------------ views
+    def legal_gestures(self) -> list[tuple[str, Gesture]]:
+        """Every legal action's notation with the clicks that enter it (cached per
+        revision; the actions themselves are kept to check the next action against
+        without generating them again)."""
+        if self._legal_gestures and self._legal_gestures[0] == self.revision:
+            return self._legal_gestures[1]
+        actions = [] if self.is_over else list(self.position.legal_actions())
+        self._legal_actions = (self.revision, actions)
+        gesture = self.game.gesture
+        pairs = [(str(action), gesture(self.position, action)) for action in actions]
+        self._legal_gestures = (self.revision, pairs)
+        return pairs
+
     def legal_for_client(self) -> list[dict[str, Any]]:
         """Every legal action with the clicks that enter it (cached per revision)."""
         if self._legal_cache and self._legal_cache[0] == self.revision:
             return self._legal_cache[1]
-        entries: list[dict[str, Any]] = []
-        actions = [] if self.is_over else list(self.position.legal_actions())
-        # Kept to check the next action against without generating them again.
-        self._legal_actions = (self.revision, actions)
-        if actions:
-            for action in actions:
-                gesture = self.game.gesture(self.position, action)
-                entries.append(
-                    {
-                        "action": str(action),
-                        "tool": gesture.tool,
-                        "points": list(gesture.points),
-                        "paths": [list(path) for path in gesture.paths],
-                        "label": gesture.label,
-                    }
-                )
+        entries = [_legal_entry(notation, gesture) for notation, gesture in self.legal_gestures()]
         self._legal_cache = (self.revision, entries)
         return entries
 
@@ -483,9 +482,20 @@ class Match:
         return text.replace(_SPLICE_JSON, self._history_text[1], 1)
 
     def legal_json(self) -> str:
-        """:meth:`legal_for_client` as JSON text (encoded once per position)."""
+        """:meth:`legal_for_client` as JSON text (encoded once per position, each entry
+        once per process: the same action with the same clicks recurs in many
+        positions)."""
         if self._legal_json is None or self._legal_json[0] != self.revision:
-            self._legal_json = (self.revision, _compact(self.legal_for_client()))
+            texts = []
+            for key in self.legal_gestures():
+                text = _LEGAL_ENTRIES.get(key)
+                if text is None:
+                    text = _compact(_legal_entry(*key))
+                    if len(_LEGAL_ENTRIES) >= 50_000:
+                        _LEGAL_ENTRIES.clear()
+                    _LEGAL_ENTRIES[key] = text
+                texts.append(text)
+            self._legal_json = (self.revision, "[" + ",".join(texts) + "]")
         return self._legal_json[1]
 
     def svg_json(self) -> str:
@@ -546,6 +556,20 @@ _SVG_SPLICE = "\u0000svg-" + secrets.token_hex(12)
 _SVG_SPLICE_JSON = json.dumps(_SVG_SPLICE)
 _LEGAL_SPLICE = "\u0000legal-" + secrets.token_hex(12)
 _LEGAL_SPLICE_JSON = json.dumps(_LEGAL_SPLICE)
+
+
+#: Legal-action entries as JSON, by notation and gesture (bounded; see legal_json).
+_LEGAL_ENTRIES: dict[tuple[str, Gesture], str] = {}
+
+
+def _legal_entry(notation: str, gesture: Gesture) -> dict[str, Any]:
+    return {
+        "action": notation,
+        "tool": gesture.tool,
+        "points": list(gesture.points),
+        "paths": [list(path) for path in gesture.paths],
+        "label": gesture.label,
+    }
 
 
 def _compact(value: Any) -> str:
