@@ -46,8 +46,9 @@ _EPOCHS = itertools.count(1)
 _SVG_IDS = itertools.count(1)
 #: The separator a board patch cuts the SVG at (see :func:`svg_patch`).
 SVG_PATCH_SEPARATOR = "><"
-#: Drawings kept per match as the base of a patch (a client a few states behind).
-SVG_PATCH_BASES = 4
+#: Drawings kept per match, cut in pieces, as the base of a patch: the current one and
+#: the one before (a client further behind, rare, gets the whole board).
+SVG_PATCH_BASES = 2
 
 
 @dataclass(frozen=True)
@@ -185,7 +186,7 @@ class Match:
         #: The number of the current drawing (see ``_SVG_IDS``), and the last few
         #: drawings cut into elements, as bases for patches.
         self.svg_id = 0
-        self._svg_parts: dict[int, list[str]] = {}
+        self._svg_parts: dict[int, list[str] | str] = {}
         self._patch_cache: dict[tuple[int, int], str | None] = {}
         self._legal_json: tuple[int, str] | None = None
         self._legal_actions: tuple[int, list[Any]] | None = None
@@ -384,11 +385,18 @@ class Match:
         svg = str(svg)
         self._svg_cache = (self.revision, svg)
         self.svg_id = next(_SVG_IDS)
-        self._svg_parts[self.svg_id] = svg.split(SVG_PATCH_SEPARATOR)
+        self._svg_parts[self.svg_id] = svg  # cut in pieces when a patch needs it
         while len(self._svg_parts) > SVG_PATCH_BASES:
             del self._svg_parts[next(iter(self._svg_parts))]
         self._patch_cache.clear()
         return svg
+
+    def _pieces(self, number: int) -> list[str] | None:
+        """Drawing ``number`` cut at the patch separator (None: no longer kept)."""
+        kept = self._svg_parts.get(number)
+        if isinstance(kept, str):
+            kept = self._svg_parts[number] = kept.split(SVG_PATCH_SEPARATOR)
+        return kept
 
     def svg_patch_json(self, base: int) -> str | None:
         """The patch (JSON text, see :func:`svg_patch`) that turns drawing number
@@ -400,9 +408,9 @@ class Match:
         if key in self._patch_cache:
             return self._patch_cache[key]
         text = None
-        old = self._svg_parts.get(base)
+        old = self._pieces(base)
         if old is not None:
-            ops = svg_patch(old, self._svg_parts[self.svg_id])
+            ops = svg_patch(old, self._pieces(self.svg_id) or [])
             if ops is not None:
                 encoded = _compact(ops)
                 if len(encoded) * 2 < len(svg):
