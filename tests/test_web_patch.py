@@ -1,7 +1,8 @@
 """Board patches (``svg=patch``, issue 10): a state may carry ``svg_patch``, the edits
 that turn the board the client holds into the new one, instead of the whole SVG. The
 client's board rebuilt from patches is byte for byte the board a plain socket receives,
-through moves, undos, presence changes and a queue that drops states for a slow reader."""
+through moves, undos, presence changes and a queue that drops states for a slow reader.
+Also the batched storage of moves made at once (each still its own write)."""
 
 from __future__ import annotations
 
@@ -137,5 +138,48 @@ def test_a_slow_reader_never_gets_a_patch_of_a_board_it_missed() -> None:
                 entry["notation"] for entry in state["history_tail"]]
         assert SVG_PATCH_SEPARATOR.join(board) == match.svg()
         assert history == [ply.notation for ply in match.plies]
+
+    asyncio.run(scenario())
+
+
+def test_moves_of_many_games_at_once_are_stored_in_batches_each_on_its_own(
+    tmp_path: Path,
+) -> None:
+    """Moves made together go to the storage thread together (one hop), yet each is its
+    own write: all are stored before they are acknowledged, and a conflicting write in
+    the same batch fails alone."""
+    from hexgames.web.ai_worker import AiWorkers
+    from hexgames.web.hub import Hub
+    from hexgames.web.service import GameService
+    from hexgames.web.storage import StaleWrite, open_storage
+
+    async def scenario() -> None:
+        service = GameService(open_storage(data_dir=tmp_path), AiWorkers(1), Hub())
+        await service.start()
+        try:
+            games = [await service.create("dendria", {"board_side": 3}, "hotseat")
+                     for _ in range(6)]
+            rng = random.Random(2)
+            for _ in range(4):
+                moves = []
+                for match, tokens in games:
+                    action = rng.choice(match.legal_for_client())["action"]
+                    moves.append(service.act(match.id, tokens[0], action, len(match.plies)))
+                await asyncio.gather(*moves)
+            first, _ = games[0]
+            clash = service._store_batched(service.storage.append_actions, first.id, 1,
+                                           ["x"], "now")  # ply 1 is taken: refused
+            fine = service._store_batched(service.storage.set_seats, first.id,
+                                          first.stored.players, first.stored.seat_tokens,
+                                          "now")
+            results = await asyncio.gather(clash, fine, return_exceptions=True)
+            assert isinstance(results[0], StaleWrite) and results[1] is None
+            for match, _ in games:
+                stored = service.storage.load_game(match.id)
+                assert stored is not None
+                assert stored.actions == [ply.notation for ply in match.plies]
+                assert len(stored.actions) == 4
+        finally:
+            await service.close()
 
     asyncio.run(scenario())
