@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
@@ -115,6 +115,26 @@ def text_element(x: float, y: float, text: str, values: Mapping[str, object]) ->
     return element("text", {"x": x, "y": y, **values}, escape(text))
 
 
+class Memo:
+    """A bounded memo of drawn parts (a board's fixed layers, a piece at a point): the
+    same position of a piece draws the same text, and most of a board does not change
+    from one position to the next. Emptied when full, so memory stays bounded."""
+
+    def __init__(self, limit: int = 4096) -> None:
+        self.limit = limit
+        self._items: dict[Any, Any] = {}
+
+    def get(self, key: Any, make: Callable[..., Any], *args: Any) -> Any:
+        """The memoised value of ``key``, made by ``make(*args)`` the first time."""
+        value = self._items.get(key)
+        if value is None:
+            value = make(*args)
+            if len(self._items) >= self.limit:
+                self._items.clear()
+            self._items[key] = value
+        return value
+
+
 def group(values: Mapping[str, object], children: Iterable[str]) -> str:
     return element("g", values, "".join(children))
 
@@ -193,6 +213,10 @@ def edge_label_positions(board: HexBoard, *, level: bool = False) -> list[tuple[
     return labels
 
 
+#: Memo of :meth:`Frame.around` (one frame per board size and margin; bounded).
+_FRAMES: dict[tuple[Any, ...], Frame] = {}
+
+
 @dataclass(frozen=True)
 class Frame:
     """Where the board lies in the SVG: an offset that puts every drawn thing in view."""
@@ -209,14 +233,20 @@ class Frame:
     def around(cls, board: HexBoard, margin: float, unit: float = UNIT) -> Frame:
         """The frame that shows every point with ``margin`` units to spare on each side
         (room for the board's rim and the edge labels)."""
-        xs, ys = zip(*(axial_to_xy(x, y, unit) for x, y in board.coords), strict=True)
-        return cls(
-            offset_x=margin - min(xs),
-            offset_y=margin - min(ys),
-            width=max(xs) - min(xs) + 2 * margin,
-            height=max(ys) - min(ys) + 2 * margin,
-            unit=unit,
-        )
+        key = (cls, board.side, len(board.coords), margin, unit)
+        frame = _FRAMES.get(key)
+        if frame is None:
+            xs, ys = zip(*(axial_to_xy(x, y, unit) for x, y in board.coords), strict=True)
+            frame = cls(
+                offset_x=margin - min(xs),
+                offset_y=margin - min(ys),
+                width=max(xs) - min(xs) + 2 * margin,
+                height=max(ys) - min(ys) + 2 * margin,
+                unit=unit,
+            )
+            if len(_FRAMES) < 1000:
+                _FRAMES[key] = frame
+        return frame
 
     def flipped(self, flip: bool = True) -> Frame:
         """The same frame turned half a turn about its centre when ``flip`` (the board is

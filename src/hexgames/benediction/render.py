@@ -183,12 +183,22 @@ def svg(
     frame = frame.flipped(bool(flip))
     marks = features(position)
     chosen = _indices(board, selected)
+
+    def fixed() -> tuple[str, ...]:
+        return (
+            _board_layer(frame, board, board_id, framed=show_labels),
+            _grid_layer(frame, board),
+            _wall_layer(frame, board),
+            _zone_layer(frame, board, marks),
+            _point_layer(frame, board, marks),
+        )
+
+    # The board, its grid and marks are the same in every position of a game: drawn once.
+    fixed_key = (frame, board.side, board_id, show_labels,
+                 *(marks.walls[c] for c in COLORS), *(marks.starts[c] for c in COLORS),
+                 *(marks.zones[c] for c in COLORS))
     layers = [
-        _board_layer(frame, board, board_id, framed=show_labels),
-        _grid_layer(frame, board),
-        _wall_layer(frame, board),
-        _zone_layer(frame, board, marks),
-        _point_layer(frame, board, marks),
+        *_FIXED_LAYERS.get(fixed_key, fixed),
         _last_action_layer(frame, position, last_action, board_id),
         _piece_layer(frame, position, board_id),
     ]
@@ -217,6 +227,11 @@ def svg(
         defs=_defs(board_id),
         layers=layers,
     )
+
+
+#: The fixed layers of a board (see :func:`svg`), and drawn men and blocks.
+_FIXED_LAYERS = _svg.Memo(64)
+_PIECES = _svg.Memo(8192)
 
 
 def _defs(board_id: str) -> str:
@@ -398,12 +413,19 @@ def _piece_layer(frame: _svg.Frame, position: Position, board_id: str) -> str:
 
     pieces = []
     for index in sorted(blocks | set(men), key=back_to_front):
-        at = frame.point(board, index)
-        if index in blocks:
-            pieces.append(_block(frame, board.labels[index], at, board_id))
-        else:
-            pieces.append(_man(frame, board.labels[index], at, men[index], board_id))
+        man = None if index in blocks else men[index]
+        pieces.append(_PIECES.get((frame, board.side, index, man, board_id),
+                                  _piece_at, frame, board, index, man, board_id))
     return _svg.group({"class": "pieces"}, pieces)
+
+
+def _piece_at(frame: _svg.Frame, board: HexBoard, index: int, man: Man | None,
+              board_id: str) -> str:
+    """The block (``man`` None) or man on point ``index``."""
+    at = frame.point(board, index)
+    if man is None:
+        return _block(frame, board.labels[index], at, board_id)
+    return _man(frame, board.labels[index], at, man, board_id)
 
 
 def _block(frame: _svg.Frame, label: str, at: tuple[float, float], board_id: str) -> str:

@@ -200,8 +200,13 @@ def svg(
     frame = _svg.Frame.around(board, margin=_svg.UNIT * (1.45 if show_labels else 0.77))
     frame = frame.flipped(bool(flip))
     overlay_cells = _overlay_cells(position, overlays)
+    if any(overlay_cells.values()):
+        soil = _soil_layer(frame, board, overlay_cells, framed=show_labels)
+    else:  # the same in every position of a game: drawn once
+        soil = _FIXED_LAYERS.get(
+            (frame, board.side, show_labels), _soil_layer, frame, board, {}, show_labels)
     layers = [
-        _soil_layer(frame, board, overlay_cells, framed=show_labels),
+        soil,
         _overlay_layer(frame, board, overlay_cells),
         _piece_layer(frame, position),
         _last_step_layer(frame, position, last_action, board_id),
@@ -235,6 +240,11 @@ def svg(
     )
 
 
+#: The soil layer of a board without overlays (see :func:`svg`), and drawn pieces.
+_FIXED_LAYERS = _svg.Memo(64)
+_PIECES = _svg.Memo(8192)
+
+
 def _overlay_cells(position: Position, overlays: Sequence[str]) -> dict[str, set[int]]:
     board: HexBoard = position.board
     cells: dict[str, set[int]] = {}
@@ -248,7 +258,7 @@ def _overlay_cells(position: Position, overlays: Sequence[str]) -> dict[str, set
 
 
 def _soil_layer(
-    frame: _svg.Frame, board: HexBoard, overlay_cells: dict[str, set[int]], *, framed: bool
+    frame: _svg.Frame, board: HexBoard, overlay_cells: dict[str, set[int]], framed: bool
 ) -> str:
     """The soils, in three tones so that no two neighbours share one, on a dark backdrop
     made of the same hexagons drawn with a wide stroke: it outlines the whole board, and
@@ -315,17 +325,19 @@ def _piece_layer(frame: _svg.Frame, position: Position) -> str:
     board: HexBoard = position.board
     drawn = []
     for index, piece in sorted(_pieces(position).items()):
-        at = frame.point(board, index)
-        label = board.labels[index]
-        draw = {"seed": _seed, "tree": _tree, "dendrid": _dendrid}[piece.kind]
-        drawn.append(
-            _svg.group(
-                {"class": f"piece {piece.kind} {piece.color}", "data-point": label,
-                 "data-kind": piece.kind, "data-color": piece.color},
-                draw(frame.unit, at, piece.color),
-            )
-        )
+        drawn.append(_PIECES.get((frame, board.side, index, piece.kind, piece.color),
+                                 _piece, frame, board, index, piece.kind, piece.color))
     return _svg.group({"class": "pieces"}, drawn)
+
+
+def _piece(frame: _svg.Frame, board: HexBoard, index: int, kind: str, color: str) -> str:
+    at = frame.point(board, index)
+    draw = {"seed": _seed, "tree": _tree, "dendrid": _dendrid}[kind]
+    return _svg.group(
+        {"class": f"piece {kind} {color}", "data-point": board.labels[index],
+         "data-kind": kind, "data-color": color},
+        draw(frame.unit, at, color),
+    )
 
 
 def _seed(unit: float, at: tuple[float, float], color: str) -> list[str]:

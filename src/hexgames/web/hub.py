@@ -39,7 +39,8 @@ MAX_TOTAL = 1000
 class Connection:
     """One WebSocket with its outgoing queue and writer task."""
 
-    def __init__(self, socket: WebSocket, token: str | None, delta: bool = False) -> None:
+    def __init__(self, socket: WebSocket, token: str | None, delta: bool = False,
+                 svg_patch: bool = False) -> None:
         self.socket = socket
         self.token = token
         self.closed = False
@@ -47,9 +48,14 @@ class Connection:
         self.delta = delta
         #: (history epoch, ply) of the last state queued for a delta client.
         self.known: tuple[int, int] | None = None
-        #: (is a state, JSON text, the ply its history starts at for a delta client):
-        #: states are encoded once per view, not per socket.
-        self._queue: deque[tuple[bool, str, int]] = deque()
+        #: The client opted in to board patches: states carry ``svg_patch`` from the
+        #: drawing it holds, number ``svg_known`` (None: it holds none yet).
+        self.svg_patch = svg_patch
+        self.svg_known: int | None = None
+        #: (is a state, JSON text, the ply its history starts at for a delta client, the
+        #: drawing its board patch starts from): states are encoded once per view, not
+        #: per socket.
+        self._queue: deque[tuple[bool, str, int, int | None]] = deque()
         self._ready = asyncio.Event()
         self.dropped = 0
         self._writer = asyncio.get_running_loop().create_task(self._write())
@@ -58,8 +64,9 @@ class Connection:
         """For a delta client: the ply from which the next state must carry the move list
         (None: not a delta client). When the queue is full, the queued states are
         dropped first (the one about to be built replaces them), so that no tail ever
-        starts after what the client really received."""
-        if not self.delta:
+        starts after what the client really received (nor a board patch after the
+        drawing it really holds)."""
+        if not (self.delta or self.svg_patch):
             return None
         if len(self._queue) >= QUEUE_SIZE:
             states = [item for item in self._queue if item[0]]
@@ -68,31 +75,52 @@ class Connection:
                     self._queue.remove(item)
                 self.dropped += len(states)
                 self.known = (self.known[0], states[0][2]) if self.known else None
+                self.svg_known = states[0][3]
+        if not self.delta:
+            return None
         if self.known is None or self.known[0] != match.epoch:
             return 0
         return min(self.known[1], len(match.plies))
 
+    def svg_base(self) -> int | None:
+        """For a client that opted in to board patches: the drawing it holds (call
+        after :meth:`since`, which may change it)."""
+        return self.svg_known if self.svg_patch else None
+
     def send(self, message: dict[str, Any] | str, state: bool | None = None,
-             since: int = 0, match: Match | None = None) -> None:
+             since: int = 0, match: Match | None = None, svg_base: int | None = None) -> None:
         """Queue a message (a dict, or JSON text already encoded) without waiting; when
         the queue is full, drop the oldest state (a newer one is coming). ``match`` (with
-        ``since``) records what a delta client now knows."""
+        ``since`` and ``svg_base``) records what a delta client now knows."""
         if self.closed:
             return
         if isinstance(message, dict):
             state = message.get("type") == "state" if state is None else state
             message = json.dumps(message, separators=(",", ":"))
         if len(self._queue) >= QUEUE_SIZE:
-            for index, (is_state, _, _) in enumerate(self._queue):
-                if is_state:
-                    del self._queue[index]
-                    break
-            else:
-                self._queue.popleft()
             self.dropped += 1
+            if self.delta or self.svg_patch:
+                # Each queued state builds on the one before (see since()): drop an
+                # error or pong instead, or this message if it is one.
+                index = next((i for i, item in enumerate(self._queue) if not item[0]), None)
+                if index is not None:
+                    del self._queue[index]
+                elif not state:
+                    return
+                else:  # pragma: no cover - send_state() makes room first (since())
+                    self._queue.clear()
+            else:
+                for index, item in enumerate(self._queue):
+                    if item[0]:
+                        del self._queue[index]
+                        break
+                else:
+                    self._queue.popleft()
         if match is not None and self.delta:
             self.known = (match.epoch, len(match.plies))
-        self._queue.append((bool(state), message, since))
+        if match is not None and self.svg_patch:
+            self.svg_known = match.svg_id
+        self._queue.append((bool(state), message, since, svg_base))
         self._ready.set()
 
     async def _write(self) -> None:
@@ -101,7 +129,7 @@ class Connection:
                 await self._ready.wait()
                 self._ready.clear()
                 while self._queue and not self.closed:
-                    _, text, _ = self._queue.popleft()
+                    text = self._queue.popleft()[1]
                     async with asyncio.timeout(SEND_TIMEOUT):  # no task per send
                         await self.socket.send_text(text)
         except asyncio.CancelledError:
@@ -142,8 +170,8 @@ class Hub:
         return None
 
     def join(self, game_id: str, socket: WebSocket, token: str | None,
-             delta: bool = False) -> Connection:
-        connection = Connection(socket, token, delta)
+             delta: bool = False, svg_patch: bool = False) -> Connection:
+        connection = Connection(socket, token, delta, svg_patch)
         self._connections[game_id][socket] = connection
         self._total += 1
         return connection
@@ -176,7 +204,7 @@ class Hub:
         if not connections:
             return
         present = self.seats_present(match)
-        views: dict[tuple[str | None, int | None], str] = {}
+        views: dict[tuple[str | None, int | None, int | None], str] = {}
         for socket, connection in connections:
             if connection.closed:
                 self.leave(match.id, socket)
@@ -185,16 +213,19 @@ class Hub:
 
     @staticmethod
     def send_state(connection: Connection, match: Match, present: list[int],
-                   views: dict[tuple[str | None, int | None], str] | None = None) -> None:
+                   views: dict[tuple[str | None, int | None, int | None], str] | None = None,
+                   ) -> None:
         """Queue ``connection``'s view of ``match`` (``views`` shares encoded views)."""
         since = connection.since(match)
-        key = (connection.token, since)
+        svg_base = connection.svg_base()
+        key = (connection.token, since, svg_base)
         text = views.get(key) if views is not None else None
         if text is None:
-            text = match.view_json(connection.token, since=since, present=present)
+            text = match.view_json(connection.token, since=since, svg_base=svg_base,
+                                   present=present)
             if views is not None:
                 views[key] = text
-        connection.send(text, state=True, since=since or 0, match=match)
+        connection.send(text, state=True, since=since or 0, match=match, svg_base=svg_base)
 
     async def broadcast(self, match: Match) -> None:
         """Kept for callers that await it: queues at once (see :meth:`publish`)."""

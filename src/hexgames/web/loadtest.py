@@ -90,9 +90,12 @@ def http_json(method: str, url: str, body: Any = None, timeout: float = 10.0) ->
 
 
 def websocket_url(base: str, game_id: str, token: str, delta: bool = True) -> str:
+    """The game socket's address; ``delta`` opts in to what the bundled front end asks
+    for: the move list's new tail (``delta=1``) and board patches (``svg=patch``)."""
     parts = urllib.parse.urlsplit(base)
     scheme = "wss" if parts.scheme == "https" else "ws"
-    query = urllib.parse.urlencode({"token": token, **({"delta": "1"} if delta else {})})
+    opt_in = {"delta": "1", "svg": "patch"} if delta else {}
+    query = urllib.parse.urlencode({"token": token, **opt_in})
     return f"{scheme}://{parts.netloc}/ws/games/{game_id}?{query}"
 
 
@@ -112,6 +115,7 @@ async def play_seat(
     sent_at: float | None = None
     sent_ply = -1
     made = 0
+    board: list[str] = []  # the board's SVG cut into pieces, as patches edit it
     try:
         async with websockets.connect(
             websocket_url(base, game_id, token, stats.delta), max_size=2**24, open_timeout=10
@@ -135,6 +139,8 @@ async def play_seat(
                     stats.latencies.append(time.monotonic() - sent_at)
                     sent_at = None
                 note_acknowledged(stats, game_id, message)
+                if not note_board(board, message):
+                    stats.error(f"{game_id}: a board patch arrived before any board")
                 if message.get("is_over"):
                     return True
                 legal = message.get("legal") or []
@@ -150,6 +156,24 @@ async def play_seat(
     except Exception as error:  # a failed connection is a measured error, not a crash
         stats.error(f"{game_id}: {type(error).__name__}: {error}")
     return False
+
+
+def note_board(board: list[str], message: dict[str, Any]) -> bool:
+    """Keep the board a client shows (as its SVG cut at the patch separator) up to date
+    from a state: its whole ``svg``, or an ``svg_patch`` of the one held. False when a
+    patch arrives with no board to apply it to (a server error)."""
+    svg = message.get("svg")
+    if isinstance(svg, str):
+        board[:] = svg.split("><")
+        return True
+    patch = message.get("svg_patch")
+    if patch is None:
+        return True
+    if not board:
+        return False
+    for at, remove, pieces in patch:
+        board[at:at + remove] = pieces
+    return True
 
 
 def note_acknowledged(stats: Stats, game_id: str, message: dict[str, Any]) -> None:
@@ -366,8 +390,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "several processes of one site: games are created on the first, and "
                         "the two players of a game connect to different ones")
     parser.add_argument("--full-history", action="store_true",
-                        help="ask for the whole move list in every state (the default opts "
-                        "in to deltas, as the bundled front end does)")
+                        help="ask for the whole move list and board in every state (the "
+                        "default opts in to deltas and board patches, as the bundled front "
+                        "end does)")
     parser.add_argument("--games", type=int, default=100, help="concurrent online games")
     parser.add_argument("--seconds", type=float, default=15.0, help="length of the run")
     parser.add_argument(

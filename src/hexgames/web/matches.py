@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from hexgames.errors import IllegalAction
-from hexgames.game import Game, GameState, get_game
+from hexgames.game import Game, GameState, Gesture, get_game
 from hexgames.web.clocks import Clock, wall_ms
 from hexgames.web.identity import seat_token
 from hexgames.web.storage import StoredGame
@@ -43,6 +43,14 @@ log = logging.getLogger(__name__)
 #: History epochs: a new one whenever a game's move list may lose entries (a new live
 #: game, an undo, a reload), so a delta client is then sent the whole list again.
 _EPOCHS = itertools.count(1)
+#: Board drawings: each SVG a match draws gets a number of its own (unique in the
+#: process, so that a copy reloaded from storage never reuses one a client holds).
+_SVG_IDS = itertools.count(1)
+#: The separator a board patch cuts the SVG at (see :func:`svg_patch`).
+SVG_PATCH_SEPARATOR = "><"
+#: Drawings kept per match, cut in pieces, as the base of a patch: the current one and
+#: the one before (a client further behind, rare, gets the whole board).
+SVG_PATCH_BASES = 2
 
 
 @dataclass(frozen=True)
@@ -112,12 +120,14 @@ def rebuild(
     return position, plies
 
 
-def play_checked(position: GameState, text: str, check_legal: bool = True) -> tuple[Ply, Any]:
+def play_checked(position: GameState, text: str, check_legal: bool = True,
+                 legal: list[Any] | None = None) -> tuple[Ply, Any]:
     """Play one action given in notation, refusing anything the engine does not list.
 
     The engine's ``play`` names the reason for a refusal; the membership test against
     ``legal_actions`` is a second line of defence so that a client can never slip an
-    action past a lenient parser.
+    action past a lenient parser. ``legal``: those actions when already generated for
+    this position (a match keeps the list it sent to the player).
     """
     if not isinstance(text, str) or not text.strip():
         raise IllegalAction("an action must be a non-empty string in the game's notation")
@@ -133,7 +143,7 @@ def play_checked(position: GameState, text: str, check_legal: bool = True) -> tu
         log.warning("parse_action(%r) raised %r", text, error)
         raise IllegalAction(f"{text.strip()!r} is not an action of this game") from None
     seat, color, start = position.current_seat, position.to_move, position.is_turn_start()
-    if check_legal and action not in position.legal_actions():
+    if check_legal and action not in (position.legal_actions() if legal is None else legal):
         position.play(action)  # raises IllegalAction with the engine's reason
         position.undo()  # the engine accepted what it does not list: refuse anyway
         raise IllegalAction(f"{text.strip()[:40]} is not a legal action here")
@@ -175,6 +185,14 @@ class Match:
         self._legal_cache: tuple[int, list[dict[str, Any]]] | None = None
         self._svg_cache: tuple[int, str] | None = None
         self._svg_json_cache: tuple[int, str] | None = None
+        #: The number of the current drawing (see ``_SVG_IDS``), and the last few
+        #: drawings cut into elements, as bases for patches.
+        self.svg_id = 0
+        self._svg_parts: dict[int, list[str] | str] = {}
+        self._patch_cache: dict[tuple[int, int], str | None] = {}
+        self._legal_json: tuple[int, str] | None = None
+        self._legal_actions: tuple[int, list[Any]] | None = None
+        self._legal_gestures: tuple[int, list[tuple[str, Gesture]]] | None = None
         #: Changes when entries of the move list are taken back (see ``_EPOCHS``).
         self.epoch = next(_EPOCHS)
         #: The site key of identity-derived seat tokens (set by the service; None: off).
@@ -303,7 +321,9 @@ class Match:
             raise IllegalAction("it is not this seat's turn")
         if len(self.plies) >= MAX_PLIES:
             raise IllegalAction(f"this game reached the site's limit of {MAX_PLIES} actions")
-        ply, action = play_checked(self.position, text)
+        cached = self._legal_actions
+        legal = cached[1] if cached is not None and cached[0] == self.revision else None
+        ply, action = play_checked(self.position, text, legal=legal)
         self._push(ply, action)
         self.revision += 1
         return ply
@@ -403,27 +423,24 @@ class Match:
         return f"{head} ({reason})" if reason else head
 
     # ------------------------------------------------------------------ views
+    def legal_gestures(self) -> list[tuple[str, Gesture]]:
+        """Every legal action's notation with the clicks that enter it (cached per
+        revision; the actions themselves are kept to check the next action against
+        without generating them again)."""
+        if self._legal_gestures and self._legal_gestures[0] == self.revision:
+            return self._legal_gestures[1]
+        actions = [] if self.is_over else list(self.position.legal_actions())
+        self._legal_actions = (self.revision, actions)
+        gesture = self.game.gesture
+        pairs = [(str(action), gesture(self.position, action)) for action in actions]
+        self._legal_gestures = (self.revision, pairs)
+        return pairs
+
     def legal_for_client(self) -> list[dict[str, Any]]:
         """Every legal action with the clicks that enter it (cached per revision)."""
         if self._legal_cache and self._legal_cache[0] == self.revision:
             return self._legal_cache[1]
-        entries: list[dict[str, Any]] = []
-        if not self.is_over:
-            for action in self.position.legal_actions():
-                gesture = self.game.gesture(self.position, action)
-                entries.append(
-                    {
-                        "action": str(action),
-                        "tool": gesture.tool,
-                        "points": list(gesture.points),
-                        "paths": [list(path) for path in gesture.paths],
-                        "label": gesture.label,
-                        # What the action does, where the game explains it (Dendria's
-                        # swap); the page shows it next to the button.
-                        **({"explanation": gesture.explanation} if gesture.explanation
-                           else {}),
-                    }
-                )
+        entries = [_legal_entry(notation, gesture) for notation, gesture in self.legal_gestures()]
         self._legal_cache = (self.revision, entries)
         return entries
 
@@ -433,7 +450,39 @@ class Match:
         svg = self.game.render_svg(self.position, last_action=self.latest_turn() or None)
         svg = str(svg)
         self._svg_cache = (self.revision, svg)
+        self.svg_id = next(_SVG_IDS)
+        self._svg_parts[self.svg_id] = svg  # cut in pieces when a patch needs it
+        while len(self._svg_parts) > SVG_PATCH_BASES:
+            del self._svg_parts[next(iter(self._svg_parts))]
+        self._patch_cache.clear()
         return svg
+
+    def _pieces(self, number: int) -> list[str] | None:
+        """Drawing ``number`` cut at the patch separator (None: no longer kept)."""
+        kept = self._svg_parts.get(number)
+        if isinstance(kept, str):
+            kept = self._svg_parts[number] = kept.split(SVG_PATCH_SEPARATOR)
+        return kept
+
+    def svg_patch_json(self, base: int) -> str | None:
+        """The patch (JSON text, see :func:`svg_patch`) that turns drawing number
+        ``base`` into the current one; None when ``base`` is no longer kept or the patch
+        would not be much smaller than the drawing itself (send the whole SVG then).
+        Computed once per pair, however many viewers."""
+        svg = self.svg()
+        key = (base, self.svg_id)
+        if key in self._patch_cache:
+            return self._patch_cache[key]
+        text = None
+        old = self._pieces(base)
+        if old is not None:
+            ops = svg_patch(old, self._pieces(self.svg_id) or [])
+            if ops is not None:
+                encoded = _compact(ops)
+                if len(encoded) * 2 < len(svg):
+                    text = encoded
+        self._patch_cache[key] = text
+        return text
 
     def latest_turn(self, ply: int | None = None) -> list[Any]:
         """The actions of the latest turn among the first ``ply`` (all by default): the
@@ -476,7 +525,8 @@ class Match:
             for seat, player in enumerate(self.stored.players)
         ]
 
-    def view_json(self, token: str | None, since: int | None = None, **extra: Any) -> str:
+    def view_json(self, token: str | None, since: int | None = None,
+                  svg_base: int | None = None, **extra: Any) -> str:
         """:meth:`view` as JSON text, built without encoding the move list or the board
         again: their pieces are encoded once per position (a long game's state costs a
         string join, not a walk over every action, and the board's SVG is escaped for
@@ -485,6 +535,10 @@ class Match:
         ``since`` (a client that opted in to deltas, see docs/web.md) replaces
         ``history`` by ``history_tail``, the entries from ply ``since`` on (``since`` is
         clamped to the history's length), and states it as ``history_since``.
+
+        ``svg_base`` (a client that opted in to board patches and holds drawing number
+        ``svg_base``) replaces ``svg`` by ``svg_patch`` when a patch is available (see
+        :func:`svg_patch`); otherwise the state carries the whole ``svg`` as usual.
         """
         state = {**self.view(token, encoded=True), **extra}
         if since is not None:
@@ -492,13 +546,36 @@ class Match:
             del state["history"]
             state["history_since"] = since
             state["history_tail"] = _SPLICE
+        patch = self.svg_patch_json(svg_base) if svg_base is not None else None
+        if patch is not None:
+            del state["svg"]
+            state["svg_patch"] = _SVG_SPLICE
         text = _compact(state)
-        text = text.replace(_SVG_SPLICE_JSON, self.svg_json(), 1)
+        text = text.replace(_SVG_SPLICE_JSON, patch or self.svg_json(), 1)
+        if state["legal"]:
+            text = text.replace(_LEGAL_SPLICE_JSON, self.legal_json(), 1)
         if since is not None:
             return text.replace(_SPLICE_JSON, "[" + ",".join(self._history_json[since:]) + "]", 1)
         if self._history_text is None or self._history_text[0] != self.revision:
             self._history_text = (self.revision, "[" + ",".join(self._history_json) + "]")
         return text.replace(_SPLICE_JSON, self._history_text[1], 1)
+
+    def legal_json(self) -> str:
+        """:meth:`legal_for_client` as JSON text (encoded once per position, each entry
+        once per process: the same action with the same clicks recurs in many
+        positions)."""
+        if self._legal_json is None or self._legal_json[0] != self.revision:
+            texts = []
+            for key in self.legal_gestures():
+                text = _LEGAL_ENTRIES.get(key)
+                if text is None:
+                    text = _compact(_legal_entry(*key))
+                    if len(_LEGAL_ENTRIES) >= 50_000:
+                        _LEGAL_ENTRIES.clear()
+                    _LEGAL_ENTRIES[key] = text
+                texts.append(text)
+            self._legal_json = (self.revision, "[" + ",".join(texts) + "]")
+        return self._legal_json[1]
 
     def svg_json(self) -> str:
         """The board as a JSON string (encoded once per position)."""
@@ -540,7 +617,7 @@ class Match:
             "final": _final(position, game),
             "overlays": list(self.game.extras.get("overlays", ())),
             "your_turn": my_turn,
-            "legal": self.legal_for_client() if my_turn else [],
+            "legal": (_LEGAL_SPLICE if encoded else self.legal_for_client()) if my_turn else [],
             "can_undo": self.stored.mode != "online"
             and bool(seats)
             and any(self._seat_plies[seat] for seat in seats)
@@ -581,10 +658,71 @@ _SPLICE = "\u0000history-" + secrets.token_hex(12)
 _SPLICE_JSON = json.dumps(_SPLICE)
 _SVG_SPLICE = "\u0000svg-" + secrets.token_hex(12)
 _SVG_SPLICE_JSON = json.dumps(_SVG_SPLICE)
+_LEGAL_SPLICE = "\u0000legal-" + secrets.token_hex(12)
+_LEGAL_SPLICE_JSON = json.dumps(_LEGAL_SPLICE)
+
+
+#: Legal-action entries as JSON, by notation and gesture (bounded; see legal_json).
+_LEGAL_ENTRIES: dict[tuple[str, Gesture], str] = {}
+
+
+def _legal_entry(notation: str, gesture: Gesture) -> dict[str, Any]:
+    return {
+        "action": notation,
+        "tool": gesture.tool,
+        "points": list(gesture.points),
+        "paths": [list(path) for path in gesture.paths],
+        "label": gesture.label,
+        # What the action does, where the game explains it (Dendria's swap); the page
+        # shows it next to the button.
+        **({"explanation": gesture.explanation} if gesture.explanation else {}),
+    }
 
 
 def _compact(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"))
+
+
+def svg_patch(old: list[str], new: list[str], window: int = 40,
+              run: int = 3) -> list[Any] | None:
+    """Edits that turn the drawing ``old`` into ``new``, both cut at
+    :data:`SVG_PATCH_SEPARATOR`: a list of ``[at, remove, [pieces...]]``, applied in
+    order to the old pieces like JavaScript's ``pieces.splice(at, remove, ...pieces)``
+    (``at`` counts in the list as already edited); joining the result with the separator
+    gives ``new`` exactly. Knows nothing of SVG or games: a greedy line diff that, at each
+    difference, resumes at the nearest place where ``run`` pieces are equal (within
+    ``window`` pieces); None when the drawings differ too much for that.
+
+    >>> svg_patch(["a", "b", "c", "d"], ["a", "x", "c", "d"])
+    [[1, 1, ['x']]]
+    """
+    ops: list[Any] = []
+    n, m = len(old), len(new)
+    i = j = 0
+    while n > i and m > j and old[n - 1] == new[m - 1]:  # the same ending: skip it
+        n, m = n - 1, m - 1
+    while i < n and j < m:
+        if old[i] == new[j]:
+            i, j = i + 1, j + 1
+            continue
+        found = None
+        for distance in range(1, window):
+            for skip_old in range(distance + 1):
+                a, b = i + skip_old, j + distance - skip_old
+                if a < n and b < m and old[a] == new[b] and old[a:a + run] == new[b:b + run]:
+                    found = (a, b)
+                    break
+            if found:
+                break
+        if found is None:
+            if n - i + m - j > 2 * window:
+                return None
+            found = (n, m)  # the rest differs: replace it
+        ops.append([j, found[0] - i, new[j:found[1]]])
+        i, j = found
+    if i < n or j < m:
+        ops.append([j, n - i, new[j:m]])
+    return ops
 
 
 def render(game: Game, position: GameState, overlays: tuple[str, ...] = (),

@@ -123,6 +123,38 @@ def checked_start(game: Any, options: dict[str, Any], start: str) -> str:
     return position.to_text()
 
 
+def _call_each(
+    batch: list[tuple[Any, tuple[Any, ...], asyncio.Future[Any]]],
+) -> list[tuple[bool, Any]]:
+    """Run a batch of storage calls (in the storage thread): (True, result) or (False,
+    the exception) for each, in order."""
+    outcomes: list[tuple[bool, Any]] = []
+    for function, args, _ in batch:
+        try:
+            outcomes.append((True, function(*args)))
+        except Exception as error:
+            outcomes.append((False, error))
+    return outcomes
+
+
+def _settle(batch: list[tuple[Any, tuple[Any, ...], asyncio.Future[Any]]],
+            finished: asyncio.Future[list[tuple[bool, Any]]]) -> None:
+    """Hand each caller of a batch its result (one that gave up meanwhile is skipped)."""
+    if finished.cancelled():
+        outcomes: list[tuple[bool, Any]] = [(False, asyncio.CancelledError())] * len(batch)
+    elif finished.exception() is not None:
+        outcomes = [(False, finished.exception())] * len(batch)
+    else:
+        outcomes = finished.result()
+    for (_, _, future), (ok, value) in zip(batch, outcomes, strict=True):
+        if future.done():
+            continue
+        if ok:
+            future.set_result(value)
+        else:
+            future.set_exception(value)
+
+
 class GameService:
     def __init__(self, storage: Storage, workers: AiWorkers, hub: Hub,
                  now: Callable[[], float] = wall_ms) -> None:
@@ -153,6 +185,8 @@ class GameService:
         #: Games being loaded: a change heard meanwhile is applied once they are in.
         self._loading: set[str] = set()
         self._seat_key: bytes | None = None
+        #: Storage calls waiting for the next batch (see :meth:`_store_batched`).
+        self._batch: list[tuple[Any, tuple[Any, ...], asyncio.Future[Any]]] = []
 
     async def start(self) -> None:
         """Listen to the other server processes' changes (a shared storage only)."""
@@ -303,6 +337,32 @@ class GameService:
             raise StorageUnavailable(
                 "the game storage is not answering; try again in a moment"
             ) from None
+
+    async def _store_batched(self, function: Any, *args: Any) -> Any:
+        """:meth:`_store` for the calls of every move: those made in the same turn of the
+        event loop (many games moving at once) go to the storage thread together, one
+        thread hop for all instead of one each. Each call is still its own transaction,
+        committed before its caller goes on (an acknowledged move is stored), and fails
+        or succeeds alone."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
+        self._batch.append((function, args, future))
+        if len(self._batch) == 1:
+            loop.call_soon(self._run_batch)  # after the other moves of this turn
+        try:
+            async with asyncio.timeout(self.storage_timeout):
+                return await future
+        except TimeoutError:
+            raise StorageUnavailable(
+                "the game storage is not answering; try again in a moment"
+            ) from None
+
+    def _run_batch(self) -> None:
+        batch, self._batch = self._batch, []
+        if not batch:
+            return
+        done = asyncio.get_running_loop().run_in_executor(None, _call_each, batch)
+        done.add_done_callback(lambda finished: _settle(batch, finished))
 
     # ---------------------------------------------------------------- creating
     async def create(
@@ -629,11 +689,11 @@ class GameService:
         self, match: Match, first: int, actions: builtins.list[str]
     ) -> None:
         stamp = now()
-        await self._store(self.storage.append_actions, match.id, first, actions, stamp)
+        await self._store_batched(self.storage.append_actions, match.id, first, actions, stamp)
         match.stored.updated_at = stamp
         if match.sync_result():
             stored = match.stored
-            await self._store(
+            await self._store_batched(
                 self.storage.finish_game, match.id, stored.winner, stored.reason, stamp
             )
             await self.on_game_over(match)

@@ -13,6 +13,9 @@ may carry ``"lag"``, the client's measured round trip in ms (credited to its clo
 ``/ws/lobby`` sends the lobby (``{"type": "lobby", "seeks", "playing"}``) at once and
 after every change, and ``{"type": "seek_taken", "seek", "game"}`` when a challenge is
 accepted (its creator's page then opens the game). It reads nothing but pings.
+
+Opt-ins (see docs/web.md): ``delta=1`` sends the move list's new tail only, ``svg=patch``
+the board as a patch of the drawing the client already holds.
 """
 
 from __future__ import annotations
@@ -55,7 +58,7 @@ def add_socket_route(app: FastAPI, service: GameService) -> None:
 
     @app.websocket("/ws/games/{game_id}")
     async def socket(websocket: WebSocket, game_id: str, token: str | None = None,
-                     delta: str | None = None) -> None:
+                     delta: str | None = None, svg: str | None = None) -> None:
         if not origin_allowed(websocket):
             await websocket.close(code=4403)  # the handshake is refused with HTTP 403
             return
@@ -79,7 +82,8 @@ def add_socket_route(app: FastAPI, service: GameService) -> None:
         if token and not match.seats_of(token):
             notice = {"type": "error", "message": "this token holds no seat here: you are watching"}
             token = None
-        connection = service.hub.join(game_id, websocket, token, delta=delta in ("1", "true"))
+        connection = service.hub.join(game_id, websocket, token, delta=delta in ("1", "true"),
+                                      svg_patch=svg == "patch")
         try:
             if notice:
                 connection.send(notice)

@@ -37,6 +37,7 @@ if (linkToken || !token) {
 }
 
 let state = null;
+let boardPieces = null;  // the board shown, its SVG cut at "><" (what svg_patch edits)
 let picker = null;
 let socket = null;
 let pending = false;
@@ -69,13 +70,14 @@ function toast(message, kind = "error") {
 // ------------------------------------------------------------------ connection
 function connect() {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
-  const query = token ? `?token=${encodeURIComponent(token)}` : "";
+  // delta=1 and svg=patch: states carry only the new moves and the board's changes.
+  const query = `?delta=1&svg=patch${token ? `&token=${encodeURIComponent(token)}` : ""}`;
   socket = new WebSocket(`${scheme}://${location.host}/ws/games/${encodeURIComponent(gameId)}${query}`);
   setConn("connecting…", "wait");
   socket.addEventListener("open", () => { retry = 500; setConn("online", "ok"); });
   socket.addEventListener("message", (event) => {
     const message = JSON.parse(event.data);
-    if (message.type === "state") receive(message);
+    if (message.type === "state") receive(complete(message));
     else if (message.type === "error") { pending = false; toast(message.message); refreshInput(); }
     else if (message.type === "pong") onPong();
   });
@@ -117,6 +119,23 @@ function send(message, { quiet = false } = {}) {
 }
 
 // --------------------------------------------------------------------- state
+/** The whole state from a delta one (see docs/web.md): the move list from the one
+ * already shown and `history_tail`, the board from the one shown and `svg_patch`
+ * (edits of the SVG cut at "><", applied like `splice`). */
+function complete(next) {
+  if (Array.isArray(next.history_tail)) {
+    const kept = next.history_since && state ? state.history.slice(0, next.history_since) : [];
+    next.history = kept.concat(next.history_tail);
+  }
+  if (typeof next.svg === "string") {
+    boardPieces = next.svg.split("><");
+  } else if (Array.isArray(next.svg_patch) && boardPieces) {
+    for (const [at, remove, pieces] of next.svg_patch) boardPieces.splice(at, remove, ...pieces);
+    next.svg = boardPieces.join("><");
+  }
+  return next;
+}
+
 function receive(next) {
   const fresh = !state || state.ply !== next.ply || state.your_turn !== next.your_turn
     || state.is_over !== next.is_over;
