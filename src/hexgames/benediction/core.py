@@ -745,9 +745,27 @@ def _fill(params, owner, meta, out, m, lx):  # type: ignore[no-untyped-def]
 
 
 @njit
-def pos_generate(G, S8, meta, lx, W, WB):  # type: ignore[no-untyped-def]
+def _core_parts(CW):  # type: ignore[no-untyped-def]
+    """``G``, ``W`` and ``WB`` of a core's one buffer ``CW`` (see :meth:`Core.__init__`)."""
+    L = G_LAYOUT
+    return (CW[0 : CW[L]], CW[CW[L + 1] : CW[L + 1] + CW[L + 2]].view(np.int32),
+            CW[CW[L + 3] : CW[L + 3] + CW[L + 4]].view(np.bool_))
+
+
+@njit
+def _pos_parts(PB, n):  # type: ignore[no-untyped-def]
+    """``S8`` and ``meta`` of a position's one buffer ``PB`` (int8: ``4 n`` board bytes,
+    padded to 8, then ``meta`` as int64)."""
+    mo = (4 * n + 7) // 8 * 8
+    return PB[0 : 4 * n], PB[mo : mo + 8 * META_LEN].view(np.int64)
+
+
+@njit
+def pos_generate(CW, PB, lx):  # type: ignore[no-untyped-def]
     """List the legal actions into ``lx``; returns how many (see :func:`_fill`)."""
+    G, W, WB = _core_parts(CW)
     geo, params = _unpack(G)
+    S8, meta = _pos_parts(PB, params[P_N])
     n = params[P_N]
     na = n * n * params[P_K] + 2 * n
     owner = S8[0:n]
@@ -757,11 +775,14 @@ def pos_generate(G, S8, meta, lx, W, WB):  # type: ignore[no-untyped-def]
 
 
 @njit
-def pos_play(G, S8, meta, FL, lx, nleg, ext, W, WB):  # type: ignore[no-untyped-def]
+def pos_play(CW, PB, FL, lx, nleg, ext):  # type: ignore[no-untyped-def]
     """Play the action with extended code ``ext`` if it is among the ``nleg`` listed in
     ``lx`` (else return -1, changing nothing; -2 when ``FL`` needs room first), log it for
     undo, settle its consequences and list the next legal actions (returns how many)."""
+    G, W, WB = _core_parts(CW)
     geo, params = _unpack(G)
+    n = params[P_N]
+    S8, meta = _pos_parts(PB, n)
     found = False
     for x in range(nleg):
         if lx[x] == ext:
@@ -769,7 +790,6 @@ def pos_play(G, S8, meta, FL, lx, nleg, ext, W, WB):  # type: ignore[no-untyped-
             break
     if not found:
         return -1
-    n = params[P_N]
     fcap = meta[M_FCAP]
     lcap = meta[M_LCAP]
     if meta[M_NFRAME] + 1 >= fcap or meta[M_NLOG] + 3 * n + 16 > lcap:
@@ -796,13 +816,15 @@ def pos_play(G, S8, meta, FL, lx, nleg, ext, W, WB):  # type: ignore[no-untyped-
 
 
 @njit
-def pos_undo(G, S8, meta, FL, lx, W, WB):  # type: ignore[no-untyped-def]
+def pos_undo(CW, PB, FL, lx):  # type: ignore[no-untyped-def]
     """Take back the last logged action and list the legal actions again (returns how
     many, see :func:`_fill`; -1 when there is nothing to take back)."""
-    if meta[M_NFRAME] == 0:
-        return -1
+    G, W, WB = _core_parts(CW)
     geo, params = _unpack(G)
     n = params[P_N]
+    S8, meta = _pos_parts(PB, n)
+    if meta[M_NFRAME] == 0:
+        return -1
     fcap = meta[M_FCAP]
     lcap = meta[M_LCAP]
     frames = FL[0 : fcap * FRAME_LEN].reshape((fcap, FRAME_LEN))
@@ -818,11 +840,13 @@ def pos_undo(G, S8, meta, FL, lx, W, WB):  # type: ignore[no-untyped-def]
 
 
 @njit
-def pos_recount(G, S8, meta):  # type: ignore[no-untyped-def]
+def pos_recount(CW, PB):  # type: ignore[no-untyped-def]
     """Recompute what follows from the board (the key of the men and blocks, checkers
     and blessed kings per colour, block adjacency) after the board was written whole."""
+    G, _, _ = _core_parts(CW)
     geo, params = _unpack(G)
     n = params[P_N]
+    S8, meta = _pos_parts(PB, n)
     badj = geo[3]
     zman = geo[5]
     zflag = geo[6]
@@ -853,18 +877,13 @@ def pos_recount(G, S8, meta):  # type: ignore[no-untyped-def]
 
 
 @njit
-def pos_key(G, meta):  # type: ignore[no-untyped-def]
-    """:func:`state_key` for a position (signed 64 bits)."""
-    geo, _ = _unpack(G)
-    return state_key(geo, meta)
-
-
-@njit
-def pos_reach(G, S8, i, steps, c, out):  # type: ignore[no-untyped-def]
+def pos_reach(CW, PB, i, steps, c, out):  # type: ignore[no-untyped-def]
     """Where a stack of colour ``c`` on ``i`` can travel in at most ``steps`` steps:
     writes ``(target, passed the enemy wall)`` pairs to ``out``; returns how many."""
+    G, _, _ = _core_parts(CW)
     geo, params = _unpack(G)
     n = params[P_N]
+    S8 = PB[0 : 4 * n]
     scratch = np.full(3 * n, _BIG, np.int32)
     fnp = scratch[0:n]
     fp = scratch[n : 2 * n]
@@ -882,7 +901,10 @@ def pos_reach(G, S8, i, steps, c, out):  # type: ignore[no-untyped-def]
 #: parameters, then one header entry (offset and four dimensions) per geometry array.
 G_HEADER = PARAMS_LEN
 _GEO_ARRAYS = 9
-G_DATA = G_HEADER + 5 * _GEO_ARRAYS
+#: Where a core's ``CW`` buffer says where its parts are (in int64 words): the length of
+#: ``G``, then offset and length of ``W`` (int32 work) and of ``WB`` (bool work).
+G_LAYOUT = G_HEADER + 5 * _GEO_ARRAYS
+G_DATA = G_LAYOUT + 5
 
 
 @cache
@@ -916,12 +938,14 @@ def _geometry_arrays(side: int) -> tuple[np.ndarray, ...]:
     return (rays, portal, nbr, badj, wall, zman, zflag, zconst, wall_pts)
 
 
-def _pack(params: np.ndarray, side: int) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+def _pack(
+    params: np.ndarray, side: int, extra: int = 0
+) -> tuple[np.ndarray, int, tuple[np.ndarray, ...]]:
     """One flat int64 buffer ``G`` holding the parameters and the geometry (so that a
     compiled call takes one argument for both), and the geometry as views of it."""
     arrays = _geometry_arrays(side)
     total = G_DATA + sum(a.size for a in arrays)
-    g = np.zeros(total, np.int64)
+    g = np.zeros(total + extra, np.int64)
     g[:PARAMS_LEN] = params
     offset = G_DATA
     views = []
@@ -932,7 +956,7 @@ def _pack(params: np.ndarray, side: int) -> tuple[np.ndarray, tuple[np.ndarray, 
         g[offset : offset + array.size] = array.ravel()
         views.append(g[offset : offset + array.size].reshape(array.shape))
         offset += array.size
-    return g, tuple(views)
+    return g, total, tuple(views)
 
 
 class Core:
@@ -963,18 +987,26 @@ class Core:
             params[zo + 1 : zo + 1 + len(zone)] = zone
         #: Parameters and geometry in one flat buffer (see :func:`_pack`); ``params`` and
         #: ``geo`` are views of it (the compiled kernels never write them).
-        self.G, self.geo = _pack(params, self.rules.board_side)
-        self.params = self.G[:PARAMS_LEN]
         #: Size of the fixed action space (codes run ``0 .. num_actions - 1``).
-        self.num_actions = n * n * self.k + 2 * n
+        self.num_actions = na = n * n * self.k + 2 * n
+        # One int64 buffer ``CW`` for the Position drivers: ``G`` (parameters and
+        # geometry), then ``W`` (int32: a generation's output, then the scratch), then
+        # ``WB`` (bool); see _core_parts.
+        wlen = (na + 5 * n + 1) // 2
+        wblen = (na + 7) // 8
+        cw, glen, self.geo = _pack(params, self.rules.board_side, wlen + wblen)
+        cw[G_LAYOUT : G_LAYOUT + 5] = (glen, glen, wlen, glen + wlen, wblen)
+        self.CW = cw
+        self.G = cw[:glen]
+        self.params = self.G[:PARAMS_LEN]
+        self.W = cw[glen : glen + wlen].view(np.int32)
+        self.W[:] = _BIG
+        self.WB = cw[glen + wlen :].view(np.bool_)
         self.man_space = n * n * self.k
         #: Extended code -> shared :class:`Action` (filled on demand) and back by the
         #: ``id`` of those shared instances (which live as long as this table).
         self.actions = _ActionTable(self)
         self.ids: dict[int, int] = {}
-        #: Work buffers of the Position drivers (output of a generation, then scratch).
-        self.W = np.full(self.num_actions + 5 * n, _BIG, np.int32)
-        self.WB = np.zeros(self.num_actions, np.bool_)
 
     # ------------------------------------------------------------- actions
     def to_action(self, code: int, owner: Any, to_move: int) -> Action:
@@ -1011,12 +1043,15 @@ class Core:
         """The start position of this variant (as :meth:`Position.initial`)."""
         s = CoreState(self)
         n = self.n
-        s8 = np.zeros(4 * n, np.int8)
+        pb = np.zeros(_pb_len(n), np.int8)
+        s8 = pb[: 4 * n]
         self.set_up(s8[:n], s8[n : 2 * n], s8[2 * n : 3 * n])
+        pos_recount(self.CW, pb)
+        s.meta[:] = pb[_meta_at(n) :].view(np.int64)
         s.meta[M_TO] = RED
         s.meta[M_AL] = self.rules.first_turn_actions
         s.meta[M_TURN] = 1
-        pos_recount(self.G, s8, s.meta)
+        s.meta[M_LOGGING] = 1
         s.owner[:], s.size[:], s.flags[:] = s8[:n], s8[n : 2 * n], s8[2 * n : 3 * n]
         return s
 
@@ -1035,6 +1070,15 @@ class Core:
         :attr:`num_actions`); ``KeyError`` for a point not on the board."""
         code = self.code_of(action)
         return code + self.num_actions if action.kind == "merge" else code
+
+
+def _meta_at(n: int) -> int:
+    """Where ``meta`` starts in a position's buffer ``PB`` (see :func:`_pos_parts`)."""
+    return (4 * n + 7) // 8 * 8
+
+
+def _pb_len(n: int) -> int:
+    return _meta_at(n) + 8 * META_LEN
 
 
 class _ActionTable(dict[int, Action]):

@@ -63,6 +63,12 @@ W_ATTACKED = 0.9  # per side: one of its kings can be captured by the enemy's ne
 W_PORTAL = 0.9  # per side: one of its kings stands one action from a blessing
 
 
+def _ints(values: Sequence[int]) -> list[int]:
+    """A board array as a list of Python ints (the engine's are numpy views)."""
+    tolist = getattr(values, "tolist", None)
+    return tolist() if tolist is not None else list(values)
+
+
 @cache
 def _wall_distance(side: int) -> tuple[tuple[int, ...], ...]:
     """``dist[c][i]``: hex steps from point ``i`` to the nearest point of the wall that
@@ -77,7 +83,7 @@ def _wall_distance(side: int) -> tuple[tuple[int, ...], ...]:
 
 
 def _kings(position: Position, color: int) -> list[int]:
-    owner, flags = position.owners, position.flags
+    owner, flags = _ints(position.owners), _ints(position.flags)
     return [i for i, o in enumerate(owner) if o == color and flags[i] & KING]
 
 
@@ -89,7 +95,7 @@ def attackers(position: Position, color: int) -> int:
     if not kings:
         return 0
     enemy = 3 - color
-    owner, size = position.owners, position.sizes
+    owner, size = _ints(position.owners), _ints(position.sizes)
     reach = position.reach_indices
     count = 0
     for i, o in enumerate(owner):
@@ -103,7 +109,7 @@ def attackers(position: Position, color: int) -> int:
 def portal_threat(position: Position, color: int) -> bool:
     """True when a king of ``color`` can pass the enemy wall with one action (a move onto
     an empty or enemy point, or a merge onto a friendly non-king man), which blesses it."""
-    owner, size, flags = position.owners, position.sizes, position.flags
+    owner, size, flags = _ints(position.owners), _ints(position.sizes), _ints(position.flags)
     for k in _kings(position, color):
         for j, passed in position.reach_indices(k, size[k], color).items():
             if passed and (owner[j] != color or not flags[j] & KING):
@@ -160,7 +166,7 @@ def _bridge_targets(position: Position, color: int) -> set[str]:
     the points of each connected group of ``color``'s men that contains a king, and the
     points next to it not held by ``color``."""
     t = position.tables
-    owner = position.owners
+    owner = _ints(position.owners)
     neighbours = t.board.neighbours
     labels = t.board.labels
     seen: set[int] = set()
@@ -192,7 +198,7 @@ def heuristic(position: Position) -> float:
     side = position.tables.board.side
     dist = _wall_distance(side)
     far = float(2 * (side - 1))
-    owner, size, flags = position.owners, position.sizes, position.flags
+    owner, size, flags = _ints(position.owners), _ints(position.sizes), _ints(position.flags)
     count = position.checker_counts
     progress = [0.0, 0.0, 0.0]
     best_king = [0.0, 0.0, 0.0]
@@ -243,7 +249,7 @@ def _bridge_progress(position: Position, dist: Sequence[Sequence[int]], far: flo
     """Per colour: how close (0..1) the best group touching its own wall comes to the
     enemy wall (1 = a bridge)."""
     t = position.tables
-    owner = position.owners
+    owner = _ints(position.owners)
     neighbours = t.board.neighbours
     out = [0.0, 0.0, 0.0]
     for color in (RED, BLUE):
@@ -274,7 +280,7 @@ def action_priors(position: Position, actions: Sequence[Action]) -> list[float]:
     next to a king (where they defend or hem in)."""
     t = position.tables
     index = t.index
-    owner, flags, size = position.owners, position.flags, position.sizes
+    owner, flags, size = _ints(position.owners), _ints(position.flags), _ints(position.sizes)
     color = position.to_move_code
     enemy = 3 - color
     dist = _wall_distance(t.board.side)[color]

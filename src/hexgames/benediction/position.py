@@ -212,11 +212,9 @@ class Position:
     """
 
     __slots__ = (
+        "_CW",
         "_FL",
-        "_G",
-        "_S8",
-        "_W",
-        "_WB",
+        "_PB",
         "_acts",
         "_core",
         "_fv",
@@ -229,8 +227,8 @@ class Position:
         "_nleg",
         "_ov",
         "_rules",
-        "_starts",
         "_start_text",
+        "_starts",
         "_sv",
         "_tables",
         "_zone",
@@ -270,10 +268,11 @@ class Position:
             (blue_start, *t.board.neighbours[blue_start]),
         )
         core = self._core = _core.core_for(self._rules, self._starts)
-        self._G, self._W, self._WB = core.G, core.W, core.WB
+        self._CW = core.CW
         self._acts, self._ids = core.actions, core.ids
-        self._S8 = np.zeros(4 * n, np.int8)
-        meta = self._meta = np.zeros(_core.META_LEN, np.int64)
+        self._PB = np.zeros(_core._pb_len(n), np.int8)
+        self._views()
+        meta = self._meta
         meta[_M_TO] = RED
         meta[_M_AL] = 2
         meta[_M_TURN] = 1
@@ -284,23 +283,24 @@ class Position:
         self._FL = np.zeros(_FRAMES0 * _FRAME_LEN + lcap * 4, np.int64)
         self._lx = np.zeros(256, np.int32)
         self._nleg = 0
-        self._lcodes: list[int] | None = None
+        self._lcodes: ActionList | None = None
         self._history: list[Action] = []
         self._start_text: str | None = None
-        self._views()
         self._regenerate()
 
     def _views(self) -> None:
+        """Views of ``_PB``: the board arrays (read-only) and ``_meta``."""
         n = len(self._is_start)
-        s8 = self._S8
-        self._ov = _readonly(s8[:n])
-        self._sv = _readonly(s8[n : 2 * n])
-        self._fv = _readonly(s8[2 * n : 3 * n])
+        pb = self._PB
+        self._ov = _readonly(pb[:n])
+        self._sv = _readonly(pb[n : 2 * n])
+        self._fv = _readonly(pb[2 * n : 3 * n])
+        self._meta = pb[_core._meta_at(n) :].view(np.int64)
 
     def _regenerate(self) -> None:
         """List the legal actions again (after the board was written whole)."""
         while True:
-            m = _pos_generate(self._G, self._S8, self._meta, self._lx, self._W, self._WB)
+            m = _pos_generate(self._CW, self._PB, self._lx)
             if m >= 0:
                 break
             self._lx = np.zeros(max(-3 - m, 2 * len(self._lx)), np.int32)
@@ -313,10 +313,10 @@ class Position:
         on each other point of its zone; Red acts, with ``rules.first_turn_actions``."""
         p = cls(rules)
         n = len(p._is_start)
-        s8 = p._S8
+        s8 = p._PB
         p._core.set_up(s8[:n], s8[n : 2 * n], s8[2 * n : 3 * n])
         p._meta[_M_AL] = p._rules.first_turn_actions
-        _core.pos_recount(p._G, s8, p._meta)
+        _core.pos_recount(p._CW, s8)
         p._regenerate()
         return p
 
@@ -338,14 +338,14 @@ class Position:
         p = cls(parsed.rules, starts=parsed.starts)
         index = p._tables.index
         n = len(p._is_start)
-        s8 = p._S8
+        s8 = p._PB
         for label, (color, size, flags) in parsed.men.items():
             i = index[label]
             s8[i], s8[n + i], s8[2 * n + i] = color, size, flags
         for label in parsed.blocks:
             s8[index[label]] = BLOCK
         meta = p._meta
-        _core.pos_recount(p._G, s8, meta)
+        _core.pos_recount(p._CW, s8)
         winner = parsed.winner
         if winner == _WIN_NONE:
             meta[_M_TO] = parsed.to_move
@@ -404,8 +404,7 @@ class Position:
         other = object.__new__(Position)
         for name in Position.__slots__:
             setattr(other, name, getattr(self, name))
-        other._S8 = self._S8.copy()
-        other._meta = self._meta.copy()
+        other._PB = self._PB.copy()
         other._FL = self._FL.copy()
         other._lx = self._lx.copy()
         other._history = list(self._history)
@@ -421,8 +420,8 @@ class Position:
     def __reduce__(self) -> tuple[Any, ...]:
         labels = self._tables.board.labels
         state = (
-            self._rules, (labels[self._starts[0]], labels[self._starts[1]]), self._S8,
-            self._meta, self._FL, list(self._history), self._start_text,
+            self._rules, (labels[self._starts[0]], labels[self._starts[1]]), self._PB,
+            self._FL, list(self._history), self._start_text,
         )
         return _restore, state
 
@@ -669,17 +668,17 @@ class Position:
         if steps < 1:
             return {}
         out = np.empty((n, 2), np.int64)
-        m = _core.pos_reach(self._G, self._S8, int(origin), int(steps), int(color), out)
+        m = _core.pos_reach(self._CW, self._PB, int(origin), int(steps), int(color), out)
         return {j: bool(p) for j, p in out[:m].tolist()}
 
     # ------------------------------------------------------------- generation
     def legal_actions(self) -> ActionList:
         """Every legal action exactly once (empty when the game is over), as a lazy
         read-only sequence (see :class:`ActionList`)."""
-        codes = self._lcodes
-        if codes is None:
-            codes = self._lcodes = self._lx[: self._nleg].tolist()
-        return ActionList(codes, self._acts)
+        listed = self._lcodes
+        if listed is None:
+            listed = self._lcodes = ActionList(self._lx[: self._nleg].tolist(), self._acts)
+        return listed
 
     def legal_action_count(self) -> int:
         """``len(legal_actions())`` without listing them."""
@@ -698,8 +697,7 @@ class Position:
         ext = self._ids.get(id(action))
         if ext is None:
             ext = self._ext_of(action)
-        m = _pos_play(self._G, self._S8, self._meta, self._FL, self._lx, self._nleg, ext,
-                      self._W, self._WB)
+        m = _pos_play(self._CW, self._PB, self._FL, self._lx, self._nleg, ext)
         if m < 0:
             m = self._play_slow(action, ext, m)
         self._nleg = m
@@ -719,8 +717,7 @@ class Position:
         list longer than ``lx``."""
         while m == -2:
             self._grow()
-            m = _pos_play(self._G, self._S8, self._meta, self._FL, self._lx, self._nleg,
-                          ext, self._W, self._WB)
+            m = _pos_play(self._CW, self._PB, self._FL, self._lx, self._nleg, ext)
         if m == -1:
             self._explain(action)
             raise IllegalAction(f"{action} is not a legal action here")
@@ -831,7 +828,7 @@ class Position:
         start)."""
         if not self._history:
             raise IndexError("no action to take back: this is the start position")
-        m = _pos_undo(self._G, self._S8, self._meta, self._FL, self._lx, self._W, self._WB)
+        m = _pos_undo(self._CW, self._PB, self._FL, self._lx)
         if m < 0:
             self._regenerate()
         else:
@@ -881,13 +878,12 @@ class Position:
 
 
 def _restore(
-    rules: Rules, starts: tuple[str, str], s8: np.ndarray, meta: np.ndarray, fl: np.ndarray,
+    rules: Rules, starts: tuple[str, str], pb: np.ndarray, fl: np.ndarray,
     history: list[Action], start_text: str | None,
 ) -> Position:
     """Rebuild a pickled :class:`Position`."""
     p = Position(rules, starts)
-    p._S8[:] = s8
-    p._meta[:] = meta
+    p._PB[:] = pb
     p._FL = np.array(fl, np.int64)
     p._history = list(history)
     p._start_text = start_text
@@ -897,7 +893,9 @@ def _restore(
 
 
 def _is_int(value: object) -> bool:
-    return type(value) is int or (isinstance(value, int) and not isinstance(value, bool))
+    return type(value) is int or (
+        isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+    )
 
 
 def _color_code(color: str) -> int:
