@@ -1293,8 +1293,9 @@ def warm_up(announce: Any = None) -> float:
     import time
 
     from hexgames.benediction._jit import is_cached
+    from hexgames.benediction.position import Position
 
-    if announce is not None and not is_cached(__name__):
+    if announce is not None and not (is_cached(__name__) and _cached(_ENTRY_POINTS)):
         announce("compiling the rules engine, once...")
     start = time.perf_counter()
     state = Core().initial()
@@ -1304,7 +1305,29 @@ def warm_up(announce: Any = None) -> float:
     state.undo()
     state.step(int(codes[0]))
     _ = state.key
+    position = Position.initial()
+    position.play(position.legal_actions()[0])
+    position.undo()
+    position.reach_indices(0, 1, RED)
     return time.perf_counter() - start
+
+
+#: Compiled functions called from Python (each has its own entry in numba's cache).
+_ENTRY_POINTS = (
+    "pos_generate", "pos_play", "pos_undo", "pos_recount", "pos_reach", "random_playouts",
+    "play_and_generate", "generate", "apply", "undo",
+)
+
+
+def _cached(names: tuple[str, ...]) -> bool:
+    """Whether numba's cache holds an index for each of these functions of this module."""
+    import os
+    from pathlib import Path
+
+    source = Path(__file__)
+    cache_dir = os.environ.get("NUMBA_CACHE_DIR")
+    root = Path(cache_dir) if cache_dir else source.parent / "__pycache__"
+    return all(any(root.rglob(f"{source.stem}.{name}-*.nbi")) for name in names)
 
 
 class Kernel:
@@ -1331,7 +1354,8 @@ class Kernel:
         """``(winner_seats, lengths)`` of random games from ``state`` (a
         :class:`Position` or a :class:`CoreState`)."""
         if not isinstance(state, CoreState):
-            state = CoreState.from_position(state)
+            convert = getattr(state, "core_state", None)  # a Position: a copy of its arrays
+            state = convert() if convert is not None else CoreState.from_position(state)
         winners, lengths, _ = state.random_playouts(games, seed, max_actions)
         seats = np.where((winners == RED) | (winners == BLUE), winners - 1, -1)
         return seats, lengths

@@ -684,6 +684,20 @@ class Position:
         """``len(legal_actions())`` without listing them."""
         return self._nleg
 
+    def core_state(self) -> _core.CoreState:
+        """This position (without its history) as a :class:`~.core.CoreState`, the form
+        the batched kernels (random playouts) start from: a copy of the arrays."""
+        s = _core.CoreState(self._core)
+        n = len(self._is_start)
+        pb = self._PB
+        s.owner[:], s.size[:], s.flags[:], s.near[:] = (
+            pb[:n], pb[n : 2 * n], pb[2 * n : 3 * n], pb[3 * n : 4 * n]
+        )
+        s.meta[:] = self._meta
+        s.meta[_core.M_NLOG] = s.meta[_M_NFRAME] = 0
+        s.meta[_core.M_LOGGING] = 1
+        return s
+
     # ------------------------------------------------------------------- play
     def play(self, action: Action | str) -> None:
         """Play one action (an :class:`Action` or its notation).
