@@ -119,6 +119,10 @@ def play_both(rules: Rules, seed: int) -> int:
             if rng.random() < 0.3 and probe.kind in ("move", "merge"):
                 other = "merge" if probe.kind == "move" else "move"
                 probe = Action(other, probe.origin, probe.target)
+            elif rng.random() < 0.2 and probe.origin is not None:
+                # a split of more checkers than any stack may hold (no action code)
+                count = rules.max_stack + rng.randrange(2)
+                probe = Action("split", probe.origin, probe.target, count)
             assert refusal(q, probe) == refusal(o, probe), (o.to_text(), str(probe))
             same_position(o, q, full=False)
         if not legal:

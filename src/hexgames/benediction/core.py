@@ -1067,7 +1067,11 @@ class Core:
 
     def ext_of(self, action: Action) -> int:
         """The extended code of an action of this board (a merge: its code plus
-        :attr:`num_actions`); ``KeyError`` for a point not on the board."""
+        :attr:`num_actions`; -1 for a split of ``max_stack`` or more checkers, which has
+        no code and is never legal); ``KeyError`` for a point not on the board."""
+        if not 0 <= action.count < self.k:  # never legal: a stack holds <= max_stack
+            self.code_of(action)  # KeyError for a point off the board
+            return -1
         code = self.code_of(action)
         return code + self.num_actions if action.kind == "merge" else code
 
