@@ -775,10 +775,11 @@ def pos_generate(CW, PB, lx):  # type: ignore[no-untyped-def]
 
 
 @njit
-def pos_play(CW, PB, FL, lx, nleg, ext):  # type: ignore[no-untyped-def]
+def pos_play(CW, PB, FL, lx, out, nleg, ext):  # type: ignore[no-untyped-def]
     """Play the action with extended code ``ext`` if it is among the ``nleg`` listed in
     ``lx`` (else return -1, changing nothing; -2 when ``FL`` needs room first), log it for
-    undo, settle its consequences and list the next legal actions (returns how many)."""
+    undo, settle its consequences and list the next legal actions in ``out`` (which may
+    be ``lx``); returns how many (see :func:`_fill`)."""
     G, W, WB = _core_parts(CW)
     geo, params = _unpack(G)
     n = params[P_N]
@@ -802,17 +803,17 @@ def pos_play(CW, PB, FL, lx, nleg, ext):  # type: ignore[no-untyped-def]
     size = S8[n : 2 * n]
     flags = S8[2 * n : 3 * n]
     near = S8[3 * n : 4 * n]
-    out = W[0:na]
+    work = W[0:na]
     scratch = W[na : na + 5 * n]
     passed = passed_wall(geo, params, owner, size, meta, code, scratch)
     _apply_rules(geo, params, owner, size, flags, near, meta, log, frames, code, passed, scratch)
     m = 0
     if meta[M_WIN] == WIN_NONE:
-        m = generate(geo, params, owner, size, flags, near, meta, out, WB, scratch)
+        m = generate(geo, params, owner, size, flags, near, meta, work, WB, scratch)
         if m == 0:
             _stuck(meta)
     _settle(meta)
-    return _fill(params, owner, meta, out, m, lx)
+    return _fill(params, owner, meta, work, m, out)
 
 
 @njit

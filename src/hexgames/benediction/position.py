@@ -145,18 +145,24 @@ def merge_problem(
 
 class ActionList(Sequence[Action]):
     """The legal actions of a position, in the engine's order: a read-only sequence of
-    :class:`Action` built from integer codes, each turned into its (shared) action only
-    when read. It is a snapshot: playing on the position does not change it. Compares
-    equal to a list or tuple of the same actions; ``list(...)`` for a real list."""
+    :class:`Action` over the engine's integer codes, each turned into its (shared) action
+    only when read. It is a snapshot: playing on the position does not change it (the
+    position then lists into a new buffer). Compares equal to a list or tuple of the same
+    actions; ``list(...)`` for a real list."""
 
-    __slots__ = ("_acts", "_codes")
+    __slots__ = ("_acts", "_lx", "_m")
 
-    def __init__(self, codes: list[int], acts: dict[int, Action]) -> None:
-        self._codes = codes
+    def __init__(self, lx: np.ndarray, m: int, acts: dict[int, Action]) -> None:
+        self._lx = lx
+        self._m = m
         self._acts = acts
 
+    @property
+    def _codes(self) -> list[int]:
+        return self._lx[: self._m].tolist()  # type: ignore[no-any-return]
+
     def __len__(self) -> int:
-        return len(self._codes)
+        return self._m
 
     @overload
     def __getitem__(self, index: int) -> Action: ...
@@ -168,7 +174,10 @@ class ActionList(Sequence[Action]):
         if isinstance(index, slice):
             acts = self._acts
             return [acts[c] for c in self._codes[index]]
-        return self._acts[self._codes[index]]
+        m = self._m
+        if not -m <= index < m:
+            raise IndexError("action index out of range")
+        return self._acts[self._lx.item(index if index >= 0 else m + index)]
 
     def __iter__(self) -> Iterator[Action]:
         return map(self._acts.__getitem__, self._codes)
@@ -299,6 +308,8 @@ class Position:
 
     def _regenerate(self) -> None:
         """List the legal actions again (after the board was written whole)."""
+        if self._lcodes is not None:  # an ActionList handed out keeps its buffer
+            self._lx = np.empty(len(self._lx), np.int32)
         while True:
             m = _pos_generate(self._CW, self._PB, self._lx)
             if m >= 0:
@@ -407,6 +418,7 @@ class Position:
         other._PB = self._PB.copy()
         other._FL = self._FL.copy()
         other._lx = self._lx.copy()
+        other._lcodes = None
         other._history = list(self._history)
         other._views()
         return other
@@ -677,7 +689,7 @@ class Position:
         read-only sequence (see :class:`ActionList`)."""
         listed = self._lcodes
         if listed is None:
-            listed = self._lcodes = ActionList(self._lx[: self._nleg].tolist(), self._acts)
+            listed = self._lcodes = ActionList(self._lx, self._nleg, self._acts)
         return listed
 
     def legal_action_count(self) -> int:
@@ -711,11 +723,16 @@ class Position:
         ext = self._ids.get(id(action))
         if ext is None:
             ext = self._ext_of(action)
-        m = _pos_play(self._CW, self._PB, self._FL, self._lx, self._nleg, ext)
+        lx = self._lx
+        # an ActionList handed out keeps the current buffer: list into a new one
+        out = lx if self._lcodes is None else np.empty(len(lx), np.int32)
+        m = _pos_play(self._CW, self._PB, self._FL, lx, out, self._nleg, ext)
         if m < 0:
-            m = self._play_slow(action, ext, m)
-        self._nleg = m
-        self._lcodes = None
+            self._play_slow(action, ext, m, out)
+        else:
+            self._lx = out
+            self._nleg = m
+            self._lcodes = None
         self._history.append(action)
 
     def _ext_of(self, action: Action) -> int:
@@ -726,19 +743,23 @@ class Position:
                 self._action_point(label)
             raise
 
-    def _play_slow(self, action: Action, ext: int, m: int) -> int:
-        """The rare outcomes of the compiled play: refused, out of log room, or a legal
-        list longer than ``lx``."""
+    def _play_slow(self, action: Action, ext: int, m: int, out: np.ndarray) -> None:
+        """The rare outcomes of the compiled play: refused (raises), out of log room
+        (grows it and plays), or a legal list longer than ``out`` (lists again into a
+        larger buffer)."""
         while m == -2:
             self._grow()
-            m = _pos_play(self._CW, self._PB, self._FL, self._lx, self._nleg, ext)
+            m = _pos_play(self._CW, self._PB, self._FL, self._lx, out, self._nleg, ext)
         if m == -1:
             self._explain(action)
             raise IllegalAction(f"{action} is not a legal action here")
+        self._lcodes = None
         if m < 0:
+            self._lx = np.zeros(max(-3 - m, 2 * len(out)), np.int32)
             self._regenerate()
-            m = self._nleg
-        return m
+        else:
+            self._lx = out
+            self._nleg = m
 
     def _grow(self) -> None:
         """Double the room for undo frames and log entries."""
@@ -842,10 +863,12 @@ class Position:
         start)."""
         if not self._history:
             raise IndexError("no action to take back: this is the start position")
-        m = _pos_undo(self._CW, self._PB, self._FL, self._lx)
+        out = self._lx if self._lcodes is None else np.empty(len(self._lx), np.int32)
+        m = _pos_undo(self._CW, self._PB, self._FL, out)
         if m < 0:
             self._regenerate()
         else:
+            self._lx = out
             self._nleg = m
             self._lcodes = None
         return self._history.pop()
