@@ -125,11 +125,21 @@ def play_both(rules: Rules, seed: int) -> int:
                 probe = Action("split", probe.origin, probe.target, count)
             assert refusal(q, probe) == refusal(o, probe), (o.to_text(), str(probe))
             same_position(o, q, full=False)
+        if o.ply % 16 == 5:  # the actions that win at once, by trying each on the oracle
+            mover, wins = o.to_move, set()
+            for candidate in legal:
+                o.play(candidate)
+                if o.winner == mover:
+                    wins.add(candidate)
+                o.undo()
+            assert set(q.immediate_wins()) == wins
         if not legal:
             break
         action = legal[rng.randrange(len(legal))]
         seen.append(action)
+        mover, quick_wins = o.to_move, set(q.immediate_wins())
         o.play(action)
+        assert (o.winner == mover) == (action in quick_wins)
         road = rng.randrange(3)  # the listed instance, its notation, a new equal Action
         if road == 0:
             q.play(next(a for a in listed if a == action))

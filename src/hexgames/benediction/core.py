@@ -841,6 +841,51 @@ def pos_undo(CW, PB, FL, lx):  # type: ignore[no-untyped-def]
 
 
 @njit
+def pos_wins(CW, PB, FL, lx, nleg, out):  # type: ignore[no-untyped-def]
+    """The listed actions (``lx[:nleg]``) after which the player to act has won at once
+    (king captured, blessed king, or the opponent left without a legal action): writes
+    their extended codes to ``out`` and returns how many (-2 when ``FL`` needs room).
+    Each is played and taken back inside this call; the position is left unchanged."""
+    G, W, WB = _core_parts(CW)
+    geo, params = _unpack(G)
+    n = params[P_N]
+    S8, meta = _pos_parts(PB, n)
+    fcap = meta[M_FCAP]
+    lcap = meta[M_LCAP]
+    if meta[M_NFRAME] + 1 >= fcap or meta[M_NLOG] + 3 * n + 16 > lcap:
+        return -2
+    frames = FL[0 : fcap * FRAME_LEN].reshape((fcap, FRAME_LEN))
+    log = FL[fcap * FRAME_LEN : fcap * FRAME_LEN + lcap * 4].reshape((lcap, 4))
+    na = n * n * params[P_K] + 2 * n
+    owner = S8[0:n]
+    size = S8[n : 2 * n]
+    flags = S8[2 * n : 3 * n]
+    near = S8[3 * n : 4 * n]
+    work = W[0:na]
+    scratch = W[na : na + 5 * n]
+    c = meta[M_TO]
+    logging = meta[M_LOGGING]
+    meta[M_LOGGING] = 1
+    k = 0
+    for x in range(nleg):
+        ext = lx[x]
+        code = ext - na if ext >= na else ext
+        passed = passed_wall(geo, params, owner, size, meta, code, scratch)
+        _apply_rules(geo, params, owner, size, flags, near, meta, log, frames, code, passed,
+                     scratch)
+        won = meta[M_WIN] == c
+        if meta[M_WIN] == WIN_NONE and meta[M_TO] != c:  # rule 6.6, for the opponent
+            won = not _has_action(geo, params, owner, size, flags, near, meta, work, WB,
+                                  scratch)
+        undo(geo, params, owner, size, flags, near, meta, log, frames)
+        if won:
+            out[k] = ext
+            k += 1
+    meta[M_LOGGING] = logging
+    return k
+
+
+@njit
 def pos_recount(CW, PB):  # type: ignore[no-untyped-def]
     """Recompute what follows from the board (the key of the men and blocks, checkers
     and blessed kings per colour, block adjacency) after the board was written whole."""
@@ -1314,12 +1359,14 @@ def warm_up(announce: Any = None) -> float:
     position.play(position.legal_actions()[0])
     position.undo()
     position.reach_indices(0, 1, RED)
+    position.immediate_wins()
     return time.perf_counter() - start
 
 
 #: Compiled functions called from Python (each has its own entry in numba's cache).
 _ENTRY_POINTS = (
-    "pos_generate", "pos_play", "pos_undo", "pos_recount", "pos_reach", "random_playouts",
+    "pos_generate", "pos_play", "pos_undo", "pos_recount", "pos_reach", "pos_wins",
+    "random_playouts",
     "play_and_generate", "generate", "apply", "undo",
 )
 

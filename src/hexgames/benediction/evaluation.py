@@ -118,14 +118,9 @@ def portal_threat(position: Position, color: int) -> bool:
 
 
 def winning_actions(position: Position) -> list[Action]:
-    """Actions of the side to act that win at once (confirmed by playing them).
-
-    Candidates come from the board, not from trying every action: captures of an enemy
-    king, actions of one of the mover's kings (a portal pass blesses it), and actions
-    landing on or next to a group of the mover's men that holds a king (only such an
-    arrival can complete a bridge containing a king, which blesses it). A win by
-    leaving the opponent without any legal action is not looked for (it needs the
-    opponent's whole move list; the search sees it when it plays the action).
+    """Actions of the side to act that win at once (confirmed by playing them): an enemy
+    king captured, a blessed king, or the opponent left without a legal action. Every
+    legal action is tried inside the compiled core (:meth:`Position.immediate_wins`).
     Memoised by rules and position key.
     """
     if position.is_over:
@@ -135,26 +130,7 @@ def winning_actions(position: Position) -> list[Action]:
     found = memo.get(key)
     if found is not None:
         return list(found)
-    color = position.to_move_code
-    enemy = 3 - color
-    labels = position.tables.board.labels
-    enemy_kings = {labels[i] for i in _kings(position, enemy)}
-    own_kings = {labels[i] for i in _kings(position, color)}
-    bridge_targets = _bridge_targets(position, color)
-    wins: list[Action] = []
-    for action in position.legal_actions():
-        target = action.target
-        if not (
-            (target in enemy_kings and action.kind in ("move", "split"))
-            or action.origin in own_kings
-            or target in bridge_targets
-        ):
-            continue
-        position.play(action)
-        won = position.is_over and position.winner == ("red" if color == RED else "blue")
-        position.undo()
-        if won:
-            wins.append(action)
+    wins = position.immediate_wins()
     if len(memo) >= _WIN_CACHE_LIMIT:
         memo.clear()
     memo[key] = wins

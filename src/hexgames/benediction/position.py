@@ -692,6 +692,21 @@ class Position:
             listed = self._lcodes = ActionList(self._lx, self._nleg, self._acts)
         return listed
 
+    def immediate_wins(self) -> list[Action]:
+        """The legal actions after which the player to act has won at once: an enemy
+        king captured, a blessed king, or the opponent left without a legal action
+        (each tried and taken back inside one compiled call)."""
+        if not self._nleg:
+            return []
+        out = np.empty(self._nleg, np.int32)
+        while True:
+            k = _core.pos_wins(self._CW, self._PB, self._FL, self._lx, self._nleg, out)
+            if k != -2:
+                break
+            self._grow()
+        acts = self._acts
+        return [acts[c] for c in out[:k].tolist()]
+
     def legal_action_count(self) -> int:
         """``len(legal_actions())`` without listing them."""
         return self._nleg
