@@ -1052,6 +1052,8 @@ class Core:
         #: Extended code -> shared :class:`Action` (filled on demand) and back by the
         #: ``id`` of those shared instances (which live as long as this table).
         self.actions = _ActionTable(self)
+        #: Output buffer of :func:`pos_reach` (``Position.reach_indices``).
+        self.reach_out = np.empty((n, 2), np.int64)
         self.ids: dict[int, int] = {}
 
     # ------------------------------------------------------------- actions

@@ -664,13 +664,11 @@ class Position:
         ``BLUE``) and at most ``steps`` steps from point index ``origin`` (destination !=
         origin; blocks stop). ``ValueError`` for an index, steps or colour out of range."""
         n = len(self._is_start)
-        if not (
-            _is_int(color)
-            and color in (RED, BLUE)
-            and _is_int(origin)
-            and 0 <= origin < n
-            and _is_int(steps)
-        ):
+        ints = type(origin) is int and type(steps) is int and type(color) is int
+        if not ints and _is_int(color) and _is_int(origin) and _is_int(steps):
+            origin, steps, color = int(origin), int(steps), int(color)
+            ints = True
+        if not ints or color not in (RED, BLUE) or not 0 <= origin < n:
             raise ValueError(
                 f"reach_indices needs a point index 0..{n - 1}, integer "
                 f"steps and a colour code RED=1 or BLUE=2, got ({origin!r}, {steps!r}, "
@@ -679,9 +677,9 @@ class Position:
         steps = min(steps, MAX_TRAVEL)
         if steps < 1:
             return {}
-        out = np.empty((n, 2), np.int64)
-        m = _core.pos_reach(self._CW, self._PB, int(origin), int(steps), int(color), out)
-        return {j: bool(p) for j, p in out[:m].tolist()}
+        out = self._core.reach_out  # shared: read at once (a compiled call holds the GIL)
+        m = _core.pos_reach(self._CW, self._PB, origin, steps, color, out)
+        return {j: p == 1 for j, p in out[:m].tolist()}
 
     # ------------------------------------------------------------- generation
     def legal_actions(self) -> ActionList:
