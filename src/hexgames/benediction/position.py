@@ -729,13 +729,15 @@ class Position:
 
         Raises :class:`IllegalAction` naming the reason, leaving the position unchanged.
         """
-        if isinstance(action, str):
-            action = self.parse_action(action)
-        elif not isinstance(action, Action):
-            raise IllegalAction(f"not a Benediction action: {action!r}")
-        ext = self._ids.get(id(action))
+        ext = self._ids.get(id(action))  # a listed (shared) Action: known at once
         if ext is None:
-            ext = self._ext_of(action)
+            if isinstance(action, str):
+                action = self.parse_action(action)
+            elif not isinstance(action, Action):
+                raise IllegalAction(f"not a Benediction action: {action!r}")
+            ext = self._ids.get(id(action))
+            if ext is None:
+                ext = self._ext_of(action)
         lx = self._lx
         # an ActionList handed out keeps the current buffer: list into a new one
         out = lx if self._lcodes is None else np.empty(len(lx), np.int32)
