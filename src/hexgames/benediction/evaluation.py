@@ -137,32 +137,6 @@ def winning_actions(position: Position) -> list[Action]:
     return list(wins)
 
 
-def _bridge_targets(position: Position, color: int) -> set[str]:
-    """Labels where an arriving man could complete a bridge holding a king of ``color``:
-    the points of each connected group of ``color``'s men that contains a king, and the
-    points next to it not held by ``color``."""
-    t = position.tables
-    owner = _ints(position.owners)
-    neighbours = t.board.neighbours
-    labels = t.board.labels
-    seen: set[int] = set()
-    out: set[str] = set()
-    for king in _kings(position, color):
-        if king in seen:
-            continue
-        group = [king]
-        seen.add(king)
-        for q in group:  # grows while iterating: breadth-first search
-            for r in neighbours[q]:
-                if owner[r] == color and r not in seen:
-                    seen.add(r)
-                    group.append(r)
-        for q in group:
-            out.add(labels[q])
-            out.update(labels[r] for r in neighbours[q] if owner[r] != color)
-    return out
-
-
 def heuristic(position: Position) -> float:
     """Value in [-1, 1], positive when Red (seat 0) stands better."""
     if position.is_over:
