@@ -1,9 +1,10 @@
 """Benediction knowledge for the AI: a position heuristic, fast win detection, priors.
 
 Everything here reads the engine's public read API only (the live read-only arrays
-``owners``, ``sizes``, ``flags``, ``checker_counts``, ``to_move_code``, ``tables`` and
-:meth:`Position.reach_indices`), never copies a position, and never plays an action
-except to confirm a candidate win. The AI reaches these functions only through
+``owners``, ``sizes``, ``flags``, ``checker_counts``, ``to_move_code``, ``tables``,
+:meth:`Position.reach_indices` and :meth:`Position.immediate_wins`, which tries the
+legal actions inside the compiled core), never copies a position and never plays an
+action. The AI reaches these functions only through
 ``GAME.heuristic`` and ``GAME.extras["ai"]`` (:func:`ai_hooks`).
 
 How the game is won shapes the heuristic (rules section 6): a king is captured, or a king
