@@ -1037,7 +1037,9 @@ class Core:
         self.num_actions = na = n * n * self.k + 2 * n
         # One int64 buffer ``CW`` for the Position drivers: ``G`` (parameters and
         # geometry), then ``W`` (int32: a generation's output, then the scratch), then
-        # ``WB`` (bool); see _core_parts.
+        # ``WB`` (bool); see _core_parts. W and WB are shared by the positions of this
+        # core: a compiled call holds the GIL and copies what it lists out before it
+        # returns, so threads cannot see each other's work there.
         wlen = (na + 5 * n + 1) // 2
         wblen = (na + 7) // 8
         cw, glen, self.geo = _pack(params, self.rules.board_side, wlen + wblen)
@@ -1052,8 +1054,6 @@ class Core:
         #: Extended code -> shared :class:`Action` (filled on demand) and back by the
         #: ``id`` of those shared instances (which live as long as this table).
         self.actions = _ActionTable(self)
-        #: Output buffer of :func:`pos_reach` (``Position.reach_indices``).
-        self.reach_out = np.empty((n, 2), np.int64)
         self.ids: dict[int, int] = {}
 
     # ------------------------------------------------------------- actions

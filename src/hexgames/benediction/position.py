@@ -677,7 +677,7 @@ class Position:
         steps = min(steps, MAX_TRAVEL)
         if steps < 1:
             return {}
-        out = self._core.reach_out  # shared: read at once (a compiled call holds the GIL)
+        out = np.empty((n, 2), np.int64)
         m = _core.pos_reach(self._CW, self._PB, origin, steps, color, out)
         return {j: p == 1 for j, p in out[:m].tolist()}
 
