@@ -729,26 +729,28 @@ class Position:
 
         Raises :class:`IllegalAction` naming the reason, leaving the position unchanged.
         """
-        ext = self._ids.get(id(action))  # a listed (shared) Action: known at once
+        # a listed (shared) Action is known by identity, before any type check
+        act: Action = action  # type: ignore[assignment]
+        ext = self._ids.get(id(act))
         if ext is None:
             if isinstance(action, str):
-                action = self.parse_action(action)
+                act = self.parse_action(action)
             elif not isinstance(action, Action):
                 raise IllegalAction(f"not a Benediction action: {action!r}")
-            ext = self._ids.get(id(action))
+            ext = self._ids.get(id(act))
             if ext is None:
-                ext = self._ext_of(action)
+                ext = self._ext_of(act)
         lx = self._lx
         # an ActionList handed out keeps the current buffer: list into a new one
         out = lx if self._lcodes is None else np.empty(len(lx), np.int32)
         m = _pos_play(self._CW, self._PB, self._FL, lx, out, self._nleg, ext)
         if m < 0:
-            self._play_slow(action, ext, m, out)
+            self._play_slow(act, ext, m, out)
         else:
             self._lx = out
             self._nleg = m
             self._lcodes = None
-        self._history.append(action)
+        self._history.append(act)
 
     def _ext_of(self, action: Action) -> int:
         try:
