@@ -1,10 +1,14 @@
-"""Differential tests: the compiled rules core (:mod:`hexgames.benediction.core`) against
-the Python engine (the oracle), over many random games of several variants.
+"""Differential tests: the compiled rules core (:mod:`hexgames.benediction.core`) and the
+product's :class:`Position` (a thin layer over it) against the pure-Python engine kept as
+the oracle (``tests/oracles/benediction_position.py``), over many random games of
+several variants.
 
 At every step of every game: the legal action sets, the boards (owner, size, flags per
-point), side to act, actions left, turn, key and result must agree; after each game the
-core's undo must walk back through the same keys. ``HEXGAMES_FUZZ=1`` (``make fuzz``)
-multiplies the number of games by ``HEXGAMES_FUZZ_FACTOR`` (default 20).
+point), side to act, actions left, turn, key and result must agree between the oracle,
+a :class:`CoreState` and a :class:`Position`; refused actions must be refused by both
+engines with the same reason; after each game undo must walk back through the same keys.
+``HEXGAMES_FUZZ=1`` (``make fuzz``) multiplies the number of games by
+``HEXGAMES_FUZZ_FACTOR`` (default 20).
 """
 
 from __future__ import annotations
@@ -15,9 +19,11 @@ import random
 import numpy as np
 import pytest
 
-from hexgames.benediction import Position, Rules
+from hexgames import IllegalAction
+from hexgames.benediction import Action, Position, Rules
 from hexgames.benediction.core import Core, CoreState
 from hexgames.benediction.position import BLOCK
+from oracles.benediction_position import Position as Oracle
 
 FUZZING = os.environ.get("HEXGAMES_FUZZ", "") not in {"", "0"}
 FACTOR = int(os.environ.get("HEXGAMES_FUZZ_FACTOR", "20")) if FUZZING else 1
@@ -37,7 +43,7 @@ VARIANTS = [
 ]
 
 
-def same(p: Position, s: CoreState) -> None:
+def same(p: Oracle | Position, s: CoreState) -> None:
     assert np.array_equal(s.owner, p.owners)
     assert np.array_equal(s.size, p.sizes)
     assert np.array_equal(s.flags, p.flags)
@@ -50,34 +56,114 @@ def same(p: Position, s: CoreState) -> None:
     assert s.winner == {None: 0, "red": 1, "blue": 2, "draw": 3}[p.winner]
 
 
+def same_position(o: Oracle, q: Position, full: bool) -> None:
+    """The product's Position reads like the oracle (``full``: the costlier views too)."""
+    assert q.owners.tolist() == list(o.owners)  # type: ignore[attr-defined]
+    assert q.sizes.tolist() == list(o.sizes)  # type: ignore[attr-defined]
+    assert q.flags.tolist() == list(o.flags)  # type: ignore[attr-defined]
+    assert (q.to_move, q.actions_left, q.turn_number, q.key, q.ply) == (
+        o.to_move, o.actions_left, o.turn_number, o.key, o.ply
+    )
+    assert (q.winner, q.win_reason, q.outcome(), q.is_over, q.returns()) == (
+        o.winner, o.win_reason, o.outcome(), o.is_over, o.returns()
+    )
+    assert list(q.checker_counts) == list(o.checker_counts)
+    assert q.is_turn_start() == o.is_turn_start()
+    if full:
+        assert q.to_text() == o.to_text()
+        assert q.men() == {label: _man(m) for label, m in o.men().items()}
+        assert q.blocks == o.blocks
+        assert q.turn_ends() == o.turn_ends()
+
+
+def _man(m: object) -> object:
+    from hexgames.benediction import Man
+
+    return Man(*(getattr(m, f) for f in ("color", "size", "king", "blessed", "cursed", "locked")))
+
+
+def refusal(state: Oracle | Position, action: Action) -> str | None:
+    """The reason ``state`` refuses ``action`` (``None`` when it plays it; then undone)."""
+    try:
+        state.play(action)
+    except IllegalAction as exc:
+        return str(exc)
+    state.undo()
+    return None
+
+
 def play_both(rules: Rules, seed: int) -> int:
+    """One random game on the oracle, a CoreState and a Position, compared at every step."""
     rng = random.Random(seed)
-    p = Position.initial(rules)
+    o = Oracle.initial(rules)
+    q = Position.initial(rules)
     core = Core(rules)
     s = core.initial()
     keys = [s.key]
+    seen: list[Action] = []
     while True:
-        same(p, s)
-        legal = p.legal_actions()
+        same(o, s)
+        same_position(o, q, full=o.ply % 8 == 0 or o.is_over)
+        legal = o.legal_actions()
         codes = s.legal_codes()
+        listed = q.legal_actions()
+        expected = set(legal)
         assert len(set(codes.tolist())) == len(codes), "no action listed twice"
-        assert sorted(map(str, s.legal_actions())) == sorted(map(str, legal))
-        assert all(core.code_of(a) in set(codes.tolist()) for a in legal)
+        assert set(s.legal_actions()) == expected
+        assert set(listed) == expected
+        assert len(listed) == len(legal) == q.legal_action_count()
+        # an action legal earlier in the game, or a made-up one: both engines agree on
+        # whether it is legal and, when not, on the reason
+        if seen and rng.random() < 0.3:
+            probe = rng.choice(seen)
+            if rng.random() < 0.3 and probe.kind in ("move", "merge"):
+                other = "merge" if probe.kind == "move" else "move"
+                probe = Action(other, probe.origin, probe.target)
+            elif rng.random() < 0.2 and probe.origin is not None:
+                # a split of more checkers than any stack may hold (no action code)
+                count = rules.max_stack + rng.randrange(2)
+                probe = Action("split", probe.origin, probe.target, count)
+            assert refusal(q, probe) == refusal(o, probe), (o.to_text(), str(probe))
+            same_position(o, q, full=False)
+        if o.ply % 16 == 5:  # the actions that win at once, by trying each on the oracle
+            mover, wins = o.to_move, set()
+            for candidate in legal:
+                o.play(candidate)
+                if o.winner == mover:
+                    wins.add(candidate)
+                o.undo()
+            assert set(q.immediate_wins()) == wins
         if not legal:
             break
         action = legal[rng.randrange(len(legal))]
-        p.play(action)
+        seen.append(action)
+        mover, quick_wins = o.to_move, set(q.immediate_wins())
+        o.play(action)
+        assert (o.winner == mover) == (action in quick_wins)
+        road = rng.randrange(3)  # the listed instance, its notation, a new equal Action
+        if road == 0:
+            q.play(next(a for a in listed if a == action))
+        elif road == 1:
+            q.play(str(action))
+        else:
+            q.play(Action(action.kind, action.origin, action.target, action.count))
         s.play_code(core.code_of(action))
         keys.append(s.key)
+    assert list(q.history) == list(o.history)
     for key in reversed(keys[:-1]):
         s.undo()
         assert s.key == key
-    same(Position.initial(rules), s)
+        assert q.undo() == o.undo()
+        assert q.key == key
+        if rng.random() < 0.1:
+            same_position(o, q, full=True)
+    same(Oracle.initial(rules), s)
+    same_position(Oracle.initial(rules), q, full=True)
     return len(keys) - 1
 
 
 @pytest.mark.parametrize(("rules", "games"), VARIANTS, ids=lambda v: str(v))
-def test_core_matches_the_python_engine_in_random_games(rules, games):
+def test_core_and_position_match_the_oracle_in_random_games(rules, games):
     lengths = [play_both(rules, seed) for seed in range(games * FACTOR)]
     assert sum(lengths) > games * 10
 
@@ -160,9 +246,14 @@ def _stuck_text() -> str:
 
 
 def test_no_legal_action_after_the_action_agrees_on_every_path():
-    start = Position.from_text(_stuck_text())
+    start = Oracle.from_text(_stuck_text())
+    assert sorted(map(str, Position.from_text(_stuck_text()).legal_actions())) == sorted(
+        map(str, start.legal_actions())
+    )
     stuck = 0
     for action in start.legal_actions():
+        q = Position.from_text(_stuck_text())
+        q.play(str(action))
         p = start.copy()
         p.play(action)
         a = CoreState.from_position(start)
@@ -173,6 +264,7 @@ def test_no_legal_action_after_the_action_agrees_on_every_path():
         assert sorted(map(str, map(b.to_action, codes))) == sorted(map(str, p.legal_actions()))
         assert (b.winner, b.reason, b.key) == (a.winner, a.reason, a.key)
         stuck += p.win_reason == "no legal action"
+        same_position(p, q, full=True)
     assert stuck > 0
     winners, lengths, _ = CoreState.from_position(start).random_playouts(200, seed=1)
     assert (winners[lengths == 1] == 1).all() and (lengths == 1).any()

@@ -35,3 +35,19 @@ def test_serve_refuses_a_busy_port(tmp_path, capsys: pytest.CaptureFixture[str])
 def test_serve_refuses_a_port_out_of_range(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["serve", "--port", "70000", "--data-dir", str(tmp_path)]) == 2
     assert "--port must be between 0 and 65535" in capsys.readouterr().out
+
+
+def test_serve_warms_the_engines_and_says_so_on_a_cold_cache(monkeypatch, tmp_path) -> None:
+    """Before printing its URL, ``serve`` compiles (or loads) every game's compiled
+    engine; on a cold cache it says so rather than looking hung."""
+    from hexgames.benediction import Position
+    from hexgames.web.cli import warm_up_engines
+
+    said: list[str] = []
+    assert warm_up_engines(said.append) >= 0
+    assert set(said) <= {"compiling the rules engine, once..."}
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))  # nothing cached there
+    said.clear()
+    warm_up_engines(said.append)
+    assert "compiling the rules engine, once..." in said
+    assert len(Position.initial().legal_actions()) > 0

@@ -363,8 +363,11 @@ class GameState(Protocol):
     def returns(self) -> tuple[float, float]:
         """Per seat: +1 win, -1 loss, 0 draw; ``(0.0, 0.0)`` while not over."""
 
-    def legal_actions(self) -> list[Any]:
-        """Every legal action (step) exactly once; empty when the game is over."""
+    def legal_actions(self) -> Sequence[Any]:
+        """Every legal action (step) exactly once; empty when the game is over. A
+        sequence (``len``, indexing, iteration); an engine may return a lazy read-only
+        one (Benediction's :class:`~hexgames.benediction.position.ActionList`): take
+        ``list(...)`` to mutate."""
 
     def parse_action(self, text: str) -> Any:
         """Read notation into an action of this position (raises ``IllegalAction`` when

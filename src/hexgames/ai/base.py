@@ -7,6 +7,7 @@ searching happens on ``position.copy()`` (or on make/unmake of that copy).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from hexgames.game import Game, GameState, game_names, get_game
@@ -63,7 +64,7 @@ def seat_sign(seat: int) -> float:
     return 1.0 if seat == 0 else -1.0
 
 
-def require_actions(position: GameState) -> list[Any]:
+def require_actions(position: GameState) -> Sequence[Any]:
     """Legal actions of ``position``; ``ValueError`` when there is nothing to choose."""
     if position.is_over:
         raise ValueError("the game is over: there is no action to choose")

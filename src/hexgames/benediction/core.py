@@ -52,15 +52,16 @@ from hexgames.benediction._tables import (
     tables,
 )
 from hexgames.benediction.actions import Action
-from hexgames.benediction.position import START_CHECKERS, Position, Termination
-from hexgames.benediction.rules import Rules
+from hexgames.benediction.rules import START_CHECKERS, Rules, Termination
 
 # ------------------------------------------------------------------ layout of meta
-M_TO, M_AL, M_ACTED, M_TURN, M_WIN, M_REASON = 0, 1, 2, 3, 4, 5
-M_CNT = 5  # M_CNT + colour: checkers of that colour on the board (6, 7)
+M_TO, M_AL, M_ACTED, M_TURN, M_WIN = 0, 1, 2, 3, 4
+M_CNT = 5  # M_CNT + colour: checkers of that colour on the board (6, 7); meta[5] is 0
 M_BK = 7  # M_BK + colour: blessed kings of that colour (8, 9)
 M_BKEY, M_NLOG, M_NFRAME, M_LOGGING = 10, 11, 12, 13
-META_LEN = 16
+M_REASON = 14
+M_FCAP, M_LCAP = 15, 16  # capacity of the frames and of the log in a Position's buffer
+META_LEN = 20
 # ------------------------------------------------------------------ layout of params
 P_N, P_K, P_SUPPLY, P_MAXTURNS, P_FIRST, P_START = 0, 1, 2, 3, 4, 5  # starts at 6, 7
 P_ZLEN = 7  # P_ZLEN + 8 * (colour - 1): zone length, then the zone points
@@ -681,25 +682,295 @@ def random_legal(legal, nlegal, seed, chosen):  # type: ignore[no-untyped-def]
         chosen[b] = legal[b, np.random.randint(0, nlegal[b])]
 
 
+# ====================================================================== Position drivers
+# The entry points of :class:`hexgames.benediction.position.Position`: few arguments
+# (each costs at the call boundary), the geometry unpacked from ``G`` inside compiled code.
+# A position's state is ``S8`` (int8: owner, size, flags, near; ``n`` each), ``meta``,
+# ``FL`` (int64: ``meta[M_FCAP]`` undo frames of FRAME_LEN, then ``meta[M_LCAP]`` log
+# entries of 4) and ``lx`` (its legal action list as *extended* codes: a merge is its
+# code plus the size of the action space, so that an extended code names one Action).
+# ``W`` (int32: the generation's output, then the scratch) and ``WB`` (bool) are work
+# buffers shared by the positions of a core (a compiled call holds the GIL).
+@njit
+def _unpack(G):  # type: ignore[no-untyped-def]
+    h = G_HEADER
+    o = G[h]
+    rays = G[o : o + G[h + 1] * G[h + 2] * G[h + 3] * G[h + 4]].reshape(
+        (G[h + 1], G[h + 2], G[h + 3], G[h + 4]))
+    h += 5
+    o = G[h]
+    portal = G[o : o + G[h + 1] * G[h + 2] * G[h + 3]].reshape((G[h + 1], G[h + 2], G[h + 3]))
+    h += 5
+    o = G[h]
+    nbr = G[o : o + G[h + 1] * G[h + 2]].reshape((G[h + 1], G[h + 2]))
+    h += 5
+    o = G[h]
+    badj = G[o : o + G[h + 1] * G[h + 2]].reshape((G[h + 1], G[h + 2]))
+    h += 5
+    o = G[h]
+    wall = G[o : o + G[h + 1] * G[h + 2]].reshape((G[h + 1], G[h + 2]))
+    h += 5
+    o = G[h]
+    zman = G[o : o + G[h + 1] * G[h + 2]].reshape((G[h + 1], G[h + 2]))
+    h += 5
+    o = G[h]
+    zflag = G[o : o + G[h + 1] * G[h + 2]].reshape((G[h + 1], G[h + 2]))
+    h += 5
+    o = G[h]
+    zconst = G[o : o + G[h + 1]]
+    h += 5
+    o = G[h]
+    wall_pts = G[o : o + G[h + 1] * G[h + 2]].reshape((G[h + 1], G[h + 2]))
+    geo = (rays, portal, nbr, badj, wall, zman, zflag, zconst, wall_pts)
+    return geo, G[0:PARAMS_LEN]
+
+
+@njit
+def _fill(params, owner, meta, out, m, lx):  # type: ignore[no-untyped-def]
+    """Copy the ``m`` codes of ``out`` into ``lx`` as extended codes; returns ``m``, or
+    ``-3 - m`` when ``lx`` is too short (the caller grows it and generates again)."""
+    if m > lx.shape[0]:
+        return -3 - m
+    n = params[P_N]
+    kk = params[P_K]
+    man_space = n * n * kk
+    na = man_space + 2 * n
+    c = meta[M_TO]
+    for x in range(m):
+        code = out[x]
+        if code < man_space and code % kk == 0 and owner[(code // kk) % n] == c:
+            code += na
+        lx[x] = code
+    return m
+
+
+@njit
+def _core_parts(CW):  # type: ignore[no-untyped-def]
+    """``G``, ``W`` and ``WB`` of a core's one buffer ``CW`` (see :meth:`Core.__init__`)."""
+    L = G_LAYOUT
+    return (CW[0 : CW[L]], CW[CW[L + 1] : CW[L + 1] + CW[L + 2]].view(np.int32),
+            CW[CW[L + 3] : CW[L + 3] + CW[L + 4]].view(np.bool_))
+
+
+@njit
+def _pos_parts(PB, n):  # type: ignore[no-untyped-def]
+    """``S8`` and ``meta`` of a position's one buffer ``PB`` (int8: ``4 n`` board bytes,
+    padded to 8, then ``meta`` as int64)."""
+    mo = (4 * n + 7) // 8 * 8
+    return PB[0 : 4 * n], PB[mo : mo + 8 * META_LEN].view(np.int64)
+
+
+@njit
+def pos_generate(CW, PB, lx):  # type: ignore[no-untyped-def]
+    """List the legal actions into ``lx``; returns how many (see :func:`_fill`)."""
+    G, W, WB = _core_parts(CW)
+    geo, params = _unpack(G)
+    S8, meta = _pos_parts(PB, params[P_N])
+    n = params[P_N]
+    na = n * n * params[P_K] + 2 * n
+    owner = S8[0:n]
+    m = generate(geo, params, owner, S8[n : 2 * n], S8[2 * n : 3 * n], S8[3 * n : 4 * n],
+                 meta, W[0:na], WB, W[na : na + 5 * n])
+    return _fill(params, owner, meta, W, m, lx)
+
+
+@njit
+def pos_play(CW, PB, FL, lx, out, nleg, ext):  # type: ignore[no-untyped-def]
+    """Play the action with extended code ``ext`` if it is among the ``nleg`` listed in
+    ``lx`` (else return -1, changing nothing; -2 when ``FL`` needs room first), log it for
+    undo, settle its consequences and list the next legal actions in ``out`` (which may
+    be ``lx``); returns how many (see :func:`_fill`)."""
+    G, W, WB = _core_parts(CW)
+    geo, params = _unpack(G)
+    n = params[P_N]
+    S8, meta = _pos_parts(PB, n)
+    found = False
+    for x in range(nleg):
+        if lx[x] == ext:
+            found = True
+            break
+    if not found:
+        return -1
+    fcap = meta[M_FCAP]
+    lcap = meta[M_LCAP]
+    if meta[M_NFRAME] + 1 >= fcap or meta[M_NLOG] + 3 * n + 16 > lcap:
+        return -2
+    frames = FL[0 : fcap * FRAME_LEN].reshape((fcap, FRAME_LEN))
+    log = FL[fcap * FRAME_LEN : fcap * FRAME_LEN + lcap * 4].reshape((lcap, 4))
+    na = n * n * params[P_K] + 2 * n
+    code = ext - na if ext >= na else ext
+    owner = S8[0:n]
+    size = S8[n : 2 * n]
+    flags = S8[2 * n : 3 * n]
+    near = S8[3 * n : 4 * n]
+    work = W[0:na]
+    scratch = W[na : na + 5 * n]
+    passed = passed_wall(geo, params, owner, size, meta, code, scratch)
+    _apply_rules(geo, params, owner, size, flags, near, meta, log, frames, code, passed, scratch)
+    m = 0
+    if meta[M_WIN] == WIN_NONE:
+        m = generate(geo, params, owner, size, flags, near, meta, work, WB, scratch)
+        if m == 0:
+            _stuck(meta)
+    _settle(meta)
+    return _fill(params, owner, meta, work, m, out)
+
+
+@njit
+def pos_undo(CW, PB, FL, lx):  # type: ignore[no-untyped-def]
+    """Take back the last logged action and list the legal actions again (returns how
+    many, see :func:`_fill`; -1 when there is nothing to take back)."""
+    G, W, WB = _core_parts(CW)
+    geo, params = _unpack(G)
+    n = params[P_N]
+    S8, meta = _pos_parts(PB, n)
+    if meta[M_NFRAME] == 0:
+        return -1
+    fcap = meta[M_FCAP]
+    lcap = meta[M_LCAP]
+    frames = FL[0 : fcap * FRAME_LEN].reshape((fcap, FRAME_LEN))
+    log = FL[fcap * FRAME_LEN : fcap * FRAME_LEN + lcap * 4].reshape((lcap, 4))
+    owner = S8[0:n]
+    size = S8[n : 2 * n]
+    flags = S8[2 * n : 3 * n]
+    near = S8[3 * n : 4 * n]
+    undo(geo, params, owner, size, flags, near, meta, log, frames)
+    na = n * n * params[P_K] + 2 * n
+    m = generate(geo, params, owner, size, flags, near, meta, W[0:na], WB, W[na : na + 5 * n])
+    return _fill(params, owner, meta, W, m, lx)
+
+
+@njit
+def pos_wins(CW, PB, FL, lx, nleg, out):  # type: ignore[no-untyped-def]
+    """The listed actions (``lx[:nleg]``) after which the player to act has won at once
+    (king captured, blessed king, or the opponent left without a legal action): writes
+    their extended codes to ``out`` and returns how many (-2 when ``FL`` needs room).
+    Each is played and taken back inside this call; the position is left unchanged."""
+    G, W, WB = _core_parts(CW)
+    geo, params = _unpack(G)
+    n = params[P_N]
+    S8, meta = _pos_parts(PB, n)
+    fcap = meta[M_FCAP]
+    lcap = meta[M_LCAP]
+    if meta[M_NFRAME] + 1 >= fcap or meta[M_NLOG] + 3 * n + 16 > lcap:
+        return -2
+    frames = FL[0 : fcap * FRAME_LEN].reshape((fcap, FRAME_LEN))
+    log = FL[fcap * FRAME_LEN : fcap * FRAME_LEN + lcap * 4].reshape((lcap, 4))
+    na = n * n * params[P_K] + 2 * n
+    owner = S8[0:n]
+    size = S8[n : 2 * n]
+    flags = S8[2 * n : 3 * n]
+    near = S8[3 * n : 4 * n]
+    work = W[0:na]
+    scratch = W[na : na + 5 * n]
+    c = meta[M_TO]
+    logging = meta[M_LOGGING]
+    meta[M_LOGGING] = 1
+    k = 0
+    for x in range(nleg):
+        ext = lx[x]
+        code = ext - na if ext >= na else ext
+        passed = passed_wall(geo, params, owner, size, meta, code, scratch)
+        _apply_rules(geo, params, owner, size, flags, near, meta, log, frames, code, passed,
+                     scratch)
+        won = meta[M_WIN] == c
+        if meta[M_WIN] == WIN_NONE and meta[M_TO] != c:  # rule 6.6, for the opponent
+            won = not _has_action(geo, params, owner, size, flags, near, meta, work, WB,
+                                  scratch)
+        undo(geo, params, owner, size, flags, near, meta, log, frames)
+        if won:
+            out[k] = ext
+            k += 1
+    meta[M_LOGGING] = logging
+    return k
+
+
+@njit
+def pos_recount(CW, PB):  # type: ignore[no-untyped-def]
+    """Recompute what follows from the board (the key of the men and blocks, checkers
+    and blessed kings per colour, block adjacency) after the board was written whole."""
+    G, _, _ = _core_parts(CW)
+    geo, params = _unpack(G)
+    n = params[P_N]
+    S8, meta = _pos_parts(PB, n)
+    badj = geo[3]
+    zman = geo[5]
+    zflag = geo[6]
+    owner = S8[0:n]
+    size = S8[n : 2 * n]
+    flags = S8[2 * n : 3 * n]
+    near = S8[3 * n : 4 * n]
+    near[:] = 0
+    for c in range(1, 3):
+        meta[M_CNT + c] = 0
+        meta[M_BK + c] = 0
+    key = 0
+    for i in range(n):
+        o = owner[i]
+        if o == 0:
+            continue
+        key ^= zman[i, o * 16 + size[i]] ^ zflag[i, o * 16 + flags[i]]
+        if o == BLOCK:
+            for q in badj[i]:
+                if q < 0:
+                    break
+                near[q] += 1
+        else:
+            meta[M_CNT + o] += size[i]
+            if flags[i] & 3 == 3:
+                meta[M_BK + o] += 1
+    meta[M_BKEY] = key
+
+
+@njit
+def pos_reach(CW, PB, i, steps, c, out):  # type: ignore[no-untyped-def]
+    """Where a stack of colour ``c`` on ``i`` can travel in at most ``steps`` steps:
+    writes ``(target, passed the enemy wall)`` pairs to ``out``; returns how many."""
+    G, _, _ = _core_parts(CW)
+    geo, params = _unpack(G)
+    n = params[P_N]
+    S8 = PB[0 : 4 * n]
+    scratch = np.full(3 * n, _BIG, np.int32)
+    fnp = scratch[0:n]
+    fp = scratch[n : 2 * n]
+    touched = scratch[2 * n : 3 * n]
+    nt = _reach(geo, S8[0:n], i, steps, c, fnp, fp, touched)
+    for t in range(nt):
+        j = touched[t]
+        out[t, 0] = j
+        out[t, 1] = 1 if fp[j] <= steps else 0
+    return nt
+
+
 # ====================================================================== Python side
+#: Where the geometry starts in a core's flat ``G`` buffer: ``G[:PARAMS_LEN]`` are the
+#: parameters, then one header entry (offset and four dimensions) per geometry array.
+G_HEADER = PARAMS_LEN
+_GEO_ARRAYS = 9
+#: Where a core's ``CW`` buffer says where its parts are (in int64 words): the length of
+#: ``G``, then offset and length of ``W`` (int32 work) and of ``WB`` (bool work).
+G_LAYOUT = G_HEADER + 5 * _GEO_ARRAYS
+G_DATA = G_LAYOUT + 5
+
+
 @cache
-def _geometry(side: int) -> tuple[Any, ...]:
+def _geometry_arrays(side: int) -> tuple[np.ndarray, ...]:
     t = tables(side)
     b = t.board
     n = len(b.labels)
-    rays = np.full((3, n, 6, MAX_TRAVEL), -1, np.int16)
-    portal = np.full((3, n, 6), MAX_TRAVEL, np.int16)
+    rays = np.full((3, n, 6, MAX_TRAVEL), -1, np.int64)
+    portal = np.full((3, n, 6), MAX_TRAVEL, np.int64)
     for c in (RED, BLUE):
         for i in range(n):
             for d, (points, portal_at) in enumerate(t.rays[c][i]):
                 rays[c, i, d, : len(points)] = points
                 portal[c, i, d] = portal_at
-    nbr = np.full((n, 6), -1, np.int16)
-    badj = np.full((n, 12), -1, np.int16)
+    nbr = np.full((n, 6), -1, np.int64)
+    badj = np.full((n, 12), -1, np.int64)
     for i in range(n):
         nbr[i, : len(b.neighbours[i])] = b.neighbours[i]
         badj[i, : len(t.block_adjacent[i])] = t.block_adjacent[i]
-    wall = np.array(t.wall, np.bool_)
+    wall = np.array(t.wall, np.int64)
 
     def signed(values: Any) -> np.ndarray:
         return np.array([v - (1 << 64) if v >= 1 << 63 else v for v in values], np.int64)
@@ -707,13 +978,31 @@ def _geometry(side: int) -> tuple[Any, ...]:
     zman = np.stack([signed(row) for row in t.zman])
     zflag = np.stack([signed(row) for row in t.zflag])
     zconst = signed([t.zblue, t.ztwo, t.zwin[1], t.zwin[2], t.zwin[3], 0])
-    wall_pts = np.full((3, n), -1, np.int16)
+    wall_pts = np.full((3, n), -1, np.int64)
     for c in (RED, BLUE):
         wall_pts[c, : len(t.wall_points[c])] = t.wall_points[c]
-    geo = (rays, portal, nbr, badj, wall, zman, zflag, zconst, wall_pts)
-    for array in geo:
-        array.setflags(write=False)
-    return geo
+    return (rays, portal, nbr, badj, wall, zman, zflag, zconst, wall_pts)
+
+
+def _pack(
+    params: np.ndarray, side: int, extra: int = 0
+) -> tuple[np.ndarray, int, tuple[np.ndarray, ...]]:
+    """One flat int64 buffer ``G`` holding the parameters and the geometry (so that a
+    compiled call takes one argument for both), and the geometry as views of it."""
+    arrays = _geometry_arrays(side)
+    total = G_DATA + sum(a.size for a in arrays)
+    g = np.zeros(total + extra, np.int64)
+    g[:PARAMS_LEN] = params
+    offset = G_DATA
+    views = []
+    for x, array in enumerate(arrays):
+        h = G_HEADER + 5 * x
+        g[h] = offset
+        g[h + 1 : h + 1 + array.ndim] = array.shape
+        g[offset : offset + array.size] = array.ravel()
+        views.append(g[offset : offset + array.size].reshape(array.shape))
+        offset += array.size
+    return g, total, tuple(views)
 
 
 class Core:
@@ -730,7 +1019,6 @@ class Core:
             side = self.rules.board_side
             starts = (board.index_at(side - 1, 1), board.index_at(side - 1, 2 * side - 3))
         self.starts = starts
-        self.geo = _geometry(self.rules.board_side)
         params = np.zeros(PARAMS_LEN, np.int64)
         params[P_N] = n
         params[P_K] = self.k
@@ -743,12 +1031,30 @@ class Core:
             zo = P_ZLEN + 8 * (c - 1)
             params[zo] = len(zone)
             params[zo + 1 : zo + 1 + len(zone)] = zone
-        params.setflags(write=False)
-        self.params = params
+        #: Parameters and geometry in one flat buffer (see :func:`_pack`); ``params`` and
+        #: ``geo`` are views of it (the compiled kernels never write them).
         #: Size of the fixed action space (codes run ``0 .. num_actions - 1``).
-        self.num_actions = n * n * self.k + 2 * n
+        self.num_actions = na = n * n * self.k + 2 * n
+        # One int64 buffer ``CW`` for the Position drivers: ``G`` (parameters and
+        # geometry), then ``W`` (int32: a generation's output, then the scratch), then
+        # ``WB`` (bool); see _core_parts. W and WB are shared by the positions of this
+        # core: a compiled call holds the GIL and copies what it lists out before it
+        # returns, so threads cannot see each other's work there.
+        wlen = (na + 5 * n + 1) // 2
+        wblen = (na + 7) // 8
+        cw, glen, self.geo = _pack(params, self.rules.board_side, wlen + wblen)
+        cw[G_LAYOUT : G_LAYOUT + 5] = (glen, glen, wlen, glen + wlen, wblen)
+        self.CW = cw
+        self.G = cw[:glen]
+        self.params = self.G[:PARAMS_LEN]
+        self.W = cw[glen : glen + wlen].view(np.int32)
+        self.W[:] = _BIG
+        self.WB = cw[glen + wlen :].view(np.bool_)
         self.man_space = n * n * self.k
-        self._actions: dict[int, Action] = {}
+        #: Extended code -> shared :class:`Action` (filled on demand) and back by the
+        #: ``id`` of those shared instances (which live as long as this table).
+        self.actions = _ActionTable(self)
+        self.ids: dict[int, int] = {}
 
     # ------------------------------------------------------------- actions
     def to_action(self, code: int, owner: Any, to_move: int) -> Action:
@@ -783,7 +1089,74 @@ class Core:
     # ------------------------------------------------------------- states
     def initial(self) -> CoreState:
         """The start position of this variant (as :meth:`Position.initial`)."""
-        return CoreState.from_position(Position.initial(self.rules), self)
+        s = CoreState(self)
+        n = self.n
+        pb = np.zeros(_pb_len(n), np.int8)
+        s8 = pb[: 4 * n]
+        self.set_up(s8[:n], s8[n : 2 * n], s8[2 * n : 3 * n])
+        pos_recount(self.CW, pb)
+        s.meta[:] = pb[_meta_at(n) :].view(np.int64)
+        s.meta[M_TO] = RED
+        s.meta[M_AL] = self.rules.first_turn_actions
+        s.meta[M_TURN] = 1
+        s.meta[M_LOGGING] = 1
+        s.owner[:], s.size[:], s.flags[:] = s8[:n], s8[n : 2 * n], s8[2 * n : 3 * n]
+        return s
+
+    def set_up(self, owner: np.ndarray, size: np.ndarray, flags: np.ndarray) -> None:
+        """Put the men of the start position (each side's king on its starting point,
+        a single man on each other point of its zone) on an empty board."""
+        for c, start in ((RED, self.starts[0]), (BLUE, self.starts[1])):
+            zo = P_ZLEN + 8 * (c - 1)
+            for i in self.params[zo + 1 : zo + 1 + self.params[zo]]:
+                owner[i] = c
+                size[i] = 1
+                flags[i] = KING if i == start else 0
+
+    def ext_of(self, action: Action) -> int:
+        """The extended code of an action of this board (a merge: its code plus
+        :attr:`num_actions`; -1 for a split of ``max_stack`` or more checkers, which has
+        no code and is never legal); ``KeyError`` for a point not on the board."""
+        if not 0 <= action.count < self.k:  # never legal: a stack holds <= max_stack
+            self.code_of(action)  # KeyError for a point off the board
+            return -1
+        code = self.code_of(action)
+        return code + self.num_actions if action.kind == "merge" else code
+
+
+def _meta_at(n: int) -> int:
+    """Where ``meta`` starts in a position's buffer ``PB`` (see :func:`_pos_parts`)."""
+    return (4 * n + 7) // 8 * 8
+
+
+def _pb_len(n: int) -> int:
+    return _meta_at(n) + 8 * META_LEN
+
+
+class _ActionTable(dict[int, Action]):
+    """Extended code -> :class:`Action`, decoding a code the first time it is asked for."""
+
+    def __init__(self, core: Core) -> None:
+        super().__init__()
+        self.core = core
+
+    def __missing__(self, ext: int) -> Action:
+        core = self.core
+        t = core.tables
+        n, kk, na = core.n, core.k, core.num_actions
+        if ext >= na:
+            code = ext - na
+            action = t.action(MERGE, code // kk // n, (code // kk) % n)
+        elif ext >= core.man_space + n:
+            action = t.blocks[ext - core.man_space - n]
+        elif ext >= core.man_space:
+            action = t.drops[ext - core.man_space]
+        else:
+            k = ext % kk
+            action = t.action(SPLIT if k else MOVE, ext // kk // n, (ext // kk) % n, k)
+        self[ext] = action
+        core.ids[id(action)] = ext
+        return action
 
 
 @cache
@@ -817,7 +1190,7 @@ class CoreState:
         self.scratch = np.full(5 * n, _BIG, np.int32)
 
     @classmethod
-    def from_position(cls, position: Position, core: Core | None = None) -> CoreState:
+    def from_position(cls, position: Any, core: Core | None = None) -> CoreState:
         """The core state of a Python :class:`Position` (without its history)."""
         if core is None:
             board = position.board
@@ -972,8 +1345,9 @@ def warm_up(announce: Any = None) -> float:
     import time
 
     from hexgames.benediction._jit import is_cached
+    from hexgames.benediction.position import Position
 
-    if announce is not None and not is_cached(__name__):
+    if announce is not None and not (is_cached(__name__) and _cached(_ENTRY_POINTS)):
         announce("compiling the rules engine, once...")
     start = time.perf_counter()
     state = Core().initial()
@@ -983,7 +1357,31 @@ def warm_up(announce: Any = None) -> float:
     state.undo()
     state.step(int(codes[0]))
     _ = state.key
+    position = Position.initial()
+    position.play(position.legal_actions()[0])
+    position.undo()
+    position.reach_indices(0, 1, RED)
+    position.immediate_wins()
     return time.perf_counter() - start
+
+
+#: Compiled functions called from Python (each has its own entry in numba's cache).
+_ENTRY_POINTS = (
+    "pos_generate", "pos_play", "pos_undo", "pos_recount", "pos_reach", "pos_wins",
+    "random_playouts",
+    "play_and_generate", "generate", "apply", "undo",
+)
+
+
+def _cached(names: tuple[str, ...]) -> bool:
+    """Whether numba's cache holds an index for each of these functions of this module."""
+    import os
+    from pathlib import Path
+
+    source = Path(__file__)
+    cache_dir = os.environ.get("NUMBA_CACHE_DIR")
+    root = Path(cache_dir) if cache_dir else source.parent / "__pycache__"
+    return all(any(root.rglob(f"{source.stem}.{name}-*.nbi")) for name in names)
 
 
 class Kernel:
@@ -1009,8 +1407,9 @@ class Kernel:
     ) -> tuple[np.ndarray, np.ndarray]:
         """``(winner_seats, lengths)`` of random games from ``state`` (a
         :class:`Position` or a :class:`CoreState`)."""
-        if isinstance(state, Position):
-            state = CoreState.from_position(state)
+        if not isinstance(state, CoreState):
+            convert = getattr(state, "core_state", None)  # a Position: a copy of its arrays
+            state = convert() if convert is not None else CoreState.from_position(state)
         winners, lengths, _ = state.random_playouts(games, seed, max_actions)
         seats = np.where((winners == RED) | (winners == BLUE), winners - 1, -1)
         return seats, lengths

@@ -1,9 +1,10 @@
 """Benediction knowledge for the AI: a position heuristic, fast win detection, priors.
 
 Everything here reads the engine's public read API only (the live read-only arrays
-``owners``, ``sizes``, ``flags``, ``checker_counts``, ``to_move_code``, ``tables`` and
-:meth:`Position.reach_indices`), never copies a position, and never plays an action
-except to confirm a candidate win. The AI reaches these functions only through
+``owners``, ``sizes``, ``flags``, ``checker_counts``, ``to_move_code``, ``tables``,
+:meth:`Position.reach_indices` and :meth:`Position.immediate_wins`, which tries the
+legal actions inside the compiled core), never copies a position and never plays an
+action. The AI reaches these functions only through
 ``GAME.heuristic`` and ``GAME.extras["ai"]`` (:func:`ai_hooks`).
 
 How the game is won shapes the heuristic (rules section 6): a king is captured, or a king
@@ -63,6 +64,12 @@ W_ATTACKED = 0.9  # per side: one of its kings can be captured by the enemy's ne
 W_PORTAL = 0.9  # per side: one of its kings stands one action from a blessing
 
 
+def _ints(values: Sequence[int]) -> list[int]:
+    """A board array as a list of Python ints (the engine's are numpy views)."""
+    tolist = getattr(values, "tolist", None)
+    return tolist() if tolist is not None else list(values)
+
+
 @cache
 def _wall_distance(side: int) -> tuple[tuple[int, ...], ...]:
     """``dist[c][i]``: hex steps from point ``i`` to the nearest point of the wall that
@@ -77,7 +84,7 @@ def _wall_distance(side: int) -> tuple[tuple[int, ...], ...]:
 
 
 def _kings(position: Position, color: int) -> list[int]:
-    owner, flags = position.owners, position.flags
+    owner, flags = _ints(position.owners), _ints(position.flags)
     return [i for i, o in enumerate(owner) if o == color and flags[i] & KING]
 
 
@@ -89,7 +96,7 @@ def attackers(position: Position, color: int) -> int:
     if not kings:
         return 0
     enemy = 3 - color
-    owner, size = position.owners, position.sizes
+    owner, size = _ints(position.owners), _ints(position.sizes)
     reach = position.reach_indices
     count = 0
     for i, o in enumerate(owner):
@@ -103,7 +110,7 @@ def attackers(position: Position, color: int) -> int:
 def portal_threat(position: Position, color: int) -> bool:
     """True when a king of ``color`` can pass the enemy wall with one action (a move onto
     an empty or enemy point, or a merge onto a friendly non-king man), which blesses it."""
-    owner, size, flags = position.owners, position.sizes, position.flags
+    owner, size, flags = _ints(position.owners), _ints(position.sizes), _ints(position.flags)
     for k in _kings(position, color):
         for j, passed in position.reach_indices(k, size[k], color).items():
             if passed and (owner[j] != color or not flags[j] & KING):
@@ -112,14 +119,9 @@ def portal_threat(position: Position, color: int) -> bool:
 
 
 def winning_actions(position: Position) -> list[Action]:
-    """Actions of the side to act that win at once (confirmed by playing them).
-
-    Candidates come from the board, not from trying every action: captures of an enemy
-    king, actions of one of the mover's kings (a portal pass blesses it), and actions
-    landing on or next to a group of the mover's men that holds a king (only such an
-    arrival can complete a bridge containing a king, which blesses it). A win by
-    leaving the opponent without any legal action is not looked for (it needs the
-    opponent's whole move list; the search sees it when it plays the action).
+    """Actions of the side to act that win at once (confirmed by playing them): an enemy
+    king captured, a blessed king, or the opponent left without a legal action. Every
+    legal action is tried inside the compiled core (:meth:`Position.immediate_wins`).
     Memoised by rules and position key.
     """
     if position.is_over:
@@ -129,56 +131,11 @@ def winning_actions(position: Position) -> list[Action]:
     found = memo.get(key)
     if found is not None:
         return list(found)
-    color = position.to_move_code
-    enemy = 3 - color
-    labels = position.tables.board.labels
-    enemy_kings = {labels[i] for i in _kings(position, enemy)}
-    own_kings = {labels[i] for i in _kings(position, color)}
-    bridge_targets = _bridge_targets(position, color)
-    wins: list[Action] = []
-    for action in position.legal_actions():
-        target = action.target
-        if not (
-            (target in enemy_kings and action.kind in ("move", "split"))
-            or action.origin in own_kings
-            or target in bridge_targets
-        ):
-            continue
-        position.play(action)
-        won = position.is_over and position.winner == ("red" if color == RED else "blue")
-        position.undo()
-        if won:
-            wins.append(action)
+    wins = position.immediate_wins()
     if len(memo) >= _WIN_CACHE_LIMIT:
         memo.clear()
     memo[key] = wins
     return list(wins)
-
-
-def _bridge_targets(position: Position, color: int) -> set[str]:
-    """Labels where an arriving man could complete a bridge holding a king of ``color``:
-    the points of each connected group of ``color``'s men that contains a king, and the
-    points next to it not held by ``color``."""
-    t = position.tables
-    owner = position.owners
-    neighbours = t.board.neighbours
-    labels = t.board.labels
-    seen: set[int] = set()
-    out: set[str] = set()
-    for king in _kings(position, color):
-        if king in seen:
-            continue
-        group = [king]
-        seen.add(king)
-        for q in group:  # grows while iterating: breadth-first search
-            for r in neighbours[q]:
-                if owner[r] == color and r not in seen:
-                    seen.add(r)
-                    group.append(r)
-        for q in group:
-            out.add(labels[q])
-            out.update(labels[r] for r in neighbours[q] if owner[r] != color)
-    return out
 
 
 def heuristic(position: Position) -> float:
@@ -192,7 +149,7 @@ def heuristic(position: Position) -> float:
     side = position.tables.board.side
     dist = _wall_distance(side)
     far = float(2 * (side - 1))
-    owner, size, flags = position.owners, position.sizes, position.flags
+    owner, size, flags = _ints(position.owners), _ints(position.sizes), _ints(position.flags)
     count = position.checker_counts
     progress = [0.0, 0.0, 0.0]
     best_king = [0.0, 0.0, 0.0]
@@ -243,7 +200,7 @@ def _bridge_progress(position: Position, dist: Sequence[Sequence[int]], far: flo
     """Per colour: how close (0..1) the best group touching its own wall comes to the
     enemy wall (1 = a bridge)."""
     t = position.tables
-    owner = position.owners
+    owner = _ints(position.owners)
     neighbours = t.board.neighbours
     out = [0.0, 0.0, 0.0]
     for color in (RED, BLUE):
@@ -274,7 +231,7 @@ def action_priors(position: Position, actions: Sequence[Action]) -> list[float]:
     next to a king (where they defend or hem in)."""
     t = position.tables
     index = t.index
-    owner, flags, size = position.owners, position.flags, position.sizes
+    owner, flags, size = _ints(position.owners), _ints(position.flags), _ints(position.sizes)
     color = position.to_move_code
     enemy = 3 - color
     dist = _wall_distance(t.board.side)[color]

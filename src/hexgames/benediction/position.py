@@ -1,22 +1,24 @@
-"""The Benediction engine: a mutable position with make/unmake (``play``/``undo``).
+"""The Benediction engine: a mutable position with make/unmake (``play``/``undo``), a thin
+Python layer over the compiled rules core (:mod:`hexgames.benediction.core`).
 
 Design (speed is a feature: the AI is only as strong as this is fast):
 
-* State lives in flat lists indexed by point (see :mod:`hexgrid` for the index order);
-  every geometric question is a lookup in :mod:`._tables` (portal rays, walls, block
-  adjacency), computed once per board side.
-* ``play`` keeps one :class:`UndoRecord` per action: the compact change records
-  ``(point, old_owner, old_size, old_flags)`` plus a few scalars; ``undo`` replays the
-  changes backwards. No copies.
-* The Zobrist key is kept up to date by the single mutation primitive ``_put``.
-* Actions are shared immutable instances per board (``Tables.move_row`` etc.), so the
-  generator never constructs objects. ``legal_actions`` remembers, by key, whether each
-  listed action passes the enemy wall, so ``play`` of a listed action skips validation;
-  any other action is validated on its own, and a refused action raises
-  :class:`IllegalAction` before anything changes.
-* Reach (where a stack can travel) depends only on the blocks on its rays, since men are
-  jumped: results are cached per board side, keyed by origin, colour, steps and the
-  blocks among the ray points (``_bm`` is the bit mask of blocks).
+* **One implementation of the rules**: legal-action generation, play with the
+  after-action rules (rules section 6), undo and the position key all run in the
+  compiled core, on this position's numpy arrays (``S8``: owner, size, flags and block
+  adjacency per point; ``meta``: side to act, actions left, turn, result, counters, key;
+  ``FL``: the undo frames and change log). One compiled call per :meth:`play` (which
+  also lists the next legal actions) and per :meth:`undo`.
+* The legal actions are kept as integer codes (``lx``); :meth:`legal_actions` returns an
+  :class:`ActionList` that turns a code into an :class:`Action` only when asked for it.
+  Actions are shared immutable instances per board, and the core maps their identity
+  back to codes, so :meth:`play` of a listed action costs a dictionary look-up and the
+  compiled call, which checks that the code is in the list before changing anything.
+  An action that is not legal raises :class:`IllegalAction` naming the reason (the
+  explanation is worked out in Python, only for refused actions).
+* The pure-Python engine this replaced lives on in the tests as an independent oracle
+  (``tests/oracles/benediction_position.py``); differential tests compare the two at
+  every step of many random games.
 
 Public read API (for the AI and for engines built on this one; python-chess exposes its
 bitboards the same way). Every point has an index (see :mod:`hexgrid` for the order;
@@ -25,8 +27,8 @@ bitboards the same way). Every point has an index (see :mod:`hexgrid` for the or
 * :attr:`Position.owners` ``[i]``: ``EMPTY=0``, ``RED=1``, ``BLUE=2`` or ``BLOCK=3``;
   :attr:`Position.sizes` ``[i]``: checkers in the man (0 when none);
   :attr:`Position.flags` ``[i]``: bit mask ``KING=1, BLESSED=2, CURSED=4, LOCKED=8``.
-  These are *live read-only views* (no copy, so cheap in a search): they follow
-  ``play``/``undo`` and must never be mutated; take ``tuple(...)`` for a snapshot.
+  These are *live read-only views* (read-only numpy int8 arrays, no copy): they follow
+  ``play``/``undo``; take ``tuple(...)`` or ``.tolist()`` for a snapshot.
 * :attr:`Position.to_move_code` (``RED``/``BLUE``), :attr:`Position.checker_counts`
   ``[code]`` (checkers of a colour on the board), :attr:`Position.tables` (the
   precomputed geometry of the board side: walls, portal rays, block adjacency; see
@@ -40,64 +42,53 @@ RED, KING``). Only this module touches a position's ``_`` attributes.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, overload
 
+import numpy as np
+
+from hexgames.benediction import core as _core
 from hexgames.benediction._tables import (
     BLESSED,
     BLOCK,
     BLUE,
     COLOR_NAMES,
     CURSED,
-    DROP,
     EMPTY,
     KING,
     LOCKED,
     MAX_TRAVEL,
-    MERGE,
-    MOVE,
-    PLACE_BLOCK,
     RED,
-    SPLIT,
     Tables,
     tables,
 )
 from hexgames.benediction.actions import Action
-from hexgames.benediction.rules import Rules
+from hexgames.benediction.rules import START_CHECKERS, Rules, Termination
 from hexgames.benediction.textformat import TextPosition, format_text, parse_text
 from hexgames.errors import IllegalAction
 from hexgames.game import HistoryView, Outcome
 from hexgames.hexgrid import HexBoard
 
-_KIND_CODE = {"move": MOVE, "merge": MERGE, "split": SPLIT, "drop": DROP, "block": PLACE_BLOCK}
-#: Checkers each side has on the board at the start; with the ``supply`` option a side
-#: owns this many plus ``supply`` (see docs/benediction.md, "Supply").
-START_CHECKERS = 7
-_NO_PATH = 1 << 20
-#: Entries of the shared reach cache before it is emptied (bounds memory in long runs).
-REACH_CACHE_LIMIT = 50_000
 _WIN_NONE, _DRAW = 0, 3
 _COLOR_CODE = {"red": RED, "blue": BLUE}
-
-
-class Termination(StrEnum):
-    """How a Benediction game ends (``Outcome.termination``); the value is the words
-    shown to people and written in records. The last two are decided outside the
-    engine (by the players or the clock), with the values of
-    :class:`hexgames.game.CommonTermination`."""
-
-    KING_CAPTURED = "king captured"
-    BLESSED_KING = "blessed king"
-    NO_LEGAL_ACTION = "no legal action"
-    TURN_LIMIT = "turn limit"
-    RESIGNATION = "resignation"
-    TIMEOUT = "timeout"
+_MASK64 = (1 << 64) - 1
+_REASONS = _core.REASONS
+_M_TO, _M_AL, _M_ACTED, _M_TURN, _M_WIN = (
+    _core.M_TO, _core.M_AL, _core.M_ACTED, _core.M_TURN, _core.M_WIN,
+)
+_M_REASON, _M_BKEY, _M_NFRAME = _core.M_REASON, _core.M_BKEY, _core.M_NFRAME
+_FRAME_LEN = _core.FRAME_LEN
+_pos_play = _core.pos_play
+_pos_undo = _core.pos_undo
+_pos_generate = _core.pos_generate
+#: Room for undo frames and log entries a new position starts with (grows as needed).
+_FRAMES0 = 64
 
 
 class UndoRecord(NamedTuple):
-    """What :meth:`Position.undo` needs to take back one action (kept per action)."""
+    """What undoing one action restored in the pure-Python engine (kept for
+    compatibility; the compiled core keeps its own undo frames)."""
 
     action: Action
     to_move: int
@@ -113,12 +104,9 @@ class UndoRecord(NamedTuple):
     block_at: int
 
 
-_new_record = tuple.__new__  # builds an UndoRecord without a Python-level call
-
-
 @dataclass(frozen=True, slots=True)
 class Man:
-    """A man as the outside world sees it (the engine keeps flat lists instead)."""
+    """A man as the outside world sees it (the engine keeps flat arrays instead)."""
 
     color: str
     size: int
@@ -134,7 +122,8 @@ def merge_problem(
     """Why a merge (or split-merge) is illegal, or ``None`` when conditions 1-4 hold.
 
     ``passed``: the source's path passed the enemy wall; a non-cursed source gains a
-    blessing on the way, which satisfies conditions 2 and 3.
+    blessing on the way, which satisfies conditions 2 and 3. (Used to explain a refused
+    action; the compiled core decides legality.)
     """
     if src_flags & tgt_flags & KING:
         return "two kings may not merge"
@@ -154,6 +143,77 @@ def merge_problem(
     return None
 
 
+class ActionList(Sequence[Action]):
+    """The legal actions of a position, in the engine's order: a read-only sequence of
+    :class:`Action` over the engine's integer codes, each turned into its (shared) action
+    only when read. It is a snapshot: playing on the position does not change it (the
+    position then lists into a new buffer). Compares equal to a list or tuple of the same
+    actions; ``list(...)`` for a real list."""
+
+    __slots__ = ("_acts", "_lx", "_m")
+
+    def __init__(self, lx: np.ndarray, m: int, acts: dict[int, Action]) -> None:
+        self._lx = lx
+        self._m = m
+        self._acts = acts
+
+    @property
+    def _codes(self) -> list[int]:
+        return self._lx[: self._m].tolist()  # type: ignore[no-any-return]
+
+    def __len__(self) -> int:
+        return self._m
+
+    @overload
+    def __getitem__(self, index: int) -> Action: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Action]: ...
+
+    def __getitem__(self, index: int | slice) -> Action | list[Action]:
+        if isinstance(index, slice):
+            acts = self._acts
+            return [acts[c] for c in self._codes[index]]
+        m = self._m
+        if not -m <= index < m:
+            raise IndexError("action index out of range")
+        return self._acts[self._lx.item(index if index >= 0 else m + index)]
+
+    def __iter__(self) -> Iterator[Action]:
+        return map(self._acts.__getitem__, self._codes)
+
+    def __contains__(self, action: object) -> bool:
+        if not isinstance(action, Action):
+            return False
+        return any(a == action for a in self)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, ActionList):
+            return list(self) == list(other)
+        if isinstance(other, (list, tuple)):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __add__(self, other: Iterable[Action]) -> list[Action]:
+        return [*self, *other]
+
+    def __radd__(self, other: Iterable[Action]) -> list[Action]:
+        return [*other, *self]
+
+    def copy(self) -> list[Action]:
+        return list(self)
+
+    def __repr__(self) -> str:
+        return repr(list(self))
+
+
+def _readonly(view: np.ndarray) -> np.ndarray:
+    view.flags.writeable = False
+    return view
+
+
 class Position:
     """A Benediction position with its history; mutate with :meth:`play`/:meth:`undo`.
 
@@ -161,32 +221,25 @@ class Position:
     """
 
     __slots__ = (
-        "_acted",
-        "_al",
-        "_bk",
-        "_bkey",
-        "_bm",
-        "_changes",
-        "_count",
-        "_flags",
+        "_CW",
+        "_FL",
+        "_PB",
+        "_acts",
+        "_core",
+        "_fv",
         "_history",
+        "_ids",
         "_is_start",
-        "_legal",
-        "_legal_key",
-        "_locked",
-        "_near",
-        "_owner",
-        "_reason",
+        "_lcodes",
+        "_lx",
+        "_meta",
+        "_nleg",
+        "_ov",
         "_rules",
-        "_size",
-        "_skey",
         "_start_text",
         "_starts",
+        "_sv",
         "_tables",
-        "_to_move",
-        "_turn",
-        "_undo",
-        "_winner",
         "_zone",
     )
 
@@ -206,13 +259,6 @@ class Position:
         self._rules = rules if rules is not None else Rules()
         t = self._tables = tables(self._rules.board_side)
         n = len(t.board.labels)
-        self._owner = [EMPTY] * n
-        self._size = [0] * n
-        self._flags = [0] * n
-        self._near = [0] * n
-        self._count = [0, 0, 0]
-        self._bk = [0, 0, 0]
-        self._bkey = 0
         side = self._rules.board_side
         if starts is None:
             red_start = t.board.index_at(side - 1, 1)
@@ -230,33 +276,59 @@ class Position:
             (red_start, *t.board.neighbours[red_start]),
             (blue_start, *t.board.neighbours[blue_start]),
         )
-        self._to_move = RED
-        self._al = 2
-        self._acted = 0
-        self._turn = 1
-        self._winner = _WIN_NONE
-        self._reason: Termination | None = None
-        self._locked: list[int] = []
-        self._undo: list[UndoRecord] = []
+        core = self._core = _core.core_for(self._rules, self._starts)
+        self._CW = core.CW
+        self._acts, self._ids = core.actions, core.ids
+        self._PB = np.zeros(_core._pb_len(n), np.int8)
+        self._views()
+        meta = self._meta
+        meta[_M_TO] = RED
+        meta[_M_AL] = 2
+        meta[_M_TURN] = 1
+        meta[_core.M_LOGGING] = 1
+        lcap = 4 * n + 64
+        meta[_core.M_FCAP] = _FRAMES0
+        meta[_core.M_LCAP] = lcap
+        self._FL = np.zeros(_FRAMES0 * _FRAME_LEN + lcap * 4, np.int64)
+        self._lx = np.zeros(256, np.int32)
+        self._nleg = 0
+        self._lcodes: ActionList | None = None
         self._history: list[Action] = []
-        self._changes: list[tuple[int, int, int, int]] = []
-        self._legal: dict[int, bool] | None = None
-        self._bm = 0
-        self._legal_key = -1
         self._start_text: str | None = None
-        self._update_skey()
+        self._regenerate()
+
+    def _views(self) -> None:
+        """Views of ``_PB``: the board arrays (read-only) and ``_meta``."""
+        n = len(self._is_start)
+        pb = self._PB
+        self._ov = _readonly(pb[:n])
+        self._sv = _readonly(pb[n : 2 * n])
+        self._fv = _readonly(pb[2 * n : 3 * n])
+        self._meta = pb[_core._meta_at(n) :].view(np.int64)
+
+    def _regenerate(self) -> None:
+        """List the legal actions again (after the board was written whole)."""
+        if self._lcodes is not None:  # an ActionList handed out keeps its buffer
+            self._lx = np.empty(len(self._lx), np.int32)
+        while True:
+            m = _pos_generate(self._CW, self._PB, self._lx)
+            if m >= 0:
+                break
+            self._lx = np.zeros(max(-3 - m, 2 * len(self._lx)), np.int32)
+        self._nleg = m
+        self._lcodes = None
 
     @classmethod
     def initial(cls, rules: Rules | None = None) -> Position:
         """The start position: each side's king on its starting point and a single man
         on each other point of its zone; Red acts, with ``rules.first_turn_actions``."""
         p = cls(rules)
-        for color in (RED, BLUE):
-            start = p._starts[color - 1]
-            for i in p._zone[color]:
-                p._put(i, color, 1, KING if i == start else 0)
-        p._al = p._rules.first_turn_actions
-        p._update_skey()
+        n = len(p._is_start)
+        s8 = p._PB
+        p._core.set_up(s8[:n], s8[n : 2 * n], s8[2 * n : 3 * n])
+        p._meta[_M_AL] = p._rules.first_turn_actions
+        _core.pos_recount(p._CW, s8)
+        p._regenerate()
         return p
 
     @classmethod
@@ -276,44 +348,48 @@ class Position:
         """The position a parsed board text describes (the parser has checked it)."""
         p = cls(parsed.rules, starts=parsed.starts)
         index = p._tables.index
+        n = len(p._is_start)
+        s8 = p._PB
         for label, (color, size, flags) in parsed.men.items():
             i = index[label]
-            p._put(i, color, size, flags)
-            if flags & LOCKED:
-                p._locked.append(i)
+            s8[i], s8[n + i], s8[2 * n + i] = color, size, flags
         for label in parsed.blocks:
-            i = index[label]
-            p._put(i, BLOCK, 0, 0)
-            for j in p._tables.block_adjacent[i]:
-                p._near[j] += 1
+            s8[index[label]] = BLOCK
+        meta = p._meta
+        _core.pos_recount(p._CW, s8)
         winner = parsed.winner
         if winner == _WIN_NONE:
-            p._to_move = parsed.to_move
-            p._al = parsed.actions_left
-            p._acted = 2 - parsed.actions_left
-            p._update_skey()
-            p._lose_if_stuck()
+            meta[_M_TO] = parsed.to_move
+            meta[_M_AL] = parsed.actions_left
+            meta[_M_ACTED] = 2 - parsed.actions_left
+            p._regenerate()
+            if p._nleg == 0:  # rule 6.6: the player due to act has no legal action
+                meta[_M_WIN] = 3 - parsed.to_move
+                meta[_M_REASON] = _REASONS.index(Termination.NO_LEGAL_ACTION)
         elif winner == _DRAW:
-            p._winner, p._reason = _DRAW, Termination.TURN_LIMIT
+            meta[_M_WIN] = _DRAW
+            meta[_M_REASON] = _REASONS.index(Termination.TURN_LIMIT)
         else:
-            p._to_move = 3 - winner
-            p._winner = winner
+            meta[_M_TO] = 3 - winner
+            meta[_M_WIN] = winner
             if parsed.king_taken:
-                p._reason = Termination.KING_CAPTURED
-            elif p._bk[winner]:
-                p._reason = Termination.BLESSED_KING
+                reason = Termination.KING_CAPTURED
+            elif meta[_core.M_BK + winner]:
+                reason = Termination.BLESSED_KING
             else:
-                p._reason = Termination.NO_LEGAL_ACTION
-        if p._winner:
-            p._al = 0
-        p._update_skey()
+                reason = Termination.NO_LEGAL_ACTION
+            meta[_M_REASON] = _REASONS.index(reason)
+        if meta[_M_WIN]:
+            meta[_M_AL] = 0
+        p._regenerate()
         p._start_text = p.to_text()
         return p
 
     def to_text(self) -> str:
         """The board-text format (rules section 8, plus the ``l`` locked suffix)."""
         labels = self._tables.board.labels
-        owner, size, flags = self._owner, self._size, self._flags
+        owner, size, flags = self._ov.tolist(), self._sv.tolist(), self._fv.tolist()
+        meta = self._meta
         return format_text(
             TextPosition(
                 rules=self._rules,
@@ -324,10 +400,10 @@ class Position:
                     if o in (RED, BLUE)
                 },
                 blocks=[labels[i] for i, o in enumerate(owner) if o == BLOCK],
-                to_move=self._to_move,
-                actions_left=self._al,
-                winner=self._winner,
-                king_taken=self._reason == Termination.KING_CAPTURED,
+                to_move=int(meta[_M_TO]),
+                actions_left=int(meta[_M_AL]),
+                winner=int(meta[_M_WIN]),
+                king_taken=self._reason_code() == Termination.KING_CAPTURED,
             )
         )
 
@@ -338,12 +414,13 @@ class Position:
         """An independent position with the same state and history (undo still works)."""
         other = object.__new__(Position)
         for name in Position.__slots__:
-            value = getattr(self, name)
-            if isinstance(value, list):
-                value = list(value)
-            setattr(other, name, value)
-        other._legal = None
-        other._legal_key = -1
+            setattr(other, name, getattr(self, name))
+        other._PB = self._PB.copy()
+        other._FL = self._FL.copy()
+        other._lx = self._lx.copy()
+        other._lcodes = None
+        other._history = list(self._history)
+        other._views()
         return other
 
     def __copy__(self) -> Position:
@@ -351,6 +428,14 @@ class Position:
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Position:
         return self.copy()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        labels = self._tables.board.labels
+        state = (
+            self._rules, (labels[self._starts[0]], labels[self._starts[1]]), self._PB,
+            self._FL, list(self._history), self._start_text,
+        )
+        return _restore, state
 
     def __repr__(self) -> str:
         return f"Position.from_text({self.to_text()!r})"
@@ -369,56 +454,69 @@ class Position:
     def to_move(self) -> str:
         """Colour to act now. Once the game is over: the loser (after a draw: the side
         that was due to act)."""
-        return COLOR_NAMES[self._to_move]
+        return COLOR_NAMES[self._meta.item(_M_TO)]
 
     @property
     def current_seat(self) -> int:
-        return self._to_move - 1
+        return int(self._meta.item(_M_TO)) - 1
 
     @property
     def actions_left(self) -> int:
         """Actions the player to act still has in this turn (1 or 2; 0 once over)."""
-        return self._al
+        return int(self._meta.item(_M_AL))
 
     @property
     def turn_number(self) -> int:
         """1-based count of turns (one player's one or two actions) from the start."""
-        return self._turn
+        return int(self._meta.item(_M_TURN))
 
     @property
     def is_over(self) -> bool:
-        return self._winner != _WIN_NONE
+        return self._meta.item(_M_WIN) != _WIN_NONE
 
     @property
     def winner(self) -> str | None:
         """``"red"``, ``"blue"``, ``"draw"`` (only by the ``max_turns`` cap) or ``None``."""
-        return (None, "red", "blue", "draw")[self._winner]
+        return (None, "red", "blue", "draw")[self._meta.item(_M_WIN)]
+
+    def _reason_code(self) -> Termination | None:
+        return _REASONS[self._meta.item(_M_REASON)]
 
     @property
     def win_reason(self) -> str | None:
         """Why the game ended, in words (``outcome().termination.value``): ``"king
         captured"``, ``"blessed king"``, ``"no legal action"``, ``"turn limit"``; ``None``
         while the game goes on. Kept for compatibility; prefer :meth:`outcome`."""
-        reason = self._reason
+        reason = self._reason_code()
         return None if reason is None else reason.value
 
     def outcome(self) -> Outcome | None:
         """How the game ended by the rules, ``None`` while it goes on: the
         :class:`Termination`, the winning colour and seat (``None`` for a draw by the
         ``max_turns`` cap). Resignations and timeouts are decided outside the engine."""
-        winner = self._winner
+        winner = self._meta.item(_M_WIN)
         if winner == _WIN_NONE:
             return None
-        assert self._reason is not None
+        reason = self._reason_code()
+        assert reason is not None
         if winner == _DRAW:
-            return Outcome(self._reason, None, None)
-        return Outcome(self._reason, COLOR_NAMES[winner], winner - 1)
+            return Outcome(reason, None, None)
+        return Outcome(reason, COLOR_NAMES[winner], winner - 1)
 
     @property
     def key(self) -> int:
         """Zobrist hash of men, flags, locks, blocks, side to act, actions left and result
         (the supply is a function of the men). Not the turn number."""
-        return self._bkey ^ self._skey
+        meta = self._meta
+        t = self._tables
+        w = meta.item(_M_WIN)
+        if w:
+            skey = t.zwin[w]
+        else:
+            skey = (t.zblue if meta.item(_M_TO) == BLUE else 0) ^ (
+                t.ztwo if meta.item(_M_AL) == 2 else 0
+            )
+        return (meta.item(_M_BKEY) & _MASK64) ^ skey
 
     @property
     def history(self) -> HistoryView[Action]:
@@ -441,29 +539,30 @@ class Position:
     @property
     def owners(self) -> Sequence[int]:
         """Per point index: ``EMPTY``, ``RED``, ``BLUE`` or ``BLOCK`` (0..3). A live
-        read-only view of the engine's array (no copy): never mutate it."""
-        return self._owner
+        read-only view of the engine's array (a read-only numpy int8 array, no copy)."""
+        return self._ov  # type: ignore[return-value]
 
     @property
     def sizes(self) -> Sequence[int]:
         """Per point index: checkers in the man there (0 when none). Live, read-only."""
-        return self._size
+        return self._sv  # type: ignore[return-value]
 
     @property
     def flags(self) -> Sequence[int]:
         """Per point index: bit mask ``KING | BLESSED | CURSED | LOCKED`` of the man
         there (0 when none). Live, read-only."""
-        return self._flags
+        return self._fv  # type: ignore[return-value]
 
     @property
     def to_move_code(self) -> int:
         """:attr:`to_move` as a colour code (``RED`` or ``BLUE``)."""
-        return self._to_move
+        return int(self._meta.item(_M_TO))
 
     @property
     def checker_counts(self) -> Sequence[int]:
-        """``[0, red, blue]``: checkers of each colour code on the board. Live, read-only."""
-        return self._count
+        """``[0, red, blue]``: checkers of each colour code on the board (a snapshot)."""
+        meta = self._meta
+        return [0, meta.item(_core.M_CNT + RED), meta.item(_core.M_CNT + BLUE)]
 
     @property
     def tables(self) -> Tables:
@@ -481,7 +580,7 @@ class Position:
     @property
     def blocks(self) -> set[str]:
         labels = self._tables.board.labels
-        return {labels[i] for i, o in enumerate(self._owner) if o == BLOCK}
+        return {labels[i] for i in np.flatnonzero(self._ov == BLOCK).tolist()}
 
     @property
     def starting_points(self) -> tuple[str, str]:
@@ -512,7 +611,7 @@ class Position:
         supply = self._rules.supply
         if supply is None:
             return None
-        return max(0, supply + START_CHECKERS - self._count[_color_code(color)])
+        return max(0, supply + START_CHECKERS - self.checker_counts[_color_code(color)])
 
     def seat_of(self, color: str) -> int:
         return _color_code(color) - 1
@@ -523,14 +622,15 @@ class Position:
         return COLOR_NAMES[seat + 1]
 
     def returns(self) -> tuple[float, float]:
-        if self._winner == RED:
+        winner = self._meta.item(_M_WIN)
+        if winner == RED:
             return (1.0, -1.0)
-        if self._winner == BLUE:
+        if winner == BLUE:
             return (-1.0, 1.0)
         return (0.0, 0.0)
 
     def is_turn_start(self) -> bool:
-        return self._acted == 0
+        return self._meta.item(_M_ACTED) == 0
 
     def parse_action(self, text: str) -> Action:
         """Read notation into an :class:`Action` whose points exist on this board
@@ -552,9 +652,10 @@ class Position:
         i = self._point(origin)
         if steps_max is not None and not _is_int(steps_max):
             raise ValueError(f"steps_max must be an integer or None, got {steps_max!r}")
-        steps = steps_max if steps_max is not None else max(1, self._size[i])
+        owner = self._ov.item(i)
+        steps = steps_max if steps_max is not None else max(1, self._sv.item(i))
         code = _color_code(color) if color is not None else (
-            self._owner[i] if self._owner[i] in (RED, BLUE) else self._to_move
+            owner if owner in (RED, BLUE) else self.to_move_code
         )
         return list(self.reach_indices(i, steps, code).items())
 
@@ -562,161 +663,65 @@ class Position:
         """``{target: passed_wall}`` for a stack of colour code ``color`` (``RED`` or
         ``BLUE``) and at most ``steps`` steps from point index ``origin`` (destination !=
         origin; blocks stop). ``ValueError`` for an index, steps or colour out of range."""
-        if not (
-            _is_int(color)
-            and color in (RED, BLUE)
-            and _is_int(origin)
-            and 0 <= origin < len(self._owner)
-            and _is_int(steps)
-        ):
+        n = len(self._is_start)
+        ints = type(origin) is int and type(steps) is int and type(color) is int
+        if not ints and _is_int(color) and _is_int(origin) and _is_int(steps):
+            origin, steps, color = int(origin), int(steps), int(color)
+            ints = True
+        if not ints or color not in (RED, BLUE) or not 0 <= origin < n:
             raise ValueError(
-                f"reach_indices needs a point index 0..{len(self._owner) - 1}, integer "
+                f"reach_indices needs a point index 0..{n - 1}, integer "
                 f"steps and a colour code RED=1 or BLUE=2, got ({origin!r}, {steps!r}, "
                 f"{color!r})"
             )
         steps = min(steps, MAX_TRAVEL)
         if steps < 1:
             return {}
-        return {j: mp <= steps for j, _fewest, mp in self._reach_list(origin, steps, color)}
+        out = np.empty((n, 2), np.int64)
+        m = _core.pos_reach(self._CW, self._PB, origin, steps, color, out)
+        return {j: p == 1 for j, p in out[:m].tolist()}
 
     # ------------------------------------------------------------- generation
-    def legal_actions(self) -> list[Action]:
-        """Every legal action exactly once (empty when the game is over)."""
-        if self._winner:
+    def legal_actions(self) -> ActionList:
+        """Every legal action exactly once (empty when the game is over), as a lazy
+        read-only sequence (see :class:`ActionList`)."""
+        listed = self._lcodes
+        if listed is None:
+            listed = self._lcodes = ActionList(self._lx, self._nleg, self._acts)
+        return listed
+
+    def immediate_wins(self) -> list[Action]:
+        """The legal actions after which the player to act has won at once: an enemy
+        king captured, a blessed king, or the opponent left without a legal action
+        (each tried and taken back inside one compiled call)."""
+        if not self._nleg:
             return []
-        actions, passed = self._generate(False)
-        # Remember "passed the wall" per listed action so that play() of one of them
-        # skips validation. Keyed by identity: listed actions are the board's shared
-        # cached instances, which live as long as the tables.
-        self._legal = dict(zip(map(id, actions), passed, strict=True))
-        self._legal_key = self._bkey ^ self._skey
-        return actions
+        out = np.empty(self._nleg, np.int32)
+        while True:
+            k = _core.pos_wins(self._CW, self._PB, self._FL, self._lx, self._nleg, out)
+            if k != -2:
+                break
+            self._grow()
+        acts = self._acts
+        return [acts[c] for c in out[:k].tolist()]
 
-    def _reach(self, i: int, steps: int, color: int) -> dict[int, tuple[int, int]]:
-        """``{target: (fewest steps without the portal, fewest steps through it)}``
-        (``_NO_PATH`` where there is no such path) within ``steps`` steps."""
-        owner = self._owner
-        found: dict[int, tuple[int, int]] = {}
-        for points, portal_at in self._tables.rays[color][i]:
-            n = 0
-            for j in points:
-                if n >= steps or owner[j] == BLOCK:
-                    break
-                n += 1
-                if j == i:
-                    continue
-                old = found.get(j)
-                if n <= portal_at:
-                    if old is None:
-                        found[j] = (n, _NO_PATH)
-                    elif n < old[0]:
-                        found[j] = (n, old[1])
-                elif old is None:
-                    found[j] = (_NO_PATH, n)
-                elif n < old[1]:
-                    found[j] = (old[0], n)
-        return found
+    def legal_action_count(self) -> int:
+        """``len(legal_actions())`` without listing them."""
+        return self._nleg
 
-    def _reach_list(self, i: int, steps: int, color: int) -> tuple[tuple[int, int, int], ...]:
-        """``(target, fewest steps, fewest steps through the portal)`` triples, cached.
-
-        Reach depends only on the blocks lying on the rays (men are jumped), so the
-        cache key is the origin, colour, steps and the blocks among those ray points.
-        """
-        t = self._tables
-        code = (color * len(self._owner) + i) << 4 | steps
-        key = (self._bm & t.raymask[code]) << 13 | code
-        cache = t.reach_cache
-        found = cache.get(key)
-        if found is None:
-            if len(cache) > REACH_CACHE_LIMIT:
-                cache.clear()
-            found = cache[key] = tuple(
-                (j, mnp if mnp < mp else mp, mp)
-                for j, (mnp, mp) in self._reach(i, steps, color).items()
-            )
-        return found
-
-    def _generate(self, first_only: bool) -> tuple[list[Action], list[bool]]:
-        """Legal actions of the player to act and, for each, whether its path passed the
-        enemy wall. With ``first_only``, stops at the first one found (existence test)."""
-        out: list[Action] = []
-        walls: list[bool] = []
-        add, add_wall = out.append, walls.append
-        extend, extend_walls = out.extend, walls.extend
-        t = self._tables
-        c = self._to_move
-        owner, size, flags = self._owner, self._size, self._flags
-        n = len(owner)
-        max_stack = self._rules.max_stack
-        near, is_start = self._near, self._is_start
-        if first_only:
-            # A block is almost always possible: look for one before anything costly.
-            for i in range(n):
-                if owner[i] == EMPTY and not near[i] and not is_start[i]:
-                    return [t.blocks[i]], [False]
-        reach = self._reach_list
-        split_counts = t.split_counts
-        for i in range(n):
-            if owner[i] != c:
-                continue
-            s = size[i]
-            f = flags[i]
-            movable = not f & LOCKED
-            moves = t.moves[i] or t.move_row(i)
-            merges = t.merges[i] or t.merge_row(i)
-            splits = t.splits[i] or t.split_row(i)
-            for j, fewest, mp in reach(i, s, c):
-                if owner[j] == c:
-                    fj, sj = flags[j], size[j]
-                    passed = mp <= s
-                    if merge_problem(f, s, fj, sj, passed, max_stack) is None:
-                        add(merges[j])
-                        add_wall(passed)
-                    if fewest < s:
-                        counts = splits[j] or split_counts(i, j)
-                        for k in range(fewest, s):
-                            passed = mp <= k
-                            if merge_problem(f, k, fj, sj, passed, max_stack) is None:
-                                add(counts[k])
-                                add_wall(passed)
-                else:
-                    if movable:
-                        add(moves[j])
-                        add_wall(mp <= s)
-                    if fewest < s:
-                        extend((splits[j] or split_counts(i, j))[fewest:s])
-                        if mp <= fewest:
-                            extend_walls((True,) * (s - fewest))
-                        elif mp >= s:
-                            extend_walls((False,) * (s - fewest))
-                        else:
-                            extend_walls((False,) * (mp - fewest))
-                            extend_walls((True,) * (s - mp))
-                if first_only and out:
-                    return out, walls
-        if self._can_drop(c):
-            drops = t.drops
-            for z in self._zone[c]:
-                if owner[z] == EMPTY:
-                    add(drops[z])
-                    add_wall(False)
-                    if first_only:
-                        return out, walls
-        if not first_only:
-            blocks = t.blocks
-            placeable = [
-                blocks[i]
-                for i in range(n)
-                if owner[i] == EMPTY and not near[i] and not is_start[i]
-            ]
-            extend(placeable)
-            extend_walls((False,) * len(placeable))
-        return out, walls
-
-    def _can_drop(self, color: int) -> bool:
-        supply = self._rules.supply
-        return supply is None or self._count[color] < supply + START_CHECKERS
+    def core_state(self) -> _core.CoreState:
+        """This position (without its history) as a :class:`~.core.CoreState`, the form
+        the batched kernels (random playouts) start from: a copy of the arrays."""
+        s = _core.CoreState(self._core)
+        n = len(self._is_start)
+        pb = self._PB
+        s.owner[:], s.size[:], s.flags[:], s.near[:] = (
+            pb[:n], pb[n : 2 * n], pb[2 * n : 3 * n], pb[3 * n : 4 * n]
+        )
+        s.meta[:] = self._meta
+        s.meta[_core.M_NLOG] = s.meta[_M_NFRAME] = 0
+        s.meta[_core.M_LOGGING] = 1
+        return s
 
     # ------------------------------------------------------------------- play
     def play(self, action: Action | str) -> None:
@@ -724,61 +729,98 @@ class Position:
 
         Raises :class:`IllegalAction` naming the reason, leaving the position unchanged.
         """
-        if isinstance(action, str):
-            action = self.parse_action(action)
-        elif not isinstance(action, Action):
-            raise IllegalAction(f"not a Benediction action: {action!r}")
-        legal = self._legal
-        if legal is not None and self._legal_key == self._bkey ^ self._skey:
-            passed = legal.get(id(action))
-            if passed is not None:
-                index = self._tables.index
-                origin = action.origin
-                self._apply(
-                    action,
-                    _KIND_CODE[action.kind],
-                    index[origin] if origin is not None else -1,
-                    index[action.target],
-                    action.count,
-                    passed,
-                )
-                return
-        kind, o, t, k, passed = self._validate(action)
-        self._apply(action, kind, o, t, k, passed)
+        # a listed (shared) Action is known by identity, before any type check
+        act: Action = action  # type: ignore[assignment]
+        ext = self._ids.get(id(act))
+        if ext is None:
+            if isinstance(action, str):
+                act = self.parse_action(action)
+            elif not isinstance(action, Action):
+                raise IllegalAction(f"not a Benediction action: {action!r}")
+            ext = self._ids.get(id(act))
+            if ext is None:
+                ext = self._ext_of(act)
+        lx = self._lx
+        # an ActionList handed out keeps the current buffer: list into a new one
+        out = lx if self._lcodes is None else np.empty(len(lx), np.int32)
+        m = _pos_play(self._CW, self._PB, self._FL, lx, out, self._nleg, ext)
+        if m < 0:
+            self._play_slow(act, ext, m, out)
+        else:
+            self._lx = out
+            self._nleg = m
+            self._lcodes = None
+        self._history.append(act)
 
-    def _validate(self, action: Action) -> tuple[int, int, int, int, bool]:
-        """Resolve an action against this position or raise :class:`IllegalAction`."""
-        if self._winner:
+    def _ext_of(self, action: Action) -> int:
+        try:
+            return self._core.ext_of(action)
+        except KeyError:
+            for label in (action.origin, action.target):
+                self._action_point(label)
+            raise
+
+    def _play_slow(self, action: Action, ext: int, m: int, out: np.ndarray) -> None:
+        """The rare outcomes of the compiled play: refused (raises), out of log room
+        (grows it and plays), or a legal list longer than ``out`` (lists again into a
+        larger buffer)."""
+        while m == -2:
+            self._grow()
+            m = _pos_play(self._CW, self._PB, self._FL, self._lx, out, self._nleg, ext)
+        if m == -1:
+            self._explain(action)
+            raise IllegalAction(f"{action} is not a legal action here")
+        self._lcodes = None
+        if m < 0:
+            self._lx = np.zeros(max(-3 - m, 2 * len(out)), np.int32)
+            self._regenerate()
+        else:
+            self._lx = out
+            self._nleg = m
+
+    def _grow(self) -> None:
+        """Double the room for undo frames and log entries."""
+        meta = self._meta
+        fcap, lcap = int(meta[_core.M_FCAP]), int(meta[_core.M_LCAP])
+        fl = np.zeros(2 * (fcap * _FRAME_LEN + lcap * 4), np.int64)
+        fl[: fcap * _FRAME_LEN] = self._FL[: fcap * _FRAME_LEN]
+        start = 2 * fcap * _FRAME_LEN
+        fl[start : start + lcap * 4] = self._FL[fcap * _FRAME_LEN :]
+        meta[_core.M_FCAP] = 2 * fcap
+        meta[_core.M_LCAP] = 2 * lcap
+        self._FL = fl
+
+    def _explain(self, action: Action) -> None:
+        """Raise :class:`IllegalAction` saying why ``action`` is refused (called once
+        the core has refused it; returns when no reason is found)."""
+        meta = self._meta
+        if meta.item(_M_WIN):
             raise IllegalAction(f"the game is over ({self._result_words()})")
-        kind = _KIND_CODE[action.kind]
-        c = self._to_move
+        kind = action.kind
+        c = meta.item(_M_TO)
         name = COLOR_NAMES[c]
         t = self._action_point(action.target)
-        owner, size, flags = self._owner, self._size, self._flags
+        owner, size, flags = self._ov.tolist(), self._sv.tolist(), self._fv.tolist()
         tgt = action.target
-        if kind == DROP:
+        if kind == "drop":
             if owner[t] != EMPTY:
                 raise IllegalAction(f"cannot drop on {tgt}: it is not empty")
             if t not in self._zone[c]:
                 zone = " ".join(self.zone(name))
                 raise IllegalAction(f"cannot drop on {tgt}: it is not in {name}'s zone ({zone})")
-            if not self._can_drop(c):
-                raise IllegalAction(f"cannot drop: {name} has no checker left in the supply")
-            return kind, -1, t, 0, False
-        if kind == PLACE_BLOCK:
+            raise IllegalAction(f"cannot drop: {name} has no checker left in the supply")
+        if kind == "block":
             if owner[t] != EMPTY:
                 raise IllegalAction(f"cannot place a block on {tgt}: it is not empty")
             if self._is_start[t]:
                 raise IllegalAction(f"cannot place a block on {tgt}: it is a starting point")
-            if self._near[t]:
-                labels = self._tables.board.labels
-                other = next(
-                    labels[j] for j in self._tables.block_adjacent[t] if owner[j] == BLOCK
-                )
-                raise IllegalAction(
-                    f"cannot place a block on {tgt}: it is block-adjacent to the block on {other}"
-                )
-            return kind, -1, t, 0, False
+            labels = self._tables.board.labels
+            other = next(
+                (labels[j] for j in self._tables.block_adjacent[t] if owner[j] == BLOCK), "?"
+            )
+            raise IllegalAction(
+                f"cannot place a block on {tgt}: it is block-adjacent to the block on {other}"
+            )
         o = self._action_point(action.origin)
         org = action.origin
         if owner[o] == EMPTY:
@@ -789,7 +831,7 @@ class Position:
         if o == t:
             raise IllegalAction(f"the destination must differ from the origin ({org})")
         s, f = size[o], flags[o]
-        if kind == SPLIT:
+        if kind == "split":
             k = action.count
             if k >= s:
                 raise IllegalAction(
@@ -799,33 +841,30 @@ class Position:
                 )
             steps = k
         else:
-            k = 0
             steps = s
-        if kind == MOVE and f & LOCKED:
+        if kind == "move" and f & LOCKED:
             raise IllegalAction(
                 f"{org} is locked: it already moved, was dropped or was split off this turn "
                 "(it may still merge or split)"
             )
         if owner[t] == BLOCK:
             raise IllegalAction(f"{tgt} holds a block")
-        if kind == MOVE and owner[t] == c:
+        if kind == "move" and owner[t] == c:
             raise IllegalAction(f"{tgt} holds a man of {name}: to join it, merge ({org}+{tgt})")
-        if kind == MERGE and owner[t] != c:
+        if kind == "merge" and owner[t] != c:
             what = "is empty" if owner[t] == EMPTY else "holds an enemy man"
             raise IllegalAction(f"cannot merge onto {tgt}: it {what}; merge needs a friendly man")
-        through_portal = next((mp for j, _, mp in self._reach_list(o, steps, c) if j == t), None)
-        if through_portal is None:
+        passed = self.reach_indices(o, steps, c).get(t)
+        if passed is None:
             raise IllegalAction(
                 f"{org} cannot reach {tgt}: a stack of {steps} travels 1 to {steps} "
                 "step(s) along one line, jumping men, stopped by blocks and by the edge "
                 "(the portal works only forward from the enemy wall)"
             )
-        passed = through_portal <= steps
         if owner[t] == c:
             problem = merge_problem(f, steps, flags[t], size[t], passed, self._rules.max_stack)
             if problem is not None:
                 raise IllegalAction(f"cannot merge {org} onto {tgt}: {problem}")
-        return kind, o, t, k, passed
 
     def _action_point(self, label: str | None) -> int:
         try:
@@ -835,210 +874,23 @@ class Position:
                 f"{label} is not a point of a side-{self._rules.board_side} board"
             ) from None
 
-    def _apply(self, action: Action, kind: int, o: int, t: int, k: int, passed: bool) -> None:
-        """Make the action and settle its consequences (rules section 6)."""
-        owner, size, flags = self._owner, self._size, self._flags
-        c = self._to_move
-        e = 3 - c
-        before = (
-            action, self._to_move, self._al, self._acted, self._turn,
-            self._winner, self._reason, tuple(self._locked),
-        )
-        self._changes = []
-        put = self._set
-        block_at = -1
-        captured_king = False
-        pending: list[int] = []
-        if kind == MOVE:
-            s, f = size[o], flags[o]
-            captured_king = owner[t] == e and bool(flags[t] & KING)
-            nf = f | LOCKED
-            if passed and not f & CURSED:
-                nf |= BLESSED
-            put(o, EMPTY, 0, 0)
-            put(t, c, s, nf)
-            self._locked.append(t)
-        elif kind == DROP:
-            put(t, c, 1, LOCKED)
-            self._locked.append(t)
-        elif kind == PLACE_BLOCK:
-            put(t, BLOCK, 0, 0)
-            block_at = t
-            near = self._near
-            for j in self._tables.block_adjacent[t]:
-                near[j] += 1
-        elif kind == MERGE:
-            s, f = size[o], flags[o]
-            nf = (f | flags[t]) & KING
-            if f & KING and passed:
-                nf |= BLESSED
-            put(o, EMPTY, 0, 0)
-            put(t, c, s + size[t], nf)
-        else:  # split
-            s, f = size[o], flags[o]
-            if owner[t] == c:
-                nf = (f | flags[t]) & KING
-                if f & KING and passed:
-                    nf |= BLESSED
-                put(t, c, k + size[t], nf)
-                put(o, c, s - k, f & (KING | LOCKED))
-            else:
-                captured_king = owner[t] == e and bool(flags[t] & KING)
-                sub = (f & (KING | CURSED)) | LOCKED
-                if passed and not f & CURSED:
-                    sub |= BLESSED
-                elif not f & (KING | CURSED):
-                    pending.append(t)
-                if not f & (KING | CURSED):
-                    pending.append(o)
-                put(t, c, k, sub)
-                put(o, c, s - k, f & (KING | LOCKED | CURSED))
-                self._locked.append(t)
-        # Rules section 6: every step applies, also after a step that decided a win;
-        # the winner is the one decided first.
-        for p in self._starts:
-            op = owner[p]
-            if op in (RED, BLUE) and not flags[p] & KING:
-                put(p, op, size[p], KING | (flags[p] & LOCKED))
-        self._bless_bridges(RED)
-        self._bless_bridges(BLUE)
-        if captured_king:
-            self._winner, self._reason = c, Termination.KING_CAPTURED
-        elif self._bk[c]:
-            self._winner, self._reason = c, Termination.BLESSED_KING
-        elif self._bk[e]:
-            self._winner, self._reason = e, Termination.BLESSED_KING
-        for p in pending:
-            fp = flags[p]
-            if owner[p] == c and not fp & (KING | BLESSED | CURSED):
-                put(p, c, size[p], fp | CURSED)
-        self._acted += 1
-        self._al -= 1
-        if not self._winner:
-            if self._al == 0:
-                for p in self._locked:
-                    fp = flags[p]
-                    if fp & LOCKED:
-                        put(p, owner[p], size[p], fp & ~LOCKED)
-                self._locked = []
-                self._to_move = e
-                self._al = 2
-                self._acted = 0
-                self._turn += 1
-                cap = self._rules.max_turns
-                if cap is not None and self._turn - 1 >= cap:
-                    self._winner, self._reason = _DRAW, Termination.TURN_LIMIT
-            if not self._winner:
-                self._lose_if_stuck()
-        if self._winner:
-            self._al = 0
-            if self._winner != _DRAW:
-                self._to_move = 3 - self._winner  # as in a finished board text
-        self._undo.append(_new_record(UndoRecord, (*before, tuple(self._changes), block_at)))
-        self._history.append(action)
-        self._update_skey()
-
-    def _lose_if_stuck(self) -> None:
-        """Rule 6.6: the player due to act who has no legal action loses."""
-        if not self._generate(True)[0]:
-            self._winner, self._reason = 3 - self._to_move, Termination.NO_LEGAL_ACTION
-
-    def _bless_bridges(self, c: int) -> None:
-        """Bless every non-cursed member of each group of ``c``'s men that touches both
-        walls (ordinary adjacency only)."""
-        owner = self._owner
-        t = self._tables
-        e = 3 - c
-        for p in t.wall_points[e]:
-            if owner[p] == c:
-                break
-        else:
-            return
-        enemy_wall = t.wall[e]
-        neighbours = t.board.neighbours
-        flags, size = self._flags, self._size
-        seen: set[int] = set()
-        for seed in t.wall_points[c]:
-            if owner[seed] != c or seed in seen:
-                continue
-            group = [seed]
-            seen.add(seed)
-            touches = False
-            for q in group:  # grows while iterating: breadth-first search
-                if enemy_wall[q]:
-                    touches = True
-                for r in neighbours[q]:
-                    if owner[r] == c and r not in seen:
-                        seen.add(r)
-                        group.append(r)
-            if touches:
-                for q in group:
-                    fq = flags[q]
-                    if not fq & (CURSED | BLESSED):
-                        self._set(q, c, size[q], fq | BLESSED)
-
     # ------------------------------------------------------------------- undo
     def undo(self) -> Action:
         """Take back the last action and return it (unlimited; ``IndexError`` at the
         start)."""
-        if not self._undo:
+        if not self._history:
             raise IndexError("no action to take back: this is the start position")
-        (
-            action, to_move, al, acted, turn, winner, reason, locked, changes, block_at,
-        ) = self._undo.pop()
-        put = self._put
-        for i, o, s, f in reversed(changes):
-            put(i, o, s, f)
-        if block_at >= 0:
-            near = self._near
-            for j in self._tables.block_adjacent[block_at]:
-                near[j] -= 1
-        self._to_move, self._al, self._acted, self._turn = to_move, al, acted, turn
-        self._winner, self._reason = winner, reason
-        self._locked = list(locked)
-        self._history.pop()
-        self._update_skey()
-        return action
+        out = self._lx if self._lcodes is None else np.empty(len(self._lx), np.int32)
+        m = _pos_undo(self._CW, self._PB, self._FL, out)
+        if m < 0:
+            self._regenerate()
+        else:
+            self._lx = out
+            self._nleg = m
+            self._lcodes = None
+        return self._history.pop()
 
     # ------------------------------------------------------------- primitives
-    def _put(self, i: int, o: int, s: int, f: int) -> None:
-        """Set point ``i`` to owner/size/flags, keeping key and counters up to date."""
-        t = self._tables
-        owner = self._owner
-        old = owner[i]
-        if old:
-            os_, of = self._size[i], self._flags[i]
-            self._bkey ^= t.zman[i][old * 16 + os_] ^ t.zflag[i][old * 16 + of]
-            if old != BLOCK:
-                self._count[old] -= os_
-                if of & 3 == 3:
-                    self._bk[old] -= 1
-        if o:
-            self._bkey ^= t.zman[i][o * 16 + s] ^ t.zflag[i][o * 16 + f]
-            if o != BLOCK:
-                self._count[o] += s
-                if f & 3 == 3:
-                    self._bk[o] += 1
-        if old == BLOCK or o == BLOCK:
-            self._bm = (self._bm & ~(1 << i)) | ((o == BLOCK) << i)
-        owner[i] = o
-        self._size[i] = s
-        self._flags[i] = f
-
-    def _set(self, i: int, o: int, s: int, f: int) -> None:
-        """:meth:`_put`, remembering the old contents for :meth:`undo`."""
-        self._changes.append((i, self._owner[i], self._size[i], self._flags[i]))
-        self._put(i, o, s, f)
-
-    def _update_skey(self) -> None:
-        t = self._tables
-        if self._winner:
-            self._skey = t.zwin[self._winner]
-        else:
-            self._skey = (t.zblue if self._to_move == BLUE else 0) ^ (
-                t.ztwo if self._al == 2 else 0
-            )
-
     def _point(self, label: str) -> int:
         """Index of a label (case-insensitive); :class:`IllegalAction` when it is not a
         point of this board."""
@@ -1050,34 +902,54 @@ class Position:
             raise IllegalAction(str(exc)) from None
 
     def _man(self, i: int) -> Man | None:
-        o = self._owner[i]
+        o = self._ov.item(i)
         if o != RED and o != BLUE:
             return None
-        f = self._flags[i]
+        f = self._fv.item(i)
         return Man(
-            COLOR_NAMES[o], self._size[i], bool(f & KING), bool(f & BLESSED),
+            COLOR_NAMES[o], self._sv.item(i), bool(f & KING), bool(f & BLESSED),
             bool(f & CURSED), bool(f & LOCKED),
         )
 
     def _result_words(self) -> str:
-        if self._winner == _DRAW:
+        winner = self._meta.item(_M_WIN)
+        if winner == _DRAW:
             return "a draw by the turn limit"
-        return f"{COLOR_NAMES[self._winner]} won: {self.win_reason}"
+        return f"{COLOR_NAMES[winner]} won: {self.win_reason}"
 
     def iter_men(self) -> Iterator[tuple[str, Man]]:
         """``(label, man)`` for every man, in index order."""
         labels = self._tables.board.labels
-        for i, o in enumerate(self._owner):
+        for i, o in enumerate(self._ov.tolist()):
             if o in (RED, BLUE):
                 yield labels[i], self._man(i)  # type: ignore[misc]
 
     def turn_ends(self) -> list[bool]:
         """For each action of :attr:`history`: whether it ended its turn (for records)."""
-        return [record.actions_left == 1 for record in self._undo]
+        frames = self._meta.item(_M_NFRAME)
+        al = self._FL[1 : frames * _FRAME_LEN : _FRAME_LEN]
+        return [bool(x) for x in (al == 1).tolist()]
+
+
+def _restore(
+    rules: Rules, starts: tuple[str, str], pb: np.ndarray, fl: np.ndarray,
+    history: list[Action], start_text: str | None,
+) -> Position:
+    """Rebuild a pickled :class:`Position`."""
+    p = Position(rules, starts)
+    p._PB[:] = pb
+    p._FL = np.array(fl, np.int64)
+    p._history = list(history)
+    p._start_text = start_text
+    p._views()
+    p._regenerate()
+    return p
 
 
 def _is_int(value: object) -> bool:
-    return type(value) is int or (isinstance(value, int) and not isinstance(value, bool))
+    return type(value) is int or (
+        isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+    )
 
 
 def _color_code(color: str) -> int:
@@ -1096,6 +968,8 @@ __all__ = [
     "KING",
     "LOCKED",
     "RED",
+    "START_CHECKERS",
+    "ActionList",
     "Man",
     "Position",
     "Termination",

@@ -9,6 +9,7 @@ game-agnostic tools (CLI ``--set``, web form, OpenSpiel parameters).
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from enum import StrEnum
 from typing import Any
 
 from hexgames.game import Option
@@ -16,6 +17,25 @@ from hexgames.game import Option
 #: Bounds of each option, shared by validation and :data:`OPTIONS` so they cannot drift.
 MIN_SIDE, MAX_SIDE = 4, 7
 MIN_STACK, MAX_STACK = 2, 15
+
+
+#: Checkers each side has on the board at the start; with the ``supply`` option a side
+#: owns this many plus ``supply`` (see docs/benediction.md, "Supply").
+START_CHECKERS = 7
+
+
+class Termination(StrEnum):
+    """How a Benediction game ends (``Outcome.termination``); the value is the words
+    shown to people and written in records. The last two are decided outside the
+    engine (by the players or the clock), with the values of
+    :class:`hexgames.game.CommonTermination`."""
+
+    KING_CAPTURED = "king captured"
+    BLESSED_KING = "blessed king"
+    NO_LEGAL_ACTION = "no legal action"
+    TURN_LIMIT = "turn limit"
+    RESIGNATION = "resignation"
+    TIMEOUT = "timeout"
 
 
 _UNSET: Any = object()

@@ -29,6 +29,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--reuse-port", action="store_true", help=argparse.SUPPRESS)
 
 
+def warm_up_engines(announce: Any = None) -> float:
+    """Compile (or load from the on-disk cache) the compiled rules engine of every
+    registered game that has one (``Game.extras["kernel"]``), so that the first action of
+    a game or of an AI does not wait for it; returns the seconds it took. ``announce(text)``
+    hears "compiling the rules engine, once..." when a game's code is not cached yet (a
+    cold start takes seconds; later starts load the cache in about a second)."""
+    import time
+
+    from hexgames.game import game_names, get_game
+
+    start = time.perf_counter()
+    for name in game_names():
+        factory = get_game(name).extras.get("kernel")
+        if factory is not None:
+            factory().warm_up(announce)
+    return time.perf_counter() - start
+
+
+def _announce(text: str) -> None:
+    print(text, flush=True)
+
+
 def run(args: argparse.Namespace) -> int:
     import socket
 
@@ -42,6 +64,8 @@ def run(args: argparse.Namespace) -> int:
     if args.workers < 1:
         print(f"error: --workers must be at least 1, got {args.workers}")
         return 2
+    # Before the URL is printed: the first game must not wait for the compiler.
+    warm_up_engines(_announce)
     if args.workers > 1:
         from hexgames.web.supervisor import supervise
 
