@@ -52,6 +52,7 @@ from hexgames.dendria.position import (
 )
 from hexgames.dendria.rules import Rules
 from hexgames.dendria.steps import Step
+from hexgames.hexgrid import opposite
 
 # ------------------------------------------------------------------ layout of meta
 M_TO, M_PHASE, M_MOVER, M_DIR, M_PIE, M_SWAPPED, M_QUIET, M_PASSES, M_OVER, M_TURN = range(10)
@@ -139,7 +140,7 @@ def full_key(tab, meta):  # type: ignore[no-untyped-def]
     k = meta[M_HASH] ^ zk[Z_TO + meta[M_TO]] ^ zk[Z_PHASE + phase] ^ zk[Z_PIE + meta[M_PIE]]
     if phase == AFTER_STOP:
         k ^= tab[11][meta[M_MOVER] * 6 + meta[M_DIR]]
-    k ^= tab[12][meta[M_QUIET]]
+    k ^= tab[14][meta[M_QUIET]]
     k ^= zk[Z_PASSES + meta[M_PASSES]]
     if meta[M_SWAPPED]:
         k ^= zk[Z_SWAPPED]
@@ -251,42 +252,38 @@ def undo(cells, meta, log, frames, seen):  # type: ignore[no-untyped-def]
 
 
 @njit
-def _first(tab, cells, n, first):  # type: ignore[no-untyped-def]
-    """``first[d * n + i]``: the first piece on the ray of ``i`` towards ``d`` (its
-    nourisher that way), -1 when the root is nutrientless, -2 when there is no root."""
-    nbr = tab[0]
-    order = tab[3]
-    for d in range(6):
-        base = d * n
-        for x in range(n):
-            i = order[d, x]
-            j = nbr[i, d]
-            if j < 0:
-                first[base + i] = -2
-            elif cells[j] != 0:
-                first[base + i] = j
-            else:
-                f = first[base + j]
-                first[base + i] = -1 if f == -2 else f
+def _walk(c, state, keep, cells, flags, bal, table):  # type: ignore[no-untyped-def]
+    k = 8 * state * keep + cells[c]
+    flags[c] |= table[k]
+    bal[c] += table[64 + k]
+    return table[128 + k]
 
 
 @njit
-def _fertilize(tab, cells, n, fert):  # type: ignore[no-untyped-def]
-    """``fert[c * n + i]``: 1 when a dendrid of colour ``c`` sees the empty cell ``i``."""
-    rays = tab[1]
-    raylen = tab[2]
-    for x in range(2 * n):
-        fert[x] = 0
+def _scan(tab, cells, n, flags, bal):  # type: ignore[no-untyped-def]
+    """One walk along every grid line in each direction, from the edge back: per cell,
+    ``flags`` bit 1 when one of its roots is nutrientless (an empty cell there is
+    plantable, a seed is not nourished), bit 2 / 4 when it is empty and a dark / light
+    dendrid sees it (fertilizes it); ``bal``: for a seed, its nourishers of its own
+    colour minus those of the other colour.
+
+    The six directions are walked side by side (six independent chains for the CPU).
+    State: 0 no ray, 1 a ray with no piece yet, 1 + code: the first piece's code;
+    ``table[8 * state + code]`` (+ 0 / 64 / 128): flag bits, balance, next state."""
+    seq = tab[3]
+    keep = tab[12]
+    table = tab[13]
     for i in range(n):
-        v = cells[i]
-        if v == 3 or v == 6:
-            base = 0 if v == 3 else n
-            for d in range(6):
-                for k in range(raylen[i, d]):
-                    j = rays[i, d, k]
-                    if cells[j] != 0:
-                        break
-                    fert[base + j] = 1
+        flags[i] = 0
+        bal[i] = 0
+    s0 = s1 = s2 = s3 = s4 = s5 = 0
+    for x in range(n):
+        s0 = _walk(seq[x, 0], s0, keep[x, 0], cells, flags, bal, table)
+        s1 = _walk(seq[x, 1], s1, keep[x, 1], cells, flags, bal, table)
+        s2 = _walk(seq[x, 2], s2, keep[x, 2], cells, flags, bal, table)
+        s3 = _walk(seq[x, 3], s3, keep[x, 3], cells, flags, bal, table)
+        s4 = _walk(seq[x, 4], s4, keep[x, 4], cells, flags, bal, table)
+        s5 = _walk(seq[x, 5], s5, keep[x, 5], cells, flags, bal, table)
 
 
 @njit
@@ -297,38 +294,24 @@ def _raw_follow_ups(tab, prm, cells, meta, out, hd, scratch):  # type: ignore[no
     n = prm[P_N]
     nbr = tab[0]
     zob = tab[4]
-    first = scratch[0 : 6 * n]
+    flags = scratch[0:n]
+    bal = scratch[n : 2 * n]
     visited = scratch[6 * n : 7 * n]
     stack = scratch[7 * n : 8 * n]
-    fert = scratch[8 * n : 10 * n]
     to = meta[M_TO]
     m = 0
-    _first(tab, cells, n, first)
+    _scan(tab, cells, n, flags, bal)
     # sprouts
     for i in range(n):
         v = cells[i]
-        if v != 1 and v != 4:
-            continue
-        color = 0 if v == 1 else 1
-        balance = 0
-        nourished = True
-        for d in range(6):
-            j = first[d * n + i]
-            if j == -1:
-                nourished = False
-                break
-            if j >= 0:
-                if (cells[j] - 1) // 3 == color:
-                    balance += 1
-                else:
-                    balance -= 1
-        if nourished and balance > 0:
+        if (v == 1 or v == 4) and not flags[i] & 1 and bal[i] > 0:
             out[m] = 3 + 2 * n + i
             hd[m] = zob[i, v] ^ zob[i, v + 2]
             m += 1
-    _fertilize(tab, cells, n, fert)
+    fed_somewhere = 0  # bit 2 / 4: some empty cell is fertilized by dark / light
     for i in range(n):
         visited[i] = 0
+        fed_somewhere |= flags[i]
     # grows (seedbeds of either colour), then converts (the opponent's forests)
     for kind in range(2):
         for i in range(n):
@@ -347,6 +330,8 @@ def _raw_follow_ups(tab, prm, cells, meta, out, hd, scratch):  # type: ignore[no
                 color = 1 - to
                 new = 2 + 3 * to
                 need = to
+            if not fed_somewhere & (2 << need):
+                continue  # no cell fed by the colour that must feed them all
             visited[i] = 1
             stack[0] = i
             sp = 1
@@ -365,9 +350,9 @@ def _raw_follow_ups(tab, prm, cells, meta, out, hd, scratch):  # type: ignore[no
                     w = cells[j]
                     if w == 0:
                         fertile = True
-                        if fert[need * n + j] == 0:
+                        if not flags[j] & (2 << need):
                             fed = False
-                        if fert[color * n + j] == 0:
+                        if not flags[j] & (2 << color):
                             unfed_by_owner = True
                     elif w == v and not visited[j]:
                         visited[j] = 1
@@ -390,7 +375,7 @@ def _raw_follow_ups(tab, prm, cells, meta, out, hd, scratch):  # type: ignore[no
                 out[m] = 3 + n + j
                 hd[m] = zob[i, v] ^ zob[j, v]
                 m += 1
-            elif w != v and (w - 1) % 3 != 0:
+            elif w != v and w != 1 and w != 4:
                 break
     return m
 
@@ -443,15 +428,12 @@ def generate(tab, prm, cells, meta, log, frames, seen, memo, out, hd, scratch): 
     stack = scratch[7 * n : 8 * n]
     m = 0
     if meta[M_PHASE] == START:
-        first = scratch[0 : 6 * n]
-        _first(tab, cells, n, first)
+        flags = scratch[0:n]
+        _scan(tab, cells, n, flags, scratch[n : 2 * n])
         for i in range(n):
-            if cells[i] == 0:
-                for d in range(6):
-                    if first[d * n + i] == -1:
-                        out[m] = 3 + i
-                        m += 1
-                        break
+            if cells[i] == 0 and flags[i] & 1:
+                out[m] = 3 + i
+                m += 1
         friend = 3 + 3 * to
         rays = tab[1]
         raylen = tab[2]
@@ -475,7 +457,7 @@ def generate(tab, prm, cells, meta, log, frames, seen, memo, out, hd, scratch): 
                         if ok:
                             out[m] = code
                             m += 1
-                    elif w != friend and (w - 1) % 3 != 0:
+                    elif w != friend and w != 1 and w != 4:
                         break
         out[m] = A_PASS
         m += 1
@@ -627,11 +609,19 @@ def _geometry(side: int) -> tuple[Any, ...]:
             ray = b.rays[i][d]
             rays[i, d, : len(ray)] = ray
             raylen[i, d] = len(ray)
-    # per direction: cells with shorter rays that way first (the neighbour comes first)
-    order = np.array(
-        [sorted(range(n), key=lambda i, d=d: (len(b.rays[i][d]), i)) for d in range(6)],
-        np.int16,
-    )
+    # per direction: every grid line, from its cell at the edge that way back
+    seq = np.zeros((6, n), np.int16)
+    keep = np.ones((6, n), np.int8)
+    for d in range(6):
+        x = 0
+        for i in range(n):
+            if b.step[i][d] < 0:
+                keep[d, x] = 0
+                j = i
+                while j >= 0:
+                    seq[d, x] = j
+                    x += 1
+                    j = b.step[j][opposite(d)]
     zob = np.stack([_signed_array(row) for row in t.zobrist])
     ls = b.line_slots
     num = 3 + 5 * n + n * ls
@@ -658,10 +648,29 @@ def _geometry(side: int) -> tuple[Any, ...]:
         mix(4, 2), mix(5, 1), 0, mix(7, 1), mix(7, 2),
     ])
     zmover = _signed_array([mix(3, k) for k in range(n * 6)])
-    geo = (nbr, rays, raylen, order, zob, legid, kind, target, origin, direction, zk, zmover)
+    geo = (nbr, rays, raylen, np.ascontiguousarray(seq.T), zob, legid, kind, target, origin, direction, zk, zmover,
+           np.ascontiguousarray(keep.T), _scan_table())
     for array in geo:
         array.setflags(write=False)
     return geo
+
+
+def _scan_table() -> np.ndarray:
+    """The transitions of :func:`_scan` (see there)."""
+    table = np.zeros((3, 64), np.int16)
+    for state in range(8):
+        for v in range(7):
+            k = 8 * state + v
+            if v == 0:
+                table[0, k] = {1: 1, 4: 2, 7: 4}.get(state, 0)
+                table[2, k] = 1 if state == 0 else state
+                continue
+            if v in (1, 4):
+                table[0, k] = 1 if state == 1 else 0
+                if state >= 2:
+                    table[1, k] = 1 if (state - 2 < 3) == (v == 1) else -1
+            table[2, k] = v + 1
+    return table.reshape(-1)
 
 
 def _pow2(value: int) -> int:
