@@ -199,7 +199,7 @@ def apply(tab, prm, cells, meta, log, frames, seen, code, stack):  # type: ignor
     if kind == A_PLANT:
         _set(tab, cells, meta, log, t, 1 + 3 * to)
         meta[M_PHASE] = AFTER_PLANT
-    elif kind == A_LEG or kind == A_CONT:
+    elif kind == A_LEG or kind == A_CONT:  # noqa: SIM109 (plain compares for numba)
         if kind == A_LEG:
             i = tab[8][code]
             d = tab[9][code]
@@ -215,7 +215,7 @@ def apply(tab, prm, cells, meta, log, frames, seen, code, stack):  # type: ignor
     elif kind == A_SPROUT:
         v = cells[t]
         _set(tab, cells, meta, log, t, v + 2)  # seed code + 2 = dendrid of its colour
-    elif kind == A_GROW or kind == A_CONVERT:
+    elif kind == A_GROW or kind == A_CONVERT:  # noqa: SIM109
         v = cells[t]
         new = v + 1 if kind == A_GROW else 2 + 3 * to
         _set(tab, cells, meta, log, t, new)
@@ -648,8 +648,8 @@ def _geometry(side: int) -> tuple[Any, ...]:
         mix(4, 2), mix(5, 1), 0, mix(7, 1), mix(7, 2),
     ])
     zmover = _signed_array([mix(3, k) for k in range(n * 6)])
-    geo = (nbr, rays, raylen, np.ascontiguousarray(seq.T), zob, legid, kind, target, origin, direction, zk, zmover,
-           np.ascontiguousarray(keep.T), _scan_table())
+    geo = (nbr, rays, raylen, np.ascontiguousarray(seq.T), zob, legid, kind, target, origin,
+           direction, zk, zmover, np.ascontiguousarray(keep.T), _scan_table())
     for array in geo:
         array.setflags(write=False)
     return geo
@@ -847,6 +847,14 @@ class CoreState:
         c = self.core
         dark, light = scores(c.tab, c.params, self.cells, self.scratch)
         return float(dark), float(light)
+
+    def winner_seat(self) -> int | None:
+        """The winning seat of a finished game, -1 on equal scores, ``None`` while the
+        game goes on."""
+        if not self.is_over:
+            return None
+        c = self.core
+        return int(winner_seat(c.tab, c.params, self.cells, self.meta, self.scratch))
 
     def legal_codes(self) -> np.ndarray:
         """The legal step codes, in the Python engine's order (a fresh int32 array;
