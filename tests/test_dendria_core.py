@@ -74,7 +74,7 @@ def play_both(rules: Rules, policy: str, seed: int, cap: int | None) -> tuple[in
     refused = 0
     while True:
         same(p, s)
-        legal = p.legal_actions()
+        legal = p.python_legal_actions()
         codes = s.legal_codes()
         assert [str(x) for x in s.legal_steps()] == [str(x) for x in legal]
         assert [core.code_of(x) for x in legal] == codes.tolist()
@@ -122,14 +122,14 @@ def test_mid_game_positions_convert_with_their_history_and_turn_state():
         rng = random.Random(seed)
         p = Position.initial(rules)
         for _ in range(rng.randrange(5, 120)):
-            legal = p.legal_actions()
+            legal = p.python_legal_actions()
             if not legal:
                 break
             p.play(pick("mover", legal, rng))
         s = CoreState.from_position(p)
         same(p, s)
         for _ in range(30):
-            legal = p.legal_actions()
+            legal = p.python_legal_actions()
             assert [str(x) for x in s.legal_steps()] == [str(x) for x in legal]
             if not legal:
                 break
@@ -143,14 +143,14 @@ def test_positions_read_from_text_convert():
     rng = random.Random(5)
     p = Position.initial(Rules(board_side=5))
     while p.ply < 150 and not p.is_over:
-        legal = p.legal_actions()
+        legal = p.python_legal_actions()
         p.play(pick("mover", legal, rng))
         if p.is_turn_start() and p.ply > 60:
             break
     q = Position.from_text(p.to_text())
     s = CoreState.from_position(q)
     same(q, s)
-    assert [str(x) for x in s.legal_steps()] == [str(x) for x in q.legal_actions()]
+    assert [str(x) for x in s.legal_steps()] == [str(x) for x in q.python_legal_actions()]
 
 
 def test_codes_and_steps_map_both_ways():
@@ -173,7 +173,7 @@ def test_codes_are_the_research_step_ids():
     p = Position.initial(rules)
     rng = random.Random(2)
     for _ in range(80):
-        legal = p.legal_actions()
+        legal = p.python_legal_actions()
         assert [core.code_of(x) for x in legal] == [action_to_id(p, x) for x in legal]
         p.play(pick("mover", legal, rng))
 
@@ -217,3 +217,24 @@ def test_the_kernel_is_the_games_kernel():
     from hexgames.dendria import GAME
 
     assert GAME.extras["kernel"]() is kernel()
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_position_lists_its_steps_through_the_core_as_the_python_rules_do(seed):
+    """Position.legal_actions (the core following the position) equals the Python rules'
+    list through play, undo (also past the step where the core started following), copies
+    and pickles."""
+    import pickle
+
+    rng = random.Random(seed)
+    p = Position.initial(Rules(board_side=4, quiet_limit=4, pie=seed % 2 == 0))
+    for _ in range(250):
+        assert p.legal_actions() == p.python_legal_actions()
+        legal = p.legal_actions()
+        if not legal or rng.random() < 0.15:
+            for _ in range(min(p.ply, rng.randrange(1, 8))):
+                p.undo()
+            continue
+        if rng.random() < 0.05:
+            p = pickle.loads(pickle.dumps(p)) if rng.random() < 0.5 else p.copy()
+        p.play(pick("mover", legal, rng))

@@ -830,6 +830,11 @@ class CoreState:
         return bool(self.meta[M_OVER])
 
     @property
+    def undoable(self) -> int:
+        """Steps :meth:`undo` can take back (those played on this state)."""
+        return int(self.meta[M_NFRAME])
+
+    @property
     def reason(self) -> Termination | None:
         return REASONS[int(self.meta[M_OVER])]
 
