@@ -33,6 +33,7 @@ boards, keys and results at every step. Compiled code is cached on disk (see
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
@@ -752,7 +753,11 @@ class Core:
     # ------------------------------------------------------------- states
     def initial(self) -> CoreState:
         """The start of a game (as :meth:`Position.initial`)."""
-        return CoreState.from_position(Position.initial(self.rules), self)
+        # the empty board, Dark to move, itself the first earlier position
+        return CoreState.from_fields(
+            self, np.zeros(self.n, np.int8), 0, START, -1, -1,
+            PIE_ARMED if self.rules.pie else PIE_OFF, False, 0, 0, None, 1, 0, {mix(1, 0): 1},
+        )
 
 
 @cache
@@ -782,27 +787,29 @@ class CoreState:
         self.scratch = np.zeros(10 * n, np.int16)
 
     @classmethod
-    def from_position(cls, position: Position, core: Core | None = None) -> CoreState:
+    def from_position(cls, position: Position) -> CoreState:
         """The core state of a Python :class:`Position`: board, turn state and its
-        earlier positions (not its undo history)."""
-        if core is None:
-            core = core_for(position.rules)
+        earlier positions (not its undo history); see :meth:`Position.core_state`."""
+        return position.core_state()
+
+    @classmethod
+    def from_fields(
+        cls, core: Core, cells: Any, to_move: int, phase: int, mover: int, direction: int,
+        pie: int, swapped: bool, quiet: int, passes: int, reason: Termination | None,
+        turn: int, board_hash: int, seen_keys: Mapping[int, int],
+    ) -> CoreState:
+        """A state from the fields of a position (what :class:`Position` keeps): piece
+        codes per cell, turn state, the board's Zobrist hash, and the keys (board hash
+        with the colour to move) of the earlier positions with their counts."""
         s = cls(core)
-        p: Any = position
-        s.cells[:] = p._cells
+        s.cells[:] = cells
         m = s.meta
-        m[M_TO] = p._to_move
-        m[M_PHASE] = p._phase
-        m[M_MOVER] = p._mover
-        m[M_DIR] = p._dir
-        m[M_PIE] = p._pie
-        m[M_SWAPPED] = int(p._swapped)
-        m[M_QUIET] = p._quiet
-        m[M_PASSES] = p._passes
-        m[M_OVER] = REASONS.index(p._over)
-        m[M_TURN] = p._turn_number
-        m[M_HASH] = _signed(p._hash)
-        for key, count in p._seen_keys.items():
+        m[M_TO], m[M_PHASE], m[M_MOVER], m[M_DIR] = to_move, phase, mover, direction
+        m[M_PIE], m[M_SWAPPED], m[M_QUIET], m[M_PASSES] = pie, int(swapped), quiet, passes
+        m[M_OVER] = REASONS.index(reason)
+        m[M_TURN] = turn
+        m[M_HASH] = _signed(board_hash)
+        for key, count in seen_keys.items():
             for _ in range(count):
                 _seen_add(s.seen, m, _signed(key))
         return s
@@ -982,7 +989,7 @@ class Kernel:
         """``(winner_seats, lengths)`` of random games from ``state`` (a
         :class:`Position` or a :class:`CoreState`)."""
         if isinstance(state, Position):
-            state = CoreState.from_position(state)
+            state = state.core_state()
         winners, lengths, _ = state.random_playouts(games, seed, max_actions)
         return winners, lengths
 

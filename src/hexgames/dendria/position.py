@@ -737,9 +737,13 @@ class Position:
         state = self._core
         history = self._history
         if state is None:
-            from hexgames.dendria.core import CoreState
+            from hexgames.dendria.core import CoreState, core_for
 
-            state = self._core = CoreState.from_position(self)
+            state = self._core = CoreState.from_fields(
+                core_for(self._rules), self._cells, self._to_move, self._phase, self._mover,
+                self._dir, self._pie, self._swapped, self._quiet, self._passes, self._over,
+                self._turn_number, self._hash, self._seen_keys,
+            )
             self._core_ply = len(history)
         else:
             code_of = state.core.code_of
@@ -747,6 +751,11 @@ class Position:
                 state.play_code(code_of(history[self._core_ply]))
                 self._core_ply += 1
         return state
+
+    def core_state(self) -> Any:
+        """An independent :class:`~hexgames.dendria.core.CoreState` of this position
+        (board, turn state, earlier positions) for the compiled kernels."""
+        return self._synced_core().copy()
 
     def python_legal_actions(self) -> list[Step]:
         """:meth:`legal_actions` computed by the Python rules alone (the reference the
