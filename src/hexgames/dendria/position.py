@@ -28,7 +28,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from hexgames.dendria._scoring import scores
 from hexgames.dendria._tables import (
@@ -60,6 +60,9 @@ from hexgames.dendria.textformat import TextPosition, format_text, parse_text
 from hexgames.errors import IllegalAction
 from hexgames.game import HistoryView, Outcome
 from hexgames.hexgrid import DIRECTION_NAMES, DIRECTIONS, HexBoard
+
+if TYPE_CHECKING:
+    from hexgames.dendria.core import CoreState
 
 # Turn phases: nothing played yet / a seed was planted / a dendrid stopped.
 START, AFTER_PLANT, AFTER_STOP = 0, 1, 2
@@ -334,7 +337,7 @@ class Position:
         self._analyses: dict[int, Analysis] = {}
         # The compiled core following this position (see legal_actions): made on first
         # use, then brought up to date lazily; _core_ply = steps of history it has seen.
-        self._core: Any = None
+        self._core: CoreState | None = None
         self._core_ply = 0
         self._start_text = self.to_text()
 
@@ -731,7 +734,7 @@ class Position:
         to_step = state.core.to_step
         return [to_step(code) for code in state.legal_codes()]
 
-    def _synced_core(self) -> Any:
+    def _synced_core(self) -> CoreState:
         """The compiled core's state of this position, brought up to date with the
         steps played since it last followed (made on first use)."""
         state = self._core
@@ -752,7 +755,7 @@ class Position:
                 self._core_ply += 1
         return state
 
-    def core_state(self) -> Any:
+    def core_state(self) -> CoreState:
         """An independent :class:`~hexgames.dendria.core.CoreState` of this position
         (board, turn state, earlier positions) for the compiled kernels."""
         return self._synced_core().copy()
