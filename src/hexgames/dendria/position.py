@@ -339,6 +339,8 @@ class Position:
         # use, then brought up to date lazily; _core_ply = steps of history it has seen.
         self._core: CoreState | None = None
         self._core_ply = 0
+        # (position it was listed for, the steps) of the last legal_actions call
+        self._listed: tuple[object, frozenset[Step]] | None = None
         self._start_text = self.to_text()
 
     def copy(self) -> Position:
@@ -355,6 +357,7 @@ class Position:
         other._finish_memo = {}
         other._analyses = {}
         other._core = None
+        other._listed = None
         return other
 
     def __copy__(self) -> Position:
@@ -364,6 +367,7 @@ class Position:
         # the compiled core's state is a cache: a copy made elsewhere makes its own
         state = self.__dict__.copy()
         state["_core"] = None
+        state["_listed"] = None
         return state
 
     # --------------------------------------------------------------- properties
@@ -732,7 +736,37 @@ class Position:
             return self.python_legal_actions()
         state = self._synced_core()
         to_step = state.core.to_step
-        return [to_step(code) for code in state.legal_codes()]
+        steps = [to_step(code) for code in state.legal_codes()]
+        self._listed = (self._undo_stack_top(), frozenset(steps))
+        return steps
+
+    def _undo_stack_top(self) -> object:
+        """Identifies the position as it stands: the last undo record, which every step
+        pushes and undo pops (a fresh object each time)."""
+        return self._undo_stack[-1] if self._undo_stack else self._undo_stack
+
+    def _op_of_listed(self, step: Step) -> Op:
+        """The operation of a step known to be legal (listed by :meth:`legal_actions`)."""
+        kind = step.kind
+        if kind in _TURN_ENDERS:
+            return _END_OPS[kind]
+        t = self._t.board.index(step.target)  # type: ignore[arg-type]
+        if kind == "plant":
+            return Plant(t)
+        if kind == "leg":
+            o = self._t.board.index(step.origin)  # type: ignore[arg-type]
+            d = _direction(self._t.board, o, t)
+            assert d is not None
+            return Move(o, t, d)
+        if kind == "continue":
+            return Move(self._mover, t, self._dir)
+        v = self._cells[t]
+        if kind == "sprout":
+            return SetCells((t,), code(COLOR_OF[v], DENDRID))
+        group = self.analysis().group_of(t)
+        assert group is not None
+        color = COLOR_OF[v] if kind == "grow" else self._to_move
+        return SetCells(group.cells, code(color, TREE))
 
     def _synced_core(self) -> CoreState:
         """The compiled core's state of this position, brought up to date with the
@@ -962,6 +996,13 @@ class Position:
             step = Step.parse(step)
         elif not isinstance(step, Step):
             raise IllegalAction(f"not a Dendria step: {step!r}")
+        listed = self._listed
+        if listed is not None and listed[0] is self._undo_stack_top() and step in listed[1]:
+            # one of the steps legal_actions just listed for this very position: legal
+            # (the list already passed the no-repetition filter); only make it
+            self._make(self._op_of_listed(step))
+            self._history.append(step)
+            return
         try:
             if self._over is not None:
                 raise IllegalAction(f"{step}: the game is over ({self._over})")
