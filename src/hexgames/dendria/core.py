@@ -705,16 +705,31 @@ class Core:
         #: (every turn but 2K-1 in a row plants, and at most n seeds are planted).
         self.seen_slots = min(1 << 20, max(256, _pow2(2 * (n + 1) * qt)))
         self._steps: list[Step | None] | None = None
+        self._fields: list[tuple[int, int, int, int]] | None = None
 
     # ------------------------------------------------------------- steps
     def to_step(self, code: int) -> Step:
-        """The :class:`Step` of ``code``."""
-        if self._steps is None:
-            self._steps = self._all_steps()
-        step = self._steps[int(code)]
+        """The :class:`Step` of ``code`` (the same object each time)."""
+        step = self.step_list[int(code)]
         if step is None:
             raise ValueError(f"step code {code} names no step of this board")
         return step
+
+    @property
+    def step_list(self) -> list[Step | None]:
+        """The :class:`Step` of every code (``None`` for codes naming no step), made
+        once per variant."""
+        if self._steps is None:
+            self._steps = self._all_steps()
+        return self._steps
+
+    def step_fields(self, code: int) -> tuple[int, int, int, int]:
+        """``(kind, target, origin, direction)`` of ``code`` (kinds: the ``A_*``
+        constants; -1 where a field does not apply)."""
+        if self._fields is None:
+            self._fields = list(zip(*(self.tab[k].tolist() for k in (6, 7, 8, 9)),
+                                    strict=True))
+        return self._fields[code]
 
     def _all_steps(self) -> list[Step | None]:
         kind, target, origin = self.tab[6], self.tab[7], self.tab[8]

@@ -340,7 +340,7 @@ class Position:
         self._core: CoreState | None = None
         self._core_ply = 0
         # (position it was listed for, the steps) of the last legal_actions call
-        self._listed: tuple[object, frozenset[Step]] | None = None
+        self._listed: tuple[object, dict[int, int]] | None = None
         self._start_text = self.to_text()
 
     def copy(self) -> Position:
@@ -735,9 +735,11 @@ class Position:
         if not USE_CORE:
             return self.python_legal_actions()
         state = self._synced_core()
-        to_step = state.core.to_step
-        steps = [to_step(code) for code in state.legal_codes()]
-        self._listed = (self._undo_stack_top(), frozenset(steps))
+        table = state.core.step_list
+        codes = state.legal_codes().tolist()
+        steps: list[Step] = [table[c] for c in codes]
+        ids = {id(s): c for s, c in zip(steps, codes, strict=True)}
+        self._listed = (self._undo_stack_top(), ids)
         return steps
 
     def _undo_stack_top(self) -> object:
@@ -745,27 +747,24 @@ class Position:
         pushes and undo pops (a fresh object each time)."""
         return self._undo_stack[-1] if self._undo_stack else self._undo_stack
 
-    def _op_of_listed(self, step: Step) -> Op:
-        """The operation of a step known to be legal (listed by :meth:`legal_actions`)."""
-        kind = step.kind
-        if kind in _TURN_ENDERS:
-            return _END_OPS[kind]
-        t = self._t.board.index(step.target)  # type: ignore[arg-type]
-        if kind == "plant":
+    def _op_of_code(self, step_code: int) -> Op:
+        """The operation of a step known to be legal, by its core code."""
+        assert self._core is not None
+        kind, t, origin, direction = self._core.core.step_fields(step_code)
+        if kind < 3:  # end, pass, swap: the codes are their indices
+            return _END_OPS[("end", "pass", "swap")[kind]]
+        if kind == 3:  # plant
             return Plant(t)
-        if kind == "leg":
-            o = self._t.board.index(step.origin)  # type: ignore[arg-type]
-            d = _direction(self._t.board, o, t)
-            assert d is not None
-            return Move(o, t, d)
-        if kind == "continue":
+        if kind == 8:  # leg
+            return Move(origin, t, direction)
+        if kind == 4:  # continue
             return Move(self._mover, t, self._dir)
         v = self._cells[t]
-        if kind == "sprout":
+        if kind == 5:  # sprout
             return SetCells((t,), code(COLOR_OF[v], DENDRID))
         group = self.analysis().group_of(t)
         assert group is not None
-        color = COLOR_OF[v] if kind == "grow" else self._to_move
+        color = COLOR_OF[v] if kind == 6 else self._to_move  # grow / convert
         return SetCells(group.cells, code(color, TREE))
 
     def _synced_core(self) -> CoreState:
@@ -997,12 +996,14 @@ class Position:
         elif not isinstance(step, Step):
             raise IllegalAction(f"not a Dendria step: {step!r}")
         listed = self._listed
-        if listed is not None and listed[0] is self._undo_stack_top() and step in listed[1]:
-            # one of the steps legal_actions just listed for this very position: legal
-            # (the list already passed the no-repetition filter); only make it
-            self._make(self._op_of_listed(step))
-            self._history.append(step)
-            return
+        if listed is not None and listed[0] is self._undo_stack_top():
+            code_of_listed = listed[1].get(id(step))
+            if code_of_listed is not None:
+                # one of the very Step objects legal_actions just listed for this
+                # position: legal (the list passed the no-repetition filter); only make it
+                self._make(self._op_of_code(code_of_listed))
+                self._history.append(step)
+                return
         try:
             if self._over is not None:
                 raise IllegalAction(f"{step}: the game is over ({self._over})")
