@@ -24,6 +24,7 @@ Design, and why:
 from __future__ import annotations
 
 import operator
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -82,9 +83,11 @@ _SWAPPED_Z = (0, mix(5, 1))
 _QUIET_Z = tuple(mix(6, q) for q in range(128))
 _PASSES_Z = (0, mix(7, 1), mix(7, 2))
 _ANALYSIS_CACHE_LIMIT = 2048
-#: Whether :meth:`Position.legal_actions` asks the compiled core (numba); off, the Python
-#: rules generate the steps (slower, same list).
-USE_CORE = True
+#: Whether :meth:`Position.legal_actions` asks the compiled core (numba); off (also with
+#: the environment variable ``HEXGAMES_PURE_PYTHON=1``, e.g. to measure the Python rules
+#: with ``python -m hexgames.bench dendria``), the Python rules generate the steps
+#: (slower, same list).
+USE_CORE = os.environ.get("HEXGAMES_PURE_PYTHON", "") in ("", "0")
 
 
 class Termination(StrEnum):
