@@ -58,7 +58,10 @@ from hexgames.hexgrid import opposite
 # ------------------------------------------------------------------ layout of meta
 M_TO, M_PHASE, M_MOVER, M_DIR, M_PIE, M_SWAPPED, M_QUIET, M_PASSES, M_OVER, M_TURN = range(10)
 M_HASH, M_NLOG, M_NFRAME, M_EPOCH, M_USED = 10, 11, 12, 13, 14
-META_LEN = 16
+#: ``meta[M_SCANNED]``: the scan in ``scratch`` is of the board whose hash is
+#: ``meta[M_SCANHASH]`` (an ``end`` or ``pass`` leaves the board as it was: no new scan).
+M_SCANNED, M_SCANHASH = 15, 16
+META_LEN = 18
 #: Saved per step: meta[0:10], the hash, the log length, whether a key was remembered
 #: and which.
 F_HASH, F_NLOG, F_REM, F_KEY = 10, 11, 12, 13
@@ -288,6 +291,16 @@ def _scan(tab, cells, n, flags, bal):  # type: ignore[no-untyped-def]
 
 
 @njit
+def _scan_once(tab, cells, meta, n, flags, bal):  # type: ignore[no-untyped-def]
+    """:func:`_scan`, unless ``flags``/``bal`` already hold the scan of this board."""
+    if meta[M_SCANNED] and meta[M_SCANHASH] == meta[M_HASH]:
+        return
+    _scan(tab, cells, n, flags, bal)
+    meta[M_SCANNED] = 1
+    meta[M_SCANHASH] = meta[M_HASH]
+
+
+@njit
 def _raw_follow_ups(tab, prm, cells, meta, out, hd, scratch):  # type: ignore[no-untyped-def]
     """Every follow-up the board allows (sprouts, grows, converts) and, after a stop,
     every continuation, before the no-repetition filter, in the Python engine's order;
@@ -301,7 +314,7 @@ def _raw_follow_ups(tab, prm, cells, meta, out, hd, scratch):  # type: ignore[no
     stack = scratch[7 * n : 8 * n]
     to = meta[M_TO]
     m = 0
-    _scan(tab, cells, n, flags, bal)
+    _scan_once(tab, cells, meta, n, flags, bal)
     # sprouts
     for i in range(n):
         v = cells[i]
@@ -430,7 +443,7 @@ def generate(tab, prm, cells, meta, log, frames, seen, memo, out, hd, scratch): 
     m = 0
     if meta[M_PHASE] == START:
         flags = scratch[0:n]
-        _scan(tab, cells, n, flags, scratch[n : 2 * n])
+        _scan_once(tab, cells, meta, n, flags, scratch[n : 2 * n])
         for i in range(n):
             if cells[i] == 0 and flags[i] & 1:
                 out[m] = 3 + i
@@ -567,6 +580,7 @@ def random_playouts(tab, prm, cells0, meta0, seen0, games, seed, max_actions, wi
         seen[:, :] = seen0
         epoch += 1
         meta[M_EPOCH] = epoch
+        meta[M_SCANNED] = 0
         meta[M_NLOG] = 0
         meta[M_NFRAME] = 0
         length = 0
