@@ -612,6 +612,16 @@ def _signed_array(values: Any) -> np.ndarray:
 
 @cache
 def _geometry(side: int) -> tuple[Any, ...]:
+    """The read-only tables of a board side, as the kernels index them (``tab[k]``;
+    :class:`Core` appends ``tab[14]``, the quiet-counter key terms of its rules):
+
+    0 ``nbr[i, d]`` neighbour or -1; 1 ``rays[i, d, k]`` and 2 ``raylen[i, d]``;
+    3 ``seq[x, d]`` every grid line from its edge cell that way back, and 12 ``keep[x, d]``
+    (0 where a line starts); 4 ``zob[i, code]`` Zobrist terms (signed); 5 ``legid[i, d, k]``
+    the leg code to the k-th cell of a ray; 6-9 per code: kind (``A_*``), target, origin,
+    direction; 10 the key terms of turn state (``Z_*``); 11 the moving dendrid's key term
+    per ``cell * 6 + direction``; 13 the transitions of :func:`_scan`.
+    """
     t = tables(side)
     b = t.board
     n = b.size
