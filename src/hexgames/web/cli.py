@@ -66,6 +66,7 @@ def run(args: argparse.Namespace) -> int:
         sock.close()
         print(f"error: cannot open the game storage: {error}")
         return 2
+    warm_rules_engines()
     port = sock.getsockname()[1]
     shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
     if ":" in shown:
@@ -133,6 +134,17 @@ def fast_deflate_websockets() -> Any:
                 )
 
     return FastDeflateProtocol
+
+
+def warm_rules_engines() -> None:
+    """Load every game's compiled rules core (``Game.extras["kernel"]``) before serving,
+    so that no request waits for it; a cold cache compiles once and says so."""
+    from hexgames.game import game_names, get_game
+
+    for name in game_names():
+        factory = get_game(name).extras.get("kernel")
+        if factory is not None:
+            factory().warm_up(lambda text: print(text, flush=True))
 
 
 def lan_address() -> str | None:
