@@ -38,7 +38,8 @@ def test_zero_kernel_playouts_or_a_game_without_kernel_play_in_python():
     m = MCTSPlayer("benediction", use_heuristic=False, iterations=5, seed=1, kernel_playouts=0)
     assert m._kernel is None
     assert m.choose(Position.initial()) in Position.initial().legal_actions()
-    assert "kernel" not in get_game("dendria").extras
+    assert "kernel" in get_game("dendria").extras
+    assert MCTSPlayer("dendria", iterations=5, seed=1, kernel_playouts=0)._kernel is None
     with pytest.raises(ValueError, match="kernel_playouts"):
         MCTSPlayer("benediction", kernel_playouts=-1)
 

@@ -344,6 +344,8 @@ def run(args: argparse.Namespace) -> int:
             "python": sys.version.split()[0],
             "actions_per_s": first.actions_per_s,
             "kernel_actions_per_s": first.kernel_actions_per_s,
+            "games_per_s": first.games_per_s,
+            "kernel_games_per_s": first.kernel_games_per_s,
             "kernel_warm_up_s": compile_s,
             "variants": [asdict(m) for m in measurements],
             "anchor": anchor,

@@ -79,6 +79,8 @@ GAME = Game(
         # Variants `python -m hexgames.bench` measures when none is named.
         "bench_variants": ({"board_side": 5}, {"board_side": 7}),
         "ai": lazy("hexgames.dendria.evaluation:ai_hooks"),
+        # Batched compiled kernels (numba): random playouts of many games in one call.
+        "kernel": lazy("hexgames.dendria.core:kernel"),
         # Names `render_svg(..., overlays=...)` accepts; the web app offers them as toggles.
         "overlays": ("fertilized-dark", "fertilized-light", "plantable"),
     },

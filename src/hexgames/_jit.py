@@ -1,0 +1,75 @@
+"""numba set-up shared by the compiled rules cores (``benediction.core``, ``dendria.core``).
+
+Game-agnostic: any game package may put its compiled core behind :func:`njit`.
+Compiled code is cached on disk so that only the first use on a machine compiles. numba
+keeps its cache next to the sources (``__pycache__``); for an installed, read-only
+package this module points ``NUMBA_CACHE_DIR`` at a user cache directory
+(``$XDG_CACHE_HOME/hexgames/numba``, else ``~/.cache/hexgames/numba``) before numba is
+imported. :func:`is_cached` tells whether a module's kernels are already on disk, so
+that callers can say "compiling the rules engine, once..." instead of looking hung.
+
+(``hexgames.benediction._jit`` holds the same set-up; both agree on the directory.)
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+_HERE = Path(__file__).resolve().parent
+#: Game packages with a compiled core: numba caches next to their sources.
+_CORE_PACKAGES = ("benediction", "dendria")
+
+
+def user_cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache")
+    return Path(base) / "hexgames" / "numba"
+
+
+def _writable(directory: Path) -> bool:
+    target = directory / "__pycache__"
+    try:
+        target.mkdir(exist_ok=True)
+    except OSError:
+        return False
+    return os.access(target, os.W_OK)
+
+
+def ensure_cache_dir() -> None:
+    """Point numba at a writable cache directory when the package is not writable."""
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return
+    if all(_writable(_HERE / name) for name in _CORE_PACKAGES):
+        return
+    path = user_cache_dir()
+    path.mkdir(parents=True, exist_ok=True)
+    os.environ["NUMBA_CACHE_DIR"] = str(path)
+    if "numba" in sys.modules:  # imported before us: its config read the old value
+        import numba
+
+        numba.config.CACHE_DIR = str(path)  # type: ignore[attr-defined]
+
+
+ensure_cache_dir()
+
+from numba import njit as _njit  # noqa: E402
+
+
+def njit(function: Any) -> Any:
+    """``numba.njit(cache=True)`` (numpy error model: no ZeroDivision checks)."""
+    return _njit(cache=True, error_model="numpy")(function)
+
+
+def is_cached(module: str) -> bool:
+    """Whether compiled code of ``module`` (e.g. ``"hexgames.dendria.core"``) is in the
+    cache already (its index files exist)."""
+    source = Path(sys.modules[module].__file__ or "") if module in sys.modules else None
+    if source is None:
+        return False
+    pattern = f"{source.stem}.*.nbi"
+    cache_dir = os.environ.get("NUMBA_CACHE_DIR")
+    if cache_dir:
+        return any(Path(cache_dir).rglob(pattern))
+    return any((source.parent / "__pycache__").glob(pattern))

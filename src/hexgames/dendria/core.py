@@ -1,0 +1,1063 @@
+"""Dendria's compiled rules core: the same rules as :mod:`.position`, in numba.
+
+The state of one game is a handful of numpy arrays: ``cells`` (the piece code on each
+cell, as :attr:`Position.cells`), ``meta`` (colour to move, turn phase, the dendrid that
+moved and its direction, pie and seat state, the end counters, the result and the
+incremental Zobrist hash of the board), an undo ``log`` and ``frames``, and the
+**earlier positions** of the no-repetition rule as an open-addressing hash table of
+their keys (``seen``: key, count). Every rule is an ``@njit`` function over them, using
+precomputed neighbour and ray tables: legal-step generation (plants, dendrid legs and
+continuations, sprouts, grows, converts, ``end``/``pass``/``swap``), apply and undo,
+groups and their fertile soils, fertilization, the turn-finishability search of the
+no-repetition rule (memoised per key until the set of earlier positions changes),
+scoring, and :func:`random_playouts`, which plays many whole random games inside one
+compiled call.
+
+Steps are integer **codes**: the research step ids of :mod:`.encoding` (``0, 1, 2`` end,
+pass, swap; ``3 + kN + t`` plant, continue, sprout, grow, convert on cell ``t``; legs
+after them by origin and line slot), so the vectorized environment and the core speak the
+same numbers. :meth:`Core.to_step` and :meth:`Core.code_of` map codes to and from
+:class:`~hexgames.dendria.steps.Step`.
+
+Earlier positions are compared by their 64-bit Zobrist key only (the Python engine
+confirms a key hit against the exact board); two different positions of one game share a
+key with a probability of about ``turns**2 / 2**65``.
+
+The Python :class:`~hexgames.dendria.position.Position` stays the reference (oracle):
+``tests/test_dendria_core.py`` plays random games on both and compares legal step lists,
+boards, keys and results at every step. Compiled code is cached on disk (see
+:mod:`hexgames._jit`); the first use on a machine compiles for some seconds, which
+:func:`warm_up` announces.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from hexgames._jit import njit
+from hexgames.dendria._tables import mix, tables
+from hexgames.dendria.position import (
+    AFTER_PLANT,
+    AFTER_STOP,
+    PIE_ARMED,
+    PIE_OFF,
+    PIE_PENDING,
+    START,
+    Position,
+    Termination,
+)
+from hexgames.dendria.rules import Rules
+from hexgames.dendria.steps import Step
+from hexgames.hexgrid import opposite
+
+# ------------------------------------------------------------------ layout of meta
+M_TO, M_PHASE, M_MOVER, M_DIR, M_PIE, M_SWAPPED, M_QUIET, M_PASSES, M_OVER, M_TURN = range(10)
+M_HASH, M_NLOG, M_NFRAME, M_EPOCH, M_USED = 10, 11, 12, 13, 14
+#: ``meta[M_SCANNED]``: the scan in ``scratch`` is of the board whose hash is
+#: ``meta[M_SCANHASH]`` (an ``end`` or ``pass`` leaves the board as it was: no new scan).
+M_SCANNED, M_SCANHASH = 15, 16
+META_LEN = 18
+#: Saved per step: meta[0:10], the hash, the log length, whether a key was remembered
+#: and which.
+F_HASH, F_NLOG, F_REM, F_KEY = 10, 11, 12, 13
+FRAME_LEN = 14
+# ------------------------------------------------------------------ layout of params
+P_N, P_QT, P_A, P_LS = 0, 1, 2, 3
+PARAMS_LEN = 8
+# ------------------------------------------------------------------ step kinds
+A_END, A_PASS, A_SWAP, A_PLANT, A_CONT, A_SPROUT, A_GROW, A_CONVERT, A_LEG = range(9)
+# ------------------------------------------------------------------ key constants (zk)
+Z_TO, Z_PHASE, Z_PIE, Z_SWAPPED, Z_PASSES = 0, 2, 5, 8, 9
+#: ``meta[M_OVER]``: 0 while the game goes on, then how it ended.
+REASONS: tuple[Termination | None, ...] = (None, Termination.BOTH_PASSED,
+                                           Termination.QUIET_LIMIT)
+_MASK64 = (1 << 64) - 1
+_EMPTY_SLOT = -1
+
+
+# ====================================================================== kernels
+@njit
+def _set(tab, cells, meta, log, i, v):  # type: ignore[no-untyped-def]
+    """Put piece code ``v`` on cell ``i``, logging the old code; keeps the hash."""
+    zob = tab[4]
+    old = cells[i]
+    k = meta[M_NLOG]
+    log[k, 0] = i
+    log[k, 1] = old
+    meta[M_NLOG] = k + 1
+    meta[M_HASH] ^= zob[i, old] ^ zob[i, v]
+    cells[i] = v
+
+
+@njit
+def _seen_slot(seen, key):  # type: ignore[no-untyped-def]
+    """Slot holding ``key`` in the open-addressing table, or -1."""
+    mask = seen.shape[0] - 1
+    s = key & mask
+    while True:
+        if seen[s, 1] == _EMPTY_SLOT:
+            return -1
+        if seen[s, 0] == key:
+            return s
+        s = (s + 1) & mask
+
+
+@njit
+def _seen_has(seen, key):  # type: ignore[no-untyped-def]
+    s = _seen_slot(seen, key)
+    return s >= 0 and seen[s, 1] > 0
+
+
+@njit
+def _seen_add(seen, meta, key):  # type: ignore[no-untyped-def]
+    mask = seen.shape[0] - 1
+    s = key & mask
+    while True:
+        if seen[s, 1] == _EMPTY_SLOT:
+            seen[s, 0] = key
+            seen[s, 1] = 1
+            meta[M_USED] += 1
+            return
+        if seen[s, 0] == key:
+            seen[s, 1] += 1
+            return
+        s = (s + 1) & mask
+
+
+@njit
+def _seen_remove(seen, key):  # type: ignore[no-untyped-def]
+    s = _seen_slot(seen, key)
+    if s >= 0:
+        seen[s, 1] -= 1
+
+
+@njit
+def full_key(tab, meta):  # type: ignore[no-untyped-def]
+    """The key of :attr:`Position.key`: board hash and every term of turn state."""
+    zk = tab[10]
+    phase = meta[M_PHASE]
+    k = meta[M_HASH] ^ zk[Z_TO + meta[M_TO]] ^ zk[Z_PHASE + phase] ^ zk[Z_PIE + meta[M_PIE]]
+    if phase == AFTER_STOP:
+        k ^= tab[11][meta[M_MOVER] * 6 + meta[M_DIR]]
+    k ^= tab[14][meta[M_QUIET]]
+    k ^= zk[Z_PASSES + meta[M_PASSES]]
+    if meta[M_SWAPPED]:
+        k ^= zk[Z_SWAPPED]
+    return k
+
+
+@njit
+def _end_turn(tab, prm, meta, frames, f, seen, kind):  # type: ignore[no-untyped-def]
+    planted = meta[M_PHASE] == AFTER_PLANT
+    if kind == A_PASS:
+        meta[M_PASSES] += 1
+        meta[M_QUIET] += 1
+    else:
+        meta[M_PASSES] = 0
+        meta[M_QUIET] = 0 if planted else meta[M_QUIET] + 1
+    if kind == A_SWAP:
+        meta[M_SWAPPED] = 1 - meta[M_SWAPPED]
+    else:
+        meta[M_TO] = 1 - meta[M_TO]
+    if meta[M_PIE] == PIE_ARMED:
+        meta[M_PIE] = PIE_PENDING if planted else PIE_OFF
+    elif meta[M_PIE] == PIE_PENDING:
+        meta[M_PIE] = PIE_OFF
+    meta[M_PHASE] = START
+    meta[M_MOVER] = -1
+    meta[M_DIR] = -1
+    meta[M_TURN] += 1
+    if meta[M_PASSES] >= 2:
+        meta[M_OVER] = 1
+    elif meta[M_QUIET] >= prm[P_QT]:
+        meta[M_OVER] = 2
+    else:
+        meta[M_OVER] = 0
+    key = meta[M_HASH] ^ tab[10][Z_TO + meta[M_TO]]
+    _seen_add(seen, meta, key)
+    frames[f, F_REM] = 1
+    frames[f, F_KEY] = key
+    meta[M_EPOCH] += 1
+
+
+@njit
+def apply(tab, prm, cells, meta, log, frames, seen, code, stack):  # type: ignore[no-untyped-def]
+    """Play step ``code`` (legality is the caller's promise) and push its undo frame.
+    ``stack``: ``n`` int16 of scratch (the flood fill of grow and convert)."""
+    nbr = tab[0]
+    kind = tab[6][code]
+    t = tab[7][code]
+    f = meta[M_NFRAME]
+    for q in range(10):
+        frames[f, q] = meta[q]
+    frames[f, F_HASH] = meta[M_HASH]
+    frames[f, F_NLOG] = meta[M_NLOG]
+    frames[f, F_REM] = 0
+    meta[M_NFRAME] = f + 1
+    to = meta[M_TO]
+    if kind == A_PLANT:
+        _set(tab, cells, meta, log, t, 1 + 3 * to)
+        meta[M_PHASE] = AFTER_PLANT
+    elif kind == A_LEG or kind == A_CONT:  # noqa: SIM109 (plain compares for numba)
+        if kind == A_LEG:
+            i = tab[8][code]
+            d = tab[9][code]
+        else:
+            i = meta[M_MOVER]
+            d = meta[M_DIR]
+        v = cells[i]
+        _set(tab, cells, meta, log, t, v)
+        _set(tab, cells, meta, log, i, 0)
+        meta[M_PHASE] = AFTER_STOP
+        meta[M_MOVER] = t
+        meta[M_DIR] = d
+    elif kind == A_SPROUT:
+        v = cells[t]
+        _set(tab, cells, meta, log, t, v + 2)  # seed code + 2 = dendrid of its colour
+    elif kind == A_GROW or kind == A_CONVERT:  # noqa: SIM109
+        v = cells[t]
+        new = v + 1 if kind == A_GROW else 2 + 3 * to
+        _set(tab, cells, meta, log, t, new)
+        stack[0] = t
+        sp = 1
+        while sp:
+            sp -= 1
+            c = stack[sp]
+            for d in range(6):
+                j = nbr[c, d]
+                if j >= 0 and cells[j] == v:
+                    _set(tab, cells, meta, log, j, new)
+                    stack[sp] = j
+                    sp += 1
+    else:
+        _end_turn(tab, prm, meta, frames, f, seen, kind)
+
+
+@njit
+def undo(cells, meta, log, frames, seen):  # type: ignore[no-untyped-def]
+    """Take back the last applied step."""
+    f = meta[M_NFRAME] - 1
+    if frames[f, F_REM]:
+        _seen_remove(seen, frames[f, F_KEY])
+        meta[M_EPOCH] += 1  # the earlier positions changed: memoised answers are stale
+    start = frames[f, F_NLOG]
+    for k in range(meta[M_NLOG] - 1, start - 1, -1):
+        cells[log[k, 0]] = log[k, 1]
+    meta[M_NLOG] = start
+    for q in range(10):
+        meta[q] = frames[f, q]
+    meta[M_HASH] = frames[f, F_HASH]
+    meta[M_NFRAME] = f
+
+
+@njit
+def _walk(c, state, keep, cells, flags, bal, table):  # type: ignore[no-untyped-def]
+    k = 8 * state * keep + cells[c]
+    flags[c] |= table[k]
+    bal[c] += table[64 + k]
+    return table[128 + k]
+
+
+@njit
+def _scan(tab, cells, n, flags, bal):  # type: ignore[no-untyped-def]
+    """One walk along every grid line in each direction, from the edge back: per cell,
+    ``flags`` bit 1 when one of its roots is nutrientless (an empty cell there is
+    plantable, a seed is not nourished), bit 2 / 4 when it is empty and a dark / light
+    dendrid sees it (fertilizes it); ``bal``: for a seed, its nourishers of its own
+    colour minus those of the other colour.
+
+    The six directions are walked side by side (six independent chains for the CPU).
+    State: 0 no ray, 1 a ray with no piece yet, 1 + code: the first piece's code;
+    ``table[8 * state + code]`` (+ 0 / 64 / 128): flag bits, balance, next state."""
+    seq = tab[3]
+    keep = tab[12]
+    table = tab[13]
+    for i in range(n):
+        flags[i] = 0
+        bal[i] = 0
+    s0 = s1 = s2 = s3 = s4 = s5 = 0
+    for x in range(n):
+        s0 = _walk(seq[x, 0], s0, keep[x, 0], cells, flags, bal, table)
+        s1 = _walk(seq[x, 1], s1, keep[x, 1], cells, flags, bal, table)
+        s2 = _walk(seq[x, 2], s2, keep[x, 2], cells, flags, bal, table)
+        s3 = _walk(seq[x, 3], s3, keep[x, 3], cells, flags, bal, table)
+        s4 = _walk(seq[x, 4], s4, keep[x, 4], cells, flags, bal, table)
+        s5 = _walk(seq[x, 5], s5, keep[x, 5], cells, flags, bal, table)
+
+
+@njit
+def _scan_once(tab, cells, meta, n, flags, bal):  # type: ignore[no-untyped-def]
+    """:func:`_scan`, unless ``flags``/``bal`` already hold the scan of this board."""
+    if meta[M_SCANNED] and meta[M_SCANHASH] == meta[M_HASH]:
+        return
+    _scan(tab, cells, n, flags, bal)
+    meta[M_SCANNED] = 1
+    meta[M_SCANHASH] = meta[M_HASH]
+
+
+@njit
+def _raw_follow_ups(tab, prm, cells, meta, out, hd, scratch):  # type: ignore[no-untyped-def]
+    """Every follow-up the board allows (sprouts, grows, converts) and, after a stop,
+    every continuation, before the no-repetition filter, in the Python engine's order;
+    ``hd[x]``: how step ``out[x]`` changes the board hash. Returns how many."""
+    n = prm[P_N]
+    nbr = tab[0]
+    zob = tab[4]
+    flags = scratch[0:n]
+    bal = scratch[n : 2 * n]
+    visited = scratch[6 * n : 7 * n]
+    stack = scratch[7 * n : 8 * n]
+    to = meta[M_TO]
+    m = 0
+    _scan_once(tab, cells, meta, n, flags, bal)
+    # sprouts
+    for i in range(n):
+        v = cells[i]
+        if (v == 1 or v == 4) and not flags[i] & 1 and bal[i] > 0:
+            out[m] = 3 + 2 * n + i
+            hd[m] = zob[i, v] ^ zob[i, v + 2]
+            m += 1
+    fed_somewhere = 0  # bit 2 / 4: some empty cell is fertilized by dark / light
+    for i in range(n):
+        visited[i] = 0
+        fed_somewhere |= flags[i]
+    # grows (seedbeds of either colour), then converts (the opponent's forests)
+    for kind in range(2):
+        for i in range(n):
+            v = cells[i]
+            if visited[i]:
+                continue
+            if kind == 0:
+                if v != 1 and v != 4:
+                    continue
+                color = 0 if v == 1 else 1
+                new = v + 1
+                need = color
+            else:
+                if v != 5 - 3 * to:  # a tree of the opponent
+                    continue
+                color = 1 - to
+                new = 2 + 3 * to
+                need = to
+            if not fed_somewhere & (2 << need):
+                continue  # no cell fed by the colour that must feed them all
+            visited[i] = 1
+            stack[0] = i
+            sp = 1
+            delta = 0
+            fertile = False
+            fed = True
+            unfed_by_owner = False
+            while sp:
+                sp -= 1
+                c = stack[sp]
+                delta ^= zob[c, v] ^ zob[c, new]
+                for d in range(6):
+                    j = nbr[c, d]
+                    if j < 0:
+                        continue
+                    w = cells[j]
+                    if w == 0:
+                        fertile = True
+                        if not flags[j] & (2 << need):
+                            fed = False
+                        if not flags[j] & (2 << color):
+                            unfed_by_owner = True
+                    elif w == v and not visited[j]:
+                        visited[j] = 1
+                        stack[sp] = j
+                        sp += 1
+            if fertile and fed and (kind == 0 or unfed_by_owner):
+                out[m] = 3 + (3 + kind) * n + i
+                hd[m] = delta
+                m += 1
+    # continuations of the dendrid that moved
+    if meta[M_PHASE] == AFTER_STOP:
+        rays = tab[1]
+        i = meta[M_MOVER]
+        d = meta[M_DIR]
+        v = cells[i]
+        for k in range(tab[2][i, d]):
+            j = rays[i, d, k]
+            w = cells[j]
+            if w == 0:
+                out[m] = 3 + n + j
+                hd[m] = zob[i, v] ^ zob[j, v]
+                m += 1
+            elif w != v and w != 1 and w != 4:
+                break
+    return m
+
+
+@njit
+def can_finish(tab, prm, cells, meta, log, frames, seen, memo, scratch):  # type: ignore[no-untyped-def]
+    """Whether some sequence of follow-ups, continuations and ``end`` is legal from here
+    (the no-repetition rule). Memoised per key until the earlier positions change."""
+    if meta[M_PHASE] != AFTER_STOP:
+        return True
+    zend = tab[10][Z_TO + 1 - meta[M_TO]]
+    if not _seen_has(seen, meta[M_HASH] ^ zend):
+        return True
+    key = full_key(tab, meta)
+    slot = key & (memo.shape[0] - 1)
+    if memo[slot, 0] == key and memo[slot, 1] == meta[M_EPOCH]:
+        return memo[slot, 2] == 1
+    n = prm[P_N]
+    size = 3 * n + 2 * prm[P_LS] + 8
+    out = np.empty(size, np.int32)
+    hd = np.empty(size, np.int64)
+    m = _raw_follow_ups(tab, prm, cells, meta, out, hd, scratch)
+    result = False
+    for x in range(m):
+        if not _seen_has(seen, meta[M_HASH] ^ hd[x] ^ zend):
+            result = True
+            break
+        apply(tab, prm, cells, meta, log, frames, seen, out[x], scratch[7 * n : 8 * n])
+        ok = can_finish(tab, prm, cells, meta, log, frames, seen, memo, scratch)
+        undo(cells, meta, log, frames, seen)
+        if ok:
+            result = True
+            break
+    memo[slot, 0] = key
+    memo[slot, 1] = meta[M_EPOCH]
+    memo[slot, 2] = 1 if result else 0
+    return result
+
+
+@njit
+def generate(tab, prm, cells, meta, log, frames, seen, memo, out, hd, scratch):  # type: ignore[no-untyped-def]
+    """Write the legal step codes to ``out`` in the Python engine's order; return how
+    many (0 once the game is over)."""
+    if meta[M_OVER] != 0:
+        return 0
+    n = prm[P_N]
+    to = meta[M_TO]
+    zob = tab[4]
+    zend = tab[10][Z_TO + 1 - to]
+    stack = scratch[7 * n : 8 * n]
+    m = 0
+    if meta[M_PHASE] == START:
+        flags = scratch[0:n]
+        _scan_once(tab, cells, meta, n, flags, scratch[n : 2 * n])
+        for i in range(n):
+            if cells[i] == 0 and flags[i] & 1:
+                out[m] = 3 + i
+                m += 1
+        friend = 3 + 3 * to
+        rays = tab[1]
+        raylen = tab[2]
+        legid = tab[5]
+        for i in range(n):
+            if cells[i] != friend:
+                continue
+            hi = meta[M_HASH] ^ zob[i, friend] ^ zend
+            for d in range(6):
+                for k in range(raylen[i, d]):
+                    j = rays[i, d, k]
+                    w = cells[j]
+                    if w == 0:
+                        code = legid[i, d, k]
+                        ok = not _seen_has(seen, hi ^ zob[j, friend])
+                        if not ok:
+                            apply(tab, prm, cells, meta, log, frames, seen, code, stack)
+                            ok = can_finish(tab, prm, cells, meta, log, frames, seen, memo,
+                                            scratch)
+                            undo(cells, meta, log, frames, seen)
+                        if ok:
+                            out[m] = code
+                            m += 1
+                    elif w != friend and w != 1 and w != 4:
+                        break
+        out[m] = A_PASS
+        m += 1
+        if meta[M_PIE] == PIE_PENDING:
+            out[m] = A_SWAP
+            m += 1
+        return m
+    m = _raw_follow_ups(tab, prm, cells, meta, out, hd, scratch)
+    if meta[M_PHASE] == AFTER_STOP:
+        kept = 0
+        for x in range(m):
+            code = out[x]
+            ok = not _seen_has(seen, meta[M_HASH] ^ hd[x] ^ zend)
+            if not ok:
+                apply(tab, prm, cells, meta, log, frames, seen, code, stack)
+                ok = can_finish(tab, prm, cells, meta, log, frames, seen, memo, scratch)
+                undo(cells, meta, log, frames, seen)
+            if ok:
+                out[kept] = code
+                kept += 1
+        m = kept
+    if not _seen_has(seen, meta[M_HASH] ^ zend):
+        out[m] = A_END
+        m += 1
+    return m
+
+
+@njit
+def scores(tab, prm, cells, scratch):  # type: ignore[no-untyped-def]
+    """Dark's and Light's scores (rules section 4) on the board as it stands."""
+    n = prm[P_N]
+    nbr = tab[0]
+    visited = scratch[6 * n : 7 * n]
+    stack = scratch[7 * n : 8 * n]
+    counts = np.zeros((2, n + 1), np.int64)
+    for i in range(n):
+        visited[i] = 0
+    for i in range(n):
+        v = cells[i]
+        if (v != 2 and v != 5) or visited[i]:
+            continue
+        visited[i] = 1
+        stack[0] = i
+        sp = 1
+        size = 0
+        while sp:
+            sp -= 1
+            c = stack[sp]
+            size += 1
+            for d in range(6):
+                j = nbr[c, d]
+                if j >= 0 and cells[j] == v and not visited[j]:
+                    visited[j] = 1
+                    stack[sp] = j
+                    sp += 1
+        counts[0 if v == 2 else 1, size] += 1
+    total0 = 0.0
+    total1 = 0.0
+    largest0 = 0
+    largest1 = 0
+    for s in range(1, n + 1):
+        a = counts[0, s]
+        b = counts[1, s]
+        if a:
+            total0 += s
+            largest0 = s
+        if b:
+            total1 += s
+            largest1 = s
+        if a > b:
+            total0 += 1.0
+        elif b > a:
+            total1 += 1.0
+    if largest0 > largest1:
+        total0 += 0.5
+    elif largest1 > largest0:
+        total1 += 0.5
+    return total0, total1
+
+
+@njit
+def winner_seat(tab, prm, cells, meta, scratch):  # type: ignore[no-untyped-def]
+    """The winning seat of a finished game (0 or 1), -1 on equal scores."""
+    dark, light = scores(tab, prm, cells, scratch)
+    if dark == light:
+        return -1
+    color = 0 if dark > light else 1
+    return color ^ meta[M_SWAPPED]
+
+
+@njit
+def random_playouts(tab, prm, cells0, meta0, seen0, games, seed, max_actions, winners, lengths, cells, meta, log, frames, seen, memo, out, hd, scratch):  # type: ignore[no-untyped-def]  # noqa: E501
+    """Play ``games`` random games (a uniformly random legal step each time) from the
+    state ``cells0``/``meta0``/``seen0``, which is left untouched; ``winners[g]``: the
+    winning seat, -1 for equal scores or a game cut off after ``max_actions`` steps;
+    ``lengths[g]``: its steps. Returns the steps of all games."""
+    np.random.seed(seed)
+    n = prm[P_N]
+    stack = scratch[7 * n : 8 * n]
+    limit = (seen.shape[0] * 3) // 4
+    total = 0
+    epoch = meta[M_EPOCH]
+    for g in range(games):
+        cells[:] = cells0
+        meta[:] = meta0
+        seen[:, :] = seen0
+        epoch += 1
+        meta[M_EPOCH] = epoch
+        meta[M_SCANNED] = 0
+        meta[M_NLOG] = 0
+        meta[M_NFRAME] = 0
+        length = 0
+        while length < max_actions and meta[M_USED] < limit:
+            m = generate(tab, prm, cells, meta, log, frames, seen, memo, out, hd, scratch)
+            if m == 0:
+                break
+            apply(tab, prm, cells, meta, log, frames, seen, out[np.random.randint(0, m)],
+                  stack)
+            meta[M_NLOG] = 0
+            meta[M_NFRAME] = 0
+            length += 1
+        epoch = meta[M_EPOCH]
+        lengths[g] = length
+        total += length
+        winners[g] = winner_seat(tab, prm, cells, meta, scratch) if meta[M_OVER] else -1
+    return total
+
+
+# ====================================================================== Python side
+def _signed(value: int) -> int:
+    value &= _MASK64
+    return value - (1 << 64) if value >= 1 << 63 else value
+
+
+def _signed_array(values: Any) -> np.ndarray:
+    return np.array([_signed(v) for v in values], np.int64)
+
+
+@cache
+def _geometry(side: int) -> tuple[Any, ...]:
+    """The read-only tables of a board side, as the kernels index them (``tab[k]``;
+    :class:`Core` appends ``tab[14]``, the quiet-counter key terms of its rules):
+
+    0 ``nbr[i, d]`` neighbour or -1; 1 ``rays[i, d, k]`` and 2 ``raylen[i, d]``;
+    3 ``seq[x, d]`` every grid line from its edge cell that way back, and 12 ``keep[x, d]``
+    (0 where a line starts); 4 ``zob[i, code]`` Zobrist terms (signed); 5 ``legid[i, d, k]``
+    the leg code to the k-th cell of a ray; 6-9 per code: kind (``A_*``), target, origin,
+    direction; 10 the key terms of turn state (``Z_*``); 11 the moving dendrid's key term
+    per ``cell * 6 + direction``; 13 the transitions of :func:`_scan`.
+    """
+    t = tables(side)
+    b = t.board
+    n = b.size
+    rl = max(1, 2 * side - 2)
+    nbr = np.array(b.step, np.int16).reshape(n, 6)
+    rays = np.full((n, 6, rl), -1, np.int16)
+    raylen = np.zeros((n, 6), np.int16)
+    for i in range(n):
+        for d in range(6):
+            ray = b.rays[i][d]
+            rays[i, d, : len(ray)] = ray
+            raylen[i, d] = len(ray)
+    # per direction: every grid line, from its cell at the edge that way back
+    seq = np.zeros((6, n), np.int16)
+    keep = np.ones((6, n), np.int8)
+    for d in range(6):
+        x = 0
+        for i in range(n):
+            if b.step[i][d] < 0:
+                keep[d, x] = 0
+                j = i
+                while j >= 0:
+                    seq[d, x] = j
+                    x += 1
+                    j = b.step[j][opposite(d)]
+    zob = np.stack([_signed_array(row) for row in t.zobrist])
+    ls = b.line_slots
+    num = 3 + 5 * n + n * ls
+    legid = np.full((n, 6, rl), -1, np.int32)
+    kind = np.zeros(num, np.int8)
+    target = np.full(num, -1, np.int16)
+    origin = np.full(num, -1, np.int16)
+    direction = np.full(num, -1, np.int8)
+    kind[0:3] = (A_END, A_PASS, A_SWAP)
+    for k, step_kind in enumerate((A_PLANT, A_CONT, A_SPROUT, A_GROW, A_CONVERT)):
+        kind[3 + k * n : 3 + (k + 1) * n] = step_kind
+        target[3 + k * n : 3 + (k + 1) * n] = np.arange(n)
+    kind[3 + 5 * n :] = A_LEG
+    for i in range(n):
+        for d in range(6):
+            for k, j in enumerate(b.rays[i][d]):
+                code = 3 + 5 * n + i * ls + b.line_slot(i, j)
+                legid[i, d, k] = code
+                target[code] = j
+                origin[code] = i
+                direction[code] = d
+    zk = _signed_array([
+        mix(1, 0), mix(1, 1), mix(2, 0), mix(2, 1), mix(2, 2), mix(4, 0), mix(4, 1),
+        mix(4, 2), mix(5, 1), 0, mix(7, 1), mix(7, 2),
+    ])
+    zmover = _signed_array([mix(3, k) for k in range(n * 6)])
+    geo = (nbr, rays, raylen, np.ascontiguousarray(seq.T), zob, legid, kind, target, origin,
+           direction, zk, zmover, np.ascontiguousarray(keep.T), _scan_table())
+    for array in geo:
+        array.setflags(write=False)
+    return geo
+
+
+def _scan_table() -> np.ndarray:
+    """The transitions of :func:`_scan` (see there)."""
+    table = np.zeros((3, 64), np.int16)
+    for state in range(8):
+        for v in range(7):
+            k = 8 * state + v
+            if v == 0:
+                table[0, k] = {1: 1, 4: 2, 7: 4}.get(state, 0)
+                table[2, k] = 1 if state == 0 else state
+                continue
+            if v in (1, 4):
+                table[0, k] = 1 if state == 1 else 0
+                if state >= 2:
+                    table[1, k] = 1 if (state - 2 < 3) == (v == 1) else -1
+            table[2, k] = v + 1
+    return table.reshape(-1)
+
+
+def _pow2(value: int) -> int:
+    return 1 << max(0, value - 1).bit_length()
+
+
+class Core:
+    """The compiled rules of one variant: tables, parameters, code <-> :class:`Step`
+    mapping, and fresh states."""
+
+    def __init__(self, rules: Rules | None = None) -> None:
+        self.rules = rules if rules is not None else Rules()
+        side = self.rules.board_side
+        self.board = tables(side).board
+        self.n = n = self.board.size
+        self.line_slots = self.board.line_slots
+        #: Size of the step-code space (the research step ids).
+        self.num_actions = 3 + 5 * n + n * self.line_slots
+        qt = self.rules.quiet_turns
+        zq = _signed_array([0, *(mix(6, q) for q in range(1, qt + 1))])
+        zq.setflags(write=False)
+        self.tab = (*_geometry(side), zq)
+        params = np.zeros(PARAMS_LEN, np.int64)
+        params[P_N] = n
+        params[P_QT] = qt
+        params[P_A] = self.num_actions
+        params[P_LS] = 2 * side
+        params.setflags(write=False)
+        self.params = params
+        #: Slots of the earlier-positions table: twice the most turns a game can have
+        #: (every turn but 2K-1 in a row plants, and at most n seeds are planted).
+        self.seen_slots = min(1 << 20, max(256, _pow2(2 * (n + 1) * qt)))
+        self._steps: list[Step | None] | None = None
+        self._fields: list[tuple[int, int, int, int]] | None = None
+
+    # ------------------------------------------------------------- steps
+    def to_step(self, code: int) -> Step:
+        """The :class:`Step` of ``code`` (the same object each time)."""
+        step = self.step_list[int(code)]
+        if step is None:
+            raise ValueError(f"step code {code} names no step of this board")
+        return step
+
+    @property
+    def step_list(self) -> list[Step | None]:
+        """The :class:`Step` of every code (``None`` for codes naming no step), made
+        once per variant."""
+        if self._steps is None:
+            self._steps = self._all_steps()
+        return self._steps
+
+    def step_fields(self, code: int) -> tuple[int, int, int, int]:
+        """``(kind, target, origin, direction)`` of ``code`` (kinds: the ``A_*``
+        constants; -1 where a field does not apply)."""
+        if self._fields is None:
+            self._fields = list(zip(*(self.tab[k].tolist() for k in (6, 7, 8, 9)),
+                                    strict=True))
+        return self._fields[code]
+
+    def _all_steps(self) -> list[Step | None]:
+        kind, target, origin = self.tab[6], self.tab[7], self.tab[8]
+        labels = self.board.labels
+        names = {A_PLANT: "plant", A_CONT: "continue", A_SPROUT: "sprout", A_GROW: "grow",
+                 A_CONVERT: "convert"}
+        out: list[Step | None] = [Step("end"), Step("pass"), Step("swap")]
+        for code in range(3, self.num_actions):
+            k = int(kind[code])
+            t = int(target[code])
+            if t < 0:
+                out.append(None)
+            elif k == A_LEG:
+                out.append(Step("leg", origin=labels[origin[code]], target=labels[t]))
+            else:
+                out.append(Step(names[k], target=labels[t]))
+        return out
+
+    def code_of(self, step: Step | str) -> int:
+        """The code of a step (notation or :class:`Step`) of this board."""
+        step = Step.parse(step)
+        words = ("end", "pass", "swap")
+        if step.kind in words:
+            return words.index(step.kind)
+        n = self.n
+        t = self.board.index(step.target or "")
+        cell_kinds = ("plant", "continue", "sprout", "grow", "convert")
+        if step.kind in cell_kinds:
+            return 3 + cell_kinds.index(step.kind) * n + t
+        o = self.board.index(step.origin or "")
+        slot = self.board.line_slot(o, t)
+        if slot < 0:
+            raise ValueError(f"{step}: the cells share no line")
+        return 3 + 5 * n + o * self.line_slots + slot
+
+    # ------------------------------------------------------------- states
+    def initial(self) -> CoreState:
+        """The start of a game (as :meth:`Position.initial`)."""
+        # the empty board, Dark to move, itself the first earlier position
+        return CoreState.from_fields(
+            self, np.zeros(self.n, np.int8), 0, START, -1, -1,
+            PIE_ARMED if self.rules.pie else PIE_OFF, False, 0, 0, None, 1, 0, {mix(1, 0): 1},
+        )
+
+
+@cache
+def core_for(rules: Rules) -> Core:
+    """The shared :class:`Core` of a variant (built once per rules)."""
+    return Core(rules)
+
+
+class CoreState:
+    """One game on the compiled core, with make/unmake: :meth:`legal_codes`,
+    :meth:`play_code`, :meth:`undo`, :attr:`key`, :meth:`scores`."""
+
+    __slots__ = ("cells", "core", "frames", "hd", "log", "memo", "meta", "out", "scratch",
+                 "seen")
+
+    def __init__(self, core: Core) -> None:
+        n = core.n
+        self.core = core
+        self.cells = np.zeros(n, np.int8)
+        self.meta = np.zeros(META_LEN, np.int64)
+        self.log = np.zeros((8 * n + 64, 2), np.int64)
+        self.frames = np.zeros((4 * n + 64, FRAME_LEN), np.int64)
+        self.seen = _empty_seen(core.seen_slots)
+        self.memo = _empty_memo()
+        self.out = np.empty(core.num_actions + 8, np.int32)
+        self.hd = np.empty(core.num_actions + 8, np.int64)
+        self.scratch = np.zeros(10 * n, np.int16)
+
+    @classmethod
+    def from_position(cls, position: Position) -> CoreState:
+        """The core state of a Python :class:`Position`: board, turn state and its
+        earlier positions (not its undo history); see :meth:`Position.core_state`."""
+        return position.core_state()
+
+    @classmethod
+    def from_fields(
+        cls, core: Core, cells: Any, to_move: int, phase: int, mover: int, direction: int,
+        pie: int, swapped: bool, quiet: int, passes: int, reason: Termination | None,
+        turn: int, board_hash: int, seen_keys: Mapping[int, int],
+    ) -> CoreState:
+        """A state from the fields of a position (what :class:`Position` keeps): piece
+        codes per cell, turn state, the board's Zobrist hash, and the keys (board hash
+        with the colour to move) of the earlier positions with their counts."""
+        s = cls(core)
+        s.cells[:] = cells
+        m = s.meta
+        m[M_TO], m[M_PHASE], m[M_MOVER], m[M_DIR] = to_move, phase, mover, direction
+        m[M_PIE], m[M_SWAPPED], m[M_QUIET], m[M_PASSES] = pie, int(swapped), quiet, passes
+        m[M_OVER] = REASONS.index(reason)
+        m[M_TURN] = turn
+        m[M_HASH] = _signed(board_hash)
+        for key, count in seen_keys.items():
+            for _ in range(count):
+                _seen_add(s.seen, m, _signed(key))
+        return s
+
+    def copy(self) -> CoreState:
+        other = object.__new__(CoreState)
+        for name in CoreState.__slots__:
+            value = getattr(self, name)
+            setattr(other, name, value.copy() if isinstance(value, np.ndarray) else value)
+        other.memo = _empty_memo()
+        return other
+
+    # ------------------------------------------------------------- queries
+    @property
+    def to_move(self) -> int:
+        """0 Dark, 1 Light."""
+        return int(self.meta[M_TO])
+
+    @property
+    def phase(self) -> int:
+        return int(self.meta[M_PHASE])
+
+    @property
+    def is_over(self) -> bool:
+        return bool(self.meta[M_OVER])
+
+    @property
+    def undoable(self) -> int:
+        """Steps :meth:`undo` can take back (those played on this state)."""
+        return int(self.meta[M_NFRAME])
+
+    @property
+    def reason(self) -> Termination | None:
+        return REASONS[int(self.meta[M_OVER])]
+
+    @property
+    def swapped(self) -> bool:
+        return bool(self.meta[M_SWAPPED])
+
+    @property
+    def key(self) -> int:
+        """The Zobrist key, equal to :attr:`Position.key` of the same position."""
+        return int(full_key(self.core.tab, self.meta)) & _MASK64
+
+    def scores(self) -> tuple[float, float]:
+        """Dark's and Light's scores on the board as it stands."""
+        c = self.core
+        dark, light = scores(c.tab, c.params, self.cells, self.scratch)
+        return float(dark), float(light)
+
+    def winner_seat(self) -> int | None:
+        """The winning seat of a finished game, -1 on equal scores, ``None`` while the
+        game goes on."""
+        if not self.is_over:
+            return None
+        c = self.core
+        return int(winner_seat(c.tab, c.params, self.cells, self.meta, self.scratch))
+
+    def legal_codes(self) -> np.ndarray:
+        """The legal step codes, in the Python engine's order (a fresh int32 array;
+        empty once the game is over)."""
+        c = self.core
+        self._room()
+        m = generate(c.tab, c.params, self.cells, self.meta, self.log, self.frames,
+                     self.seen, self.memo, self.out, self.hd, self.scratch)
+        return self.out[:m].copy()
+
+    def legal_steps(self) -> list[Step]:
+        to_step = self.core.to_step
+        return [to_step(code) for code in self.legal_codes()]
+
+    # ------------------------------------------------------------- play
+    def play_code(self, code: int) -> None:
+        """Play a legal step code (legality is the caller's promise: check with
+        :meth:`legal_codes` when unsure)."""
+        c = self.core
+        self._room()
+        apply(c.tab, c.params, self.cells, self.meta, self.log, self.frames, self.seen,
+              int(code), self.scratch[7 * c.n : 8 * c.n])
+
+    def play(self, step: Step | str) -> None:
+        self.play_code(self.core.code_of(step))
+
+    def undo(self) -> None:
+        if self.meta[M_NFRAME] == 0:
+            raise IndexError("no step to take back")
+        undo(self.cells, self.meta, self.log, self.frames, self.seen)
+
+    def _room(self) -> None:
+        n = self.core.n
+        if self.meta[M_NLOG] + 4 * n + 64 > len(self.log):
+            self.log = np.concatenate([self.log, np.zeros_like(self.log)])
+        if self.meta[M_NFRAME] + 2 * n + 64 > len(self.frames):
+            self.frames = np.concatenate([self.frames, np.zeros_like(self.frames)])
+        if 2 * self.meta[M_USED] > len(self.seen):
+            self._rehash(2 * len(self.seen))
+
+    def _rehash(self, slots: int) -> None:
+        """A fresh table (twice as large) without the keys whose count fell to 0."""
+        old = self.seen
+        self.seen = _empty_seen(slots)
+        self.meta[M_USED] = 0
+        for key, count in old:
+            for _ in range(int(count)):
+                _seen_add(self.seen, self.meta, int(key))
+
+    def random_playouts(
+        self, games: int, seed: int = 0, max_actions: int = 100_000
+    ) -> tuple[np.ndarray, np.ndarray, int]:
+        """``(winner_seats, lengths, steps)`` of ``games`` random games from this state,
+        played inside one compiled call (see :func:`random_playouts`); this state is
+        left as it was."""
+        c = self.core
+        meta0 = self.meta.copy()
+        meta0[M_NLOG] = meta0[M_NFRAME] = 0
+        work = self.copy()
+        winners = np.zeros(games, np.int64)
+        lengths = np.zeros(games, np.int64)
+        total = random_playouts(
+            c.tab, c.params, self.cells, meta0, self.seen, games, seed, max_actions, winners,
+            lengths, work.cells, work.meta, work.log, work.frames, work.seen, work.memo,
+            work.out, work.hd, work.scratch,
+        )
+        return winners, lengths, int(total)
+
+
+def _empty_seen(slots: int) -> np.ndarray:
+    seen = np.zeros((slots, 2), np.int64)
+    seen[:, 1] = _EMPTY_SLOT
+    return seen
+
+
+def _empty_memo(slots: int = 1024) -> np.ndarray:
+    memo = np.zeros((slots, 3), np.int64)
+    memo[:, 1] = -1
+    return memo
+
+
+def warm_up(announce: Any = None) -> float:
+    """Compile (or load from the cache) every kernel by playing a short game; returns the
+    seconds it took. ``announce(text)`` is called first when nothing is cached yet."""
+    import time
+
+    from hexgames._jit import is_cached
+
+    if announce is not None and not is_cached(__name__):
+        announce("compiling the rules engine, once...")
+    begin = time.perf_counter()
+    state = Core(Rules(board_side=3, quiet_limit=1)).initial()
+    state.random_playouts(1, seed=0, max_actions=8)
+    codes = state.legal_codes()
+    state.play_code(int(codes[0]))
+    state.undo()
+    _ = state.key, state.scores()
+    return time.perf_counter() - begin
+
+
+class Kernel:
+    """The batched kernels of Dendria behind a game-agnostic face: what
+    ``Game.extras["kernel"]()`` returns (the AI, the arena and the benchmark use only
+    these methods). Winners are **seats** (0 first player, 1 second; the pie rule's swap
+    is followed) and ``-1`` for equal scores or a game cut off at ``max_actions``."""
+
+    name = "dendria"
+
+    def random_games(
+        self, options: Any, games: int, seed: int = 0, max_actions: int = 100_000
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``(winner_seats, lengths)`` of ``games`` random games from the start of the
+        variant ``options`` (a mapping of rules options), in one compiled call."""
+        return self.playouts(core_for(Rules(**dict(options))).initial(), games, seed,
+                             max_actions)
+
+    def playouts(
+        self, state: Any, games: int, seed: int = 0, max_actions: int = 100_000
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``(winner_seats, lengths)`` of random games from ``state`` (a
+        :class:`Position` or a :class:`CoreState`)."""
+        if isinstance(state, Position):
+            state = state.core_state()
+        winners, lengths, _ = state.random_playouts(games, seed, max_actions)
+        return winners, lengths
+
+    def driven_games(self, options: Any, games: int, seed: int = 0) -> int:
+        """Play ``games`` random games with a Python loop driving the core (one legal
+        step list per step); returns the steps played."""
+        start = core_for(Rules(**dict(options))).initial()
+        total = 0
+        randrange = random.Random(seed).randrange
+        for _ in range(games):
+            state = start.copy()
+            codes = state.legal_codes()
+            while len(codes):
+                state.play_code(codes[randrange(len(codes))])
+                codes = state.legal_codes()
+                total += 1
+        return total
+
+    def warm_up(self, announce: Any = None) -> float:
+        return warm_up(announce)
+
+
+_KERNEL = Kernel()
+
+
+def kernel() -> Kernel:
+    """The shared :class:`Kernel` (``Game.extras["kernel"]`` calls this)."""
+    return _KERNEL
+
+
+__all__ = ["Core", "CoreState", "Kernel", "core_for", "kernel", "random_playouts",
+           "warm_up"]

@@ -1,0 +1,248 @@
+"""Differential tests: Dendria's compiled rules core (:mod:`hexgames.dendria.core`)
+against the Python engine (the oracle), over many random games of several variants.
+
+At every step of every game: the legal step lists (same steps, same order), the boards,
+the key, colour to move and turn phase must agree; at the end the termination, the
+scores and the winning seat; then the core's undo must walk back through the same keys.
+
+Two policies pick the steps: **uniform** (a uniformly random legal step, as the
+benchmark's random games) and **mover** (prefers dendrid legs, continuations and
+follow-ups to plants and ends, so that dendrids shuttle about and the no-repetition rule,
+with its turn-finishability search, bites often).
+
+Default run: 1,040 games (board sides 3, 4, 5 and 7; pie on and off; K from 1 to 10),
+side-7 games cut after 160 steps to keep ``make test`` short. ``HEXGAMES_FUZZ=1``
+(``make fuzz``) multiplies the games by ``HEXGAMES_FUZZ_FACTOR`` (default 20) and plays
+side-7 games to the end.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+
+import numpy as np
+import pytest
+
+from hexgames.dendria import Position, Rules
+from hexgames.dendria.core import Core, CoreState, kernel
+from hexgames.dendria.position import AFTER_STOP
+
+FUZZING = os.environ.get("HEXGAMES_FUZZ", "") not in {"", "0"}
+FACTOR = int(os.environ.get("HEXGAMES_FUZZ_FACTOR", "20")) if FUZZING else 1
+
+#: (rules, policy, games, step cap or None)
+VARIANTS = [
+    (Rules(board_side=4), "uniform", 200, None),
+    (Rules(board_side=4, pie=False, quiet_limit=3), "uniform", 160, None),
+    (Rules(board_side=3, quiet_limit=1), "uniform", 180, None),
+    (Rules(board_side=3, quiet_limit=6), "mover", 140, None),
+    (Rules(board_side=4, pie=False, quiet_limit=5), "mover", 120, None),
+    (Rules(board_side=5), "uniform", 100, None),
+    (Rules(board_side=5, pie=False, quiet_limit=4), "mover", 60, None),
+    (Rules(board_side=7), "uniform", 50, None if FUZZING else 160),
+    (Rules(board_side=7, pie=False, quiet_limit=2), "mover", 30, None if FUZZING else 160),
+]
+
+_FOLLOW_UPS = ("sprout", "grow", "convert", "continue")
+
+
+def pick(policy: str, legal: list, rng: random.Random):  # type: ignore[no-untyped-def]
+    if policy == "mover" and rng.random() < 0.85:
+        preferred = [s for s in legal if s.kind in _FOLLOW_UPS or s.kind == "leg"]
+        if preferred:
+            return preferred[rng.randrange(len(preferred))]
+    return legal[rng.randrange(len(legal))]
+
+
+def same(p: Position, s: CoreState) -> None:
+    assert s.cells.tolist() == list(p.cells)
+    assert s.key == p.key
+    assert s.to_move == ("dark", "light").index(p.to_move)
+    assert s.reason == p.end_reason
+    assert s.swapped == (p.seat_of("dark") == 1)
+
+
+def play_both(rules: Rules, policy: str, seed: int, cap: int | None) -> tuple[int, int]:
+    """Play one game on both engines; returns (steps, times `end` was refused after a
+    dendrid stop because of the no-repetition rule)."""
+    rng = random.Random(seed)
+    p = Position.initial(rules)
+    core = Core(rules)
+    s = core.initial()
+    keys = [s.key]
+    refused = 0
+    while True:
+        same(p, s)
+        legal = p.python_legal_actions()
+        codes = s.legal_codes()
+        assert [str(x) for x in s.legal_steps()] == [str(x) for x in legal]
+        assert [core.code_of(x) for x in legal] == codes.tolist()
+        if not legal or (cap is not None and len(keys) > cap):
+            break
+        if p._phase == AFTER_STOP and legal[-1].kind != "end":
+            refused += 1
+        step = pick(policy, legal, rng)
+        p.play(step)
+        s.play_code(core.code_of(step))
+        keys.append(s.key)
+    if p.is_over:
+        assert s.scores() == (p.score()["dark"], p.score()["light"])
+        outcome = p.outcome()
+        assert outcome is not None
+        expected = -1 if outcome.winner_seat is None else outcome.winner_seat
+        assert s.winner_seat() == expected
+    for key in reversed(keys[:-1]):
+        s.undo()
+        assert s.key == key
+    same(Position.initial(rules), s)
+    return len(keys) - 1, refused
+
+
+@pytest.mark.parametrize(("rules", "policy", "games", "cap"), VARIANTS,
+                         ids=lambda v: str(v))
+def test_core_matches_the_python_engine_in_random_games(rules, policy, games, cap):
+    results = [play_both(rules, policy, seed, cap) for seed in range(games * FACTOR)]
+    assert sum(steps for steps, _ in results) > games * 10
+    if policy == "mover" and rules.board_side <= 4:
+        # the no-repetition rule refused `end` after a stop in some of these games, so
+        # the finishability search ran and was compared
+        assert sum(refused for _, refused in results) > 0
+
+
+def test_at_least_a_thousand_games_are_compared():
+    assert sum(games for _, _, games, _ in VARIANTS) >= 1000
+
+
+def test_mid_game_positions_convert_with_their_history_and_turn_state():
+    """A Position taken over mid-turn (after a stop, after a plant) and mid-game (with
+    earlier positions to avoid) lists the same steps on the core and plays on alike."""
+    rules = Rules(board_side=4, quiet_limit=5)
+    for seed in range(40):
+        rng = random.Random(seed)
+        p = Position.initial(rules)
+        for _ in range(rng.randrange(5, 120)):
+            legal = p.python_legal_actions()
+            if not legal:
+                break
+            p.play(pick("mover", legal, rng))
+        s = CoreState.from_position(p)
+        same(p, s)
+        for _ in range(30):
+            legal = p.python_legal_actions()
+            assert [str(x) for x in s.legal_steps()] == [str(x) for x in legal]
+            if not legal:
+                break
+            step = pick("mover", legal, rng)
+            p.play(step)
+            s.play(step)
+            same(p, s)
+
+
+def test_positions_read_from_text_convert():
+    rng = random.Random(5)
+    p = Position.initial(Rules(board_side=5))
+    while p.ply < 150 and not p.is_over:
+        legal = p.python_legal_actions()
+        p.play(pick("mover", legal, rng))
+        if p.is_turn_start() and p.ply > 60:
+            break
+    q = Position.from_text(p.to_text())
+    s = CoreState.from_position(q)
+    same(q, s)
+    assert [str(x) for x in s.legal_steps()] == [str(x) for x in q.python_legal_actions()]
+
+
+def test_codes_and_steps_map_both_ways():
+    core = Core(Rules(board_side=5))
+    for code in range(core.num_actions):
+        try:
+            step = core.to_step(code)
+        except ValueError:
+            continue
+        assert core.code_of(step) == code
+        assert core.code_of(str(step)) == code
+
+
+def test_codes_are_the_research_step_ids():
+    from hexgames.dendria.encoding import action_to_id, num_distinct_actions
+
+    rules = Rules(board_side=5)
+    core = Core(rules)
+    assert core.num_actions == num_distinct_actions(rules)
+    p = Position.initial(rules)
+    rng = random.Random(2)
+    for _ in range(80):
+        legal = p.python_legal_actions()
+        assert [core.code_of(x) for x in legal] == [action_to_id(p, x) for x in legal]
+        p.play(pick("mover", legal, rng))
+
+
+def test_random_playouts_end_every_game_and_are_seeded():
+    s = Core(Rules(board_side=5, quiet_limit=3)).initial()
+    before = (s.cells.copy(), s.meta.copy(), s.seen.copy())
+    winners, lengths, total = s.random_playouts(60, seed=3)
+    assert total == int(lengths.sum()) > 0
+    assert set(winners.tolist()) <= {-1, 0, 1} and {0, 1} <= set(winners.tolist())
+    again = s.random_playouts(60, seed=3)
+    assert np.array_equal(again[0], winners) and np.array_equal(again[1], lengths)
+    # the state the playouts started from is untouched
+    assert all(np.array_equal(a, b) for a, b in zip(before, (s.cells, s.meta, s.seen),
+                                                    strict=True))
+
+
+def test_playouts_from_a_position_mid_turn_follow_the_seats():
+    """The kernel's playouts start from any Position (here mid-turn, after the pie
+    rule's swap) and report winners as seats; a cut-off game counts -1."""
+    p = Position.initial(Rules(board_side=4, quiet_limit=2))
+    p.play_turn("d4")
+    p.play_turn("swap")
+    assert p.seat_of("light") == 0
+    p.play("c3")
+    seats, lengths = kernel().playouts(p, 40, seed=1)
+    assert set(seats.tolist()) <= {-1, 0, 1}
+    assert (lengths > 0).all()
+    cut, cut_lengths = kernel().playouts(p, 5, seed=1, max_actions=1)
+    assert (cut == -1).all() and (cut_lengths == 1).all()
+
+
+def test_kernel_random_games_and_driven_games():
+    k = kernel()
+    seats, lengths = k.random_games({"board_side": 3}, 10, seed=4)
+    assert len(seats) == 10 and (lengths > 0).all()
+    assert k.driven_games({"board_side": 3}, 2, seed=1) > 0
+
+
+def test_the_kernel_is_the_games_kernel():
+    from hexgames.dendria import GAME
+
+    assert GAME.extras["kernel"]() is kernel()
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_position_lists_its_steps_through_the_core_as_the_python_rules_do(seed):
+    """Position.legal_actions (the core following the position) equals the Python rules'
+    list through play, undo (also past the step where the core started following), copies
+    and pickles; a listed step is played without re-checking, to the same position as the
+    checked way (a twin position that never asks the core)."""
+    import pickle
+
+    rng = random.Random(seed)
+    rules = Rules(board_side=4, quiet_limit=4, pie=seed % 2 == 0)
+    p = Position.initial(rules)
+    twin = Position.initial(rules)
+    for _ in range(250):
+        assert (p.key, list(p.cells), p.ply) == (twin.key, list(twin.cells), twin.ply)
+        legal = p.legal_actions()
+        assert legal == twin.python_legal_actions()
+        if not legal or rng.random() < 0.15:
+            for _ in range(min(p.ply, rng.randrange(1, 8))):
+                assert p.undo() == twin.undo()
+            continue
+        if rng.random() < 0.05:
+            p = pickle.loads(pickle.dumps(p)) if rng.random() < 0.5 else p.copy()
+            legal = p.legal_actions() if rng.random() < 0.5 else legal
+        step = pick("mover", legal, rng)
+        p.play(step)
+        twin.play(step)
+        assert p.history[-1] == twin.history[-1]
