@@ -273,6 +273,12 @@ def test_seats_belong_to_identities_and_games_show_both_names(app: Any) -> None:
     page = ann.get("/api/players/robert").json()
     assert [g["id"] for g in page["playing"]] == [game_id] and page["finished"] == []
     assert page["playing"][0]["your_seats"] == [1]
+    # Ann (seat 0) is to move: her page marks the game as her turn, Robert's does not.
+    assert page["playing"][0]["your_turn"] is False
+    assert ann.get("/api/players/ann").json()["playing"][0]["your_turn"] is True
+    # The public games list names both seats.
+    listed = next(g for g in ann.get("/api/games").json()["games"] if g["id"] == game_id)
+    assert listed["names"] == ["Ann", "Robert"]
 
 
 def test_a_rated_game_updates_ratings_once_and_shows_the_change(app: Any) -> None:

@@ -136,14 +136,17 @@ def error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": clip(message)}, status_code=status)
 
 
-def summary(stored: StoredGame) -> dict[str, Any]:
-    """A line of the games list (no tokens: the list is public)."""
+def summary(stored: StoredGame, names: dict[str, str] | None = None) -> dict[str, Any]:
+    """A line of the games list (no tokens: the list is public). ``names``: display names
+    by identity id; a seat held by a named identity shows it (``names``), else null."""
     return {
         "id": stored.id,
         "game": stored.game,
         "title": get_game(stored.game).title if stored.game in game_names() else stored.game,
         "mode": stored.mode,
         "players": stored.players,
+        "names": [(names or {}).get(str(player.get("player_id"))) if player.get("player_id")
+                  else None for player in stored.players],
         "status": stored.status,
         "winner": stored.winner,
         "reason": (stored.reason or "")[:120] or None,  # bounded (older rows too)
@@ -281,7 +284,9 @@ def create_app(
 
     @app.get("/api/games")
     async def list_games(limit: int = Query(50, ge=1, le=500)) -> dict[str, Any]:
-        return {"games": [summary(stored) for stored in await service.list(limit)]}
+        games = await service.list(limit)
+        names = await service.names_of(games)
+        return {"games": [summary(stored, names) for stored in games]}
 
     @app.get("/api/games/{game_id}")
     async def game_state(game_id: str, token: str | None = None) -> Response:

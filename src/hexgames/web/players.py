@@ -87,6 +87,7 @@ def game_line(stored: StoredGame, player_id: str, names: dict[str, str]) -> dict
             "player": {"id": holder, "name": names.get(holder, "?")} if holder else None,
         })
     mine = [seat["seat"] for seat in seats if seat["player"] and seat["player"]["id"] == player_id]
+    turn = stored.meta.get("turn") if stored.status == "playing" else None
     return {
         "id": stored.id,
         "game": stored.game,
@@ -99,6 +100,8 @@ def game_line(stored: StoredGame, player_id: str, names: dict[str, str]) -> dict
         "reason": (stored.reason or "")[:120] or None,
         "seats": seats,
         "your_seats": mine,
+        # The page's player is to move in this game (their page lists these first).
+        "your_turn": isinstance(turn, int) and turn in mine,
         "created_at": stored.created_at,
         "updated_at": stored.updated_at,
     }
@@ -193,7 +196,8 @@ def add_player_routes(app: FastAPI, service: GameService) -> None:
             "name": record.name,
             "created_at": record.created_at,
             "ratings": [rating_view(rating) for rating in ratings],
-            "playing": [line for line in lines if line["status"] != "over"],
+            "playing": sorted((line for line in lines if line["status"] != "over"),
+                              key=lambda line: not line["your_turn"]),
             "finished": [line for line in lines if line["status"] == "over"],
         }
 

@@ -1233,6 +1233,10 @@ class GameService:
             "playing": [playing_summary(stored, names) for stored in playing],
         }
 
+    async def names_of(self, games: builtins.list[StoredGame]) -> dict[str, str]:
+        """The display names of the identities holding seats in ``games`` (id -> name)."""
+        return await self._names(games)
+
     async def _names(self, games: builtins.list[StoredGame]) -> dict[str, str]:
         ids = {player["player_id"] for stored in games for player in stored.players
                if player.get("player_id")}

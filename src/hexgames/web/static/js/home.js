@@ -139,6 +139,9 @@ function when(stamp) {
 
 function describeOpponents(game) {
   if (game.mode === "hotseat") return "same screen";
+  const names = game.players.map((p, seat) => (game.names && game.names[seat])
+    || (p.kind === "ai" ? `Computer (level ${p.level})` : null));
+  if (names.every(Boolean)) return names.join(" vs ");  // both seats known by name
   if (game.mode === "online") return "online";
   const ai = game.players.find((p) => p.kind === "ai");
   return `vs computer · level ${ai ? ai.level : "?"}`;

@@ -19,8 +19,8 @@ function opponents(game, you) {
   return names.filter((_, i) => !game.seats[i].player || game.seats[i].player.id !== you).join(", ") || names.join(", ");
 }
 
-function outcome(game) {
-  if (game.status !== "over") return "in progress";
+function outcome(game, own) {
+  if (game.status !== "over") return game.your_turn ? (own ? "your turn" : "to move") : "in progress";
   if (!game.winner) return game.reason || "finished";
   const seat = game.your_seats.length === 1 ? game.your_seats[0] : null;
   if (seat !== null && game.colors.length && game.winner !== "draw") {
@@ -29,20 +29,21 @@ function outcome(game) {
   return game.winner === "draw" ? "draw" : `${cap(game.winner)} won${game.reason ? ` · ${game.reason}` : ""}`;
 }
 
-function gameRow(game, you) {
-  return el("li", { class: `game-row${game.status === "over" ? " over" : ""}`, "data-id": game.id },
+function gameRow(game, you, own) {
+  return el("li", { class: `game-row${game.status === "over" ? " over" : ""}${game.your_turn ? " my-turn" : ""}`,
+    "data-id": game.id },
     el("span", { class: `badge badge-${game.game}`, text: game.title }),
     el("span", { class: "what" },
       el("strong", { text: `vs ${opponents(game, you)}` }),
-      el("small", { text: `${game.rated ? "rated · " : ""}${outcome(game)}` })),
+      el("small", { text: `${game.rated ? "rated · " : ""}${outcome(game, own)}` })),
     el("span", { class: "when", text: (game.updated_at || "").slice(0, 10) }),
     el("span", { class: "go" },
       game.status === "over" ? null : el("a", { class: "button small", href: `/play/${game.id}`, text: "Open" }),
       el("a", { class: "button small ghost", href: `/replay/${game.id}`, text: "Replay" })));
 }
 
-function renderGames(list, games, you, empty) {
-  list.replaceChildren(...(games.length ? games.map((g) => gameRow(g, you))
+function renderGames(list, games, you, own, empty) {
+  list.replaceChildren(...(games.length ? games.map((g) => gameRow(g, you, own))
     : [el("li", { class: "empty", text: empty })]));
 }
 
@@ -61,9 +62,9 @@ async function load() {
     el("td", { text: `${r.wins}/${r.losses}/${r.draws}` }))));
   $("ratings").hidden = !player.ratings.length;
   $("no-ratings").hidden = Boolean(player.ratings.length);
-  renderGames($("playing"), player.playing, player.id, "No game in progress.");
-  renderGames($("finished"), player.finished, player.id, "No finished game yet.");
-  const mine = me && me.id === player.id;
+  const mine = Boolean(me && me.id === player.id);
+  renderGames($("playing"), player.playing, player.id, mine, "No game in progress.");
+  renderGames($("finished"), player.finished, player.id, mine, "No finished game yet.");
   $("identity").hidden = !mine;
   $("login-card").hidden = !mine;
   if (mine) {
