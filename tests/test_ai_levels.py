@@ -10,8 +10,8 @@ from test_ai_toygame import TOY, ToyPosition
 
 def test_levels_one_to_five_exist_and_grow_in_budget():
     assert sorted(LEVELS) == [1, 2, 3, 4, 5]
-    budgets = [LEVELS[n].iterations for n in (2, 3, 4)]
-    assert budgets == sorted(budgets) and len(set(budgets)) == 3
+    budgets = [LEVELS[n].iterations for n in (2, 3, 4, 5)]
+    assert budgets == sorted(budgets) and len(set(budgets)) == 4
     assert LEVELS[5].time_limit is not None
 
 
