@@ -112,9 +112,13 @@ def _session(game_id: str, game_name: str, options: dict[str, Any], actions: lis
         session.position = _replay(game_name, options, actions, start)
         how = "replayed"
     else:
-        for action in actions[len(session.actions):]:
-            session.position.play(action)
         how = "kept"
+        try:
+            for action in actions[len(session.actions):]:
+                session.position.play(action)
+        except Exception:  # out of step somehow: rebuild from the history
+            session.position = _replay(game_name, options, actions, start)
+            how = "replayed"
     session.actions = list(actions)
     session.used = now
     _SESSIONS[game_id] = session
@@ -410,7 +414,7 @@ class AiWorkers:
                 try:
                     pool = slot.executor()
                     loop = asyncio.get_running_loop()
-                    if use_session:
+                    if use_session and game_id is not None:
                         info = await loop.run_in_executor(
                             pool, session_choose, game_id, game_name, options,
                             list(actions), level, seed, start, self.max_sessions,
