@@ -7,10 +7,15 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import time
+from pathlib import Path
 from typing import Any
+
+from fastapi.testclient import TestClient
 
 from hexgames.game import get_game
 from hexgames.web.ai_worker import AiWorkers, Answer
+from hexgames.web.app import create_app
 
 GAME = "benediction"
 OPTIONS: dict[str, Any] = dict(get_game(GAME).rules_options(get_game(GAME).make_rules()))
@@ -184,3 +189,20 @@ def test_a_killed_worker_is_replaced_and_the_session_rebuilt() -> None:
     assert workers.lane(LEVEL).restarts == 1
     assert again.info["pid"] != first.info["pid"]
     assert again.info["session"] == "new" and again.info["share"] == 1.0
+
+
+def test_the_service_sends_a_games_searches_to_its_session(tmp_path: Path) -> None:
+    app = create_app(data_dir=tmp_path)
+    with TestClient(app) as client:
+        created = client.post("/api/games", json={"game": "dendria", "mode": "ai", "seat": 1,
+                                                  "level": 1})
+        assert created.status_code == 201, created.text
+        game_id = created.json()["id"]
+        deadline = time.monotonic() + 120
+        token = created.json()["token"]
+        view = f"/api/games/{game_id}"
+        while not client.get(view, params={"token": token}).json()["history"]:
+            assert time.monotonic() < deadline, "the computer never moved"
+            time.sleep(0.05)
+        lane = app.state.service.workers.lane(1)
+        assert game_id in lane.affinity, "the game is tied to the worker of its session"
