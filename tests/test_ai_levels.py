@@ -10,9 +10,10 @@ from test_ai_toygame import TOY, ToyPosition
 
 def test_levels_one_to_five_exist_and_grow_in_budget():
     assert sorted(LEVELS) == [1, 2, 3, 4, 5]
-    budgets = [LEVELS[n].iterations for n in (2, 3, 4)]
-    assert budgets == sorted(budgets) and len(set(budgets)) == 3
-    assert LEVELS[5].time_limit is not None
+    budgets = [LEVELS[n].iterations for n in (2, 3, 4, 5)]
+    assert budgets == sorted(budgets) and len(set(budgets)) == 4
+    # No time caps: on a busy machine a capped level fell below the one under it.
+    assert all(LEVELS[n].time_limit is None for n in LEVELS)
 
 
 def test_level_players_have_the_documented_kind_and_name():

@@ -366,7 +366,8 @@ def test_an_ai_answer_that_arrives_after_an_undo_is_discarded(tmp_path: Path) ->
     release = threading.Event()
     app = create_app(data_dir=tmp_path)
 
-    async def slow_choose(game_name, options, actions, level, seed=None, start=None):
+    async def slow_choose(game_name, options, actions, level, seed=None, start=None,
+                          game_id=None):
         while not release.is_set():  # a long search, without blocking the event loop
             await asyncio.sleep(0.01)
         return _first_legal(game_name, options, actions)
@@ -388,7 +389,8 @@ def test_an_ai_answer_that_arrives_after_an_undo_is_discarded(tmp_path: Path) ->
 def test_a_failing_ai_is_reported_and_changes_nothing(tmp_path: Path) -> None:
     app = create_app(data_dir=tmp_path)
 
-    async def broken_choose(game_name, options, actions, level, seed=None, start=None):
+    async def broken_choose(game_name, options, actions, level, seed=None, start=None,
+                            game_id=None):
         return "not-an-action"
 
     app.state.service.workers.choose = broken_choose

@@ -33,6 +33,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Callable
 from typing import Any
 
 from hexgames.ai.base import require_actions, resolve_game, seat_sign
@@ -91,7 +92,8 @@ class MCTSPlayer:
     call, or both (whichever ends first; then results depend on machine speed). With
     neither, 1000 iterations. Calls for a later action of a turn already started
     (Benediction's second action, Dendria's follow-up steps) get ``continuation_share``
-    of the budget: the tree kept from the first call already covers them.
+    of the budget when the tree kept from the earlier call was reused (it already covers
+    them); a player that reused nothing (new, or reset) searches with the full budget.
     """
 
     def __init__(
@@ -111,6 +113,7 @@ class MCTSPlayer:
         tactics_budget: int = 8000,
         reuse_tree: bool = True,
         continuation_share: float = 0.5,
+        continuation_needs_reuse: bool = True,
         kernel_playouts: int = 1,
         name: str | None = None,
     ) -> None:
@@ -135,6 +138,9 @@ class MCTSPlayer:
         self.tactics_budget = tactics_budget
         self.reuse_tree = reuse_tree
         self.continuation_share = continuation_share
+        #: ``False`` cuts a continuation's budget even when no tree was reused (how the
+        #: web app's AI played before per-game sessions; kept to measure that path).
+        self.continuation_needs_reuse = continuation_needs_reuse
         #: Full random playouts (``use_heuristic=False``) run in the game's compiled
         #: kernel (``Game.extras["kernel"]``), this many games per new leaf averaged;
         #: 0 (or a game without a kernel) plays one playout in Python.
@@ -177,7 +183,12 @@ class MCTSPlayer:
                 self.last_stats["reason"] = "win"
                 return win
         root = self._take_root(work)
-        share = 1.0 if work.is_turn_start() else self.continuation_share
+        # A later action of a turn is cheaper only because the tree kept from the turn's
+        # earlier actions already covers it: without a reused tree it gets the full budget.
+        reused = self.last_stats["reused"] > 0
+        cut = not work.is_turn_start() and (reused or not self.continuation_needs_reuse)
+        share = self.continuation_share if cut else 1.0
+        self.last_stats["share"] = share
         iterations = None if self.iterations is None else max(1, int(self.iterations * share))
         deadline = None if self.time_limit is None else started + self.time_limit * share
         done = self._search(work, root, iterations, deadline)
@@ -185,6 +196,38 @@ class MCTSPlayer:
         choice = self._final_choice(work, root)
         self.last_stats["seconds"] = time.perf_counter() - started
         return choice
+
+    def ponder(
+        self,
+        position: GameState,
+        stop: Callable[[], bool],
+        *,
+        max_iterations: int = 1_000_000,
+        deadline: float | None = None,
+    ) -> int:
+        """Grow the kept tree at ``position`` (the opponent to move) without choosing:
+        thinking on the opponent's time. Runs until ``stop()`` is true (checked every 16
+        iterations), ``max_iterations``, the ``perf_counter`` ``deadline`` or a solved
+        root; returns the iterations done. The next :meth:`choose` in a continuation of
+        ``position`` reuses what was found."""
+        if position.is_over or not self.reuse_tree:
+            return 0
+        work = position.copy()
+        self.last_stats = {"iterations": 0, "reason": "ponder", "reused": 0}
+        root = self._take_root(work)
+        if root.order is None:
+            self._visit_new(root, work)
+            self._expand(root, work, at_root=True)
+        done = 0
+        while root.result is None and done < max_iterations:
+            if done % 16 == 0 and (
+                stop() or (deadline is not None and time.perf_counter() >= deadline)
+            ):
+                break
+            self._iterate(work, root)
+            done += 1
+        self.last_stats["iterations"] = done
+        return done
 
     def _final_choice(self, work: GameState, root: Node) -> Any:
         """Most visited child that the tactical layer accepts."""

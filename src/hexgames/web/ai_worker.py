@@ -2,19 +2,37 @@
 
 A search is CPU-bound Python: run in the server's process it would freeze every other game
 and every WebSocket. Workers receive only plain data (game name, options, actions in
-notation), rebuild the position themselves and answer with the chosen action in notation,
-which the server then checks with the engine like any other input.
+notation) and answer with the chosen action in notation, which the server then checks
+with the engine like any other input.
+
+**Sessions.** Each worker process keeps one AI *session* per game (its position and its
+player, so the MCTS tree) and the server sends a game to the same worker while that
+session lives, so the tree is reused across the actions of a turn and across turns,
+exactly as when the arena plays a game. A session that is missing (first call, worker
+restarted, session evicted after ``idle_seconds`` or past ``max_sessions`` per worker) is
+rebuilt from the actions, and its first search then gets the full budget (the MCTS cuts a
+continuation's budget only when it reused a tree).
+
+**Pondering.** For the levels in ``ponder_levels`` (level 5), after the AI has moved and
+it is the opponent's turn, its worker goes on growing that game's tree until the next
+request reaches that worker (the opponent's move, or any other game's), at most
+``ponder_seconds``, and only when no search waits in its lane, so it never delays
+another game.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import multiprocessing
 import os
+import time
+from collections import OrderedDict
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -23,9 +41,24 @@ log = logging.getLogger(__name__)
 
 
 def choose_action(game_name: str, options: dict[str, Any], actions: list[str], level: int,
-                  seed: int | None, start: str | None = None) -> str:
-    """Runs in a worker: the AI's action (in notation) after ``actions``."""
+                  seed: int | None, start: str | None = None,
+                  old_budget: bool = False) -> str:
+    """Runs in a worker: the AI's action (in notation) after ``actions``, by a new player.
+
+    ``old_budget``: cut a continuation's budget although no tree is kept, as the web app
+    did before sessions (kept only to measure what sessions gain).
+    """
     from hexgames.ai import player
+
+    position = _replay(game_name, options, actions, start)
+    chooser = player(game_name, level, seed=seed)
+    if old_budget and hasattr(chooser, "continuation_needs_reuse"):
+        chooser.continuation_needs_reuse = False
+    return str(chooser.choose(position))
+
+
+def _replay(game_name: str, options: dict[str, Any], actions: list[str],
+            start: str | None) -> Any:
     from hexgames.game import get_game
 
     game = get_game(game_name)
@@ -33,7 +66,117 @@ def choose_action(game_name: str, options: dict[str, Any], actions: list[str], l
     position = game.position_from_text(start, rules) if start else game.new_position(rules)
     for action in actions:
         position.play(action)
-    return str(player(game, level, seed=seed).choose(position))
+    return position
+
+
+# --------------------------------------------------------- in the worker processes
+@dataclass
+class _Session:
+    """One game's AI in a worker: its position (following the game's actions) and its
+    player, whose MCTS tree survives between calls."""
+
+    signature: tuple[Any, ...]
+    position: Any
+    actions: list[str]
+    player: Any
+    used: float = field(default_factory=time.monotonic)
+    searches: int = 0
+
+
+_SESSIONS: OrderedDict[str, _Session] = OrderedDict()
+#: Set by the server to stop a ponder (a multiprocessing Event, given at start-up).
+_CANCEL: Any = None
+
+
+def _init_worker(cancel: Any) -> None:
+    global _CANCEL
+    _CANCEL = cancel
+
+
+def _session(game_id: str, game_name: str, options: dict[str, Any], actions: list[str],
+             level: int, seed: int | None, start: str | None, max_sessions: int,
+             idle_seconds: float) -> tuple[_Session, str]:
+    """The session of ``game_id`` brought to ``actions``, and how: ``kept`` (the same
+    session, its position advanced), ``replayed`` (the same player, the position rebuilt
+    after an undo) or ``new`` (none, or one for other settings: rebuilt from history)."""
+    from hexgames.ai import player
+
+    now = time.monotonic()
+    for key, old in list(_SESSIONS.items()):
+        if key != game_id and now - old.used > idle_seconds:
+            del _SESSIONS[key]
+    signature = (game_name, json.dumps(options, sort_keys=True, default=str), level, start)
+    session = _SESSIONS.get(game_id)
+    if session is None or session.signature != signature:
+        session = _Session(signature, _replay(game_name, options, actions, start),
+                           list(actions), player(game_name, level, seed=seed))
+        how = "new"
+    elif actions[: len(session.actions)] != session.actions:
+        session.position = _replay(game_name, options, actions, start)
+        how = "replayed"
+    else:
+        how = "kept"
+        try:
+            for action in actions[len(session.actions):]:
+                session.position.play(action)
+        except Exception:  # out of step somehow: rebuild from the history
+            session.position = _replay(game_name, options, actions, start)
+            how = "replayed"
+    session.actions = list(actions)
+    session.used = now
+    _SESSIONS[game_id] = session
+    _SESSIONS.move_to_end(game_id)
+    while len(_SESSIONS) > max(1, max_sessions):
+        _SESSIONS.popitem(last=False)
+    return session, how
+
+
+def session_choose(game_id: str, game_name: str, options: dict[str, Any],
+                   actions: list[str], level: int, seed: int | None, start: str | None,
+                   max_sessions: int, idle_seconds: float) -> dict[str, Any]:
+    """Runs in a worker: the AI's action for ``game_id`` by its session, with facts about
+    the search (``session``: kept/replayed/new, ``reused``: tree visits reused, ...)."""
+    session, how = _session(game_id, game_name, options, actions, level, seed, start,
+                            max_sessions, idle_seconds)
+    position = session.position
+    seat = position.current_seat
+    action = session.player.choose(position)
+    session.searches += 1
+    stats = dict(getattr(session.player, "last_stats", {}) or {})
+    position.play(action)
+    try:  # worth pondering: the opponent is to move next
+        opponent_next = not position.is_over and position.current_seat != seat
+    finally:
+        position.undo()
+    return {
+        "action": str(action),
+        "session": how,
+        "reused": int(stats.get("reused", 0) or 0),
+        "iterations": int(stats.get("iterations", 0) or 0),
+        "share": stats.get("share"),
+        "reason": stats.get("reason"),
+        "searches": session.searches,
+        "sessions": len(_SESSIONS),
+        "opponent_next": opponent_next,
+        "pid": os.getpid(),
+    }
+
+
+def session_ponder(game_id: str, actions: list[str], seconds: float) -> dict[str, Any]:
+    """Runs in a worker: grow the tree of ``game_id``'s session at ``actions`` (its last
+    action being the AI's own) until the server sets the cancel event, or ``seconds``."""
+    session = _SESSIONS.get(game_id)
+    ponder = getattr(session.player, "ponder", None) if session is not None else None
+    if session is None or ponder is None or actions[:-1] != session.actions:
+        return {"iterations": 0, "stopped": "no session"}
+    session.position.play(actions[-1])
+    session.actions = list(actions)
+    cancel = _CANCEL
+    stop = cancel.is_set if cancel is not None else (lambda: False)
+    done = ponder(session.position, stop, deadline=time.perf_counter() + seconds)
+    session.used = time.monotonic()
+    stopped = "cancelled" if stop() else "ended"
+    return {"iterations": done, "stopped": stopped, "pid": os.getpid()}
 
 
 def usable_cores() -> int:
@@ -53,50 +196,133 @@ class AiBusy(RuntimeError):
     """Too many searches are waiting: the computer is busy (HTTP 503; try again)."""
 
 
-class _Lane:
-    """One process pool with a bounded number of searches waiting for it.
+@dataclass
+class Answer:
+    """The AI's action and what its worker reported about the search (``info``:
+    ``session`` kept/replayed/new, ``reused`` tree visits, ``iterations``, ``slot``,
+    ``ponder`` (the ponder this search ended, if any) ...)."""
 
-    At most ``workers`` searches are handed to the pool at a time (the pool's own queue
-    stays empty); the others wait here in arrival order, up to ``max_waiting``.
+    action: str
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+class _Slot:
+    """One worker process (a one-process pool) of a lane: the sessions of the games routed
+    to it live there. ``lock`` lets one search at a time hand work to it."""
+
+    def __init__(self, lane: str, index: int) -> None:
+        self.lane = lane
+        self.index = index
+        self.pool: ProcessPoolExecutor | None = None
+        self.cancel: Any = None
+        self._lock: asyncio.Lock | None = None
+        #: The ponder running there (a future of the pool) and its game.
+        self.pondering: Future[dict[str, Any]] | None = None
+        self.ponder_game: str | None = None
+
+    def lock(self) -> asyncio.Lock:
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        return self._lock
+
+    def busy(self) -> bool:
+        return self.lock().locked()
+
+    def executor(self) -> ProcessPoolExecutor:
+        if self.pool is None:
+            context = multiprocessing.get_context("spawn")
+            self.cancel = context.Event()
+            self.pool = ProcessPoolExecutor(max_workers=1, mp_context=context,
+                                            initializer=_init_worker, initargs=(self.cancel,))
+        return self.pool
+
+    async def stop_pondering(self) -> tuple[str | None, dict[str, Any] | None]:
+        """Cancel the ponder running here (if any); (its game, its report)."""
+        future, game = self.pondering, self.ponder_game
+        self.pondering = self.ponder_game = None
+        if future is None:
+            return None, None
+        if self.cancel is not None:
+            self.cancel.set()
+        try:
+            return game, await asyncio.wrap_future(future)
+        except Exception:  # the worker died meanwhile: the next search notices
+            return game, None
+
+    def stop(self) -> None:
+        pool, self.pool = self.pool, None
+        self.pondering = self.ponder_game = None
+        if self.cancel is not None:
+            self.cancel.set()
+        if pool is not None:
+            _stop(pool)
+
+
+class _Lane:
+    """Worker processes (slots) with a bounded number of searches waiting for them.
+
+    A game keeps its slot while its session may live there (its affinity, forgotten
+    after ``idle_seconds``); a game without one, or whose slot is busy while another is
+    free, goes to the least loaded free slot (rebuilding its session there). Searches
+    that find their slot busy wait here, up to ``max_waiting``.
     """
 
-    def __init__(self, name: str, workers: int, max_waiting: int) -> None:
+    def __init__(self, name: str, workers: int, max_waiting: int,
+                 idle_seconds: float = 600.0) -> None:
         self.name = name
         self.workers = max(1, workers)
         self.max_waiting = max_waiting
-        self.pool: ProcessPoolExecutor | None = None
-        self._slots: asyncio.Semaphore | None = None
+        self.idle_seconds = idle_seconds
+        self.slots = [_Slot(name, i) for i in range(self.workers)]
+        #: game id -> (slot index, last use), most recently used last.
+        self.affinity: OrderedDict[str, tuple[int, float]] = OrderedDict()
         self.waiting = 0
         self.running = 0
         self.restarts = 0
 
-    def executor(self) -> ProcessPoolExecutor:
-        if self.pool is None:
-            self.pool = ProcessPoolExecutor(
-                max_workers=self.workers, mp_context=multiprocessing.get_context("spawn")
-            )
-        return self.pool
-
-    def slots(self) -> asyncio.Semaphore:
-        if self._slots is None:
-            self._slots = asyncio.Semaphore(self.workers)
-        return self._slots
+    @property
+    def pool(self) -> ProcessPoolExecutor | None:
+        """The first slot's pool (for callers of the one-pool lane of old)."""
+        return self.slots[0].pool
 
     def full(self) -> bool:
         return self.running >= self.workers and self.waiting >= self.max_waiting
 
-    def restart(self, broken: ProcessPoolExecutor | None) -> None:
-        """Replace a broken pool (a worker died: killed, out of memory...)."""
-        if self.pool is broken and broken is not None:
-            self.pool = None
+    def slot_for(self, game_id: str | None) -> _Slot:
+        now = time.monotonic()
+        while self.affinity:
+            oldest, (_, used) = next(iter(self.affinity.items()))
+            if now - used <= self.idle_seconds and len(self.affinity) <= 100_000:
+                break
+            del self.affinity[oldest]
+        known = self.affinity.get(game_id) if game_id is not None else None
+        free = [slot for slot in self.slots if not slot.busy()]
+        if known is not None and (not self.slots[known[0]].busy() or not free):
+            slot = self.slots[known[0]]
+        else:
+            load = {slot.index: 0 for slot in self.slots}
+            for index, _ in self.affinity.values():
+                load[index] += 1
+            slot = min(free or self.slots, key=lambda s: (s.busy(), load[s.index], s.index))
+        if game_id is not None:
+            self.affinity[game_id] = (slot.index, now)
+            self.affinity.move_to_end(game_id)
+        return slot
+
+    def restart(self, slot: _Slot, broken: ProcessPoolExecutor | None) -> None:
+        """Replace a broken worker (it died: killed, out of memory...); its sessions are
+        gone and will be rebuilt from the games' histories."""
+        if slot.pool is broken and broken is not None:
+            slot.pool = None
+            slot.pondering = slot.ponder_game = None
             self.restarts += 1
-            log.warning("an AI worker died; restarting the %s pool", self.name)
+            log.warning("an AI worker died; restarting worker %d of the %s lane",
+                        slot.index, self.name)
             _stop(broken)
 
     def stop(self) -> None:
-        pool, self.pool = self.pool, None
-        if pool is not None:
-            _stop(pool)
+        for slot in self.slots:
+            slot.stop()
 
 
 def _stop(pool: ProcessPoolExecutor) -> None:
@@ -112,25 +338,44 @@ def _stop(pool: ProcessPoolExecutor) -> None:
 
 
 class AiWorkers:
-    """Process pools for the AI, started on first use and shut down with the app.
+    """Worker processes for the AI, started on first use and shut down with the app.
 
     Two lanes: cheap levels (1-2) have one worker of their own, expensive levels (3-5)
     share the other cores, so a beginner's game never waits behind strong searches. Each
     lane lets a bounded number of searches wait (``max_waiting``); past that,
     :class:`AiBusy` ("the computer is busy, try again") instead of an ever longer wait.
-    A worker that dies breaks its pool: the pool is rebuilt and the search retried once.
+    A worker that dies is restarted and the search retried once (its sessions are
+    rebuilt from the histories).
+
+    With a ``game_id``, a search goes to that game's session (see the module's
+    docstring); ``max_sessions`` bounds the sessions per worker and ``idle_seconds``
+    evicts unused ones. ``sessions=False`` plays as the web app did before sessions
+    (a new player per action, a continuation's budget halved all the same): kept only to
+    measure what sessions gain. ``ponder_levels`` think on the opponent's time for at most
+    ``ponder_seconds``.
 
     ``spawn`` rather than ``fork``: the server process runs threads (uvicorn, storage), and
     forking a threaded process can deadlock the child.
     """
 
-    def __init__(self, processes: int | None = None, max_waiting: int = 8) -> None:
+    def __init__(self, processes: int | None = None, max_waiting: int = 8, *,
+                 max_sessions: int = 16, idle_seconds: float = 600.0,
+                 ponder_levels: frozenset[int] | set[int] = frozenset({5}),
+                 ponder_seconds: float = 30.0, sessions: bool = True) -> None:
         cores = usable_cores()
         # One core stays for the server itself; past 16 workers memory matters more.
         self.processes = max(1, processes if processes else min(16, cores - 1))
+        self.max_sessions = max_sessions
+        self.idle_seconds = idle_seconds
+        self.ponder_levels = frozenset(ponder_levels)
+        self.ponder_seconds = ponder_seconds
+        self.sessions = sessions
+        #: Ponders started, and those stopped by a request (for tests and diagnostics).
+        self.ponders = 0
+        self.ponders_cancelled = 0
         self.lanes = {
-            "cheap": _Lane("cheap", 1, max_waiting * 2),
-            "expensive": _Lane("expensive", self.processes, max_waiting),
+            "cheap": _Lane("cheap", 1, max_waiting * 2, idle_seconds),
+            "expensive": _Lane("expensive", self.processes, max_waiting, idle_seconds),
         }
 
     def lane(self, level: int) -> _Lane:
@@ -141,33 +386,75 @@ class AiWorkers:
         return self.lane(level).full()
 
     async def choose(self, game_name: str, options: dict[str, Any], actions: list[str],
-                     level: int, seed: int | None = None, start: str | None = None) -> str:
+                     level: int, seed: int | None = None, start: str | None = None,
+                     game_id: str | None = None) -> str:
+        """The AI's action in notation (see :meth:`search`)."""
+        answer = await self.search(game_name, options, actions, level, seed=seed,
+                                   start=start, game_id=game_id)
+        return answer.action
+
+    async def search(self, game_name: str, options: dict[str, Any], actions: list[str],
+                     level: int, seed: int | None = None, start: str | None = None,
+                     game_id: str | None = None) -> Answer:
+        """The AI's action after ``actions``, by ``game_id``'s session when given."""
         lane = self.lane(level)
         if lane.full():
             raise AiBusy("the computer is busy with other games; try again in a minute")
+        use_session = self.sessions and game_id is not None
+        slot = lane.slot_for(game_id if use_session else None)
         lane.waiting += 1
         try:
-            await lane.slots().acquire()
+            await slot.lock().acquire()
         finally:
             lane.waiting -= 1
         lane.running += 1
         try:
+            pondered_game, pondered = await slot.stop_pondering()
+            if pondered is not None:
+                self.ponders_cancelled += pondered.get("stopped") == "cancelled"
             for attempt in (1, 2):
                 pool = None
                 try:
-                    pool = lane.executor()
+                    pool = slot.executor()
                     loop = asyncio.get_running_loop()
-                    return await loop.run_in_executor(
-                        pool, choose_action, game_name, options, list(actions), level, seed, start
-                    )
+                    if use_session and game_id is not None:
+                        info = await loop.run_in_executor(
+                            pool, session_choose, game_id, game_name, options,
+                            list(actions), level, seed, start, self.max_sessions,
+                            self.idle_seconds)
+                    else:
+                        action = await loop.run_in_executor(
+                            pool, choose_action, game_name, options, list(actions), level,
+                            seed, start, not self.sessions)
+                        info = {"action": action, "session": None}
+                    break
                 except BrokenProcessPool:
-                    lane.restart(pool)
+                    lane.restart(slot, pool)
                     if attempt == 2:
                         raise
-            raise AssertionError("unreachable")  # pragma: no cover
+            info["slot"] = (lane.name, slot.index)
+            if pondered_game is not None and pondered_game == game_id:
+                info["ponder"] = pondered
+            answer = Answer(str(info.pop("action")), info)
+            if (use_session and level in self.ponder_levels and info.get("opponent_next")
+                    and lane.waiting == 0):
+                self._ponder(slot, str(game_id), [*actions, answer.action])
+            return answer
         finally:
             lane.running -= 1
-            lane.slots().release()
+            slot.lock().release()
+
+    def _ponder(self, slot: _Slot, game_id: str, actions: list[str]) -> None:
+        pool = slot.pool
+        if pool is None or slot.cancel is None:
+            return
+        slot.cancel.clear()
+        try:
+            slot.pondering = pool.submit(session_ponder, game_id, actions, self.ponder_seconds)
+        except (BrokenProcessPool, RuntimeError):  # a dead or stopped worker: no ponder
+            return
+        slot.ponder_game = game_id
+        self.ponders += 1
 
     async def run(self, function: Callable[..., T], *args: Any, level: int = 3) -> T:
         """Run ``function(*args)`` (a module-level function of plain data, e.g. an
@@ -176,34 +463,37 @@ class AiWorkers:
         lane = self.lane(level)
         if lane.full():
             raise AiBusy("the computer is busy with other games; try again in a minute")
+        slot = lane.slot_for(None)  # no session: the least loaded free worker
         lane.waiting += 1
         try:
-            await lane.slots().acquire()
+            await slot.lock().acquire()
         finally:
             lane.waiting -= 1
         lane.running += 1
         try:
+            await slot.stop_pondering()  # a ponder must not hold the worker
             for attempt in (1, 2):
                 pool = None
                 try:
-                    pool = lane.executor()
+                    pool = slot.executor()
                     loop = asyncio.get_running_loop()
                     return await loop.run_in_executor(pool, function, *args)
                 except BrokenProcessPool:
-                    lane.restart(pool)
+                    lane.restart(slot, pool)
                     if attempt == 2:
                         raise
             raise AssertionError("unreachable")  # pragma: no cover
         finally:
             lane.running -= 1
-            lane.slots().release()
+            slot.lock().release()
 
     def worker_pids(self) -> list[int]:
         """Process ids of the running workers (for tests and diagnostics)."""
         pids: list[int] = []
         for lane in self.lanes.values():
-            if lane.pool is not None:
-                pids.extend((getattr(lane.pool, "_processes", None) or {}).keys())
+            for slot in lane.slots:
+                if slot.pool is not None:
+                    pids.extend((getattr(slot.pool, "_processes", None) or {}).keys())
         return pids
 
     def shutdown(self) -> None:

@@ -753,7 +753,7 @@ class GameService:
                             continue  # the game changed meanwhile: look again
                     choice = await self.workers.choose(
                         match.stored.game, match.stored.options, actions, level,
-                        start=start or None,
+                        start=start or None, game_id=match.id,
                     )
                     async with self._locks[match.id]:
                         if match.revision != revision:
