@@ -865,7 +865,8 @@ class GameService:
                 clock.turn_ended(mover, position.current_seat, self.now(), lag_ms)
             match.set_clock(clock)
         match.meta["turn"] = None if match.is_over else position.current_seat
-        await self._store(self.storage.set_meta, match.id, match.meta, now())
+        # With the other moves' writes of this loop turn (one thread hop for all).
+        await self._store_batched(self.storage.set_meta, match.id, match.meta, now())
 
     async def _flag_fall(self, match: Match, clock: Clock) -> bool:
         """The running side's time is up: the game ends with a timeout (under the lock).
