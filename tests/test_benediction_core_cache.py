@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from hexgames.benediction import _jit
+from hexgames import _jit
 
 
 def test_user_cache_dir_follows_xdg_cache_home(monkeypatch, tmp_path):
@@ -22,7 +22,7 @@ def test_the_cache_can_live_in_a_user_directory(tmp_path):
     env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1] / "src")
     code = (
         "from hexgames.benediction.core import Core\n"
-        "from hexgames.benediction._jit import is_cached\n"
+        "from hexgames._jit import is_cached\n"
         "print('cached' if is_cached('hexgames.benediction.core') else 'cold')\n"
         "print(len(Core().initial().legal_codes()))\n"
     )

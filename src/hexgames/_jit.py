@@ -7,8 +7,6 @@ package this module points ``NUMBA_CACHE_DIR`` at a user cache directory
 (``$XDG_CACHE_HOME/hexgames/numba``, else ``~/.cache/hexgames/numba``) before numba is
 imported. :func:`is_cached` tells whether a module's kernels are already on disk, so
 that callers can say "compiling the rules engine, once..." instead of looking hung.
-
-(``hexgames.benediction._jit`` holds the same set-up; both agree on the directory.)
 """
 
 from __future__ import annotations

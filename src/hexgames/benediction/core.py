@@ -23,7 +23,7 @@ The Python :class:`~hexgames.benediction.position.Position` stays the reference
 (oracle): ``tests/test_benediction_core.py`` plays random games on both and compares
 legal action sets, boards, keys and results at every step.
 
-Compiled code is cached on disk (see :mod:`hexgames.benediction._jit`); the first
+Compiled code is cached on disk (see :mod:`hexgames._jit`); the first
 use on a machine compiles for a few seconds, which :func:`warm_up` announces.
 """
 
@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from hexgames.benediction._jit import njit
+from hexgames._jit import njit
 from hexgames.benediction._tables import (
     BLESSED,
     BLOCK,
@@ -1344,7 +1344,7 @@ def warm_up(announce: Any = None) -> float:
     the seconds it took. ``announce(text)`` is called first when nothing is cached yet."""
     import time
 
-    from hexgames.benediction._jit import is_cached
+    from hexgames._jit import is_cached
     from hexgames.benediction.position import Position
 
     if announce is not None and not (is_cached(__name__) and _cached(_ENTRY_POINTS)):
