@@ -174,6 +174,38 @@ def test_a_challenge_is_withdrawn_by_its_creator_only(client: TestClient) -> Non
         assert client.post("/api/seeks", json=bad).status_code == 400
 
 
+def test_open_challenges_are_bounded_per_player_per_address_and_in_all(
+        client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nobody can push the other players' challenges out of the lobby's list."""
+    from hexgames.web import service as service_module
+
+    posted = [client.post("/api/seeks", json={"game": "dendria"}) for _ in range(3)]
+    assert [r.status_code for r in posted] == [201, 201, 201]
+    fourth = client.post("/api/seeks", json={"game": "dendria"})
+    assert fourth.status_code == 409 and "3 open challenges" in fourth.json()["error"]
+    assert len(client.get("/api/seeks").json()["seeks"]) == 3  # nothing changed
+    # Withdrawing one makes room again.
+    first = posted[0].json()
+    client.post(f"/api/seeks/{first['id']}/cancel", json={"token": first["token"]})
+    assert client.post("/api/seeks", json={"game": "dendria"}).status_code == 201
+    # The whole lobby: past its size, a clear 503 for everyone.
+    monkeypatch.setattr(service_module, "MAX_OPEN_SEEKS", 4)
+    with visitor(client, "carol"):
+        assert client.post("/api/seeks", json={"game": "dendria"}).status_code == 201
+        full = client.post("/api/seeks", json={"game": "dendria"})
+    assert full.status_code == 503 and "lobby is full" in full.json()["error"]
+    assert len(client.get("/api/seeks").json()["seeks"]) == 4
+    # One address, however many identities it makes up: 20 posts per window, then 429.
+    monkeypatch.setattr(service_module, "MAX_OPEN_SEEKS", 1000)
+    codes = []
+    for n in range(20):
+        with visitor(client, f"sybil{n}"):
+            codes.append(client.post("/api/seeks", json={"game": "dendria"}).status_code)
+    assert codes[:13] == [201] * 13 and set(codes[13:]) == {429}  # 7 posts above
+    limited = client.post("/api/seeks", json={"game": "dendria"})
+    assert limited.status_code == 429 and int(limited.headers["Retry-After"]) > 0
+
+
 def test_the_clock_runs_out_and_the_server_ends_the_game(
         client: TestClient, time_: FakeTime) -> None:
     game_id, (red, blue) = seek_and_accept(

@@ -48,7 +48,7 @@ from hexgames.web.identity import (
     current_player,
     known_player,
 )
-from hexgames.web.limits import BodyLimit, SecurityHeaders
+from hexgames.web.limits import BodyLimit, RateLimiter, SecurityHeaders
 from hexgames.web.matches import Match, render
 from hexgames.web.options import describe_options
 from hexgames.web.players import add_player_routes
@@ -58,6 +58,7 @@ from hexgames.web.service import (
     AiBusy,
     GameNotFound,
     GameService,
+    LobbyFull,
     SeekTaken,
     public_seek,
 )
@@ -131,6 +132,11 @@ class RecordIn(Strict):
     game: StrictStr | None = None
 
 
+#: Challenges one client address may post per window of seconds (see ``new_seek``).
+SEEKS_PER_ADDRESS = 20
+SEEK_WINDOW = 600.0
+
+
 def error(status: int, message: str) -> JSONResponse:
     """The error shape of every 4xx/5xx (bounded: it may quote the client's input)."""
     return JSONResponse({"error": clip(message)}, status_code=status)
@@ -177,6 +183,7 @@ def create_app(
     """
     storage = open_storage(data_dir=data_dir, database_url=database_url or None)
     service = GameService(storage, AiWorkers(ai_processes), Hub())
+    seek_posts = RateLimiter(SEEKS_PER_ADDRESS, SEEK_WINDOW)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -219,6 +226,10 @@ def create_app(
         if exc.status_code == 404 and wants_page(request):
             return HTMLResponse(not_found_page(request.url.path), status_code=404)
         return error(exc.status_code, str(exc.detail))
+
+    @app.exception_handler(LobbyFull)
+    async def lobby_full(request: Request, exc: LobbyFull) -> JSONResponse:
+        return error(503, str(exc))
 
     @app.exception_handler(SeekTaken)
     async def seek_taken(request: Request, exc: SeekTaken) -> JSONResponse:
@@ -333,8 +344,16 @@ def create_app(
         return await service.lobby_state()
 
     @app.post("/api/seeks", status_code=201)
-    async def new_seek(body: SeekIn, request: Request) -> dict[str, Any]:
-        """Post a challenge; ``token`` is the seat credential of the game to come."""
+    async def new_seek(body: SeekIn, request: Request) -> Any:
+        """Post a challenge; ``token`` is the seat credential of the game to come. At most
+        ``SEEKS_PER_ADDRESS`` per address per ``SEEK_WINDOW`` seconds (429 past that):
+        new identities are free, the address is what a flood has to spend."""
+        address = request.client.host if request.client else "?"
+        wait = seek_posts.hit(address)
+        if wait is not None:
+            refused = error(429, f"too many challenges posted; try again in {int(wait) + 1} s")
+            refused.headers["Retry-After"] = str(int(wait) + 1)
+            return refused
         creator = await player_entry(request)
         seek, token = await service.create_seek(
             body.game, body.options, body.control, body.color, body.rated, creator,

@@ -61,10 +61,19 @@ CLOCK_RESYNC = 30.0
 ABORTED = "Game aborted"
 #: Open challenges shown in the lobby, and games listed as being played.
 LOBBY_LIMIT = 100
+#: Open challenges one identity may have at once (a fourth waits until one is accepted,
+#: withdrawn or expired), and in the whole lobby (past that: "the lobby is full", 503):
+#: nobody can push the other players' challenges out of the lobby's list.
+MAX_OPEN_SEEKS_PER_PLAYER = 3
+MAX_OPEN_SEEKS = LOBBY_LIMIT
 #: Seconds an open challenge waits for an opponent: a day for correspondence, an hour
 #: otherwise (a real-time challenge accepted long after its poster left starts a game
 #: nobody plays).
 SEEK_TTL = {"correspondence": 86_400.0, "realtime": 3_600.0, "untimed": 3_600.0}
+
+
+class LobbyFull(RuntimeError):
+    """As many open challenges as the lobby lists: try again when one is taken (503)."""
 
 
 class GameNotFound(LookupError):
@@ -1135,6 +1144,16 @@ class GameService:
             raise ValueError(f"colour must be random or one of {', '.join(game.colors)}")
         if target is not None and (not target.strip() or len(target) > 40):
             raise ValueError("a direct challenge names a player")
+        open_now = [seek for seek in await self._store(self.storage.open_seeks, MAX_OPEN_SEEKS)
+                    if not self.seek_expired(seek)]
+        poster = creator.get("player_id")
+        if poster and sum(seek.creator.get("player_id") == poster
+                          for seek in open_now) >= MAX_OPEN_SEEKS_PER_PLAYER:
+            raise IllegalAction(f"you already have {MAX_OPEN_SEEKS_PER_PLAYER} open "
+                                "challenges; withdraw one or wait for an opponent")
+        if len(open_now) >= MAX_OPEN_SEEKS:
+            raise LobbyFull("the lobby is full of open challenges; accept one, or try "
+                            "again in a few minutes")
         token = new_token()
         seek = Seek(
             id=secrets.token_urlsafe(9), game=game.name, options=rules_options,
