@@ -33,6 +33,7 @@ def set_name(page: Any, server: str, name: str) -> None:
     page.wait_for_function(
         f"document.getElementById('identity-status').textContent.includes('{name}')")
     assert page.inner_text("#player-name") == name
+    # The page says the name is saved only once the top bar shows it (no race here).
     assert page.inner_text("#me-link") == name
     assert page.url.endswith(f"/player/{name}")
 

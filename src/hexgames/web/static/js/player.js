@@ -80,9 +80,9 @@ $("name-form").addEventListener("submit", async (event) => {
   try {
     const me = await api("/api/me/name", { method: "POST", body: { name: $("name-input").value } });
     history.replaceState(null, "", `/player/${encodeURIComponent(me.name)}`);
-    status(`Your name is now ${me.name}.`);
     $("player-name").textContent = me.name;
-    showMe($("me-link"));
+    await showMe($("me-link"));  // the top bar shows the new name before the page says so
+    status(`Your name is now ${me.name}.`);
   } catch (error) { status(error.message, "error"); }
 });
 
