@@ -19,6 +19,7 @@ from test_web_browser import (  # noqa: F401  (fixtures are used by name)
     browser,
     enter,
     page,
+    page_problems,
     server,
     shot,
 )
@@ -255,11 +256,7 @@ def test_the_new_pages_obey_the_csp(browser: Any, server: str) -> None:
     context = browser.new_context(viewport={"width": 1200, "height": 800})
     try:
         page = context.new_page()
-        problems: list[str] = []
-        page.on("console", lambda message: problems.append(message.text)
-                if "Content Security Policy" in message.text or message.type == "error"
-                else None)
-        page.on("pageerror", lambda error: problems.append(str(error)))
+        problems = page_problems(page)
         page.goto(f"{server}/editor?game=dendria")
         page.wait_for_selector("#verdict[data-valid='true']")
         page.click('.board svg .hit[data-point="d4"]')

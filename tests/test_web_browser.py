@@ -33,6 +33,17 @@ if not Path(CHROMIUM).exists():
     pytest.skip(f"no chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
 
 
+def page_problems(page: Any) -> list[str]:
+    """A list that fills with the page's CSP violations, console errors and uncaught
+    exceptions (a page under the real CSP must leave it empty)."""
+    problems: list[str] = []
+    page.on("console", lambda message: problems.append(message.text)
+            if "Content Security Policy" in message.text or message.type == "error"
+            else None)
+    page.on("pageerror", lambda error: problems.append(str(error)))
+    return problems
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A real server on a free port (``--port 0``); yields its base URL."""
@@ -430,11 +441,7 @@ def test_the_pages_obey_their_csp(browser: Any, server: str) -> None:
     context = browser.new_context(viewport={"width": 1200, "height": 800})
     try:
         page = context.new_page()
-        problems: list[str] = []
-        page.on("console", lambda message: problems.append(message.text)
-                if "Content Security Policy" in message.text or message.type == "error"
-                else None)
-        page.on("pageerror", lambda error: problems.append(str(error)))
+        problems = page_problems(page)
         game_id = start_from_home(page, server, "dendria", "hotseat")
         page.locator(".board svg .hit[data-point]").first.click()
         page.click("#legend-button")  # the legend, fetched from the rules page

@@ -18,6 +18,7 @@ from test_web_browser import (  # noqa: F401  (fixtures are used by name)
     browser,
     enter,
     page,
+    page_problems,
     server,
     shot,
 )
@@ -175,11 +176,7 @@ def test_the_learn_page_obeys_its_csp(browser: Any, server: str) -> None:
     context = browser.new_context(viewport={"width": 1200, "height": 800})
     try:
         opened = context.new_page()
-        problems: list[str] = []
-        opened.on("console", lambda message: problems.append(message.text)
-                  if "Content Security Policy" in message.text or message.type == "error"
-                  else None)
-        opened.on("pageerror", lambda error: problems.append(str(error)))
+        problems = page_problems(opened)
         opened.goto(f"{server}/learn/dendria#grow")
         opened.wait_for_selector(".board svg .hit[data-point]")
         opened.click('.board svg .hit[data-point="e5"]')

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from test_web_browser import browser, server, shot  # noqa: F401  (fixtures are used by name)
+from test_web_browser import browser, page_problems, server, shot  # noqa: F401  (fixtures)
 
 pytestmark = pytest.mark.browser
 
@@ -108,11 +108,7 @@ def test_the_player_pages_obey_the_csp(browser: Any, server: str) -> None:
     context = browser.new_context(viewport={"width": 1200, "height": 800})
     try:
         page = context.new_page()
-        problems: list[str] = []
-        page.on("console", lambda message: problems.append(message.text)
-                if "Content Security Policy" in message.text or message.type == "error"
-                else None)
-        page.on("pageerror", lambda error: problems.append(str(error)))
+        problems = page_problems(page)
         page.goto(server + "/")
         page.wait_for_selector("#me-link[href^='/player/']")
         page.click("#me-link")
