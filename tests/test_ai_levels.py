@@ -59,3 +59,25 @@ def test_game_names_are_accepted():
     assert player("benediction", 2).name == "L2"
     with pytest.raises(ValueError, match="unknown game"):
         player("chess", 2)
+
+
+def test_each_level_adds_a_tactical_skill():
+    """Level 2 checks nothing, 3 takes wins, 4 also refuses single-action replies that
+    win, 5 also sees replies of several actions (docs/ai.md, "Levels")."""
+    skills = []
+    for level in (2, 3, 4, 5):
+        p = player(TOY, level, seed=1)
+        checks = p.tactics and p.safety
+        skills.append((p.tactics, checks, p.threat_depth if checks else 0))
+    assert skills == [(False, False, 0), (True, False, 0), (True, True, 1),
+                      (True, True, player(TOY, 5).tactics_depth)]
+
+
+def test_level_four_lets_a_two_action_threat_through_and_level_five_does_not():
+    from test_ai_players import TWO_ACTION_THREAT
+
+    for level, blocks in ((3, False), (4, False), (5, True)):
+        chosen = player(TOY, level, seed=1)
+        chosen.iterations = 30  # a small search: its favourite here does not block
+        action = chosen.choose(ToyPosition.from_text(TWO_ACTION_THREAT))
+        assert (action == "b4") is blocks, (level, action)

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from hexgames.ai import GreedyPlayer, MCTSPlayer, Player, RandomPlayer
 from hexgames.ai.knowledge import brute_force_winning_actions, knowledge
-from hexgames.ai.tactics import Budget, is_safe, winning_action
+from hexgames.ai.tactics import Budget, first_safe, is_safe, winning_action
 from test_ai_toygame import TOY, ToyPosition
 
 # X to move, second action of its turn: a4 completes a1-a4.
@@ -209,3 +209,51 @@ def test_choose_never_mutates_and_returns_a_legal_action(seed, moves):
         action = player.choose(position)
         assert action in position.legal_actions()
         assert (position.to_text(), position.key, list(position.history)) == before
+
+
+# O to move, second action: X's b2-b3 needs two more stones (b4 and b1 or b5), a whole
+# turn of X's; only b4 stops both. A threat of two actions, not one.
+TWO_ACTION_THREAT = """
+.....
+.....
+.x...
+.x...
+o....
+o 1
+"""
+
+
+def test_threat_depth_decides_whether_a_two_action_threat_is_seen():
+    know = knowledge(TOY)
+    position = ToyPosition.from_text(TWO_ACTION_THREAT)
+    candidates = ["e5", "b4"]
+    shallow = first_safe(know, position, candidates, budget=Budget(10_000), threat_depth=1)
+    deep = first_safe(know, position, candidates, budget=Budget(10_000), threat_depth=2)
+    assert (shallow, deep) == ("e5", "b4")
+    assert position.to_text() == ToyPosition.from_text(TWO_ACTION_THREAT).to_text()
+
+
+def test_full_safety_blocks_the_two_action_threat_without_search():
+    assert mcts(iterations=1).choose(ToyPosition.from_text(TWO_ACTION_THREAT)) == "b4"
+
+
+@pytest.mark.parametrize(("options", "checked"), [({}, True), ({"safety": False}, False),
+                                                  ({"tactics": False}, False)])
+def test_safety_check_runs_only_when_asked(options, checked, monkeypatch):
+    calls = []
+    import hexgames.ai.mcts as mcts_module
+
+    real = mcts_module.first_safe
+
+    def spy(*args, **kwargs):
+        calls.append(kwargs.get("threat_depth"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(mcts_module, "first_safe", spy)
+    mcts(iterations=30, **options).choose(ToyPosition.from_text(TWO_ACTION_THREAT))
+    assert bool(calls) == checked
+
+
+def test_threat_depth_must_be_positive():
+    with pytest.raises(ValueError, match="threat_depth"):
+        mcts(threat_depth=0)

@@ -1,12 +1,20 @@
 """Strength levels 1..5 and the player-spec mini-language of the arena.
 
 Levels are the settings a person picks in the terminal game or the web app; each is one
-fixed configuration so that results in ``docs/ai.md`` stay comparable. Budgets 1..4 are
+fixed configuration so that results in ``docs/ai.md`` stay comparable. Budgets are
 iteration counts (reproducible with a seed, and independent of machine load, which keeps
-tournaments fair on a busy machine). Each level has about 3 to 4 times the iterations of
-the one below (see the ladder in ``docs/ai.md``). No level has a time cap: on a busy
-machine a cap would make a level weaker than the one below it (it did: level 5 capped at
-12 s lost to level 4 on the loaded development machine).
+tournaments fair on a busy machine). No level has a time cap: on a busy machine a cap
+would make a level weaker than the one below it (it did: level 5 capped at 12 s lost to
+level 4 on the loaded development machine).
+
+Why the levels differ in what they check and not only in iterations: with the full
+tactical layer, 5,000 iterations did not beat 1,500 in Benediction (6 of 15 games, see
+the ladder in ``docs/ai.md``): its games are decided by captures that the tactical layer
+sees exactly, and more iterations add little on top. So each level adds one tactical
+skill as well as about 3.5 times the iterations of the one below: level 2 has none,
+level 3 takes wins within its turn, level 4 also refuses actions that allow a
+single-action win in reply, level 5 also sees replies of several actions (a capture
+prepared by a first action).
 """
 
 from __future__ import annotations
@@ -31,14 +39,24 @@ class Level:
     iterations: int | None = None
     time_limit: float | None = None
     noise: float = 0.0
+    #: Tactical skills (see :class:`~hexgames.ai.mcts.MCTSPlayer`): find wins within
+    #: the turn, check the final choice against the opponent's replies, and how many
+    #: actions of a reply that check looks at.
+    tactics: bool = True
+    safety: bool = True
+    threat_depth: int | None = None
 
 
 LEVELS: dict[int, Level] = {
     1: Level(1, "beginner: greedy one-ply on the heuristic, with noise", noise=0.5),
-    2: Level(2, "casual: MCTS, 120 iterations per action", iterations=120),
-    3: Level(3, "club: MCTS, 400 iterations per action (under 1 s per turn)", iterations=400),
-    4: Level(4, "strong: MCTS, 1500 iterations per action", iterations=1500),
-    5: Level(5, "strongest: MCTS, 5000 iterations per action", iterations=5000),
+    2: Level(2, "casual: MCTS, 120 iterations per action, no tactical checks",
+             iterations=120, tactics=False),
+    3: Level(3, "club: MCTS, 400 iterations per action; takes wins within its turn",
+             iterations=400, safety=False),
+    4: Level(4, "strong: MCTS, 1500 iterations per action; also avoids single-action "
+             "wins in reply", iterations=1500, threat_depth=1),
+    5: Level(5, "strongest: MCTS, 5000 iterations per action; also sees replies of "
+             "several actions", iterations=5000),
 }
 
 
@@ -57,6 +75,9 @@ def player(game: Game | str, level: int, seed: int | None = None) -> Player:
         time_limit=settings.time_limit,
         seed=seed,
         name=name,
+        tactics=settings.tactics,
+        safety=settings.safety,
+        threat_depth=settings.threat_depth,
     )
 
 

@@ -111,6 +111,8 @@ class MCTSPlayer:
         tactics: bool = True,
         tactics_depth: int = 3,
         tactics_budget: int = 8000,
+        safety: bool = True,
+        threat_depth: int | None = None,
         reuse_tree: bool = True,
         continuation_share: float = 0.5,
         continuation_needs_reuse: bool = True,
@@ -136,6 +138,14 @@ class MCTSPlayer:
         self.tactics = tactics
         self.tactics_depth = tactics_depth
         self.tactics_budget = tactics_budget
+        #: ``False``: find wins but do not check the final choice against the
+        #: opponent's replies (a weaker level that can walk into a capture).
+        self.safety = safety
+        #: How many of the opponent's actions the safety check looks into their next
+        #: turn (``None``: ``tactics_depth``); 1 sees only single-action wins.
+        self.threat_depth = tactics_depth if threat_depth is None else threat_depth
+        if self.threat_depth < 1:
+            raise ValueError(f"threat_depth must be at least 1, got {threat_depth}")
         self.reuse_tree = reuse_tree
         self.continuation_share = continuation_share
         #: ``False`` cuts a continuation's budget even when no tree was reused (how the
@@ -246,7 +256,7 @@ class MCTSPlayer:
         )
         candidates = [c.action for c in ranked]
         candidates += root.order[root.next_child :]
-        if not self.tactics:
+        if not (self.tactics and self.safety):
             return candidates[0]
 
         def preferred(action: Any) -> list[Any]:
@@ -261,6 +271,7 @@ class MCTSPlayer:
             candidates,
             budget=Budget(self.tactics_budget),
             depth=self.tactics_depth,
+            threat_depth=self.threat_depth,
             preferred=preferred,
         )
         if safe is None:

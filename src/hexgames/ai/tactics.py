@@ -130,13 +130,17 @@ def first_safe(
     *,
     budget: Budget,
     depth: int = 3,
+    threat_depth: int | None = None,
     preferred: Any = None,
 ) -> Any | None:
     """The first of ``candidates`` (in the caller's order of preference) that is safe
     for the player to move; ``None`` when none is (or the budget ran out first).
 
-    ``preferred(action)`` may return continuations to try first after that action.
+    ``preferred(action)`` may return continuations to try first after that action;
+    ``threat_depth`` (default ``depth``) is how far into the opponent's next turn a
+    threat is looked for.
     """
+    threat_depth = depth if threat_depth is None else threat_depth
     seat = position.current_seat
     for action in candidates:
         if budget.left <= 0:
@@ -145,7 +149,7 @@ def first_safe(
         try:
             follow = preferred(action) if preferred is not None else ()
             if is_safe(
-                know, position, seat, depth=depth, threat_depth=depth, budget=budget,
+                know, position, seat, depth=depth, threat_depth=threat_depth, budget=budget,
                 preferred=follow,
             ):
                 return action
