@@ -62,15 +62,26 @@ def test_game_names_are_accepted():
 
 
 def test_each_level_adds_a_tactical_skill():
-    """Level 2 checks nothing, 3 takes wins, 4 also refuses single-action replies that
-    win, 5 also sees replies of several actions (docs/ai.md, "Levels")."""
+    """Level 2 takes single-action wins, 3 also wins within its turn, 4 also refuses
+    single-action winning replies, 5 also replies of several actions (docs/ai.md)."""
     skills = []
     for level in (2, 3, 4, 5):
         p = player(TOY, level, seed=1)
         checks = p.tactics and p.safety
-        skills.append((p.tactics, checks, p.threat_depth if checks else 0))
-    assert skills == [(False, False, 0), (True, False, 0), (True, True, 1),
-                      (True, True, player(TOY, 5).tactics_depth)]
+        skills.append((p.tactics_depth, p.threat_depth if checks else 0))
+    full = player(TOY, 5).tactics_depth
+    assert full > 1
+    assert skills == [(1, 0), (full, 0), (full, 1), (full, full)]
+
+
+def test_level_two_misses_the_win_of_two_actions_that_level_three_takes():
+    from test_ai_players import WIN_IN_TWO
+
+    for level, wins in ((2, False), (3, True)):
+        chosen = player(TOY, level, seed=1)
+        chosen.iterations = 1  # no search: only the tactical layer can see the win
+        chosen.choose(ToyPosition.from_text(WIN_IN_TWO))
+        assert (chosen.last_stats["reason"] == "win") is wins
 
 
 def test_level_four_lets_a_two_action_threat_through_and_level_five_does_not():
