@@ -62,15 +62,22 @@ def test_game_names_are_accepted():
 
 
 def test_every_search_level_has_the_whole_tactical_layer():
-    """Levels without parts of it fell to level 1's strength (docs/ai.md, "Levels"):
-    the levels differ in iterations only."""
+    """Levels without parts of it fell to level 1's strength (docs/ai.md, "Levels");
+    level 2 differs in its smaller tactical budget, the others in iterations."""
+    budgets = []
     for level in (2, 3, 4, 5):
         p = player(TOY, level, seed=1)
         assert (p.tactics, p.safety, p.threat_depth) == (True, True, p.tactics_depth)
+        budgets.append(p.tactics_budget)
+    assert budgets[0] < budgets[1] == budgets[2] == budgets[3]
 
 
-def test_level_two_blocks_a_two_action_threat_even_with_its_small_budget():
+def test_the_tactical_budget_decides_whether_a_threat_is_seen():
+    """An exhausted budget answers "not shown unsafe": with one position the block of a
+    two-action threat is not found, with level 2's budget it is (the toy game's checks
+    are small; Benediction's often need more than 100 positions)."""
     from test_ai_players import TWO_ACTION_THREAT
 
-    chosen = player(TOY, 2, seed=1)
-    assert chosen.choose(ToyPosition.from_text(TWO_ACTION_THREAT)) == "b4"
+    blind = MCTSPlayer(TOY, iterations=25, tactics_budget=1, seed=1)
+    assert blind.choose(ToyPosition.from_text(TWO_ACTION_THREAT)) != "b4"
+    assert player(TOY, 2, seed=1).choose(ToyPosition.from_text(TWO_ACTION_THREAT)) == "b4"

@@ -11,9 +11,12 @@ Why these budgets (2026-12-01): strength grows with iterations only up to about 
 Benediction, whose games are decided by captures that the tactical layer (on at every
 MCTS level) sees exactly: 5,000 iterations scored 9 of 22 games against 1,500. So the
 steps sit where iterations still buy strength, about 5 times apart, and level 5 keeps
-5,000 as the strongest setting. Levels that lack parts of the tactical layer
-(``safety=False``, ``threat_depth=1``) were tried and fell to level 1's strength (see
-the ladder in ``docs/ai.md``).
+5,000 as the strongest setting. Below 120 iterations search adds little there (25 and
+120 iterations with the whole tactical layer were even); what separates level 2 from
+level 3 is the tactical layer's budget: with 100 positions per call (a typical check
+visits 40 to 130, a hard one thousands) level 2 misses some threats. Levels that lack
+parts of the tactical layer (``safety=False``, ``threat_depth=1``) were tried and fell
+to level 1's strength (see the ladder in ``docs/ai.md``).
 """
 
 from __future__ import annotations
@@ -43,13 +46,16 @@ class Level:
     #: actions of a reply that check looks at.
     tactics: bool = True
     tactics_depth: int = 3
+    #: Positions the tactical layer may visit per call (:class:`MCTSPlayer` default 8000).
+    tactics_budget: int = 8000
     safety: bool = True
     threat_depth: int | None = None
 
 
 LEVELS: dict[int, Level] = {
     1: Level(1, "beginner: greedy one-ply on the heuristic, with noise", noise=0.5),
-    2: Level(2, "casual: MCTS, 25 iterations per action", iterations=25),
+    2: Level(2, "casual: MCTS, 25 iterations per action; checks threats only briefly",
+             iterations=25, tactics_budget=100),
     3: Level(3, "club: MCTS, 120 iterations per action", iterations=120),
     4: Level(4, "strong: MCTS, 600 iterations per action", iterations=600),
     5: Level(5, "strongest: MCTS, 5000 iterations per action", iterations=5000),
@@ -73,6 +79,7 @@ def player(game: Game | str, level: int, seed: int | None = None) -> Player:
         name=name,
         tactics=settings.tactics,
         tactics_depth=settings.tactics_depth,
+        tactics_budget=settings.tactics_budget,
         safety=settings.safety,
         threat_depth=settings.threat_depth,
     )
