@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import re
 import sys
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -24,9 +25,24 @@ from pathlib import Path
 from typing import Any
 
 from hexgames.ai.levels import from_spec
+from hexgames.ai.mcts import MCTSPlayer
 from hexgames.arena.match import play_game
 from hexgames.arena.ratings import Game1v1, fit
 from hexgames.game import get_game, parse_settings
+
+
+_EXPERIMENT = re.compile(r"tb(\d+)@(\d+)")
+
+
+def make_player(game: Any, spec: str, seed: int) -> Any:
+    """A player of the arena's spec language, or an experiment's ``tbN@IT``: MCTS with IT
+    iterations and a tactical budget of N positions (how level 2 was chosen)."""
+    experiment = _EXPERIMENT.fullmatch(spec)
+    if experiment:
+        budget, iterations = (int(g) for g in experiment.groups())
+        return MCTSPlayer(game, iterations=iterations, tactics_budget=budget, seed=seed,
+                          name=spec)
+    return from_spec(game, spec, seed=seed)
 
 
 def schedule(specs: list[str], games: int, reach: int, seed: int) -> list[dict[str, Any]]:
@@ -48,7 +64,7 @@ def play(game_name: str, options: dict[str, Any], task: dict[str, Any]) -> dict[
     timing = [[0.0, 0.0, 0], [0.0, 0.0, 0]]
     players = []
     for seat, spec in enumerate(task["specs"]):
-        player = from_spec(game, spec, seed=task["seed"] * 2 + seat)
+        player = make_player(game, spec, seed=task["seed"] * 2 + seat)
         player.name = spec
         choose = player.choose
 
