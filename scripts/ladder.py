@@ -30,7 +30,6 @@ from hexgames.arena.match import play_game
 from hexgames.arena.ratings import Game1v1, fit
 from hexgames.game import get_game, parse_settings
 
-
 _EXPERIMENT = re.compile(r"tb(\d+)@(\d+)")
 
 
