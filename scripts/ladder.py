@@ -30,17 +30,19 @@ from hexgames.arena.match import play_game
 from hexgames.arena.ratings import Game1v1, fit
 from hexgames.game import get_game, parse_settings
 
-_EXPERIMENT = re.compile(r"tb(\d+)@(\d+)")
+_EXPERIMENT = re.compile(r"(tb|pd)(\d+)@(\d+)")
+_OPTION = {"tb": "tactics_budget", "pd": "playout_depth"}
 
 
 def make_player(game: Any, spec: str, seed: int) -> Any:
-    """A player of the arena's spec language, or an experiment's ``tbN@IT``: MCTS with IT
-    iterations and a tactical budget of N positions (how level 2 was chosen)."""
+    """A player of the arena's spec language, or an experiment's MCTS with IT iterations
+    and one setting changed: ``tbN@IT`` a tactical budget of N positions (how level 2 was
+    chosen), ``pdN@IT`` playouts of N random actions before the heuristic."""
     experiment = _EXPERIMENT.fullmatch(spec)
     if experiment:
-        budget, iterations = (int(g) for g in experiment.groups())
-        return MCTSPlayer(game, iterations=iterations, tactics_budget=budget, seed=seed,
-                          name=spec)
+        option, value, iterations = experiment.groups()
+        return MCTSPlayer(game, iterations=int(iterations), seed=seed, name=spec,
+                          **{_OPTION[option]: int(value)})
     return from_spec(game, spec, seed=seed)
 
 
