@@ -71,3 +71,54 @@ def is_cached(module: str) -> bool:
     if cache_dir:
         return any(Path(cache_dir).rglob(pattern))
     return any((source.parent / "__pycache__").glob(pattern))
+
+
+def _view_intrinsic() -> Any:
+    from numba.core import cgutils, types
+    from numba.core.imputils import impl_ret_borrowed
+    from numba.extending import intrinsic
+    from numba.np.arrayobj import make_array, populate_array
+
+    @intrinsic
+    def view_nd(typingctx: Any, array: Any, shape: Any) -> Any:
+        """``array.reshape(shape)`` for a C-contiguous array whose size the caller
+        guarantees to be the product of ``shape`` (a tuple of integers): a view built
+        directly, without numba's general reshape (which checks and may copy; several
+        hundred nanoseconds per call boundary where a kernel unpacks its tables)."""
+        if not isinstance(array, types.Array) or array.layout != "C":
+            return None
+        if not isinstance(shape, types.BaseTuple) or not all(
+            isinstance(t, types.Integer) for t in shape.types
+        ):
+            return None
+        ndim = len(shape.types)
+        result = array.copy(ndim=ndim, layout="C")
+
+        def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+            src = make_array(sig.args[0])(context, builder, args[0])
+            dst = make_array(result)(context, builder)
+            dims = [
+                context.cast(builder, d, t, types.intp)
+                for d, t in zip(cgutils.unpack_tuple(builder, args[1], ndim), shape.types,
+                                strict=True)
+            ]
+            stride = context.get_constant(types.intp, context.get_abi_sizeof(
+                context.get_data_type(array.dtype)))
+            strides = []
+            for d in reversed(dims):
+                strides.append(stride)
+                stride = builder.mul(stride, d)
+            strides.reverse()
+            populate_array(
+                dst, data=src.data, shape=tuple(dims), strides=tuple(strides),
+                itemsize=src.itemsize, meminfo=src.meminfo, parent=src.parent,
+            )
+            return impl_ret_borrowed(context, builder, result, dst._getvalue())
+
+        return result(array, shape), codegen
+
+    return view_nd
+
+
+#: ``view_nd(a, shape)``: a C-contiguous view of ``a`` with ``shape``, for compiled code.
+view_nd = _view_intrinsic()
