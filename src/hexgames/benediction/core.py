@@ -851,8 +851,8 @@ def pos_wins(CW, PB, FL, lx, nleg, out):  # type: ignore[no-untyped-def]
     lcap = meta[M_LCAP]
     if meta[M_NFRAME] + 1 >= fcap or meta[M_NLOG] + 3 * n + 16 > lcap:
         return -2
-    frames = view_nd(FL[0 : fcap * FRAME_LEN], (fcap, FRAME_LEN))
-    log = view_nd(FL[fcap * FRAME_LEN : fcap * FRAME_LEN + lcap * 4], (lcap, 4))
+    frames = FL[0 : fcap * FRAME_LEN].reshape((fcap, FRAME_LEN))
+    log = FL[fcap * FRAME_LEN : fcap * FRAME_LEN + lcap * 4].reshape((lcap, 4))
     na = n * n * params[P_K] + 2 * n
     owner = S8[0:n]
     size = S8[n : 2 * n]
