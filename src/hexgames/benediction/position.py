@@ -231,6 +231,9 @@ class ActionList(Sequence[Action]):
         return repr(list(self))
 
 
+_new_list = ActionList.__new__
+
+
 def _readonly(view: np.ndarray) -> np.ndarray:
     view.flags.writeable = False
     return view
@@ -712,8 +715,11 @@ class Position:
         """Every legal action exactly once (empty when the game is over), as a lazy
         read-only sequence (see :class:`ActionList`)."""
         listed = self._lcodes
-        if listed is None:
-            listed = self._lcodes = ActionList(self._lx, self._nleg, self._acts)
+        if listed is None:  # ActionList(...) without the Python-level __init__ call
+            listed = self._lcodes = _new_list(ActionList)
+            listed._lx = self._lx
+            listed._m = self._nleg
+            listed._acts = self._acts
         return listed
 
     def immediate_wins(self) -> list[Action]:
