@@ -67,3 +67,21 @@ def test_a_writable_package_keeps_its_cache_next_to_the_sources(tmp_path):
     assert _run(site, tmp_path / "xdg") == ["-", "-", "42"]
     assert not (tmp_path / "xdg").exists()
     assert any((site / "__pycache__").glob("probe.twice-*.nbi"))
+
+
+def test_direct_calls_the_compiled_code_for_the_same_argument_types():
+    import numpy as np
+
+    from hexgames._jit import direct
+    from hexgames.benediction import core
+    from hexgames.benediction import position as engine
+
+    p = engine.Position.initial()
+    p.play(p.legal_actions()[0])  # compiles or loads pos_play
+    p.undo()
+    assert engine._pos_play is not engine._first_play  # later plays call the code itself
+    args = (p._CW, p._PB, p._FL, p._lx, np.empty_like(p._lx), 0, 5)  # nothing listed
+    call = direct(core.pos_play, args)
+    assert call is not core.pos_play and call(*args) == core.pos_play(*args) == -1
+    assert direct(core.pos_play, (1.5,) * 7) is core.pos_play  # no code for these types
+    assert direct(len, ([],)) is len  # not a numba dispatcher

@@ -122,3 +122,25 @@ def _view_intrinsic() -> Any:
 
 #: ``view_nd(a, shape)``: a C-contiguous view of ``a`` with ``shape``, for compiled code.
 view_nd = _view_intrinsic()
+
+
+def direct(dispatcher: Any, args: tuple[Any, ...]) -> Any:
+    """The compiled code of ``dispatcher`` for the types of ``args``, callable without
+    numba's per-call type dispatch (about 0.4 µs less per call with seven arguments),
+    once a call with such arguments has compiled or loaded it; else ``dispatcher``.
+
+    Only for a caller that always passes arguments of exactly these types (the code
+    reads them as such: an array of another dtype would be misread). Falls back to the
+    dispatcher when numba does not expose its compiled overloads (``NUMBA_DISABLE_JIT``,
+    another numba)."""
+    overloads = getattr(dispatcher, "overloads", None)
+    if not overloads:
+        return dispatcher
+    from numba import typeof
+
+    try:
+        signature = tuple(typeof(a) for a in args)
+    except ValueError:
+        return dispatcher
+    compiled = overloads.get(signature)
+    return getattr(compiled, "entry_point", None) or dispatcher

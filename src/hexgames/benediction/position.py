@@ -49,6 +49,7 @@ from typing import Any, NamedTuple, overload
 
 import numpy as np
 
+from hexgames._jit import direct
 from hexgames.benediction import core as _core
 from hexgames.benediction._tables import (
     BLESSED,
@@ -80,8 +81,28 @@ _M_TO, _M_AL, _M_ACTED, _M_TURN, _M_WIN = (
 )
 _M_REASON, _M_BKEY, _M_NFRAME = _core.M_REASON, _core.M_BKEY, _core.M_NFRAME
 _FRAME_LEN = _core.FRAME_LEN
-_pos_play = _core.pos_play
-_pos_undo = _core.pos_undo
+
+
+def _first_play(*args: Any) -> int:
+    """The first play of the process: numba's dispatcher compiles or loads the code,
+    then later plays call that code directly (:func:`hexgames._jit.direct`: the
+    arguments of a position always have the same types), skipping the type dispatch."""
+    global _pos_play
+    m: int = _core.pos_play(*args)
+    _pos_play = direct(_core.pos_play, args)
+    return m
+
+
+def _first_undo(*args: Any) -> int:
+    """As :func:`_first_play`, for undo."""
+    global _pos_undo
+    m: int = _core.pos_undo(*args)
+    _pos_undo = direct(_core.pos_undo, args)
+    return m
+
+
+_pos_play: Any = _first_play
+_pos_undo: Any = _first_undo
 _pos_generate = _core.pos_generate
 #: Room for undo frames and log entries a new position starts with (grows as needed).
 _FRAMES0 = 64
