@@ -87,11 +87,10 @@ def _view_intrinsic() -> Any:
         hundred nanoseconds per call boundary where a kernel unpacks its tables)."""
         if not isinstance(array, types.Array) or array.layout != "C":
             return None
-        if not isinstance(shape, types.BaseTuple) or not all(
-            isinstance(t, types.Integer) for t in shape.types
-        ):
+        items: tuple[Any, ...] = getattr(shape, "types", ())  # a Tuple or a UniTuple
+        if not items or not all(isinstance(t, types.Integer) for t in items):
             return None
-        ndim = len(shape.types)
+        ndim = len(items)
         result = array.copy(ndim=ndim, layout="C")
 
         def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
@@ -99,7 +98,7 @@ def _view_intrinsic() -> Any:
             dst = make_array(result)(context, builder)
             dims = [
                 context.cast(builder, d, t, types.intp)
-                for d, t in zip(cgutils.unpack_tuple(builder, args[1], ndim), shape.types,
+                for d, t in zip(cgutils.unpack_tuple(builder, args[1], ndim), items,
                                 strict=True)
             ]
             stride = context.get_constant(types.intp, context.get_abi_sizeof(

@@ -111,6 +111,7 @@ _refcount = sys.getrefcount
 
 class _Holder:
     __slots__ = ("_spare",)
+    _spare: np.ndarray
 
 
 def _free_refcount() -> int:
