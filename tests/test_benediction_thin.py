@@ -7,7 +7,9 @@ from __future__ import annotations
 import copy
 import pickle
 import random
+import weakref
 
+import numpy as np
 import pytest
 
 from hexgames import IllegalAction
@@ -43,6 +45,54 @@ def test_an_action_list_is_a_snapshot_sequence():
     p.undo()
     assert list(listed) == before  # playing and undoing did not change it
     assert p.legal_actions() is p.legal_actions()  # one list per position state
+
+
+def test_lists_kept_across_plays_and_undos_stay_snapshots():
+    """play/undo list into a spare buffer when no ActionList holds it any more: lists
+    that are kept (every third, and the last one of each step) never change, while the
+    position follows the oracle."""
+    rng = random.Random(7)
+    p, o = Position.initial(), Oracle.initial()
+    kept: list[tuple[ActionList, list[Action]]] = []
+    for step in range(120):
+        if p.is_over:
+            break
+        legal = p.legal_actions()
+        if step % 3 == 0:
+            kept.append((legal, list(legal)))
+        action = legal[rng.randrange(len(legal))]
+        p.play(action)
+        o.play(action)
+        if step % 5 == 4:  # an undo, then the same action again
+            undone = p.undo()
+            o.undo()
+            assert list(p.legal_actions()) == o.legal_actions()
+            p.play(undone)
+            o.play(undone)
+        assert list(p.legal_actions()) == o.legal_actions()
+    assert all(list(listed) == snapshot for listed, snapshot in kept)
+    q = p.copy()  # a copy lists into buffers of its own
+    held = p.legal_actions()
+    snapshot = list(held)
+    while not q.is_over and q.ply < p.ply + 30:
+        q.play(q.legal_actions()[0])
+    while p.ply:
+        p.undo()
+    assert list(held) == snapshot
+
+
+def test_an_unkept_list_lends_its_buffer_to_the_next_one():
+    """The common loop (list, pick, play, drop the list) alternates two buffers instead
+    of making one per action: the list two steps back used the same one."""
+    p = Position.initial()
+    seen: list[weakref.ref[np.ndarray]] = []
+    for step in range(40):
+        legal = p.legal_actions()
+        seen.append(weakref.ref(legal._lx))
+        if step >= 2:
+            assert seen[step - 2]() is legal._lx
+        p.play(legal[len(legal) // 2])
+        del legal
 
 
 def test_iterating_the_list_while_playing_each_action_on_the_position():

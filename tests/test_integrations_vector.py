@@ -119,3 +119,14 @@ def test_measure_reports_a_positive_rate():
     from hexgames.integrations.vector import measure
 
     assert measure(4, seconds=0.01, board_side=4) > 0
+
+
+def test_the_speed_command_prints_json(capsys):
+    import json
+
+    from hexgames.integrations.vector import main
+
+    assert main(["4", "--runs", "1", "--seconds", "0.01", "--json", "--no-anchor"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["batch"] == 4 and report["steps_per_s"] > 0
+    assert report["anchor_actions_per_s"] is None and report["anchor_note"] == "not requested"

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from hexgames._jit import njit
+from hexgames._jit import njit, view_nd
 from hexgames.benediction._tables import (
     BLESSED,
     BLOCK,
@@ -692,35 +692,32 @@ def random_legal(legal, nlegal, seed, chosen):  # type: ignore[no-untyped-def]
 # ``W`` (int32: the generation's output, then the scratch) and ``WB`` (bool) are work
 # buffers shared by the positions of a core (a compiled call holds the GIL).
 @njit
+def _v2(G, h):  # type: ignore[no-untyped-def]
+    """The 2-d geometry array whose header entry is at ``G[h]`` (offset, dimensions), as
+    a view (``view_nd``: no checks, no copy; the header was written by :func:`_pack`)."""
+    o = G[h]
+    return view_nd(G[o : o + G[h + 1] * G[h + 2]], (G[h + 1], G[h + 2]))
+
+
+@njit
 def _unpack(G):  # type: ignore[no-untyped-def]
     h = G_HEADER
     o = G[h]
-    rays = G[o : o + G[h + 1] * G[h + 2] * G[h + 3] * G[h + 4]].reshape(
-        (G[h + 1], G[h + 2], G[h + 3], G[h + 4]))
+    d1, d2, d3, d4 = G[h + 1], G[h + 2], G[h + 3], G[h + 4]
+    rays = view_nd(G[o : o + d1 * d2 * d3 * d4], (d1, d2, d3, d4))
     h += 5
     o = G[h]
-    portal = G[o : o + G[h + 1] * G[h + 2] * G[h + 3]].reshape((G[h + 1], G[h + 2], G[h + 3]))
+    d1, d2, d3 = G[h + 1], G[h + 2], G[h + 3]
+    portal = view_nd(G[o : o + d1 * d2 * d3], (d1, d2, d3))
     h += 5
-    o = G[h]
-    nbr = G[o : o + G[h + 1] * G[h + 2]].reshape((G[h + 1], G[h + 2]))
-    h += 5
-    o = G[h]
-    badj = G[o : o + G[h + 1] * G[h + 2]].reshape((G[h + 1], G[h + 2]))
-    h += 5
-    o = G[h]
-    wall = G[o : o + G[h + 1] * G[h + 2]].reshape((G[h + 1], G[h + 2]))
-    h += 5
-    o = G[h]
-    zman = G[o : o + G[h + 1] * G[h + 2]].reshape((G[h + 1], G[h + 2]))
-    h += 5
-    o = G[h]
-    zflag = G[o : o + G[h + 1] * G[h + 2]].reshape((G[h + 1], G[h + 2]))
-    h += 5
-    o = G[h]
-    zconst = G[o : o + G[h + 1]]
-    h += 5
-    o = G[h]
-    wall_pts = G[o : o + G[h + 1] * G[h + 2]].reshape((G[h + 1], G[h + 2]))
+    nbr = _v2(G, h)
+    badj = _v2(G, h + 5)
+    wall = _v2(G, h + 10)
+    zman = _v2(G, h + 15)
+    zflag = _v2(G, h + 20)
+    o = G[h + 25]
+    zconst = G[o : o + G[h + 26]]
+    wall_pts = _v2(G, h + 30)
     geo = (rays, portal, nbr, badj, wall, zman, zflag, zconst, wall_pts)
     return geo, G[0:PARAMS_LEN]
 
@@ -795,8 +792,8 @@ def pos_play(CW, PB, FL, lx, out, nleg, ext):  # type: ignore[no-untyped-def]
     lcap = meta[M_LCAP]
     if meta[M_NFRAME] + 1 >= fcap or meta[M_NLOG] + 3 * n + 16 > lcap:
         return -2
-    frames = FL[0 : fcap * FRAME_LEN].reshape((fcap, FRAME_LEN))
-    log = FL[fcap * FRAME_LEN : fcap * FRAME_LEN + lcap * 4].reshape((lcap, 4))
+    frames = view_nd(FL[0 : fcap * FRAME_LEN], (fcap, FRAME_LEN))
+    log = view_nd(FL[fcap * FRAME_LEN : fcap * FRAME_LEN + lcap * 4], (lcap, 4))
     na = n * n * params[P_K] + 2 * n
     code = ext - na if ext >= na else ext
     owner = S8[0:n]
@@ -828,8 +825,8 @@ def pos_undo(CW, PB, FL, lx):  # type: ignore[no-untyped-def]
         return -1
     fcap = meta[M_FCAP]
     lcap = meta[M_LCAP]
-    frames = FL[0 : fcap * FRAME_LEN].reshape((fcap, FRAME_LEN))
-    log = FL[fcap * FRAME_LEN : fcap * FRAME_LEN + lcap * 4].reshape((lcap, 4))
+    frames = view_nd(FL[0 : fcap * FRAME_LEN], (fcap, FRAME_LEN))
+    log = view_nd(FL[fcap * FRAME_LEN : fcap * FRAME_LEN + lcap * 4], (lcap, 4))
     owner = S8[0:n]
     size = S8[n : 2 * n]
     flags = S8[2 * n : 3 * n]

@@ -42,12 +42,14 @@ RED, KING``). Only this module touches a position's ``_`` attributes.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, overload
 
 import numpy as np
 
+from hexgames._jit import direct
 from hexgames.benediction import core as _core
 from hexgames.benediction._tables import (
     BLESSED,
@@ -79,11 +81,51 @@ _M_TO, _M_AL, _M_ACTED, _M_TURN, _M_WIN = (
 )
 _M_REASON, _M_BKEY, _M_NFRAME = _core.M_REASON, _core.M_BKEY, _core.M_NFRAME
 _FRAME_LEN = _core.FRAME_LEN
-_pos_play = _core.pos_play
-_pos_undo = _core.pos_undo
+
+
+def _first_play(*args: Any) -> int:
+    """The first play of the process: numba's dispatcher compiles or loads the code,
+    then later plays call that code directly (:func:`hexgames._jit.direct`: the
+    arguments of a position always have the same types), skipping the type dispatch."""
+    global _pos_play
+    m: int = _core.pos_play(*args)
+    _pos_play = direct(_core.pos_play, args)
+    return m
+
+
+def _first_undo(*args: Any) -> int:
+    """As :func:`_first_play`, for undo."""
+    global _pos_undo
+    m: int = _core.pos_undo(*args)
+    _pos_undo = direct(_core.pos_undo, args)
+    return m
+
+
+_pos_play: Any = _first_play
+_pos_undo: Any = _first_undo
 _pos_generate = _core.pos_generate
 #: Room for undo frames and log entries a new position starts with (grows as needed).
 _FRAMES0 = 64
+_refcount = sys.getrefcount
+
+
+class _Holder:
+    __slots__ = ("_spare",)
+    _spare: np.ndarray
+
+
+def _free_refcount() -> int:
+    """What :func:`sys.getrefcount` says of a buffer held only by a position's slot and
+    one local variable, in the shape :meth:`Position.play` asks it (measured, not
+    assumed: interpreters differ in the references a call borrows)."""
+    holder = _Holder()
+    holder._spare = np.zeros(1, np.int32)
+    out = holder._spare
+    return _refcount(out)
+
+
+#: A spare list buffer whose count is above this is still held (by an ActionList).
+_FREE = _free_refcount()
 
 
 class UndoRecord(NamedTuple):
@@ -171,6 +213,8 @@ class ActionList(Sequence[Action]):
     def __getitem__(self, index: slice) -> list[Action]: ...
 
     def __getitem__(self, index: int | slice) -> Action | list[Action]:
+        if type(index) is int and 0 <= index < self._m:  # the common case first
+            return self._acts[self._lx.item(index)]
         if isinstance(index, slice):
             acts = self._acts
             return [acts[c] for c in self._codes[index]]
@@ -209,6 +253,9 @@ class ActionList(Sequence[Action]):
         return repr(list(self))
 
 
+_new_list = ActionList.__new__
+
+
 def _readonly(view: np.ndarray) -> np.ndarray:
     view.flags.writeable = False
     return view
@@ -236,6 +283,7 @@ class Position:
         "_nleg",
         "_ov",
         "_rules",
+        "_spare",
         "_start_text",
         "_starts",
         "_sv",
@@ -291,6 +339,7 @@ class Position:
         meta[_core.M_LCAP] = lcap
         self._FL = np.zeros(_FRAMES0 * _FRAME_LEN + lcap * 4, np.int64)
         self._lx = np.zeros(256, np.int32)
+        self._spare = np.zeros(256, np.int32)
         self._nleg = 0
         self._lcodes: ActionList | None = None
         self._history: list[Action] = []
@@ -418,6 +467,7 @@ class Position:
         other._PB = self._PB.copy()
         other._FL = self._FL.copy()
         other._lx = self._lx.copy()
+        other._spare = other._lx  # shared with _lx: the first play lists into a new one
         other._lcodes = None
         other._history = list(self._history)
         other._views()
@@ -472,7 +522,8 @@ class Position:
 
     @property
     def is_over(self) -> bool:
-        return self._meta.item(_M_WIN) != _WIN_NONE
+        # a position with legal actions goes on (the core lists none once it is over)
+        return not self._nleg and self._meta.item(_M_WIN) != _WIN_NONE
 
     @property
     def winner(self) -> str | None:
@@ -686,8 +737,11 @@ class Position:
         """Every legal action exactly once (empty when the game is over), as a lazy
         read-only sequence (see :class:`ActionList`)."""
         listed = self._lcodes
-        if listed is None:
-            listed = self._lcodes = ActionList(self._lx, self._nleg, self._acts)
+        if listed is None:  # ActionList(...) without the Python-level __init__ call
+            listed = self._lcodes = _new_list(ActionList)
+            listed._lx = self._lx
+            listed._m = self._nleg
+            listed._acts = self._acts
         return listed
 
     def immediate_wins(self) -> list[Action]:
@@ -741,13 +795,19 @@ class Position:
             if ext is None:
                 ext = self._ext_of(act)
         lx = self._lx
-        # an ActionList handed out keeps the current buffer: list into a new one
-        out = lx if self._lcodes is None else np.empty(len(lx), np.int32)
+        if self._lcodes is None:
+            out = lx
+        else:  # an ActionList handed out keeps the current buffer: list into another
+            out = self._spare
+            if _refcount(out) > _FREE:  # an earlier ActionList still holds the spare
+                out = np.empty(len(lx), np.int32)
         m = _pos_play(self._CW, self._PB, self._FL, lx, out, self._nleg, ext)
         if m < 0:
-            self._play_slow(act, ext, m, out)
+            self._play_slow(act, ext, m, lx, out)
         else:
-            self._lx = out
+            if out is not lx:
+                self._spare = lx
+                self._lx = out
             self._nleg = m
             self._lcodes = None
         self._history.append(act)
@@ -760,17 +820,21 @@ class Position:
                 self._action_point(label)
             raise
 
-    def _play_slow(self, action: Action, ext: int, m: int, out: np.ndarray) -> None:
+    def _play_slow(
+        self, action: Action, ext: int, m: int, lx: np.ndarray, out: np.ndarray
+    ) -> None:
         """The rare outcomes of the compiled play: refused (raises), out of log room
         (grows it and plays), or a legal list longer than ``out`` (lists again into a
         larger buffer)."""
         while m == -2:
             self._grow()
-            m = _pos_play(self._CW, self._PB, self._FL, self._lx, out, self._nleg, ext)
+            m = _pos_play(self._CW, self._PB, self._FL, lx, out, self._nleg, ext)
         if m == -1:
             self._explain(action)
             raise IllegalAction(f"{action} is not a legal action here")
         self._lcodes = None
+        if out is not lx:
+            self._spare = lx
         if m < 0:
             self._lx = np.zeros(max(-3 - m, 2 * len(out)), np.int32)
             self._regenerate()
@@ -880,12 +944,20 @@ class Position:
         start)."""
         if not self._history:
             raise IndexError("no action to take back: this is the start position")
-        out = self._lx if self._lcodes is None else np.empty(len(self._lx), np.int32)
+        lx = self._lx
+        if self._lcodes is None:
+            out = lx
+        else:  # as in play: the spare buffer unless an ActionList still holds it
+            out = self._spare
+            if _refcount(out) > _FREE:
+                out = np.empty(len(lx), np.int32)
         m = _pos_undo(self._CW, self._PB, self._FL, out)
         if m < 0:
             self._regenerate()
         else:
-            self._lx = out
+            if out is not lx:
+                self._spare = lx
+                self._lx = out
             self._nleg = m
             self._lcodes = None
         return self._history.pop()

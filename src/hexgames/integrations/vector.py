@@ -220,9 +220,49 @@ def measure(num_envs: int = 256, seconds: float = 3.0, seed: int = 0, **options:
     return steps / (time.perf_counter() - start)
 
 
-if __name__ == "__main__":
-    import sys
+def main(argv: list[str] | None = None) -> int:
+    """``python -m hexgames.integrations.vector [BATCH] [--runs R] [--seconds S]
+    [--json]``: steps/s (median of the runs) with the C anchor of
+    :mod:`hexgames.bench` run in the same run, alternating, when it is available."""
+    import argparse
+    import json
+    import statistics
+    import tempfile
 
-    batch = int(sys.argv[1]) if len(sys.argv) > 1 else 256
-    rate = measure(batch)
-    print(f"Benediction vector env, batch {batch}: {rate:,.0f} steps/s (masks and observations)")
+    from hexgames.bench import ANCHOR_GAMES, compile_anchor, find_anchor, run_anchor
+
+    parser = argparse.ArgumentParser(prog="python -m hexgames.integrations.vector")
+    parser.add_argument("batch", nargs="?", type=int, default=256, help="games per batch")
+    parser.add_argument("--runs", type=int, default=3, help="runs (median shown)")
+    parser.add_argument("--seconds", type=float, default=3.0, help="seconds per run")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--no-anchor", action="store_true", help="do not run the C anchor")
+    args = parser.parse_args(argv)
+    source, note = (None, "not requested") if args.no_anchor else find_anchor(None)
+    rates: list[float] = []
+    anchor: list[float] = []
+    with tempfile.TemporaryDirectory(prefix="hexgames-anchor-") as tmp:
+        binary = compile_anchor(source, tmp) if source is not None else None
+        for run in range(args.runs):
+            if binary is not None:
+                anchor.append(run_anchor(binary, ANCHOR_GAMES, 1 + run)[0])
+            rates.append(measure(args.batch, args.seconds, seed=run))
+    rate = statistics.median(rates)
+    c_rate = statistics.median(anchor) if anchor else None
+    if args.json:
+        print(json.dumps({
+            "batch": args.batch, "runs": args.runs, "seconds": args.seconds,
+            "steps_per_s": rate, "runs_steps_per_s": rates,
+            "anchor_actions_per_s": c_rate, "anchor_note": None if anchor else note,
+        }, indent=2))
+        return 0
+    line = (f"Benediction vector env, batch {args.batch}: {rate:,.0f} steps/s (masks and "
+            f"observations; median of {args.runs})")
+    if c_rate is not None:
+        line += f"; C anchor in the same run: {c_rate:,.0f} actions/s"
+    print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

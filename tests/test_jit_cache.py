@@ -1,0 +1,87 @@
+"""hexgames._jit for an installed package that cannot be written to: the compiled code
+is cached in the user's cache directory instead of next to the sources."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "hexgames"
+
+PROBE = '''
+import os, sys
+import hexgames._jit as jit
+from hexgames._jit import njit
+
+@njit
+def twice(x):
+    return 2 * x
+
+import numba
+print(os.environ.get("NUMBA_CACHE_DIR") or "-")
+print(numba.config.CACHE_DIR or "-")
+print(twice(21))
+'''
+
+
+def _install(tmp_path: Path) -> Path:
+    """A copy of the package whose game directories cannot hold a ``__pycache__``
+    (a plain file stands in its place: ``mkdir`` fails there for any user, root too)."""
+    site = tmp_path / "site"
+    shutil.copytree(SRC, site / "hexgames", ignore=shutil.ignore_patterns("__pycache__"))
+    for game in ("benediction", "dendria"):
+        (site / "hexgames" / game / "__pycache__").write_text("not a directory\n")
+    (site / "probe.py").write_text(PROBE)
+    return site
+
+
+def _run(site: Path, xdg: Path) -> list[str]:
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env.update(PYTHONPATH=str(site), XDG_CACHE_HOME=str(xdg), PYTHONDONTWRITEBYTECODE="1")
+    done = subprocess.run([sys.executable, "-c", "import probe"], env=env, cwd=site,
+                          capture_output=True, text=True, check=True)
+    return done.stdout.split()
+
+
+def test_a_package_that_cannot_be_written_caches_in_the_user_cache_dir(tmp_path):
+    site = _install(tmp_path)
+    xdg = tmp_path / "xdg"
+    expected = str(xdg / "hexgames" / "numba")
+    assert _run(site, xdg) == [expected, expected, "42"]
+    index = list((xdg / "hexgames" / "numba").rglob("probe.twice-*.nbi"))
+    assert index, "numba wrote no cache index in the user cache directory"
+    # the second interpreter loads it from there (the index is not written again)
+    stamp = index[0].stat().st_mtime_ns
+    assert _run(site, xdg) == [expected, expected, "42"]
+    assert index[0].stat().st_mtime_ns == stamp
+    assert not any(site.rglob("*.nbi"))
+
+
+def test_a_writable_package_keeps_its_cache_next_to_the_sources(tmp_path):
+    site = tmp_path / "site"
+    shutil.copytree(SRC, site / "hexgames", ignore=shutil.ignore_patterns("__pycache__"))
+    (site / "probe.py").write_text(PROBE)
+    assert _run(site, tmp_path / "xdg") == ["-", "-", "42"]
+    assert not (tmp_path / "xdg").exists()
+    assert any((site / "__pycache__").glob("probe.twice-*.nbi"))
+
+
+def test_direct_calls_the_compiled_code_for_the_same_argument_types():
+    import numpy as np
+
+    from hexgames._jit import direct
+    from hexgames.benediction import core
+    from hexgames.benediction import position as engine
+
+    p = engine.Position.initial()
+    p.play(p.legal_actions()[0])  # compiles or loads pos_play
+    p.undo()
+    assert engine._pos_play is not engine._first_play  # later plays call the code itself
+    args = (p._CW, p._PB, p._FL, p._lx, np.empty_like(p._lx), 0, 5)  # nothing listed
+    call = direct(core.pos_play, args)
+    assert call is not core.pos_play and call(*args) == core.pos_play(*args) == -1
+    assert direct(core.pos_play, (1.5,) * 7) is core.pos_play  # no code for these types
+    assert direct(len, ([],)) is len  # not a numba dispatcher
