@@ -23,7 +23,9 @@ Earlier positions are compared by their 64-bit Zobrist key only (the Python engi
 confirms a key hit against the exact board); two different positions of one game share a
 key with a probability of about ``turns**2 / 2**65``.
 
-The Python :class:`~hexgames.dendria.position.Position` stays the reference (oracle):
+The product's :class:`~hexgames.dendria.position.Position` is a thin layer over this
+core (its state is a :class:`CoreState`). The pure-Python engine it replaced lives on in
+the tests as an independent oracle (``tests/oracles/dendria_position.py``):
 ``tests/test_dendria_core.py`` plays random games on both and compares legal step lists,
 boards, keys and results at every step. Compiled code is cached on disk (see
 :mod:`hexgames._jit`); the first use on a machine compiles for some seconds, which
@@ -35,25 +37,27 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from hexgames._jit import njit
 from hexgames.dendria._tables import mix, tables
-from hexgames.dendria.position import (
+from hexgames.dendria.rules import (
     AFTER_PLANT,
     AFTER_STOP,
     PIE_ARMED,
     PIE_OFF,
     PIE_PENDING,
     START,
-    Position,
+    Rules,
     Termination,
 )
-from hexgames.dendria.rules import Rules
 from hexgames.dendria.steps import Step
 from hexgames.hexgrid import opposite
+
+if TYPE_CHECKING:
+    from hexgames.dendria.position import Position
 
 # ------------------------------------------------------------------ layout of meta
 M_TO, M_PHASE, M_MOVER, M_DIR, M_PIE, M_SWAPPED, M_QUIET, M_PASSES, M_OVER, M_TURN = range(10)
@@ -729,6 +733,7 @@ class Core:
         #: (every turn but 2K-1 in a row plants, and at most n seeds are planted).
         self.seen_slots = min(1 << 20, max(256, _pow2(2 * (n + 1) * qt)))
         self._steps: list[Step | None] | None = None
+        self._ids: dict[int, int] | None = None
         self._fields: list[tuple[int, int, int, int]] | None = None
 
     # ------------------------------------------------------------- steps
@@ -746,6 +751,15 @@ class Core:
         if self._steps is None:
             self._steps = self._all_steps()
         return self._steps
+
+    @property
+    def step_ids(self) -> dict[int, int]:
+        """``id(step) -> code`` for the :class:`Step` objects of :attr:`step_list` (they
+        live as long as this core, so their identities are stable): how a position maps
+        a step it listed back to its code without parsing it."""
+        if self._ids is None:
+            self._ids = {id(s): c for c, s in enumerate(self.step_list) if s is not None}
+        return self._ids
 
     def step_fields(self, code: int) -> tuple[int, int, int, int]:
         """``(kind, target, origin, direction)`` of ``code`` (kinds: the ``A_*``
@@ -852,6 +866,11 @@ class CoreState:
             for _ in range(count):
                 _seen_add(s.seen, m, _signed(key))
         return s
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # the variant by its rules (its tables are rebuilt, or shared, where unpickled)
+        return (_restore_state, (self.core.rules, self.cells, self.meta, self.log,
+                                 self.frames, self.seen))
 
     def copy(self) -> CoreState:
         other = object.__new__(CoreState)
@@ -975,6 +994,16 @@ class CoreState:
         return winners, lengths, int(total)
 
 
+def _restore_state(rules: Rules, cells: np.ndarray, meta: np.ndarray, log: np.ndarray,
+                   frames: np.ndarray, seen: np.ndarray) -> CoreState:
+    s = CoreState(core_for(rules))
+    s.cells[:] = cells
+    s.meta[:] = meta
+    s.meta[M_SCANNED] = 0  # the scan cached in scratch did not travel
+    s.log, s.frames, s.seen = log, frames, seen
+    return s
+
+
 def _empty_seen(slots: int) -> np.ndarray:
     seen = np.zeros((slots, 2), np.int64)
     seen[:, 1] = _EMPTY_SLOT
@@ -1027,7 +1056,7 @@ class Kernel:
     ) -> tuple[np.ndarray, np.ndarray]:
         """``(winner_seats, lengths)`` of random games from ``state`` (a
         :class:`Position` or a :class:`CoreState`)."""
-        if isinstance(state, Position):
+        if not isinstance(state, CoreState):
             state = state.core_state()
         winners, lengths, _ = state.random_playouts(games, seed, max_actions)
         return winners, lengths
