@@ -22,6 +22,7 @@ side-7 games to the end.
 
 from __future__ import annotations
 
+import json
 import os
 import random
 
@@ -83,6 +84,10 @@ def same_position(o: Oracle, p: Position, *, deep: bool = False) -> None:
     assert p.score() == o.score() and p.seat_scores() == o.seat_scores()
     if deep:
         assert p.key == p._key_from_scratch()
+        # plain Python values (a numpy scalar would not go through json)
+        json.dumps([p.is_turn_start(), p.pie_pending, p.current_seat, p.turn_number,
+                    p.quiet_turns, p.consecutive_passes, p.score(), list(p.cells), p.key,
+                    p.is_over, p.seat_scores(), p.returns(), p.cells[0], p.cells[:3]])
         assert p.to_text() == o.to_text()
         assert p.turn_steps() == o.turn_steps()
         for label in p.board.labels:

@@ -601,7 +601,7 @@ class Position:
     @property
     def pie_pending(self) -> bool:
         """True while Light may still answer with ``swap``."""
-        return self._meta[_M_PIE] == PIE_PENDING  # type: ignore[no-any-return]
+        return bool(self._meta[_M_PIE] == PIE_PENDING)
 
     @property
     def start_text(self) -> str:
@@ -609,7 +609,7 @@ class Position:
         return self._start_text
 
     def is_turn_start(self) -> bool:
-        return self._meta[_M_PHASE] == START  # type: ignore[no-any-return]
+        return bool(self._meta[_M_PHASE] == START)
 
     def turn_steps(self) -> list[Step]:
         """The steps played so far in the current turn."""
