@@ -14,10 +14,10 @@ benchmark's random games) and **mover** (prefers dendrid legs, continuations and
 follow-ups to plants and ends, so that dendrids shuttle about and the no-repetition rule,
 with its turn-finishability search, bites often).
 
-Default run: 1,040 games (board sides 3, 4, 5 and 7; pie on and off; K from 1 to 10),
-side-7 games cut after 160 steps to keep ``make test`` short. ``HEXGAMES_FUZZ=1``
+Default run: 1,064 games (board sides 3 to 7; pie on and off; K from 1 to 10), side-6
+and side-7 games cut after 160 steps to keep ``make test`` short. ``HEXGAMES_FUZZ=1``
 (``make fuzz``) multiplies the games by ``HEXGAMES_FUZZ_FACTOR`` (default 20) and plays
-side-7 games to the end.
+side-6 and side-7 games to the end.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import numpy as np
 import pytest
 
 from hexgames import IllegalAction
-from hexgames.dendria import Position, Rules
+from hexgames.dendria import Position, Rules, Step
 from hexgames.dendria.core import Core, CoreState, kernel
 from oracles.dendria_position import AFTER_STOP
 from oracles.dendria_position import Position as Oracle
@@ -47,6 +47,7 @@ VARIANTS = [
     (Rules(board_side=4, pie=False, quiet_limit=5), "mover", 120, None),
     (Rules(board_side=5), "uniform", 100, None),
     (Rules(board_side=5, pie=False, quiet_limit=4), "mover", 60, None),
+    (Rules(board_side=6, quiet_limit=3), "mover", 24, None if FUZZING else 160),
     (Rules(board_side=7), "uniform", 50, None if FUZZING else 160),
     (Rules(board_side=7, pie=False, quiet_limit=2), "mover", 30, None if FUZZING else 160),
 ]
@@ -95,15 +96,16 @@ def same_position(o: Oracle, p: Position, *, deep: bool = False) -> None:
                 assert p.dendrid_destinations(label) == o.dendrid_destinations(label)
 
 
-def refuse_alike(o: Oracle, p: Position, core: Core, legal: list, rng: random.Random) -> None:
-    """A random step that is not legal now: both refuse it with the same message, and
-    neither changes."""
+def refuse_alike(o: Oracle, p: Position, core: Core, legal: list, rng: random.Random,
+                 step: Step | None = None) -> None:
+    """``step`` (default: a random step) is not legal now: both refuse it with the same
+    message, and neither changes."""
     listed = set(legal)
-    for _ in range(20):
+    for _ in range(20 if step is None else 0):
         step = core.step_list[rng.randrange(core.num_actions)]
         if step is not None and step not in listed:
             break
-    else:
+    if step is None or step in listed:
         return
     before = (p.key, p.ply, list(p.cells))
     with pytest.raises(IllegalAction) as expected:
@@ -137,6 +139,8 @@ def play_both(rules: Rules, policy: str, seed: int, cap: int | None) -> tuple[in
             break
         if o._phase == AFTER_STOP and legal[-1].kind != "end":
             refused += 1
+            # ending now would repeat an earlier position: both say after which turn
+            refuse_alike(o, p, core, legal, rng, Step("end"))
         if rng.random() < 0.1:
             refuse_alike(o, p, core, legal, rng)
         step = pick(policy, legal, rng)
@@ -158,6 +162,8 @@ def play_both(rules: Rules, policy: str, seed: int, cap: int | None) -> tuple[in
         assert s.key == key
         assert p.undo() == o.undo()
         assert p.key == key == o.key
+        if rng.random() < 0.2:  # the list kept from before the step, put back by undo
+            assert p.legal_actions() == o.legal_actions()
     same(Oracle.initial(rules), s)
     same_position(o, p, deep=True)
     return len(keys) - 1, refused
@@ -316,3 +322,50 @@ def test_position_lists_its_steps_as_the_oracle_does_through_undo_copies_and_pic
         p.play(step)
         twin.play(step)
         assert p.history[-1] == twin.history[-1]
+
+
+def test_a_grow_or_convert_named_by_any_cell_of_its_group_is_recorded_by_its_first_cell():
+    """The core lists a grow or convert by the first cell of the group; written with
+    another of its cells the step is still legal, and both engines record the listed
+    one."""
+    found = 0
+    for seed in range(60):
+        rng = random.Random(seed)
+        o, p = Oracle.initial(Rules(board_side=4)), Position.initial(Rules(board_side=4))
+        while not o.is_over and found < 8:
+            legal = o.legal_actions()
+            groups = [s for s in legal if s.kind in ("grow", "convert")
+                      and len(o.group(s.target)) > 1]
+            if groups:
+                step = groups[0]
+                other = Step(step.kind, target=o.group(step.target)[-1])
+                o.play(other)
+                p.play(str(other))
+                assert p.history[-1] == o.history[-1] == step
+                same_position(o, p, deep=True)
+                found += 1
+                continue
+            step = pick("mover", legal, rng)
+            o.play(step)
+            p.play(step)
+    assert found == 8
+
+
+def test_the_position_is_thin_its_state_is_the_cores():
+    """No rules state is kept in Python: the board, turn state and key are the core's,
+    and the cells view follows the core's array live."""
+    p = Position.initial(Rules(board_side=5))
+    view = p.cells
+    for name in ("_seen", "_seen_keys", "_masks", "_finish_memo", "_undo_records"):
+        assert name not in vars(p)
+    p.play_turn("e5")
+    assert view[p.board.index("e5")] == 1 and p.core.cells[p.board.index("e5")] == 1
+    assert p.key == p.core.key and p.to_move == "light" and p.core.to_move == 1
+    q = p.copy()
+    q.play("swap")
+    assert p.core is not q.core and p.pie_pending and not q.pie_pending
+    assert [r.remembered is not None for r in q._undo_stack] == [False, True, True]
+    p.undo()
+    assert view[p.board.index("e5")] == 1 and not p.is_turn_start()
+    p.undo()
+    assert list(view) == [0] * len(view) and p.key == Position.initial(p.rules).key

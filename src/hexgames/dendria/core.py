@@ -957,12 +957,15 @@ class CoreState:
         undo(self.cells, self.meta, self.log, self.frames, self.seen)
 
     def _room(self) -> None:
+        """Grow the log, the frames and the earlier-positions table ahead of a step or a
+        generation (whose finishability search plays steps too)."""
         n = self.core.n
-        if self.meta[M_NLOG] + 4 * n + 64 > len(self.log):
+        item = self.meta.item  # plain ints: cheaper than numpy scalars on this hot path
+        if item(M_NLOG) + 4 * n + 64 > len(self.log):
             self.log = np.concatenate([self.log, np.zeros_like(self.log)])
-        if self.meta[M_NFRAME] + 2 * n + 64 > len(self.frames):
+        if item(M_NFRAME) + 2 * n + 64 > len(self.frames):
             self.frames = np.concatenate([self.frames, np.zeros_like(self.frames)])
-        if 2 * self.meta[M_USED] > len(self.seen):
+        if 2 * item(M_USED) > len(self.seen):
             self._rehash(2 * len(self.seen))
 
     def _rehash(self, slots: int) -> None:

@@ -104,6 +104,7 @@ _M_OVER, _M_TURN, _M_HASH, _M_NFRAME, _M_NLOG = (
     _core.M_OVER, _core.M_TURN, _core.M_HASH, _core.M_NFRAME, _core.M_NLOG,
 )
 _A_GROW, _A_CONVERT, _A_CONT, _A_LEG = _core.A_GROW, _core.A_CONVERT, _core.A_CONT, _core.A_LEG
+_apply, _undo = _core.apply, _core.undo
 
 
 # Operations: an already-checked step, as the board change it makes (what
@@ -345,8 +346,14 @@ class Position:
         self._s = state
         self._meta = state.meta
         self._cells_view = _CellsView(state.cells)  # type: ignore[arg-type]
-        # the legal step codes of the position as it stands (None: not listed yet)
+        core = self._core
+        self._step_list = core.step_list
+        self._step_ids = core.step_ids
+        self._stack = state.scratch[7 * core.n : 8 * core.n]  # apply's flood-fill stack
+        # the legal step codes of the position as it stands (None: not listed yet), and
+        # those of the positions before each step played (undo puts them back)
         self._codes: list[int] | None = None
+        self._codes_before: list[list[int] | None] = []
         # board hash -> (board bytes, Analysis)
         self._analyses: dict[int, tuple[bytes, Analysis]] = {}
 
@@ -356,6 +363,7 @@ class Position:
         other.__dict__.update(self.__dict__)
         other._attach(self._s.copy())
         other._codes = self._codes  # never changed in place: shared safely
+        other._codes_before = list(self._codes_before)
         other._analyses = dict(self._analyses)  # analyses are read-only
         other._history = list(self._history)
         other._history_view = HistoryView(other._history)
@@ -381,6 +389,7 @@ class Position:
         self._start_text = state["start_text"]
         self._attach(state["state"])
         self._history = list(state["history"])
+        self._codes_before = [None] * len(self._history)
         self._history_view = HistoryView(self._history)
 
     # ------------------------------------------------- turn state (from the core)
@@ -802,7 +811,7 @@ class Position:
         Grow and convert steps name the first cell (board order) of their group. Listed
         by the compiled rules core (:mod:`hexgames.dendria.core`).
         """
-        table = self._core.step_list
+        table = self._step_list
         return [table[c] for c in self._legal_codes()]  # type: ignore[misc]
 
     def core_state(self) -> _core.CoreState:
@@ -840,7 +849,7 @@ class Position:
 
     def _code_of(self, step: Step) -> int | None:
         """The core's code of ``step``, ``None`` when it names no step of this board."""
-        found = self._core.step_ids.get(id(step))
+        found = self._step_ids.get(id(step))
         if found is not None:
             return found
         try:
@@ -858,13 +867,24 @@ class Position:
             step = Step.parse(step)
         elif not isinstance(step, Step):
             raise IllegalAction(f"not a Dendria step: {step!r}")
-        code_ = self._code_of(step)
+        code_ = self._step_ids.get(id(step))
+        if code_ is None:
+            code_ = self._code_of(step)
         if code_ is not None and code_ in self._legal_codes():
-            self._s.play_code(code_)
-            self._codes = None
-            self._history.append(self._core.step_list[code_])  # type: ignore[arg-type]
+            self._play_code(code_)
             return
         self._play_refused(step)
+
+    def _play_code(self, code_: int) -> None:
+        """Play a step code known to be legal: one compiled call."""
+        s = self._s
+        s._room()
+        c = self._core
+        _apply(c.tab, c.params, s.cells, s.meta, s.log, s.frames, s.seen, code_,
+               self._stack)
+        self._codes_before.append(self._codes)
+        self._codes = None
+        self._history.append(self._step_list[code_])  # type: ignore[arg-type]
 
     def _play_refused(self, step: Step) -> None:
         """``step`` is not among the legal codes as written: say why, or play it when it
@@ -880,9 +900,7 @@ class Position:
             raise
         code_ = self._code_of(canonical)
         if code_ is not None and code_ in self._legal_codes():
-            self._s.play_code(code_)
-            self._codes = None
-            self._history.append(self._core.step_list[code_])  # type: ignore[arg-type]
+            self._play_code(code_)
             return
         if check_finish:
             raise IllegalAction(
@@ -937,8 +955,9 @@ class Position:
         if not self._history:
             raise IndexError("nothing to undo: this is the start position")
         step = self._history.pop()
-        self._s.undo()
-        self._codes = None
+        s = self._s
+        _undo(s.cells, s.meta, s.log, s.frames, s.seen)
+        self._codes = self._codes_before.pop()
         return step
 
     # ------------------------------------------------------------- legality
