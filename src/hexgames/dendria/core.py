@@ -19,9 +19,9 @@ after them by origin and line slot), so the vectorized environment and the core 
 same numbers. :meth:`Core.to_step` and :meth:`Core.code_of` map codes to and from
 :class:`~hexgames.dendria.steps.Step`.
 
-Earlier positions are compared by their 64-bit Zobrist key only (the Python engine
-confirms a key hit against the exact board); two different positions of one game share a
-key with a probability of about ``turns**2 / 2**65``.
+Earlier positions are compared by their 64-bit Zobrist key only (the old Python engine,
+now the tests' oracle, confirms a key hit against the exact board); two different
+positions of one game share a key with a probability of about ``turns**2 / 2**65``.
 
 The product's :class:`~hexgames.dendria.position.Position` is a thin layer over this
 core (its state is a :class:`CoreState`). The pure-Python engine it replaced lives on in
