@@ -210,7 +210,7 @@ class _CellsView(HistoryView[int]):
             return list(self) == list(other)
         return NotImplemented
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None
 
     def __repr__(self) -> str:
         return f"HistoryView({list(self)!r})"
@@ -437,7 +437,7 @@ class Position:
     @property
     def _cells(self) -> list[int]:
         """A snapshot of the board (piece code per cell)."""
-        return self._s.cells.tolist()  # type: ignore[no-any-return]
+        return self._s.cells.tolist()
 
     @property
     def _undo_stack(self) -> list[_UndoRecord]:
@@ -450,8 +450,9 @@ class Position:
         out = []
         for f, row in enumerate(frames):
             stop = frames[f + 1][_core.F_NLOG] if f + 1 < nf else len(log)
-            state = _TurnState(*row[:5], bool(row[5]), row[6], row[7], _REASONS[row[8]],
-                               row[9])
+            to_move, phase, mover, direction, pie = row[:5]
+            state = _TurnState(to_move, phase, mover, direction, pie, bool(row[5]), row[6],
+                               row[7], _REASONS[row[8]], row[9])
             changes = [(i, old) for i, old in log[row[_core.F_NLOG] : stop]]
             remembered = row[_core.F_KEY] & _MASK64 if row[_core.F_REM] else None
             out.append(_UndoRecord(state, changes, remembered))
@@ -667,7 +668,7 @@ class Position:
         return k ^ _PASSES_Z[self._passes] ^ _SWAPPED_Z[self._swapped]
 
     def piece_at(self, label: str) -> Piece | None:
-        return _PIECES[self._s.cells[self._index(label)]]
+        return _PIECES[int(self._s.cells[self._index(label)])]
 
     def __repr__(self) -> str:
         return f"Position.from_text({self.to_text()!r})"
