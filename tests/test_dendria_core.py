@@ -369,3 +369,34 @@ def test_the_position_is_thin_its_state_is_the_cores():
     assert view[p.board.index("e5")] == 1 and not p.is_turn_start()
     p.undo()
     assert list(view) == [0] * len(view) and p.key == Position.initial(p.rules).key
+
+
+def test_the_earlier_positions_table_grows_in_long_games_and_playouts_get_full_room():
+    """A state starts with a small table of earlier positions, which doubles as turns
+    end (the position stays equal to the oracle's through it); playouts from a state
+    with a small table still run to the end, on a full-size copy."""
+    grown = 0
+    for seed in range(6):
+        rng = random.Random(seed)
+        rules = Rules(board_side=5)
+        o, p = Oracle.initial(rules), Position.initial(rules)
+        start_slots = len(p.core.seen)
+        while not o.is_over:
+            legal = o.legal_actions()
+            assert p.legal_actions() == legal
+            step = pick("uniform", legal, rng)
+            o.play(step)
+            p.play(step)
+        same_position(o, p, deep=True)
+        grown += len(p.core.seen) > start_slots
+        while p.ply > 40:
+            assert p.undo() == o.undo()
+        assert p.legal_actions() == o.legal_actions() and p.key == o.key
+    assert grown
+    s = Position.initial(Rules(board_side=5)).core_state()
+    assert len(s.seen) < s.core.seen_slots
+    winners, lengths, _ = s.random_playouts(8, seed=2)
+    assert (lengths > 100).all() and set(winners.tolist()) <= {-1, 0, 1}
+    many = CoreState.from_fields(s.core, s.cells, 0, 0, -1, -1, 0, False, 0, 0, None, 1, 0,
+                                 {k: 1 for k in range(1, 2000)})
+    assert len(many.seen) >= 4 * 2000 // 2 and many.legal_codes().size > 0

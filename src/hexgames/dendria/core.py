@@ -82,6 +82,8 @@ REASONS: tuple[Termination | None, ...] = (None, Termination.BOTH_PASSED,
                                            Termination.QUIET_LIMIT)
 _MASK64 = (1 << 64) - 1
 _EMPTY_SLOT = -1
+#: Slots of the earlier-positions table of a new state (it doubles when half full).
+_SEEN_START = 256
 
 
 # ====================================================================== kernels
@@ -826,14 +828,16 @@ class CoreState:
     __slots__ = ("cells", "core", "frames", "hd", "log", "memo", "meta", "out", "scratch",
                  "seen")
 
-    def __init__(self, core: Core) -> None:
+    def __init__(self, core: Core, seen_slots: int = 0) -> None:
+        """A blank state; its earlier-positions table starts with ``seen_slots`` slots
+        (a power of two; default: a small table, which grows as turns end)."""
         n = core.n
         self.core = core
         self.cells = np.zeros(n, np.int8)
         self.meta = np.zeros(META_LEN, np.int64)
         self.log = np.zeros((8 * n + 64, 2), np.int64)
         self.frames = np.zeros((4 * n + 64, FRAME_LEN), np.int64)
-        self.seen = _empty_seen(core.seen_slots)
+        self.seen = _empty_seen(seen_slots or min(_SEEN_START, core.seen_slots))
         self.memo = _empty_memo()
         self.out = np.empty(core.num_actions + 8, np.int32)
         self.hd = np.empty(core.num_actions + 8, np.int64)
@@ -854,7 +858,7 @@ class CoreState:
         """A state from the fields of a position (what :class:`Position` keeps): piece
         codes per cell, turn state, the board's Zobrist hash, and the keys (board hash
         with the colour to move) of the earlier positions with their counts."""
-        s = cls(core)
+        s = cls(core, _pow2(max(_SEEN_START, 4 * len(seen_keys))))
         s.cells[:] = cells
         m = s.meta
         m[M_TO], m[M_PHASE], m[M_MOVER], m[M_DIR] = to_move, phase, mover, direction
@@ -970,12 +974,7 @@ class CoreState:
 
     def _rehash(self, slots: int) -> None:
         """A fresh table (twice as large) without the keys whose count fell to 0."""
-        old = self.seen
-        self.seen = _empty_seen(slots)
-        self.meta[M_USED] = 0
-        for key, count in old:
-            for _ in range(int(count)):
-                _seen_add(self.seen, self.meta, int(key))
+        self.seen, self.meta[M_USED] = _rehashed(self.seen, slots)
 
     def random_playouts(
         self, games: int, seed: int = 0, max_actions: int = 100_000
@@ -986,11 +985,16 @@ class CoreState:
         c = self.core
         meta0 = self.meta.copy()
         meta0[M_NLOG] = meta0[M_NFRAME] = 0
+        seen0 = self.seen
+        if len(seen0) < c.seen_slots:
+            # the games need room for every turn a game can have (see Core.seen_slots)
+            seen0, meta0[M_USED] = _rehashed(seen0, c.seen_slots)
         work = self.copy()
+        work.seen = seen0.copy()
         winners = np.zeros(games, np.int64)
         lengths = np.zeros(games, np.int64)
         total = random_playouts(
-            c.tab, c.params, self.cells, meta0, self.seen, games, seed, max_actions, winners,
+            c.tab, c.params, self.cells, meta0, seen0, games, seed, max_actions, winners,
             lengths, work.cells, work.meta, work.log, work.frames, work.seen, work.memo,
             work.out, work.hd, work.scratch,
         )
@@ -1005,6 +1009,17 @@ def _restore_state(rules: Rules, cells: np.ndarray, meta: np.ndarray, log: np.nd
     s.meta[M_SCANNED] = 0  # the scan cached in scratch did not travel
     s.log, s.frames, s.seen = log, frames, seen
     return s
+
+
+def _rehashed(seen: np.ndarray, slots: int) -> tuple[np.ndarray, int]:
+    """A table of ``slots`` slots with the keys of ``seen`` whose count is above 0, and
+    how many slots it uses."""
+    table = _empty_seen(slots)
+    meta = np.zeros(META_LEN, np.int64)
+    for key, count in seen.tolist():
+        for _ in range(count):
+            _seen_add(table, meta, key)
+    return table, int(meta[M_USED])
 
 
 def _empty_seen(slots: int) -> np.ndarray:
