@@ -1,32 +1,39 @@
-"""Differential tests: Dendria's compiled rules core (:mod:`hexgames.dendria.core`)
-against the Python engine (the oracle), over many random games of several variants.
+"""Differential tests: Dendria's compiled rules core (:mod:`hexgames.dendria.core`) and
+the product's :class:`~hexgames.dendria.Position` (a thin layer over it) against the
+pure-Python engine kept as the oracle (``tests/oracles/dendria_position.py``), over many
+random games of several variants.
 
-At every step of every game: the legal step lists (same steps, same order), the boards,
-the key, colour to move and turn phase must agree; at the end the termination, the
-scores and the winning seat; then the core's undo must walk back through the same keys.
+At every step of every game: the legal step lists (same steps, same order, same codes),
+the boards, the key (also recomputed from scratch), colour to move, seats, turn state and
+text; a step that is not legal is refused by both with the same message and changes
+nothing; at the end the termination, the scores, the outcome and the winning seat; then
+undo walks back through the same keys.
 
 Two policies pick the steps: **uniform** (a uniformly random legal step, as the
 benchmark's random games) and **mover** (prefers dendrid legs, continuations and
 follow-ups to plants and ends, so that dendrids shuttle about and the no-repetition rule,
 with its turn-finishability search, bites often).
 
-Default run: 1,040 games (board sides 3, 4, 5 and 7; pie on and off; K from 1 to 10),
-side-7 games cut after 160 steps to keep ``make test`` short. ``HEXGAMES_FUZZ=1``
+Default run: 1,064 games (board sides 3 to 7; pie on and off; K from 1 to 10), side-6
+and side-7 games cut after 160 steps to keep ``make test`` short. ``HEXGAMES_FUZZ=1``
 (``make fuzz``) multiplies the games by ``HEXGAMES_FUZZ_FACTOR`` (default 20) and plays
-side-7 games to the end.
+side-6 and side-7 games to the end.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import random
 
 import numpy as np
 import pytest
 
-from hexgames.dendria import Position, Rules
+from hexgames import IllegalAction
+from hexgames.dendria import Position, Rules, Step
 from hexgames.dendria.core import Core, CoreState, kernel
-from hexgames.dendria.position import AFTER_STOP
+from oracles.dendria_position import AFTER_STOP
+from oracles.dendria_position import Position as Oracle
 
 FUZZING = os.environ.get("HEXGAMES_FUZZ", "") not in {"", "0"}
 FACTOR = int(os.environ.get("HEXGAMES_FUZZ_FACTOR", "20")) if FUZZING else 1
@@ -40,6 +47,7 @@ VARIANTS = [
     (Rules(board_side=4, pie=False, quiet_limit=5), "mover", 120, None),
     (Rules(board_side=5), "uniform", 100, None),
     (Rules(board_side=5, pie=False, quiet_limit=4), "mover", 60, None),
+    (Rules(board_side=6, quiet_limit=3), "mover", 24, None if FUZZING else 160),
     (Rules(board_side=7), "uniform", 50, None if FUZZING else 160),
     (Rules(board_side=7, pie=False, quiet_limit=2), "mover", 30, None if FUZZING else 160),
 ]
@@ -55,7 +63,7 @@ def pick(policy: str, legal: list, rng: random.Random):  # type: ignore[no-untyp
     return legal[rng.randrange(len(legal))]
 
 
-def same(p: Position, s: CoreState) -> None:
+def same(p: Oracle | Position, s: CoreState) -> None:
     assert s.cells.tolist() == list(p.cells)
     assert s.key == p.key
     assert s.to_move == ("dark", "light").index(p.to_move)
@@ -63,39 +71,101 @@ def same(p: Position, s: CoreState) -> None:
     assert s.swapped == (p.seat_of("dark") == 1)
 
 
+def same_position(o: Oracle, p: Position, *, deep: bool = False) -> None:
+    """The product's position agrees with the oracle's (``deep``: also the key from
+    scratch, the text and the per-cell queries)."""
+    assert list(p.cells) == list(o.cells)
+    assert p.key == o.key
+    assert (p.to_move, p.current_seat, p.seat_of("dark"), p.is_over, p.end_reason) == (
+        o.to_move, o.current_seat, o.seat_of("dark"), o.is_over, o.end_reason)
+    assert (p.is_turn_start(), p.moving_dendrid, p.turn_number, p.ply) == (
+        o.is_turn_start(), o.moving_dendrid, o.turn_number, o.ply)
+    assert (p.quiet_turns, p.consecutive_passes, p.pie_pending) == (
+        o.quiet_turns, o.consecutive_passes, o.pie_pending)
+    assert p.score() == o.score() and p.seat_scores() == o.seat_scores()
+    if deep:
+        assert p.key == p._key_from_scratch()
+        # plain Python values (a numpy scalar would not go through json)
+        json.dumps([p.is_turn_start(), p.pie_pending, p.current_seat, p.turn_number,
+                    p.quiet_turns, p.consecutive_passes, p.score(), list(p.cells), p.key,
+                    p.is_over, p.seat_scores(), p.returns(), p.cells[0], p.cells[:3]])
+        assert p.to_text() == o.to_text()
+        assert p.turn_steps() == o.turn_steps()
+        for label in p.board.labels:
+            if p.piece_at(label) is not None and p.piece_at(label).kind == "dendrid":
+                assert p.dendrid_destinations(label) == o.dendrid_destinations(label)
+
+
+def refuse_alike(o: Oracle, p: Position, core: Core, legal: list, rng: random.Random,
+                 step: Step | None = None) -> None:
+    """``step`` (default: a random step) is not legal now: both refuse it with the same
+    message, and neither changes."""
+    listed = set(legal)
+    for _ in range(20 if step is None else 0):
+        step = core.step_list[rng.randrange(core.num_actions)]
+        if step is not None and step not in listed:
+            break
+    if step is None or step in listed:
+        return
+    before = (p.key, p.ply, list(p.cells))
+    with pytest.raises(IllegalAction) as expected:
+        o.play(step)
+    with pytest.raises(IllegalAction) as got:
+        p.play(str(step) if rng.random() < 0.5 else step)
+    assert str(got.value) == str(expected.value)
+    assert (p.key, p.ply, list(p.cells)) == before
+
+
 def play_both(rules: Rules, policy: str, seed: int, cap: int | None) -> tuple[int, int]:
-    """Play one game on both engines; returns (steps, times `end` was refused after a
-    dendrid stop because of the no-repetition rule)."""
+    """Play one game on the oracle, the product's Position and a bare core state;
+    returns (steps, times `end` was refused after a dendrid stop because of the
+    no-repetition rule)."""
     rng = random.Random(seed)
+    o = Oracle.initial(rules)
     p = Position.initial(rules)
     core = Core(rules)
     s = core.initial()
     keys = [s.key]
     refused = 0
     while True:
-        same(p, s)
-        legal = p.python_legal_actions()
+        same(o, s)
+        same_position(o, p, deep=rng.random() < 0.1)
+        legal = o.legal_actions()
         codes = s.legal_codes()
         assert [str(x) for x in s.legal_steps()] == [str(x) for x in legal]
         assert [core.code_of(x) for x in legal] == codes.tolist()
+        assert p.legal_actions() == legal
         if not legal or (cap is not None and len(keys) > cap):
             break
-        if p._phase == AFTER_STOP and legal[-1].kind != "end":
+        if o._phase == AFTER_STOP and legal[-1].kind != "end":
             refused += 1
+            # ending now would repeat an earlier position: both say after which turn
+            refuse_alike(o, p, core, legal, rng, Step("end"))
+        if rng.random() < 0.1:
+            refuse_alike(o, p, core, legal, rng)
         step = pick(policy, legal, rng)
-        p.play(step)
+        o.play(step)
+        p.play(step if rng.random() < 0.8 else str(step))
         s.play_code(core.code_of(step))
         keys.append(s.key)
-    if p.is_over:
-        assert s.scores() == (p.score()["dark"], p.score()["light"])
-        outcome = p.outcome()
+    assert p.history == o.history
+    if o.is_over:
+        assert s.scores() == (o.score()["dark"], o.score()["light"])
+        outcome = o.outcome()
         assert outcome is not None
+        assert p.outcome() == outcome
+        assert (p.winner, p.returns()) == (o.winner, o.returns())
         expected = -1 if outcome.winner_seat is None else outcome.winner_seat
         assert s.winner_seat() == expected
     for key in reversed(keys[:-1]):
         s.undo()
         assert s.key == key
-    same(Position.initial(rules), s)
+        assert p.undo() == o.undo()
+        assert p.key == key == o.key
+        if rng.random() < 0.2:  # the list kept from before the step, put back by undo
+            assert p.legal_actions() == o.legal_actions()
+    same(Oracle.initial(rules), s)
+    same_position(o, p, deep=True)
     return len(keys) - 1, refused
 
 
@@ -120,37 +190,44 @@ def test_mid_game_positions_convert_with_their_history_and_turn_state():
     rules = Rules(board_side=4, quiet_limit=5)
     for seed in range(40):
         rng = random.Random(seed)
+        o = Oracle.initial(rules)
         p = Position.initial(rules)
         for _ in range(rng.randrange(5, 120)):
-            legal = p.python_legal_actions()
+            legal = o.legal_actions()
             if not legal:
                 break
-            p.play(pick("mover", legal, rng))
+            step = pick("mover", legal, rng)
+            o.play(step)
+            p.play(step)
         s = CoreState.from_position(p)
-        same(p, s)
+        assert s.undoable == 0  # a fresh state: the position's undo history stays there
+        same(o, s)
         for _ in range(30):
-            legal = p.python_legal_actions()
+            legal = o.legal_actions()
             assert [str(x) for x in s.legal_steps()] == [str(x) for x in legal]
             if not legal:
                 break
             step = pick("mover", legal, rng)
-            p.play(step)
+            o.play(step)
             s.play(step)
-            same(p, s)
+            same(o, s)
 
 
 def test_positions_read_from_text_convert():
     rng = random.Random(5)
-    p = Position.initial(Rules(board_side=5))
+    p = Oracle.initial(Rules(board_side=5))
     while p.ply < 150 and not p.is_over:
-        legal = p.python_legal_actions()
+        legal = p.legal_actions()
         p.play(pick("mover", legal, rng))
         if p.is_turn_start() and p.ply > 60:
             break
+    o = Oracle.from_text(p.to_text())
     q = Position.from_text(p.to_text())
     s = CoreState.from_position(q)
-    same(q, s)
-    assert [str(x) for x in s.legal_steps()] == [str(x) for x in q.python_legal_actions()]
+    same(o, s)
+    same_position(o, q, deep=True)
+    assert [str(x) for x in s.legal_steps()] == [str(x) for x in o.legal_actions()]
+    assert q.legal_actions() == o.legal_actions()
 
 
 def test_codes_and_steps_map_both_ways():
@@ -173,7 +250,7 @@ def test_codes_are_the_research_step_ids():
     p = Position.initial(rules)
     rng = random.Random(2)
     for _ in range(80):
-        legal = p.python_legal_actions()
+        legal = p.legal_actions()
         assert [core.code_of(x) for x in legal] == [action_to_id(p, x) for x in legal]
         p.play(pick("mover", legal, rng))
 
@@ -220,21 +297,20 @@ def test_the_kernel_is_the_games_kernel():
 
 
 @pytest.mark.parametrize("seed", range(12))
-def test_position_lists_its_steps_through_the_core_as_the_python_rules_do(seed):
-    """Position.legal_actions (the core following the position) equals the Python rules'
-    list through play, undo (also past the step where the core started following), copies
-    and pickles; a listed step is played without re-checking, to the same position as the
-    checked way (a twin position that never asks the core)."""
+def test_position_lists_its_steps_as_the_oracle_does_through_undo_copies_and_pickles(seed):
+    """Position.legal_actions (the core) equals the oracle's list through play, undo,
+    copies and pickles, and the steps played lead to the same positions (a twin oracle
+    position that never asks the core)."""
     import pickle
 
     rng = random.Random(seed)
     rules = Rules(board_side=4, quiet_limit=4, pie=seed % 2 == 0)
     p = Position.initial(rules)
-    twin = Position.initial(rules)
+    twin = Oracle.initial(rules)
     for _ in range(250):
         assert (p.key, list(p.cells), p.ply) == (twin.key, list(twin.cells), twin.ply)
         legal = p.legal_actions()
-        assert legal == twin.python_legal_actions()
+        assert legal == twin.legal_actions()
         if not legal or rng.random() < 0.15:
             for _ in range(min(p.ply, rng.randrange(1, 8))):
                 assert p.undo() == twin.undo()
@@ -246,3 +322,81 @@ def test_position_lists_its_steps_through_the_core_as_the_python_rules_do(seed):
         p.play(step)
         twin.play(step)
         assert p.history[-1] == twin.history[-1]
+
+
+def test_a_grow_or_convert_named_by_any_cell_of_its_group_is_recorded_by_its_first_cell():
+    """The core lists a grow or convert by the first cell of the group; written with
+    another of its cells the step is still legal, and both engines record the listed
+    one."""
+    found = 0
+    for seed in range(60):
+        rng = random.Random(seed)
+        o, p = Oracle.initial(Rules(board_side=4)), Position.initial(Rules(board_side=4))
+        while not o.is_over and found < 8:
+            legal = o.legal_actions()
+            groups = [s for s in legal if s.kind in ("grow", "convert")
+                      and len(o.group(s.target)) > 1]
+            if groups:
+                step = groups[0]
+                other = Step(step.kind, target=o.group(step.target)[-1])
+                o.play(other)
+                p.play(str(other))
+                assert p.history[-1] == o.history[-1] == step
+                same_position(o, p, deep=True)
+                found += 1
+                continue
+            step = pick("mover", legal, rng)
+            o.play(step)
+            p.play(step)
+    assert found == 8
+
+
+def test_the_position_is_thin_its_state_is_the_cores():
+    """No rules state is kept in Python: the board, turn state and key are the core's,
+    and the cells view follows the core's array live."""
+    p = Position.initial(Rules(board_side=5))
+    view = p.cells
+    for name in ("_seen", "_seen_keys", "_masks", "_finish_memo", "_undo_records"):
+        assert name not in vars(p)
+    p.play_turn("e5")
+    assert view[p.board.index("e5")] == 1 and p.core.cells[p.board.index("e5")] == 1
+    assert p.key == p.core.key and p.to_move == "light" and p.core.to_move == 1
+    q = p.copy()
+    q.play("swap")
+    assert p.core is not q.core and p.pie_pending and not q.pie_pending
+    assert [r.remembered is not None for r in q._undo_stack] == [False, True, True]
+    p.undo()
+    assert view[p.board.index("e5")] == 1 and not p.is_turn_start()
+    p.undo()
+    assert list(view) == [0] * len(view) and p.key == Position.initial(p.rules).key
+
+
+def test_the_earlier_positions_table_grows_in_long_games_and_playouts_get_full_room():
+    """A state starts with a small table of earlier positions, which doubles as turns
+    end (the position stays equal to the oracle's through it); playouts from a state
+    with a small table still run to the end, on a full-size copy."""
+    grown = 0
+    for seed in range(6):
+        rng = random.Random(seed)
+        rules = Rules(board_side=5)
+        o, p = Oracle.initial(rules), Position.initial(rules)
+        start_slots = len(p.core.seen)
+        while not o.is_over:
+            legal = o.legal_actions()
+            assert p.legal_actions() == legal
+            step = pick("uniform", legal, rng)
+            o.play(step)
+            p.play(step)
+        same_position(o, p, deep=True)
+        grown += len(p.core.seen) > start_slots
+        while p.ply > 40:
+            assert p.undo() == o.undo()
+        assert p.legal_actions() == o.legal_actions() and p.key == o.key
+    assert grown
+    s = Position.initial(Rules(board_side=5)).core_state()
+    assert len(s.seen) < s.core.seen_slots
+    winners, lengths, _ = s.random_playouts(8, seed=2)
+    assert (lengths > 100).all() and set(winners.tolist()) <= {-1, 0, 1}
+    many = CoreState.from_fields(s.core, s.cells, 0, 0, -1, -1, 0, False, 0, 0, None, 1, 0,
+                                 {k: 1 for k in range(1, 2000)})
+    assert len(many.seen) >= 4 * 2000 // 2 and many.legal_codes().size > 0

@@ -19,11 +19,13 @@ after them by origin and line slot), so the vectorized environment and the core 
 same numbers. :meth:`Core.to_step` and :meth:`Core.code_of` map codes to and from
 :class:`~hexgames.dendria.steps.Step`.
 
-Earlier positions are compared by their 64-bit Zobrist key only (the Python engine
-confirms a key hit against the exact board); two different positions of one game share a
-key with a probability of about ``turns**2 / 2**65``.
+Earlier positions are compared by their 64-bit Zobrist key only (the old Python engine,
+now the tests' oracle, confirms a key hit against the exact board); two different
+positions of one game share a key with a probability of about ``turns**2 / 2**65``.
 
-The Python :class:`~hexgames.dendria.position.Position` stays the reference (oracle):
+The product's :class:`~hexgames.dendria.position.Position` is a thin layer over this
+core (its state is a :class:`CoreState`). The pure-Python engine it replaced lives on in
+the tests as an independent oracle (``tests/oracles/dendria_position.py``):
 ``tests/test_dendria_core.py`` plays random games on both and compares legal step lists,
 boards, keys and results at every step. Compiled code is cached on disk (see
 :mod:`hexgames._jit`); the first use on a machine compiles for some seconds, which
@@ -35,25 +37,27 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from hexgames._jit import njit
 from hexgames.dendria._tables import mix, tables
-from hexgames.dendria.position import (
+from hexgames.dendria.rules import (
     AFTER_PLANT,
     AFTER_STOP,
     PIE_ARMED,
     PIE_OFF,
     PIE_PENDING,
     START,
-    Position,
+    Rules,
     Termination,
 )
-from hexgames.dendria.rules import Rules
 from hexgames.dendria.steps import Step
 from hexgames.hexgrid import opposite
+
+if TYPE_CHECKING:
+    from hexgames.dendria.position import Position
 
 # ------------------------------------------------------------------ layout of meta
 M_TO, M_PHASE, M_MOVER, M_DIR, M_PIE, M_SWAPPED, M_QUIET, M_PASSES, M_OVER, M_TURN = range(10)
@@ -78,6 +82,8 @@ REASONS: tuple[Termination | None, ...] = (None, Termination.BOTH_PASSED,
                                            Termination.QUIET_LIMIT)
 _MASK64 = (1 << 64) - 1
 _EMPTY_SLOT = -1
+#: Slots of the earlier-positions table of a new state (it doubles when half full).
+_SEEN_START = 256
 
 
 # ====================================================================== kernels
@@ -729,6 +735,7 @@ class Core:
         #: (every turn but 2K-1 in a row plants, and at most n seeds are planted).
         self.seen_slots = min(1 << 20, max(256, _pow2(2 * (n + 1) * qt)))
         self._steps: list[Step | None] | None = None
+        self._ids: dict[int, int] | None = None
         self._fields: list[tuple[int, int, int, int]] | None = None
 
     # ------------------------------------------------------------- steps
@@ -746,6 +753,15 @@ class Core:
         if self._steps is None:
             self._steps = self._all_steps()
         return self._steps
+
+    @property
+    def step_ids(self) -> dict[int, int]:
+        """``id(step) -> code`` for the :class:`Step` objects of :attr:`step_list` (they
+        live as long as this core, so their identities are stable): how a position maps
+        a step it listed back to its code without parsing it."""
+        if self._ids is None:
+            self._ids = {id(s): c for c, s in enumerate(self.step_list) if s is not None}
+        return self._ids
 
     def step_fields(self, code: int) -> tuple[int, int, int, int]:
         """``(kind, target, origin, direction)`` of ``code`` (kinds: the ``A_*``
@@ -812,14 +828,16 @@ class CoreState:
     __slots__ = ("cells", "core", "frames", "hd", "log", "memo", "meta", "out", "scratch",
                  "seen")
 
-    def __init__(self, core: Core) -> None:
+    def __init__(self, core: Core, seen_slots: int = 0) -> None:
+        """A blank state; its earlier-positions table starts with ``seen_slots`` slots
+        (a power of two; default: a small table, which grows as turns end)."""
         n = core.n
         self.core = core
         self.cells = np.zeros(n, np.int8)
         self.meta = np.zeros(META_LEN, np.int64)
         self.log = np.zeros((8 * n + 64, 2), np.int64)
         self.frames = np.zeros((4 * n + 64, FRAME_LEN), np.int64)
-        self.seen = _empty_seen(core.seen_slots)
+        self.seen = _empty_seen(seen_slots or min(_SEEN_START, core.seen_slots))
         self.memo = _empty_memo()
         self.out = np.empty(core.num_actions + 8, np.int32)
         self.hd = np.empty(core.num_actions + 8, np.int64)
@@ -840,7 +858,7 @@ class CoreState:
         """A state from the fields of a position (what :class:`Position` keeps): piece
         codes per cell, turn state, the board's Zobrist hash, and the keys (board hash
         with the colour to move) of the earlier positions with their counts."""
-        s = cls(core)
+        s = cls(core, _pow2(max(_SEEN_START, 4 * len(seen_keys))))
         s.cells[:] = cells
         m = s.meta
         m[M_TO], m[M_PHASE], m[M_MOVER], m[M_DIR] = to_move, phase, mover, direction
@@ -852,6 +870,11 @@ class CoreState:
             for _ in range(count):
                 _seen_add(s.seen, m, _signed(key))
         return s
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # the variant by its rules (its tables are rebuilt, or shared, where unpickled)
+        return (_restore_state, (self.core.rules, self.cells, self.meta, self.log,
+                                 self.frames, self.seen))
 
     def copy(self) -> CoreState:
         other = object.__new__(CoreState)
@@ -938,22 +961,20 @@ class CoreState:
         undo(self.cells, self.meta, self.log, self.frames, self.seen)
 
     def _room(self) -> None:
+        """Grow the log, the frames and the earlier-positions table ahead of a step or a
+        generation (whose finishability search plays steps too)."""
         n = self.core.n
-        if self.meta[M_NLOG] + 4 * n + 64 > len(self.log):
+        item = self.meta.item  # plain ints: cheaper than numpy scalars on this hot path
+        if item(M_NLOG) + 4 * n + 64 > len(self.log):
             self.log = np.concatenate([self.log, np.zeros_like(self.log)])
-        if self.meta[M_NFRAME] + 2 * n + 64 > len(self.frames):
+        if item(M_NFRAME) + 2 * n + 64 > len(self.frames):
             self.frames = np.concatenate([self.frames, np.zeros_like(self.frames)])
-        if 2 * self.meta[M_USED] > len(self.seen):
+        if 2 * item(M_USED) > len(self.seen):
             self._rehash(2 * len(self.seen))
 
     def _rehash(self, slots: int) -> None:
         """A fresh table (twice as large) without the keys whose count fell to 0."""
-        old = self.seen
-        self.seen = _empty_seen(slots)
-        self.meta[M_USED] = 0
-        for key, count in old:
-            for _ in range(int(count)):
-                _seen_add(self.seen, self.meta, int(key))
+        self.seen, self.meta[M_USED] = _rehashed(self.seen, slots)
 
     def random_playouts(
         self, games: int, seed: int = 0, max_actions: int = 100_000
@@ -964,15 +985,41 @@ class CoreState:
         c = self.core
         meta0 = self.meta.copy()
         meta0[M_NLOG] = meta0[M_NFRAME] = 0
+        seen0 = self.seen
+        if len(seen0) < c.seen_slots:
+            # the games need room for every turn a game can have (see Core.seen_slots)
+            seen0, meta0[M_USED] = _rehashed(seen0, c.seen_slots)
         work = self.copy()
+        work.seen = seen0.copy()
         winners = np.zeros(games, np.int64)
         lengths = np.zeros(games, np.int64)
         total = random_playouts(
-            c.tab, c.params, self.cells, meta0, self.seen, games, seed, max_actions, winners,
+            c.tab, c.params, self.cells, meta0, seen0, games, seed, max_actions, winners,
             lengths, work.cells, work.meta, work.log, work.frames, work.seen, work.memo,
             work.out, work.hd, work.scratch,
         )
         return winners, lengths, int(total)
+
+
+def _restore_state(rules: Rules, cells: np.ndarray, meta: np.ndarray, log: np.ndarray,
+                   frames: np.ndarray, seen: np.ndarray) -> CoreState:
+    s = CoreState(core_for(rules))
+    s.cells[:] = cells
+    s.meta[:] = meta
+    s.meta[M_SCANNED] = 0  # the scan cached in scratch did not travel
+    s.log, s.frames, s.seen = log, frames, seen
+    return s
+
+
+def _rehashed(seen: np.ndarray, slots: int) -> tuple[np.ndarray, int]:
+    """A table of ``slots`` slots with the keys of ``seen`` whose count is above 0, and
+    how many slots it uses."""
+    table = _empty_seen(slots)
+    meta = np.zeros(META_LEN, np.int64)
+    for key, count in seen.tolist():
+        for _ in range(count):
+            _seen_add(table, meta, key)
+    return table, int(meta[M_USED])
 
 
 def _empty_seen(slots: int) -> np.ndarray:
@@ -1027,7 +1074,7 @@ class Kernel:
     ) -> tuple[np.ndarray, np.ndarray]:
         """``(winner_seats, lengths)`` of random games from ``state`` (a
         :class:`Position` or a :class:`CoreState`)."""
-        if isinstance(state, Position):
+        if not isinstance(state, CoreState):
             state = state.core_state()
         winners, lengths, _ = state.random_playouts(games, seed, max_actions)
         return winners, lengths

@@ -1,37 +1,44 @@
-"""The Dendria rules engine: a position that plays and takes back steps (make/unmake).
+"""The Dendria rules engine: a position that plays and takes back steps (make/unmake), a
+thin Python layer over the compiled rules core (:mod:`hexgames.dendria.core`).
 
 Design, and why:
 
-* The board is a flat ``list[int]`` of piece codes indexed like :mod:`hexgames.hexgrid`
-  and every set of cells is an ``int`` bit mask, so the tests of rules section 2
-  ("every fertile soil fertilized by ...") are a handful of machine-word operations.
-* Every step pushes one compact undo record (the cells it changed and the few scalars
-  of turn state), so the AI and the no-repetition search walk the game tree in place.
-* The key is Zobrist: the board part is updated per changed cell; the turn-state terms
-  are XORed in when read.
+* **One implementation of the rules.** The state of the game is a
+  :class:`~hexgames.dendria.core.CoreState` (numpy arrays: the piece code per cell, the
+  turn state, the undo frames and change log, and the earlier positions of the
+  no-repetition rule). Legal-step generation (with the turn-finishability search of the
+  no-repetition rule), play, undo, the key, the end of the game and the scores all run in
+  the core: one compiled call per :meth:`Position.play`, :meth:`Position.undo` and
+  :meth:`Position.legal_actions` (whose codes are kept until the position changes, so
+  that ``play`` of a listed step is a look-up and the compiled call).
+* What Python keeps is the history of :class:`Step` objects and things *derived* from the
+  core's arrays on demand: :attr:`Position.cells` is a live read-only view of the core's
+  board, the turn state is read from its ``meta`` array, and :meth:`Position.analysis`
+  (the whole-board facts of :mod:`.analysis`, for the AI, the web board and the rules
+  pages) is computed from the board and cached per board.
+* A step that is not legal raises :class:`~hexgames.IllegalAction` naming the reason; the
+  reason is worked out in Python (:meth:`Position._resolve`, with :mod:`.analysis`) only
+  for refused steps, after the core said no. The core alone decides what is legal.
 * **No repetition.** A turn may not *end* in a position (board + colour to move) seen at
-  the start or at the end of an earlier turn. Pieces never leave the board and a plant
-  adds one, so a turn that planted can always end; only dendrid moves and the follow-ups
-  after them can run into a repetition. Every step that leaves the turn open (a leg, a
-  continuation, a follow-up after a stop) is therefore offered, and accepted, only when
-  some way of finishing the turn from it is legal. The turn's reachable states form a
-  finite acyclic graph (follow-ups only ever turn seeds into other pieces or enemy trees
-  into the mover's, and a dendrid only continues forward), so this is a bounded search,
-  memoised per key until the set of earlier positions changes. In play it almost never
-  goes deeper than one look-up: ending right after the step is usually new.
+  the start or at the end of an earlier turn; every step that leaves the turn open is
+  offered, and accepted, only when some way of finishing the turn from it is legal (see
+  :mod:`hexgames.dendria.core`). Earlier positions are compared by their 64-bit Zobrist
+  key.
+* The pure-Python engine this replaced lives on in the tests as an independent oracle
+  (``tests/oracles/dendria_position.py``); ``tests/test_dendria_core.py`` compares the
+  two at every step of many random games. There is no pure-Python mode of the product
+  (as for Benediction): ``HEXGAMES_PURE_PYTHON`` does not change Dendria any more.
 """
 
 from __future__ import annotations
 
 import operator
-import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
-from functools import cache
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple, overload
 
-from hexgames.dendria._scoring import breakdown, scores
+from hexgames.dendria import core as _core
+from hexgames.dendria._scoring import breakdown
 from hexgames.dendria._tables import (
     COLOR_NAMES,
     COLOR_OF,
@@ -49,27 +56,31 @@ from hexgames.dendria.analysis import (
     Analysis,
     Group,
     cells_of_mask,
-    dendrid_stops,
     sprout_refusal,
 )
 from hexgames.dendria.analysis import (
     nourishers as first_on_roots,
 )
-from hexgames.dendria.rules import Rules
+from hexgames.dendria.rules import (
+    AFTER_PLANT,
+    AFTER_STOP,
+    PIE_ARMED,
+    PIE_OFF,
+    PIE_PENDING,
+    START,
+    Rules,
+    Termination,
+)
 from hexgames.dendria.steps import Step
 from hexgames.dendria.textformat import TextPosition, format_text, parse_text
 from hexgames.errors import IllegalAction
 from hexgames.game import HistoryView, Outcome, ScoreLine
 from hexgames.hexgrid import DIRECTION_NAMES, DIRECTIONS, HexBoard
 
-if TYPE_CHECKING:
-    from hexgames.dendria.core import CoreState
-
-# Turn phases: nothing played yet / a seed was planted / a dendrid stopped.
-START, AFTER_PLANT, AFTER_STOP = 0, 1, 2
-# Pie rule states: not (or no longer) offered / Dark's first turn on the empty board /
-# Light may swap now.
-PIE_OFF, PIE_ARMED, PIE_PENDING = 0, 1, 2
+__all__ = [
+    "AFTER_PLANT", "AFTER_STOP", "END", "PASS", "PIE_ARMED", "PIE_OFF", "PIE_PENDING",
+    "START", "SWAP", "Piece", "Position", "Termination",
+]
 
 END = Step("end")
 PASS = Step("pass")
@@ -83,28 +94,21 @@ _SWAPPED_Z = (0, mix(5, 1))
 _QUIET_Z = tuple(mix(6, q) for q in range(128))
 _PASSES_Z = (0, mix(7, 1), mix(7, 2))
 _ANALYSIS_CACHE_LIMIT = 2048
-#: Whether :meth:`Position.legal_actions` asks the compiled core (numba); off (also with
-#: the environment variable ``HEXGAMES_PURE_PYTHON=1``, e.g. to measure the Python rules
-#: with ``python -m hexgames.bench dendria``), the Python rules generate the steps
-#: (slower, same list).
-USE_CORE = os.environ.get("HEXGAMES_PURE_PYTHON", "") in ("", "0")
+_MASK64 = (1 << 64) - 1
+_REASONS = _core.REASONS
+_M_TO, _M_PHASE, _M_MOVER, _M_DIR = _core.M_TO, _core.M_PHASE, _core.M_MOVER, _core.M_DIR
+_M_PIE, _M_SWAPPED, _M_QUIET, _M_PASSES = (
+    _core.M_PIE, _core.M_SWAPPED, _core.M_QUIET, _core.M_PASSES,
+)
+_M_OVER, _M_TURN, _M_HASH, _M_NFRAME, _M_NLOG = (
+    _core.M_OVER, _core.M_TURN, _core.M_HASH, _core.M_NFRAME, _core.M_NLOG,
+)
+_A_GROW, _A_CONVERT, _A_CONT, _A_LEG = _core.A_GROW, _core.A_CONVERT, _core.A_CONT, _core.A_LEG
+_apply, _undo = _core.apply, _core.undo
 
 
-class Termination(StrEnum):
-    """How a Dendria game ended (the value is the words shown to people).
-
-    The rules end a game in two ways (``BOTH_PASSED``, ``QUIET_LIMIT``); ``RESIGNATION``
-    and ``TIMEOUT`` are decided outside the engine (by the players, the clock or the
-    server) and repeat :class:`hexgames.game.CommonTermination`.
-    """
-
-    BOTH_PASSED = "both passed"
-    QUIET_LIMIT = "quiet limit"
-    RESIGNATION = "resignation"
-    TIMEOUT = "timeout"
-
-
-# Operations: an already-checked step, as the board change it makes.
+# Operations: an already-checked step, as the board change it makes (what
+# :meth:`Position._resolve` reports; the core makes the change).
 class Plant(NamedTuple):
     """Put a seed of the player to move on ``cell``."""
 
@@ -134,12 +138,11 @@ class EndTurn(NamedTuple):
 
 
 Op = Plant | Move | SetCells | EndTurn
-_new_tuple = tuple.__new__
 _END_OPS = {how: EndTurn(how) for how in ("end", "pass", "swap")}
 
 
 class _TurnState(NamedTuple):
-    """The scalars of turn state, saved by every step so that undo can restore them."""
+    """The scalars of turn state before a step (read from the core's undo frame)."""
 
     to_move: int
     phase: int
@@ -154,12 +157,13 @@ class _TurnState(NamedTuple):
 
 
 class _UndoRecord(NamedTuple):
-    """What one step changed: the turn state before it, the cells it changed (cell,
-    old code) in order, and the snapshot it added to the earlier positions (turn ends)."""
+    """What one step changed, as the core's undo frame and change log record it: the
+    turn state before it, the cells it changed (cell, old code) in order, and the key of
+    the earlier position it added (turn ends; ``None`` for other steps)."""
 
     state: _TurnState
     changes: list[tuple[int, int]]
-    remembered: bytes | None
+    remembered: int | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,33 +185,35 @@ _PIECES: tuple[Piece | None, ...] = (
 _CODE_OF_PIECE = {(p.color, p.kind): c for c, p in enumerate(_PIECES) if p is not None}
 
 
-@dataclass(frozen=True, eq=False)
-class _StepTable:
-    """Ready-made :class:`Step` objects per cell, so move generation does not re-parse."""
+class _CellsView(HistoryView[int]):
+    """A live, read-only view of the core's board (piece code per cell) as Python
+    ``int``\\ s: it follows ``play``/``undo``; ``list(view)`` for a snapshot."""
 
-    plant: tuple[Step, ...]
-    cont: tuple[Step, ...]
-    sprout: tuple[Step, ...]
-    grow: tuple[Step, ...]
-    convert: tuple[Step, ...]
+    __slots__ = ()
 
+    @overload
+    def __getitem__(self, index: int) -> int: ...
 
-@cache
-def _steps(side: int) -> _StepTable:
-    labels = tables(side).board.labels
-    return _StepTable(
-        plant=tuple(Step("plant", target=x) for x in labels),
-        cont=tuple(Step("continue", target=x) for x in labels),
-        sprout=tuple(Step("sprout", target=x) for x in labels),
-        grow=tuple(Step("grow", target=x) for x in labels),
-        convert=tuple(Step("convert", target=x) for x in labels),
-    )
+    @overload
+    def __getitem__(self, index: slice) -> list[int]: ...
 
+    def __getitem__(self, index: int | slice) -> int | list[int]:
+        if isinstance(index, slice):
+            return self._items[index].tolist()  # type: ignore[attr-defined,no-any-return]
+        return int(self._items[index])
 
-@cache
-def _leg(side: int, origin: int, target: int) -> Step:
-    labels = tables(side).board.labels
-    return Step("leg", origin=labels[origin], target=labels[target])
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._items.tolist())  # type: ignore[attr-defined]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (HistoryView, list, tuple)):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return f"HistoryView({list(self)!r})"
 
 
 def _seat_index(seat: object) -> int:
@@ -276,37 +282,29 @@ class Position:
             raise ValueError(
                 f"board size {text.size} does not match the rules' board_side {rules.board_side}"
             )
-        self._rules = rules
-        self._t: Tables = tables(rules.board_side)
-        self._steps = _steps(rules.board_side)
-        geometry = self._t.board
-        self._cells = [0] * geometry.size
+        t = tables(rules.board_side)
+        geometry = t.board
+        cells = [0] * geometry.size
         for label, piece in text.pieces.items():
-            self._cells[geometry.index(label)] = _CODE_OF_PIECE[piece]
-        # One padded-layout mask per piece code; masks[0] holds the empty cells.
-        self._masks = [0] * 7
-        self._hash = 0
-        for i, v in enumerate(self._cells):
-            self._hash ^= self._t.zobrist[i][v]
-            self._masks[v] |= self._t.bit[i]
-        self._to_move = _color_index(text.to_move)
+            cells[geometry.index(label)] = _CODE_OF_PIECE[piece]
+        to_move = _color_index(text.to_move)
         if text.pie_pending:
             if not rules.pie:
                 raise ValueError("pie=pending but the pie rule is off")
-            if self._to_move != 1:
+            if to_move != 1:
                 raise ValueError("pie=pending needs Light to move (only Light may swap)")
             if text.seats_swapped:
                 raise ValueError("pie=pending and seats=swapped contradict each other")
-            self._pie = PIE_PENDING
-        elif rules.pie and not any(self._cells) and self._to_move == 0 and not text.quiet:
+            pie = PIE_PENDING
+        elif rules.pie and not any(cells) and to_move == 0 and not text.quiet:
             # Dark's first turn. An empty board with Dark to move after quiet turns is not
             # a start (Dark and Light both passed): the pie offer has lapsed.
-            self._pie = PIE_ARMED
+            pie = PIE_ARMED
         else:
-            self._pie = PIE_OFF
+            pie = PIE_OFF
         if text.seats_swapped and not rules.pie:
             raise ValueError("seats=swapped but the pie rule is off")
-        if text.seats_swapped and self._pie == PIE_ARMED:
+        if text.seats_swapped and pie == PIE_ARMED:
             raise ValueError("seats=swapped on an empty board: the swap comes after a seed")
         if text.passes > text.quiet:
             raise ValueError(
@@ -318,60 +316,147 @@ class Position:
                 f"passes={text.passes}, quiet={text.quiet} lie beyond the end of the game "
                 f"(2 passes or {rules.quiet_turns} quiet turns)"
             )
-        self._swapped = text.seats_swapped
-        self._quiet = text.quiet
-        self._passes = text.passes
-        self._phase = START
-        self._mover = -1
-        self._dir = -1
-        self._turn_number = 1
-        self._over: Termination | None = None
-        self._update_over()
+        if text.passes >= 2:
+            over: Termination | None = Termination.BOTH_PASSED
+        elif text.quiet >= rules.quiet_turns:
+            over = Termination.QUIET_LIMIT
+        else:
+            over = None
+        board_hash = 0
+        for i, v in enumerate(cells):
+            board_hash ^= t.zobrist[i][v]
+        start_key = board_hash ^ _TO_MOVE_Z[to_move]
+        core = _core.core_for(rules)
+        state = _core.CoreState.from_fields(
+            core, cells, to_move, START, -1, -1, pie, text.seats_swapped, text.quiet,
+            text.passes, over, 1, board_hash, {start_key: 1},
+        )
+        self._rules = rules
+        self._t: Tables = t
+        self._core = core
+        # the earlier position the game starts with, as the core keys it (signed)
+        self._start_key = _core._signed(start_key)
+        self._attach(state)
         self._history: list[Step] = []
         self._history_view = HistoryView(self._history)
-        self._undo_stack: list[_UndoRecord] = []
-        # Positions (board + colour to move) that turns may not end in: exact snapshot ->
-        # [count, turn after which it first arose]; and a multiset of their Zobrist keys
-        # for the quick "certainly new" test.
-        self._seen: dict[bytes, list[int]] = {}
-        self._seen_keys: dict[int, int] = {}
-        self._remember_position()
-        self._finish_memo: dict[int, bool] = {}
-        self._analyses: dict[int, Analysis] = {}
-        # The compiled core following this position (see legal_actions): made on first
-        # use, then brought up to date lazily; _core_ply = steps of history it has seen.
-        self._core: CoreState | None = None
-        self._core_ply = 0
-        # (position it was listed for, the steps) of the last legal_actions call
-        self._listed: tuple[object, dict[int, int]] | None = None
         self._start_text = self.to_text()
+
+    def _attach(self, state: _core.CoreState) -> None:
+        """Make ``state`` this position's state (and forget what was derived before)."""
+        self._s = state
+        self._meta = state.meta
+        self._cells_view = _CellsView(state.cells)  # type: ignore[arg-type]
+        core = self._core
+        self._step_list = core.step_list
+        self._step_ids = core.step_ids
+        self._stack = state.scratch[7 * core.n : 8 * core.n]  # apply's flood-fill stack
+        # the legal step codes of the position as it stands (None: not listed yet), and
+        # those of the positions before each step played (undo puts them back)
+        self._codes: list[int] | None = None
+        self._codes_before: list[list[int] | None] = []
+        # board hash -> (board bytes, Analysis)
+        self._analyses: dict[int, tuple[bytes, Analysis]] = {}
 
     def copy(self) -> Position:
         """An independent position with the same state and history (undo still works)."""
         other = type(self).__new__(type(self))
         other.__dict__.update(self.__dict__)
-        other._cells = list(self._cells)
-        other._masks = list(self._masks)
+        other._attach(self._s.copy())
+        other._codes = self._codes  # never changed in place: shared safely
+        other._codes_before = list(self._codes_before)
+        other._analyses = dict(self._analyses)  # analyses are read-only
         other._history = list(self._history)
         other._history_view = HistoryView(other._history)
-        other._undo_stack = list(self._undo_stack)
-        other._seen = {k: list(v) for k, v in self._seen.items()}
-        other._seen_keys = dict(self._seen_keys)
-        other._finish_memo = {}
-        other._analyses = {}
-        other._core = None
-        other._listed = None
         return other
 
     def __copy__(self) -> Position:
         return self.copy()
 
     def __getstate__(self) -> dict[str, Any]:
-        # the compiled core's state is a cache: a copy made elsewhere makes its own
-        state = self.__dict__.copy()
-        state["_core"] = None
-        state["_listed"] = None
-        return state
+        # what is derived (views, listed codes, analyses, tables) is made again on load;
+        # the core state pickles by its rules and arrays
+        return {
+            "rules": self._rules, "state": self._s, "history": self._history,
+            "start_key": self._start_key, "start_text": self._start_text,
+        }
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        rules = state["rules"]
+        self._rules = rules
+        self._t = tables(rules.board_side)
+        self._core = _core.core_for(rules)
+        self._start_key = state["start_key"]
+        self._start_text = state["start_text"]
+        self._attach(state["state"])
+        self._history = list(state["history"])
+        self._codes_before = [None] * len(self._history)
+        self._history_view = HistoryView(self._history)
+
+    # ------------------------------------------------- turn state (from the core)
+    @property
+    def _to_move(self) -> int:
+        return int(self._meta[_M_TO])
+
+    @property
+    def _phase(self) -> int:
+        return int(self._meta[_M_PHASE])
+
+    @property
+    def _mover(self) -> int:
+        return int(self._meta[_M_MOVER])
+
+    @property
+    def _dir(self) -> int:
+        return int(self._meta[_M_DIR])
+
+    @property
+    def _pie(self) -> int:
+        return int(self._meta[_M_PIE])
+
+    @property
+    def _swapped(self) -> bool:
+        return bool(self._meta[_M_SWAPPED])
+
+    @property
+    def _quiet(self) -> int:
+        return int(self._meta[_M_QUIET])
+
+    @property
+    def _passes(self) -> int:
+        return int(self._meta[_M_PASSES])
+
+    @property
+    def _over(self) -> Termination | None:
+        return _REASONS[int(self._meta[_M_OVER])]
+
+    @property
+    def _hash(self) -> int:
+        """The board's Zobrist hash (unsigned)."""
+        return int(self._meta[_M_HASH]) & _MASK64
+
+    @property
+    def _cells(self) -> list[int]:
+        """A snapshot of the board (piece code per cell)."""
+        return self._s.cells.tolist()
+
+    @property
+    def _undo_stack(self) -> list[_UndoRecord]:
+        """The undo records of the steps played, oldest first, read from the core's undo
+        frames and change log (a snapshot, for inspection: undo is the core's)."""
+        s = self._s
+        nf = int(self._meta[_M_NFRAME])
+        frames = s.frames[:nf].tolist()
+        log = s.log[: int(self._meta[_M_NLOG])].tolist()
+        out = []
+        for f, row in enumerate(frames):
+            stop = frames[f + 1][_core.F_NLOG] if f + 1 < nf else len(log)
+            to_move, phase, mover, direction, pie = row[:5]
+            state = _TurnState(to_move, phase, mover, direction, pie, bool(row[5]), row[6],
+                               row[7], _REASONS[row[8]], row[9])
+            changes = [(i, old) for i, old in log[row[_core.F_NLOG] : stop]]
+            remembered = row[_core.F_KEY] & _MASK64 if row[_core.F_REM] else None
+            out.append(_UndoRecord(state, changes, remembered))
+        return out
 
     # --------------------------------------------------------------- properties
     @property
@@ -392,29 +477,36 @@ class Position:
     @property
     def cells(self) -> HistoryView[int]:
         """The piece code on each cell, in board order: a live, read-only view (not a
-        copy). 0 is empty; see :mod:`hexgames.dendria.analysis` for the codes."""
-        return HistoryView(self._cells)
+        copy) of the compiled core's board. 0 is empty; see
+        :mod:`hexgames.dendria.analysis` for the codes."""
+        return self._cells_view
+
+    @property
+    def core(self) -> _core.CoreState:
+        """The compiled core's state of this position, itself (not a copy): read-only
+        for callers (:meth:`core_state` gives an independent copy to play on)."""
+        return self._s
 
     @property
     def to_move(self) -> str:
         """Colour to act now ("dark"/"light")."""
-        return COLOR_NAMES[self._to_move]
+        return COLOR_NAMES[self._meta[_M_TO]]
 
     @property
     def current_seat(self) -> int:
-        return self.seat_of(self.to_move)
+        return int(self._meta[_M_TO] ^ self._meta[_M_SWAPPED])
 
     def seat_of(self, color: str) -> int:
         """Seat (0 = first player) holding ``color``; the pie rule's swap exchanges them."""
-        return _color_index(color) ^ int(self._swapped)
+        return _color_index(color) ^ int(self._meta[_M_SWAPPED])
 
     def color_of_seat(self, seat: int) -> str:
         """Colour played by ``seat`` (0 = first player) now."""
-        return COLOR_NAMES[_seat_index(seat) ^ int(self._swapped)]
+        return COLOR_NAMES[_seat_index(seat) ^ int(self._meta[_M_SWAPPED])]
 
     @property
     def is_over(self) -> bool:
-        return self._over is not None
+        return bool(self._meta[_M_OVER])
 
     @property
     def end_reason(self) -> Termination | None:
@@ -430,12 +522,13 @@ class Position:
         score (``None`` on equal scores) and ``winner_seat`` its seat; ``score`` the final
         score per colour (``{"dark": 12.5, "light": 9.0}``).
         """
-        if self._over is None:
+        over = self._over
+        if over is None:
             return None
-        dark, light = self._scores()
+        dark, light = self._s.scores()
         winner = None if dark == light else "dark" if dark > light else "light"
         return Outcome(
-            termination=self._over,
+            termination=over,
             winner=winner,
             winner_seat=None if winner is None else self.seat_of(winner),
             score={"dark": dark, "light": light},
@@ -444,9 +537,9 @@ class Position:
     @property
     def winner(self) -> str | None:
         """Winning colour, ``"draw"`` on equal scores, ``None`` while not over."""
-        if self._over is None:
+        if not self._meta[_M_OVER]:
             return None
-        dark, light = self._scores()
+        dark, light = self._s.scores()
         if dark == light:
             return "draw"
         return "dark" if dark > light else "light"
@@ -460,7 +553,7 @@ class Position:
 
     def score(self) -> dict[str, float]:
         """Each colour's score on the board as it stands (final once the game is over)."""
-        dark, light = self._scores()
+        dark, light = self._s.scores()
         return {"dark": dark, "light": light}
 
     def score_breakdown(self) -> list[ScoreLine]:
@@ -476,12 +569,9 @@ class Position:
 
     def seat_scores(self) -> tuple[float, float]:
         """The scores of seat 0 and seat 1."""
-        by_color = self._scores()
-        return by_color[int(self._swapped)], by_color[1 - int(self._swapped)]
-
-    def _scores(self) -> tuple[float, float]:
-        a = self.analysis()
-        return scores(a.forest_sizes(0), a.forest_sizes(1))
+        by_color = self._s.scores()
+        swapped = int(self._meta[_M_SWAPPED])
+        return by_color[swapped], by_color[1 - swapped]
 
     @property
     def history(self) -> HistoryView[Step]:
@@ -507,7 +597,7 @@ class Position:
     @property
     def turn_number(self) -> int:
         """Number of the turn being played (1 for the first turn from the start)."""
-        return self._turn_number
+        return int(self._meta[_M_TURN])
 
     @property
     def quiet_turns(self) -> int:
@@ -521,7 +611,7 @@ class Position:
     @property
     def pie_pending(self) -> bool:
         """True while Light may still answer with ``swap``."""
-        return self._pie == PIE_PENDING
+        return bool(self._meta[_M_PIE] == PIE_PENDING)
 
     @property
     def start_text(self) -> str:
@@ -529,35 +619,38 @@ class Position:
         return self._start_text
 
     def is_turn_start(self) -> bool:
-        return self._phase == START
+        return bool(self._meta[_M_PHASE] == START)
 
     def turn_steps(self) -> list[Step]:
         """The steps played so far in the current turn."""
+        if self._meta[_M_PHASE] == START:
+            return []
         steps: list[Step] = []
         for step in reversed(self._history):
             if step.kind in _TURN_ENDERS:
                 break
             steps.append(step)
-        if self._phase == START:
-            return []
         steps.reverse()
         return steps
 
     @property
     def moving_dendrid(self) -> str | None:
         """Cell of the dendrid that moved this turn and may continue, else ``None``."""
-        return self._t.board.labels[self._mover] if self._phase == AFTER_STOP else None
+        if self._meta[_M_PHASE] != AFTER_STOP:
+            return None
+        return self._t.board.labels[self._mover]
 
     @property
     def key(self) -> int:
         """Zobrist key of board, colour to move, turn progress, pie/seat state and the
         end counters: everything that decides the game's future except the set of
-        earlier positions."""
-        return self._key_with(self._hash)
+        earlier positions (the compiled core keeps it)."""
+        return self._s.key
 
     def _key_from_scratch(self) -> int:
-        """:attr:`key` with the board part recomputed from the cells (not the incremental
-        hash): the two are equal in every reachable position (tests check it)."""
+        """:attr:`key` recomputed in Python from the cells and the turn state (not the
+        core's incremental hash): the two are equal in every reachable position (tests
+        check it)."""
         z = self._t.zobrist
         board_hash = 0
         for i, v in enumerate(self._cells):
@@ -565,8 +658,9 @@ class Position:
         return self._key_with(board_hash)
 
     def _key_with(self, board_hash: int) -> int:
-        k = board_hash ^ _TO_MOVE_Z[self._to_move] ^ _PHASE_Z[self._phase] ^ _PIE_Z[self._pie]
-        if self._phase == AFTER_STOP:
+        phase = self._phase
+        k = board_hash ^ _TO_MOVE_Z[self._to_move] ^ _PHASE_Z[phase] ^ _PIE_Z[self._pie]
+        if phase == AFTER_STOP:
             k ^= mix(3, self._mover * 6 + self._dir)
         q = self._quiet
         if q:
@@ -574,7 +668,7 @@ class Position:
         return k ^ _PASSES_Z[self._passes] ^ _SWAPPED_Z[self._swapped]
 
     def piece_at(self, label: str) -> Piece | None:
-        return _PIECES[self._cells[self._index(label)]]
+        return _PIECES[int(self._s.cells[self._index(label)])]
 
     def __repr__(self) -> str:
         return f"Position.from_text({self.to_text()!r})"
@@ -625,16 +719,21 @@ class Position:
         stands (masks of plantable cells, fertilized cells, sproutable seeds, seedbeds,
         forests and what may grow or be converted). Read-only; valid for this board only.
 
-        Cached: keyed by the board's Zobrist hash and confirmed against the piece masks, so
-        a hash collision can never hand back another board's answers.
+        Cached: keyed by the board's Zobrist hash and confirmed against the board itself,
+        so a hash collision can never hand back another board's answers.
         """
-        masks = tuple(self._masks)
-        found = self._analyses.get(self._hash)
-        if found is None or found.masks != masks:
+        h = int(self._meta[_M_HASH])
+        board = self._s.cells.tobytes()
+        found = self._analyses.get(h)
+        if found is None or found[0] != board:
             if len(self._analyses) >= _ANALYSIS_CACHE_LIMIT:
                 self._analyses.clear()
-            found = self._analyses[self._hash] = Analysis(masks, self._t)
-        return found
+            masks = [0] * 7
+            bit = self._t.bit
+            for i, v in enumerate(board):
+                masks[v] |= bit[i]
+            found = self._analyses[h] = (board, Analysis(tuple(masks), self._t))
+        return found[1]
 
     def plantable_cells(self) -> list[str]:
         """Empty cells with at least one nutrientless root (where a seed may be planted
@@ -681,314 +780,64 @@ class Position:
     def dendrid_destinations(self, label: str) -> list[str]:
         """Cells where the dendrid on ``label`` may stop with a legal step now: every leg
         at the start of a turn, or the continuations of the dendrid that moved this turn.
-        Empty when it may not move now."""
+        Empty when it may not move now. (Read from the legal steps.)"""
         i = self._index(label)
-        if self._over is not None:
+        phase = self._phase
+        if phase == START:
+            wanted = _A_LEG
+        elif phase == AFTER_STOP and i == self._mover:
+            wanted, i = _A_CONT, -1
+        else:
             return []
-        if self._phase == START:
-            if self._cells[i] != code(self._to_move, DENDRID):
-                return []
-            return self._labels(j for j, _ in self._legs_from(i))
-        if self._phase == AFTER_STOP and i == self._mover:
-            return self._labels(self._continuations())
-        return []
+        fields = self._core.step_fields
+        out = []
+        for c in self._legal_codes():
+            kind, target, origin, _ = fields(c)
+            if kind == wanted and origin == i:
+                out.append(target)
+        return self._labels(out)
 
     # ------------------------------------------------------------ generation
-    def _legs_from(self, i: int) -> list[tuple[int, int]]:
-        """``(stop, direction)`` of every legal leg of the dendrid on ``i`` (turn start).
-
-        The hot path of move generation, so the usual case, "ending right after this stop
-        would be a new position", is tested inline on the Zobrist key.
-        """
-        cells, z, seen = self._cells, self._t.zobrist, self._seen_keys
-        v = cells[i]
-        after = self._hash ^ z[i][v] ^ _TO_MOVE_Z[1 - self._to_move]
-        out = []
-        for d, ray in enumerate(self._t.board.rays[i]):
-            for j in ray:
-                w = cells[j]
-                if not w:
-                    if after ^ z[j][v] not in seen or self._op_finishable(Move(i, j, d)):
-                        out.append((j, d))
-                elif w != v and KIND_OF[w] != SEED:
-                    break
-        return out
-
-    def _continuations(self) -> list[int]:
-        i, d = self._mover, self._dir
-        return [
-            j
-            for j in dendrid_stops(i, d, self._to_move, self._cells, self._t)
-            if self._op_finishable(Move(i, j, d))
-        ]
-
-    def _follow_up_ops(self) -> list[tuple[Step, SetCells]]:
-        """Every follow-up allowed by the board (before the no-repetition filter)."""
-        a = self.analysis()
-        cells, mover = self._cells, self._to_move
-        out: list[tuple[Step, SetCells]] = [
-            (self._steps.sprout[i], SetCells((i,), code(COLOR_OF[cells[i]], DENDRID)))
-            for i in a.sproutable
-        ]
-        for g in a.growable():
-            out.append((self._steps.grow[g.cells[0]], SetCells(g.cells, code(g.color, TREE))))
-        for g in a.convertible(mover):
-            out.append((self._steps.convert[g.cells[0]], SetCells(g.cells, code(mover, TREE))))
-        return out
+    def _legal_codes(self) -> list[int]:
+        """The legal step codes of the position as it stands (listed by the core once
+        per position)."""
+        codes = self._codes
+        if codes is None:
+            codes = self._codes = self._s.legal_codes().tolist()
+        return codes
 
     def legal_actions(self) -> list[Step]:
-        """Every legal step now, each once; empty when the game is over.
+        """Every legal step now, each once (a fresh list); empty when the game is over.
 
-        Grow and convert steps name the first cell (board order) of their group.
-        Generated by the compiled rules core (:mod:`hexgames.dendria.core`), which
-        follows this position step by step; :meth:`python_legal_actions` is the same list
-        from the Python rules (the tests' oracle).
+        Grow and convert steps name the first cell (board order) of their group. Listed
+        by the compiled rules core (:mod:`hexgames.dendria.core`).
         """
-        if self._over is not None:
-            return []
-        if not USE_CORE:
-            return self.python_legal_actions()
-        state = self._synced_core()
-        table = state.core.step_list
-        codes = state.legal_codes().tolist()
-        steps: list[Step] = [table[c] for c in codes]
-        ids = {id(s): c for s, c in zip(steps, codes, strict=True)}
-        self._listed = (self._undo_stack_top(), ids)
-        return steps
+        table = self._step_list
+        return [table[c] for c in self._legal_codes()]  # type: ignore[misc]
 
-    def _undo_stack_top(self) -> object:
-        """Identifies the position as it stands: the last undo record, which every step
-        pushes and undo pops (a fresh object each time)."""
-        return self._undo_stack[-1] if self._undo_stack else self._undo_stack
-
-    def _op_of_code(self, step_code: int) -> Op:
-        """The operation of a step known to be legal, by its core code."""
-        assert self._core is not None
-        kind, t, origin, direction = self._core.core.step_fields(step_code)
-        if kind < 3:  # end, pass, swap: the codes are their indices
-            return _END_OPS[("end", "pass", "swap")[kind]]
-        if kind == 3:  # plant
-            return Plant(t)
-        if kind == 8:  # leg
-            return Move(origin, t, direction)
-        if kind == 4:  # continue
-            return Move(self._mover, t, self._dir)
-        v = self._cells[t]
-        if kind == 5:  # sprout
-            return SetCells((t,), code(COLOR_OF[v], DENDRID))
-        group = self.analysis().group_of(t)
-        assert group is not None
-        color = COLOR_OF[v] if kind == 6 else self._to_move  # grow / convert
-        return SetCells(group.cells, code(color, TREE))
-
-    def _synced_core(self) -> CoreState:
-        """The compiled core's state of this position, brought up to date with the
-        steps played since it last followed (made on first use)."""
-        state = self._core
-        history = self._history
-        if state is None:
-            from hexgames.dendria.core import CoreState, core_for
-
-            state = self._core = CoreState.from_fields(
-                core_for(self._rules), self._cells, self._to_move, self._phase, self._mover,
-                self._dir, self._pie, self._swapped, self._quiet, self._passes, self._over,
-                self._turn_number, self._hash, self._seen_keys,
-            )
-            self._core_ply = len(history)
-        else:
-            code_of = state.core.code_of
-            while self._core_ply < len(history):
-                state.play_code(code_of(history[self._core_ply]))
-                self._core_ply += 1
+    def core_state(self) -> _core.CoreState:
+        """An independent :class:`~hexgames.dendria.core.CoreState` of this position
+        (board, turn state, earlier positions; not its undo history) for the compiled
+        kernels."""
+        state = self._s.copy()
+        state.meta[_M_NFRAME] = state.meta[_M_NLOG] = 0
         return state
 
-    def core_state(self) -> CoreState:
-        """An independent :class:`~hexgames.dendria.core.CoreState` of this position
-        (board, turn state, earlier positions) for the compiled kernels."""
-        return self._synced_core().copy()
-
-    def python_legal_actions(self) -> list[Step]:
-        """:meth:`legal_actions` computed by the Python rules alone (the reference the
-        compiled core is tested against)."""
-        if self._over is not None:
-            return []
-        if self._phase == START:
-            plant = self._steps.plant
-            out = [plant[i] for i in cells_of_mask(self.analysis().plantable, self._t)]
-            side = self._rules.board_side
-            for i in cells_of_mask(self._masks[code(self._to_move, DENDRID)], self._t):
-                out.extend(_leg(side, i, j) for j, _ in self._legs_from(i))
-            out.append(PASS)
-            if self._pie == PIE_PENDING:
-                out.append(SWAP)
-            return out
-        out = [step for step, op in self._follow_up_ops() if self._op_finishable(op)]
-        if self._phase == AFTER_STOP:
-            out.extend(self._steps.cont[j] for j in self._continuations())
-        if self._repeated_at_end() is None:
-            out.append(END)
-        return out
-
     # --------------------------------------------------------- no repetition
-    def _snapshot(self, to_move: int) -> bytes:
-        return bytes(self._cells) + bytes((to_move,))
-
-    def _remember_position(self) -> bytes:
-        snapshot = self._snapshot(self._to_move)
-        entry = self._seen.get(snapshot)
-        if entry is None:
-            self._seen[snapshot] = [1, self._turn_number - 1]
-        else:
-            entry[0] += 1
-        k = self._hash ^ _TO_MOVE_Z[self._to_move]
-        self._seen_keys[k] = self._seen_keys.get(k, 0) + 1
-        return snapshot
-
-    def _forget_position(self, snapshot: bytes) -> None:
-        entry = self._seen[snapshot]
-        entry[0] -= 1
-        if not entry[0]:
-            del self._seen[snapshot]
-        k = self._hash ^ _TO_MOVE_Z[snapshot[-1]]
-        self._seen_keys[k] -= 1
-        if not self._seen_keys[k]:
-            del self._seen_keys[k]
-
     def _repeated_at_end(self) -> int | None:
         """If ending the turn now repeats an earlier position: the turn after which it
-        arose (0 = the start); else ``None``."""
+        arose (0 = the start); else ``None``. (For the refusal's message: the core
+        decides.)"""
+        s = self._s
         following = 1 - self._to_move
-        if self._hash ^ _TO_MOVE_Z[following] not in self._seen_keys:
+        key = int(self._meta[_M_HASH]) ^ int(self._core.tab[10][_core.Z_TO + following])
+        if not _core._seen_has(s.seen, key):
             return None
-        entry = self._seen.get(self._snapshot(following))
-        return None if entry is None else entry[1]
-
-    def _op_finishable(self, op: Move | SetCells) -> bool:
-        """Whether the turn can still end legally after the open-turn step ``op``."""
-        if self._phase == AFTER_PLANT:
-            return True
-        z = self._t.zobrist
-        h = self._hash
-        if isinstance(op, Move):
-            i, j, _ = op
-            v = self._cells[i]
-            h ^= z[i][v] ^ z[j][v]
-        else:
-            members, new = op
-            for m in members:
-                h ^= z[m][self._cells[m]] ^ z[m][new]
-        if h ^ _TO_MOVE_Z[1 - self._to_move] not in self._seen_keys:
-            return True
-        self._make(op)
-        try:
-            return self._can_finish()
-        finally:
-            self._unmake()
-
-    def _can_finish(self) -> bool:
-        """Some sequence of follow-ups, continuations and ``end`` is legal from here."""
-        if self._phase != AFTER_STOP or self._repeated_at_end() is None:
-            return True
-        k = self.key
-        known = self._finish_memo.get(k)
-        if known is not None:
-            return known
-        result = any(self._op_finishable(op) for _, op in self._follow_up_ops()) or any(
-            self._op_finishable(Move(self._mover, j, self._dir))
-            for j in dendrid_stops(
-                self._mover, self._dir, self._to_move, self._cells, self._t
-            )
-        )
-        self._finish_memo[k] = result
-        return result
-
-    # ----------------------------------------------------------- make/unmake
-    def _state(self) -> _TurnState:
-        # tuple.__new__ builds the named tuple without a Python-level __new__ call (the
-        # way namedtuple's own _make does): this runs on every step of every search.
-        return _new_tuple(_TurnState, (
-            self._to_move, self._phase, self._mover, self._dir, self._pie, self._swapped,
-            self._quiet, self._passes, self._over, self._turn_number,
-        ))
-
-    def _set(self, i: int, v: int, changes: list[tuple[int, int]]) -> None:
-        old = self._cells[i]
-        changes.append((i, old))
-        self._cells[i] = v
-        z = self._t.zobrist[i]
-        self._hash ^= z[old] ^ z[v]
-        b = self._t.bit[i]
-        self._masks[old] ^= b
-        self._masks[v] ^= b
-
-    def _make(self, op: Op) -> None:
-        """Apply an already-checked operation and push its undo record."""
-        state = self._state()
-        changes: list[tuple[int, int]] = []
-        remembered = None
-        kind = type(op)
-        if kind is Plant:
-            self._set(op.cell, code(self._to_move, SEED), changes)  # type: ignore[union-attr]
-            self._phase = AFTER_PLANT
-        elif kind is Move:
-            i, j, d = op  # type: ignore[misc]
-            self._set(j, self._cells[i], changes)
-            self._set(i, 0, changes)
-            self._phase, self._mover, self._dir = AFTER_STOP, j, d
-        elif kind is SetCells:
-            for i in op.cells:  # type: ignore[union-attr]
-                self._set(i, op.code, changes)  # type: ignore[union-attr]
-        else:
-            remembered = self._end_turn(op.how)  # type: ignore[union-attr]
-        self._undo_stack.append(_new_tuple(_UndoRecord, (state, changes, remembered)))
-
-    def _end_turn(self, how: str) -> bytes:
-        planted = self._phase == AFTER_PLANT
-        if how == "pass":
-            self._passes += 1
-            self._quiet += 1
-        else:
-            self._passes = 0
-            self._quiet = 0 if planted else self._quiet + 1
-        if how == "swap":
-            self._swapped = not self._swapped
-        else:
-            self._to_move = 1 - self._to_move
-        if self._pie == PIE_ARMED:
-            # Dark's first turn: only a planted seed gives Light something to swap for.
-            self._pie = PIE_PENDING if planted else PIE_OFF
-        elif self._pie == PIE_PENDING:
-            self._pie = PIE_OFF
-        self._phase, self._mover, self._dir = START, -1, -1
-        self._turn_number += 1
-        self._update_over()
-        self._finish_memo.clear()
-        return self._remember_position()
-
-    def _update_over(self) -> None:
-        if self._passes >= 2:
-            self._over = Termination.BOTH_PASSED
-        elif self._quiet >= self._rules.quiet_turns:
-            self._over = Termination.QUIET_LIMIT
-        else:
-            self._over = None
-
-    def _unmake(self) -> None:
-        record = self._undo_stack.pop()
-        if record.remembered is not None:
-            self._forget_position(record.remembered)
-            self._finish_memo.clear()
-        cells, zobrist, bit, masks = self._cells, self._t.zobrist, self._t.bit, self._masks
-        for i, old in reversed(record.changes):
-            v = cells[i]
-            cells[i] = old
-            self._hash ^= zobrist[i][v] ^ zobrist[i][old]
-            masks[v] ^= bit[i]
-            masks[old] ^= bit[i]
-        (
-            self._to_move, self._phase, self._mover, self._dir, self._pie, self._swapped,
-            self._quiet, self._passes, self._over, self._turn_number,
-        ) = record.state
+        nf = int(self._meta[_M_NFRAME])
+        frames = s.frames[:nf]
+        ends = frames[frames[:, _core.F_REM] == 1, _core.F_KEY].tolist()
+        keys = [self._start_key, *ends]
+        return keys.index(key) if key in keys else None
 
     # ------------------------------------------------------------ public play
     def parse_action(self, text: str) -> Step:
@@ -998,6 +847,16 @@ class Position:
             if label is not None:
                 self._index(label)
         return step
+
+    def _code_of(self, step: Step) -> int | None:
+        """The core's code of ``step``, ``None`` when it names no step of this board."""
+        found = self._step_ids.get(id(step))
+        if found is not None:
+            return found
+        try:
+            return self._core.code_of(step)
+        except (ValueError, KeyError, AttributeError):
+            return None
 
     def play(self, step: Step | str) -> None:
         """Play one step (a :class:`Step` or its notation).
@@ -1009,32 +868,47 @@ class Position:
             step = Step.parse(step)
         elif not isinstance(step, Step):
             raise IllegalAction(f"not a Dendria step: {step!r}")
-        listed = self._listed
-        if listed is not None and listed[0] is self._undo_stack_top():
-            code_of_listed = listed[1].get(id(step))
-            if code_of_listed is not None:
-                # one of the very Step objects legal_actions just listed for this
-                # position: legal (the list passed the no-repetition filter); only make it
-                self._make(self._op_of_code(code_of_listed))
-                self._history.append(step)
-                return
+        code_ = self._step_ids.get(id(step))
+        if code_ is None:
+            code_ = self._code_of(step)
+        if code_ is not None and code_ in self._legal_codes():
+            self._play_code(code_)
+            return
+        self._play_refused(step)
+
+    def _play_code(self, code_: int) -> None:
+        """Play a step code known to be legal: one compiled call."""
+        s = self._s
+        s._room()
+        c = self._core
+        _apply(c.tab, c.params, s.cells, s.meta, s.log, s.frames, s.seen, code_,
+               self._stack)
+        self._codes_before.append(self._codes)
+        self._codes = None
+        self._history.append(self._step_list[code_])  # type: ignore[arg-type]
+
+    def _play_refused(self, step: Step) -> None:
+        """``step`` is not among the legal codes as written: say why, or play it when it
+        is a legal grow or convert written with another cell of its group."""
         try:
-            if self._over is not None:
+            if self._meta[_M_OVER]:
                 raise IllegalAction(f"{step}: the game is over ({self._over})")
-            canonical, op, check_finish = self._resolve(step)
+            canonical, _, check_finish = self._resolve(step)
         except IllegalAction:
             for label in (step.origin, step.target):
                 if label is not None:
                     self._index(label)  # a cell off this board is the first thing to say
             raise
-        self._make(op)
-        if check_finish and not self._can_finish():
-            self._unmake()
+        code_ = self._code_of(canonical)
+        if code_ is not None and code_ in self._legal_codes():
+            self._play_code(code_)
+            return
+        if check_finish:
             raise IllegalAction(
                 f"{step}: afterwards the turn could not end without repeating an earlier "
                 "position (no repetition)"
             )
-        self._history.append(canonical)
+        raise IllegalAction(f"{step}: not a legal step now")  # pragma: no cover
 
     def play_turn(self, turn: str | Sequence[Step | str]) -> None:
         """Play the steps of one turn and end it (all or nothing).
@@ -1082,13 +956,9 @@ class Position:
         if not self._history:
             raise IndexError("nothing to undo: this is the start position")
         step = self._history.pop()
-        self._unmake()
-        if self._core is not None and self._core_ply > len(self._history):
-            if self._core.undoable:
-                self._core.undo()
-                self._core_ply -= 1
-            else:
-                self._core = None  # it started after this step: make it again when asked
+        s = self._s
+        _undo(s.cells, s.meta, s.log, s.frames, s.seen)
+        self._codes = self._codes_before.pop()
         return step
 
     # ------------------------------------------------------------- legality
@@ -1141,6 +1011,13 @@ class Position:
         if kind == "grow":
             return self._check_grow(step, open_turn)
         return self._check_convert(step, open_turn)
+
+    def _cell_step(self, kind: int, i: int) -> Step:
+        """The core's :class:`Step` of kind ``kind`` (``A_PLANT`` .. ``A_CONVERT``) on
+        cell ``i``."""
+        step = self._core.step_list[3 + (kind - _core.A_PLANT) * self._core.n + i]
+        assert step is not None
+        return step
 
     def _describe(self, i: int) -> str:
         piece = _PIECES[self._cells[i]]
@@ -1209,7 +1086,8 @@ class Position:
                 f"the {COLOR_NAMES[color]} seedbed is fertilized by no {COLOR_NAMES[color]} "
                 "dendrid"
             )
-        return self._steps.grow[members[0]], SetCells(members, code(color, TREE)), open_turn
+        grow = self._cell_step(_A_GROW, members[0])
+        return grow, SetCells(members, code(color, TREE)), open_turn
 
     def _check_convert(self, step: Step, open_turn: bool) -> tuple[Step, SetCells, bool]:
         group = self._group_at(step, TREE)
@@ -1231,7 +1109,8 @@ class Position:
                 f"{step}: every fertile soil of the forest is also fertilized by a "
                 f"{COLOR_NAMES[owner]} dendrid"
             )
-        return self._steps.convert[members[0]], SetCells(members, code(mover, TREE)), open_turn
+        convert = self._cell_step(_A_CONVERT, members[0])
+        return convert, SetCells(members, code(mover, TREE)), open_turn
 
 
 def _direction(geometry: HexBoard, origin: int, target: int) -> int | None:

@@ -13,12 +13,34 @@ the web form, OpenSpiel's parameters and this class agree on what is valid.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from hexgames.game import Option
 
 MIN_SIDE = 3
 MAX_SIDE = 11
+
+# Turn phases: nothing played yet / a seed was planted / a dendrid stopped.
+START, AFTER_PLANT, AFTER_STOP = 0, 1, 2
+# Pie rule states: not (or no longer) offered / Dark's first turn on the empty board /
+# Light may swap now.
+PIE_OFF, PIE_ARMED, PIE_PENDING = 0, 1, 2
+
+
+class Termination(StrEnum):
+    """How a Dendria game ended (the value is the words shown to people).
+
+    The rules end a game in two ways (``BOTH_PASSED``, ``QUIET_LIMIT``); ``RESIGNATION``
+    and ``TIMEOUT`` are decided outside the engine (by the players, the clock or the
+    server) and repeat :class:`hexgames.game.CommonTermination`.
+    """
+
+    BOTH_PASSED = "both passed"
+    QUIET_LIMIT = "quiet limit"
+    RESIGNATION = "resignation"
+    TIMEOUT = "timeout"
+
 
 #: The options as the game-agnostic tools (CLI, web form, OpenSpiel) see them.
 OPTIONS: tuple[Option, ...] = (
