@@ -34,6 +34,7 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
+from hexgames.benediction import _fasteval
 from hexgames.benediction._tables import tables
 from hexgames.benediction.actions import Action
 from hexgames.benediction.position import (
@@ -47,6 +48,7 @@ from hexgames.benediction.position import (
     Position,
 )
 
+_heuristic_value = _fasteval.heuristic_value
 #: Value of a position whose side to act can win at once (not 1: not yet played).
 WON = 0.95
 _WIN_CACHE_LIMIT = 50_000
@@ -139,7 +141,27 @@ def winning_actions(position: Position) -> list[Action]:
 
 
 def heuristic(position: Position) -> float:
-    """Value in [-1, 1], positive when Red (seat 0) stands better."""
+    """Value in [-1, 1], positive when Red (seat 0) stands better.
+
+    The terms are computed in compiled code (:func:`._fasteval.heuristic_value`), which
+    gives exactly the value of :func:`heuristic_reference`, the readable definition."""
+    if position.is_over:
+        return position.returns()[0]
+    mover = position.to_move_code
+    if winning_actions(position):
+        return (1.0 if mover == RED else -1.0) * WON
+    side = position.tables.board.side
+    rays, portal, nbr, wall_pts, dist = _fasteval.geometry(side)
+    count = position.checker_counts
+    return _heuristic_value(  # type: ignore[no-any-return]
+        position.owners, position.sizes, position.flags, rays, portal, nbr, wall_pts, dist,
+        float(2 * (side - 1)), count[RED], count[BLUE], mover,
+    )
+
+
+def heuristic_reference(position: Position) -> float:
+    """:func:`heuristic` in Python: the definition the compiled version follows (the
+    tests compare the two)."""
     if position.is_over:
         return position.returns()[0]
     mover = position.to_move_code
