@@ -845,7 +845,81 @@ def pos_wins(CW, PB, FL, lx, nleg, out):  # type: ignore[no-untyped-def]
     """The listed actions (``lx[:nleg]``) after which the player to act has won at once
     (king captured, blessed king, or the opponent left without a legal action): writes
     their extended codes to ``out`` and returns how many (-2 when ``FL`` needs room).
-    Each is played and taken back inside this call; the position is left unchanged."""
+
+    Only the actions that *can* win are tried (played and taken back inside this call;
+    the position is left unchanged): the same list as :func:`pos_wins_all`, which tries
+    every action. An action of colour ``c`` wins only by (rules section 6)
+
+    * capturing an enemy king: its target holds one;
+    * making a blessed king of ``c``. The acting man's new flags hold BLESSED and KING
+      together only when it was a king (crowning drops BLESSED; a merge keeps only KING,
+      a split's origin neither), so that needs a king acting, or a bridge of ``c``
+      blessing a king, which needs a man of ``c`` on the enemy wall after the action:
+      one there already (then every action is tried) or the action's target there;
+    * leaving the opponent without a legal action when the turn passes: one action
+      takes at most 13 points off the points a block could be placed on (a block's own
+      point and its 12 block-adjacent points), so with 14 or more of them the opponent
+      can always place a block (with fewer, every action is tried).
+
+    Blessed kings already on the board (a game about to be decided; only possible in a
+    position read from text) also make it try every action.
+    """
+    G, W, WB = _core_parts(CW)
+    geo, params = _unpack(G)
+    n = params[P_N]
+    S8, meta = _pos_parts(PB, n)
+    owner = S8[0:n]
+    flags = S8[2 * n : 3 * n]
+    near = S8[3 * n : 4 * n]
+    c = meta[M_TO]
+    e = 3 - c
+    every = meta[M_BK + c] > 0 or meta[M_BK + e] > 0
+    wall = geo[4]
+    if not every:
+        for p in geo[8][e]:
+            if p < 0:
+                break
+            if owner[p] == c:
+                every = True
+                break
+    if not every and meta[M_AL] == 1:
+        s0 = params[P_START]
+        s1 = params[P_START + 1]
+        free = 0
+        for i in range(n):
+            if owner[i] == EMPTY and near[i] == 0 and i != s0 and i != s1:
+                free += 1
+        every = free < 14
+    if every:
+        return pos_wins_all(CW, PB, FL, lx, nleg, out)
+    kk = params[P_K]
+    man_space = n * n * kk
+    na = man_space + 2 * n
+    tried = np.empty(nleg, lx.dtype)
+    m = 0
+    for x in range(nleg):
+        ext = lx[x]
+        code = ext - na if ext >= na else ext
+        if code < man_space:
+            t = (code // kk) % n
+            o = code // kk // n
+            if not (flags[o] & KING or wall[e, t] or (owner[t] == e and flags[t] & KING)):
+                continue
+        elif code < man_space + n:  # a drop
+            if not wall[e, code - man_space]:
+                continue
+        else:  # a block
+            continue
+        tried[m] = ext
+        m += 1
+    if m == 0:
+        return 0
+    return pos_wins_all(CW, PB, FL, tried, m, out)
+
+
+@njit
+def pos_wins_all(CW, PB, FL, lx, nleg, out):  # type: ignore[no-untyped-def]
+    """:func:`pos_wins` trying every listed action (each played and taken back)."""
     G, W, WB = _core_parts(CW)
     geo, params = _unpack(G)
     n = params[P_N]
@@ -1368,6 +1442,7 @@ def warm_up(announce: Any = None) -> float:
 #: Compiled functions called from Python (each has its own entry in numba's cache).
 _ENTRY_POINTS = (
     "pos_generate", "pos_play", "pos_undo", "pos_recount", "pos_reach", "pos_wins",
+    "pos_wins_all",
     "random_playouts",
     "play_and_generate", "generate", "apply", "undo",
 )
