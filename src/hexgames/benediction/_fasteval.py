@@ -165,7 +165,9 @@ def heuristic_value(owner, size, flags, rays, portal, nbr, wall_pts, dist, far, 
     cursed_b = 0
     for i in range(n):
         o = owner[i]
-        if o == EMPTY or o == BLOCK:
+        if o == EMPTY:
+            continue
+        if o == BLOCK:
             continue
         d = dist[o, i]
         s = size[i]

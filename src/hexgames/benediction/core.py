@@ -864,7 +864,7 @@ def pos_wins(CW, PB, FL, lx, nleg, out):  # type: ignore[no-untyped-def]
     Blessed kings already on the board (a game about to be decided; only possible in a
     position read from text) also make it try every action.
     """
-    G, W, WB = _core_parts(CW)
+    G = _core_parts(CW)[0]
     geo, params = _unpack(G)
     n = params[P_N]
     S8, meta = _pos_parts(PB, n)
