@@ -9,9 +9,10 @@ not change what the search chooses. Two kinds of checks:
   below). Recorded values are legitimate here: they pin behaviour against regression,
   and no straightforward reference could recompute them short of the old code itself.
 * **Compiled parts against their reference**: the compiled Benediction heuristic equals
-  the Python definition (:func:`evaluation.heuristic_reference`) bit for bit, and the
-  filtered immediate-win test equals playing every legal action, on positions of many
-  random games.
+  the Python definition (:func:`evaluation.heuristic_reference`) bit for bit, the
+  filtered immediate-win test equals playing every legal action, the faster action
+  priors equal their first version, and Dendria's heuristic (counting on bit masks)
+  equals its first version (listing groups), on positions of many random games.
 
 ``scripts/mcts_speed.py`` prints a fingerprint of the same kind over more positions.
 """
@@ -135,3 +136,31 @@ def test_filtered_immediate_wins_equal_playing_every_action() -> None:
         assert wins == brute_force_winning_actions(position), position.to_text()
         found += bool(wins)
     assert found > 100  # the test saw many positions with a win
+
+
+def test_benediction_priors_equal_the_first_version() -> None:
+    rng = random.Random(6)
+    for position in _random_positions(15, seed=5):
+        actions = list(position.legal_actions())
+        rng.shuffle(actions)
+        assert bev.action_priors(position, actions) == bev.action_priors_reference(
+            position, actions
+        ), position.to_text()
+
+
+def test_dendria_heuristic_equals_the_first_version() -> None:
+    from hexgames.dendria import evaluation as dev
+
+    game = get_game("dendria")
+    rng = random.Random(8)
+    seen = 0
+    for options in ({}, {"board_side": 5}, {"quiet_limit": 4, "pie": False}):
+        for _ in range(4):
+            position = game.new(**options)
+            while True:
+                assert dev.heuristic(position) == dev.heuristic_reference(position)
+                seen += 1
+                if position.is_over or position.ply >= 400:
+                    break
+                position.play(rng.choice(list(position.legal_actions())))
+    assert seen > 1000
