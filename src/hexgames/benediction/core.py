@@ -852,14 +852,16 @@ def pos_wins(CW, PB, FL, lx, nleg, out):  # type: ignore[no-untyped-def]
 
     * capturing an enemy king: its target holds one;
     * making a blessed king of ``c``. The acting man's new flags hold BLESSED and KING
-      together only when it was a king (crowning drops BLESSED; a merge keeps only KING,
-      a split's origin neither), so that needs a king acting, or a bridge of ``c``
+      together only when it was a king that passed the enemy wall (crowning drops
+      BLESSED; a merge keeps only KING, a split's origin neither), so that needs a king
+      acting through the portal, or a bridge of ``c``
       blessing a king, which needs a man of ``c`` on the enemy wall after the action:
       one there already (then every action is tried) or the action's target there;
-    * leaving the opponent without a legal action when the turn passes: one action
-      takes at most 13 points off the points a block could be placed on (a block's own
-      point and its 12 block-adjacent points), so with 14 or more of them the opponent
-      can always place a block (with fewer, every action is tried).
+    * leaving the opponent without a legal action when the turn passes: a man action
+      or a drop takes at most one point off the points a block could be placed on (its
+      target), and a block its own point and its block-adjacent points; while one is
+      left, the opponent can place a block (with fewer than two such points before the
+      action, every action is tried).
 
     Blessed kings already on the board (a game about to be decided; only possible in a
     position read from text) also make it try every action.
@@ -882,36 +884,67 @@ def pos_wins(CW, PB, FL, lx, nleg, out):  # type: ignore[no-untyped-def]
             if owner[p] == c:
                 every = True
                 break
+    s0 = params[P_START]
+    s1 = params[P_START + 1]
+    free = n  # points a block could be placed on, counted when the turn ends now
     if not every and meta[M_AL] == 1:
-        s0 = params[P_START]
-        s1 = params[P_START + 1]
         free = 0
         for i in range(n):
             if owner[i] == EMPTY and near[i] == 0 and i != s0 and i != s1:
                 free += 1
-        every = free < 14
+        every = free < 2
     if every:
         return pos_wins_all(CW, PB, FL, lx, nleg, out)
     kk = params[P_K]
+    size = S8[n : 2 * n]
     man_space = n * n * kk
     na = man_space + 2 * n
+    W = _core_parts(CW)[1]
+    fnp = W[na : na + n]  # the scratch of generate: _BIG between calls
+    fp = W[na + n : na + 2 * n]
+    touched = W[na + 2 * n : na + 3 * n]
     tried = np.empty(nleg, lx.dtype)
     m = 0
+    reached = -1  # the king whose reach fills fnp/fp
+    nt = 0
     for x in range(nleg):
         ext = lx[x]
         code = ext - na if ext >= na else ext
         if code < man_space:
             t = (code // kk) % n
             o = code // kk // n
-            if not (flags[o] & KING or wall[e, t] or (owner[t] == e and flags[t] & KING)):
-                continue
+            if not (wall[e, t] or (owner[t] == e and flags[t] & KING)):
+                if not flags[o] & KING:
+                    continue
+                # a king action blesses the king only when it passes the enemy wall
+                # (as passed_wall finds: through the portal within its steps)
+                if o != reached:
+                    for y in range(nt):
+                        fnp[touched[y]] = _BIG
+                        fp[touched[y]] = _BIG
+                    nt = _reach(geo, owner, o, size[o], c, fnp, fp, touched)
+                    reached = o
+                k = code % kk
+                if fp[t] > (k if k > 0 else size[o]):
+                    continue
         elif code < man_space + n:  # a drop
             if not wall[e, code - man_space]:
                 continue
-        else:  # a block
-            continue
+        else:  # a block: the opponent may be left without one
+            t = code - man_space - n
+            lost = 1
+            for q in geo[3][t]:
+                if q < 0:
+                    break
+                if owner[q] == EMPTY and near[q] == 0 and q != s0 and q != s1:
+                    lost += 1
+            if lost < free:
+                continue
         tried[m] = ext
         m += 1
+    for y in range(nt):
+        fnp[touched[y]] = _BIG
+        fp[touched[y]] = _BIG
     if m == 0:
         return 0
     return pos_wins_all(CW, PB, FL, tried, m, out)
