@@ -248,20 +248,23 @@ def _bridge_progress(position: Position, dist: Sequence[Sequence[int]], far: flo
 
 
 _KIND_CODE = {"block": 0, "drop": 1, "move": 2, "merge": 3, "split": 4}
-#: board side -> action -> (kind code, origin index or -1, target index)
-_ACTION_POINTS: dict[int, dict[Action, tuple[int, int, int]]] = {}
+#: board side -> id(action) -> (action, kind code, origin index or -1, target index);
+#: keeping the action keeps its id from being reused while it is in the table.
+_ACTION_POINTS: dict[int, dict[int, tuple[Action, int, int, int]]] = {}
+_POINTS_LIMIT = 200_000
 
 
-def _points(side: int, index: dict[str, int], action: Action) -> tuple[int, int, int]:
-    """``(kind code, origin index, target index)`` of an action (memoised per side)."""
-    memo = _ACTION_POINTS.setdefault(side, {})
-    found = memo.get(action)
-    if found is None:
-        origin = action.origin
-        found = memo[action] = (
-            _KIND_CODE[action.kind], -1 if origin is None else index[origin],
-            index[action.target],
-        )
+def _points(
+    memo: dict[int, tuple[Action, int, int, int]], index: dict[str, int], action: Action
+) -> tuple[Action, int, int, int]:
+    """``(action, kind code, origin index, target index)`` of an action (memoised)."""
+    if len(memo) >= _POINTS_LIMIT:  # actions made elsewhere than the shared tables
+        memo.clear()
+    origin = action.origin
+    found = memo[id(action)] = (
+        action, _KIND_CODE[action.kind], -1 if origin is None else index[origin],
+        index[action.target],
+    )
     return found
 
 
@@ -286,11 +289,12 @@ def action_priors(position: Position, actions: Sequence[Action]) -> list[float]:
             near_king.update(neighbours[k])
     out = []
     append = out.append
+    get = memo.get
     for action in actions:
-        points = memo.get(action)
-        if points is None:
-            points = _points(side, index, action)
-        kind, i, j = points
+        points = get(id(action))
+        if points is None or points[0] is not action:
+            points = _points(memo, index, action)
+        _, kind, i, j = points
         if kind == 0:  # block
             append(1.0 if j in near_king else -1.0)
             continue
