@@ -1452,9 +1452,11 @@ def warm_up(announce: Any = None) -> float:
     import time
 
     from hexgames._jit import is_cached
+    from hexgames.benediction import evaluation
     from hexgames.benediction.position import Position
 
-    if announce is not None and not (is_cached(__name__) and _cached(_ENTRY_POINTS)):
+    cached = is_cached(__name__) and _cached(_ENTRY_POINTS)
+    if announce is not None and not (cached and is_cached(evaluation._fasteval.__name__)):
         announce("compiling the rules engine, once...")
     start = time.perf_counter()
     state = Core().initial()
@@ -1469,13 +1471,13 @@ def warm_up(announce: Any = None) -> float:
     position.undo()
     position.reach_indices(0, 1, RED)
     position.immediate_wins()
+    evaluation.heuristic(position)  # the AI's compiled heuristic
     return time.perf_counter() - start
 
 
 #: Compiled functions called from Python (each has its own entry in numba's cache).
 _ENTRY_POINTS = (
     "pos_generate", "pos_play", "pos_undo", "pos_recount", "pos_reach", "pos_wins",
-    "pos_wins_all",
     "random_playouts",
     "play_and_generate", "generate", "apply", "undo",
 )
