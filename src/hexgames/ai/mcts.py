@@ -454,23 +454,30 @@ class MCTSPlayer:
         """UCT among the children the widening allows; expands one more when due."""
         order = node.order
         assert order is not None
-        sign = seat_sign(node.seat)
-        allowed = self.widen_base + self.widen_factor * math.sqrt(node.visits)
+        sign = 1.0 if node.seat == 0 else -1.0
+        visits = node.visits
+        allowed = self.widen_base + self.widen_factor * math.sqrt(visits)
         live = 0
         best: Node | None = None
         best_score = -math.inf
-        log_n = math.log(node.visits + 1)
+        log_n = math.log(visits + 1)
         c = self.exploration
+        sqrt = math.sqrt
+        # the score is ``child.mean() + c * sqrt(log_n / child.visits)``, written out
         for child in node.children:
-            if child.result is not None:
-                exact = sign * child.result
+            result = child.result
+            if result is None:
+                n = child.visits
+                score = child.value / n + c * sqrt(log_n / n)
+            else:
+                exact = sign * result
                 if exact > 0:  # a proven win for the player to move here
-                    node.result = child.result
+                    node.result = result
                     return child
                 if exact < 0:
                     continue
+                score = child.mean() + c * sqrt(log_n / child.visits)
             live += 1
-            score = child.mean() + c * math.sqrt(log_n / child.visits)
             if score > best_score:
                 best, best_score = child, score
         if node.next_child < len(order) and (live < allowed or best is None):
@@ -489,6 +496,9 @@ class MCTSPlayer:
 
     @staticmethod
     def _backup(path: list[Node], value: float) -> None:
+        # ``seat_sign(node.mover) * value`` for each node, computed once per sign
+        up = value
+        down = -1.0 * value
         for node in path:
             node.visits += 1
-            node.value += seat_sign(node.mover) * value
+            node.value += up if node.mover == 0 else down

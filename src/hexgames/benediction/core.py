@@ -842,7 +842,114 @@ def pos_wins(CW, PB, FL, lx, nleg, out):  # type: ignore[no-untyped-def]
     """The listed actions (``lx[:nleg]``) after which the player to act has won at once
     (king captured, blessed king, or the opponent left without a legal action): writes
     their extended codes to ``out`` and returns how many (-2 when ``FL`` needs room).
-    Each is played and taken back inside this call; the position is left unchanged."""
+
+    Only the actions that *can* win are tried (played and taken back inside this call;
+    the position is left unchanged): the same list as :func:`pos_wins_all`, which tries
+    every action. An action of colour ``c`` wins only by (rules section 6)
+
+    * capturing an enemy king: its target holds one;
+    * making a blessed king of ``c``. The acting man's new flags hold BLESSED and KING
+      together only when it was a king that passed the enemy wall (crowning drops
+      BLESSED; a merge keeps only KING, a split's origin neither), so that needs a king
+      acting through the portal, or a bridge of ``c``
+      blessing a king, which needs a man of ``c`` on the enemy wall after the action:
+      one there already (then every action is tried) or the action's target there;
+    * leaving the opponent without a legal action when the turn passes: a man action
+      or a drop takes at most one point off the points a block could be placed on (its
+      target), and a block its own point and its block-adjacent points; while one is
+      left, the opponent can place a block (with fewer than two such points before the
+      action, every action is tried).
+
+    Blessed kings already on the board (a game about to be decided; only possible in a
+    position read from text) also make it try every action.
+    """
+    G = _core_parts(CW)[0]
+    geo, params = _unpack(G)
+    n = params[P_N]
+    S8, meta = _pos_parts(PB, n)
+    owner = S8[0:n]
+    flags = S8[2 * n : 3 * n]
+    near = S8[3 * n : 4 * n]
+    c = meta[M_TO]
+    e = 3 - c
+    every = meta[M_BK + c] > 0 or meta[M_BK + e] > 0
+    wall = geo[4]
+    if not every:
+        for p in geo[8][e]:
+            if p < 0:
+                break
+            if owner[p] == c:
+                every = True
+                break
+    s0 = params[P_START]
+    s1 = params[P_START + 1]
+    free = n  # points a block could be placed on, counted when the turn ends now
+    if not every and meta[M_AL] == 1:
+        free = 0
+        for i in range(n):
+            if owner[i] == EMPTY and near[i] == 0 and i != s0 and i != s1:
+                free += 1
+        every = free < 2
+    if every:
+        return pos_wins_all(CW, PB, FL, lx, nleg, out)
+    kk = params[P_K]
+    size = S8[n : 2 * n]
+    man_space = n * n * kk
+    na = man_space + 2 * n
+    W = _core_parts(CW)[1]
+    fnp = W[na : na + n]  # the scratch of generate: _BIG between calls
+    fp = W[na + n : na + 2 * n]
+    touched = W[na + 2 * n : na + 3 * n]
+    tried = np.empty(nleg, lx.dtype)
+    m = 0
+    reached = -1  # the king whose reach fills fnp/fp
+    nt = 0
+    for x in range(nleg):
+        ext = lx[x]
+        code = ext - na if ext >= na else ext
+        if code < man_space:
+            t = (code // kk) % n
+            o = code // kk // n
+            if not (wall[e, t] or (owner[t] == e and flags[t] & KING)):
+                if not flags[o] & KING:
+                    continue
+                # a king action blesses the king only when it passes the enemy wall
+                # (as passed_wall finds: through the portal within its steps)
+                if o != reached:
+                    for y in range(nt):
+                        fnp[touched[y]] = _BIG
+                        fp[touched[y]] = _BIG
+                    nt = _reach(geo, owner, o, size[o], c, fnp, fp, touched)
+                    reached = o
+                k = code % kk
+                if fp[t] > (k if k > 0 else size[o]):
+                    continue
+        elif code < man_space + n:  # a drop
+            if not wall[e, code - man_space]:
+                continue
+        else:  # a block: the opponent may be left without one
+            t = code - man_space - n
+            lost = 1
+            for q in geo[3][t]:
+                if q < 0:
+                    break
+                if owner[q] == EMPTY and near[q] == 0 and q != s0 and q != s1:
+                    lost += 1
+            if lost < free:
+                continue
+        tried[m] = ext
+        m += 1
+    for y in range(nt):
+        fnp[touched[y]] = _BIG
+        fp[touched[y]] = _BIG
+    if m == 0:
+        return 0
+    return pos_wins_all(CW, PB, FL, tried, m, out)
+
+
+@njit
+def pos_wins_all(CW, PB, FL, lx, nleg, out):  # type: ignore[no-untyped-def]
+    """:func:`pos_wins` trying every listed action (each played and taken back)."""
     G, W, WB = _core_parts(CW)
     geo, params = _unpack(G)
     n = params[P_N]
@@ -1342,9 +1449,11 @@ def warm_up(announce: Any = None) -> float:
     import time
 
     from hexgames._jit import is_cached
+    from hexgames.benediction import evaluation
     from hexgames.benediction.position import Position
 
-    if announce is not None and not (is_cached(__name__) and _cached(_ENTRY_POINTS)):
+    cached = is_cached(__name__) and _cached(_ENTRY_POINTS)
+    if announce is not None and not (cached and is_cached(evaluation._fasteval.__name__)):
         announce("compiling the rules engine, once...")
     start = time.perf_counter()
     state = Core().initial()
@@ -1359,6 +1468,7 @@ def warm_up(announce: Any = None) -> float:
     position.undo()
     position.reach_indices(0, 1, RED)
     position.immediate_wins()
+    evaluation.heuristic(position)  # the AI's compiled heuristic
     return time.perf_counter() - start
 
 

@@ -34,6 +34,7 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
+from hexgames.benediction import _fasteval
 from hexgames.benediction._tables import tables
 from hexgames.benediction.actions import Action
 from hexgames.benediction.position import (
@@ -47,6 +48,7 @@ from hexgames.benediction.position import (
     Position,
 )
 
+_heuristic_value = _fasteval.heuristic_value
 #: Value of a position whose side to act can win at once (not 1: not yet played).
 WON = 0.95
 _WIN_CACHE_LIMIT = 50_000
@@ -139,7 +141,27 @@ def winning_actions(position: Position) -> list[Action]:
 
 
 def heuristic(position: Position) -> float:
-    """Value in [-1, 1], positive when Red (seat 0) stands better."""
+    """Value in [-1, 1], positive when Red (seat 0) stands better.
+
+    The terms are computed in compiled code (:func:`._fasteval.heuristic_value`), which
+    gives exactly the value of :func:`heuristic_reference`, the readable definition."""
+    if position.is_over:
+        return position.returns()[0]
+    mover = position.to_move_code
+    if winning_actions(position):
+        return (1.0 if mover == RED else -1.0) * WON
+    side = position.tables.board.side
+    rays, portal, nbr, wall_pts, dist = _fasteval.geometry(side)
+    count = position.checker_counts
+    return _heuristic_value(  # type: ignore[no-any-return]
+        position.owners, position.sizes, position.flags, rays, portal, nbr, wall_pts, dist,
+        float(2 * (side - 1)), count[RED], count[BLUE], mover,
+    )
+
+
+def heuristic_reference(position: Position) -> float:
+    """:func:`heuristic` in Python: the definition the compiled version follows (the
+    tests compare the two)."""
     if position.is_over:
         return position.returns()[0]
     mover = position.to_move_code
@@ -225,10 +247,77 @@ def _bridge_progress(position: Position, dist: Sequence[Sequence[int]], far: flo
     return out
 
 
+_KIND_CODE = {"block": 0, "drop": 1, "move": 2, "merge": 3, "split": 4}
+#: board side -> id(action) -> (action, kind code, origin index or -1, target index);
+#: keeping the action keeps its id from being reused while it is in the table.
+_ACTION_POINTS: dict[int, dict[int, tuple[Action, int, int, int]]] = {}
+_POINTS_LIMIT = 200_000
+
+
+def _points(
+    memo: dict[int, tuple[Action, int, int, int]], index: dict[str, int], action: Action
+) -> tuple[Action, int, int, int]:
+    """``(action, kind code, origin index, target index)`` of an action (memoised)."""
+    if len(memo) >= _POINTS_LIMIT:  # actions made elsewhere than the shared tables
+        memo.clear()
+    origin = action.origin
+    found = memo[id(action)] = (
+        action, _KIND_CODE[action.kind], -1 if origin is None else index[origin],
+        index[action.target],
+    )
+    return found
+
+
 def action_priors(position: Position, actions: Sequence[Action]) -> list[float]:
     """Cheap scores to order the search's children: captures (above all of a king),
     king actions towards the enemy wall, advances, merges; blocks last unless they sit
     next to a king (where they defend or hem in)."""
+    t = position.tables
+    index = t.index
+    side = t.board.side
+    memo = _ACTION_POINTS.get(side)
+    if memo is None:
+        memo = _ACTION_POINTS.setdefault(side, {})
+    owner, flags, size = _ints(position.owners), _ints(position.flags), _ints(position.sizes)
+    color = position.to_move_code
+    enemy = 3 - color
+    dist = _wall_distance(side)[color]
+    near_king: set[int] = set()
+    neighbours = t.board.neighbours
+    for k, o in enumerate(owner):
+        if flags[k] & KING and o in (RED, BLUE):
+            near_king.update(neighbours[k])
+    out = []
+    append = out.append
+    get = memo.get
+    for action in actions:
+        points = get(id(action))
+        if points is None or points[0] is not action:
+            points = _points(memo, index, action)
+        _, kind, i, j = points
+        if kind == 0:  # block
+            append(1.0 if j in near_king else -1.0)
+            continue
+        if kind == 1:  # drop
+            append(0.2)
+            continue
+        score = 0.0
+        if owner[j] == enemy:
+            score += 3.0 + size[j] + (20.0 if flags[j] & KING else 0.0)
+        advance = dist[i] - dist[j]
+        score += 0.5 * advance
+        if flags[i] & KING:
+            score += 1.0 + advance
+        if kind == 3:  # merge
+            score += 0.5
+        elif kind == 4:  # split
+            score -= 0.3
+        append(score)
+    return out
+
+
+def action_priors_reference(position: Position, actions: Sequence[Action]) -> list[float]:
+    """:func:`action_priors` as first written (the tests compare the two)."""
     t = position.tables
     index = t.index
     owner, flags, size = _ints(position.owners), _ints(position.flags), _ints(position.sizes)
