@@ -1449,11 +1449,11 @@ def warm_up(announce: Any = None) -> float:
     import time
 
     from hexgames._jit import is_cached
-    from hexgames.benediction import evaluation
+    from hexgames.benediction import _fasteval, evaluation
     from hexgames.benediction.position import Position
 
     cached = is_cached(__name__) and _cached(_ENTRY_POINTS)
-    if announce is not None and not (cached and is_cached(evaluation._fasteval.__name__)):
+    if announce is not None and not (cached and is_cached(_fasteval.__name__)):
         announce("compiling the rules engine, once...")
     start = time.perf_counter()
     state = Core().initial()

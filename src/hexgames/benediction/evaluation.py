@@ -287,7 +287,7 @@ def action_priors(position: Position, actions: Sequence[Action]) -> list[float]:
     for k, o in enumerate(owner):
         if flags[k] & KING and o in (RED, BLUE):
             near_king.update(neighbours[k])
-    out = []
+    out: list[float] = []
     append = out.append
     get = memo.get
     for action in actions:
