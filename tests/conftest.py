@@ -56,3 +56,21 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             derandomize=False,
             database=settings.default.database,
         )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Compile (or load) the compiled rules cores once, before any test process starts.
+
+    On a clean checkout the numba cache is empty and a cold compile of both cores takes
+    about a minute. Without this, every xdist worker and every server a test starts
+    compiles them at the same time, and numba's on-disk cache is not safe for that: a
+    process that writes its index last can drop what another wrote, so later processes
+    compile again, and a browser test waiting for its first analysis timed out behind
+    such a compile. The xdist controller (or a plain pytest run) does it once here; the
+    workers (``config.workerinput``) then load the cache.
+    """
+    if hasattr(config, "workerinput"):
+        return
+    from hexgames.web.cli import warm_up_engines
+
+    warm_up_engines()
