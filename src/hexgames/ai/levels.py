@@ -41,15 +41,8 @@ class Level:
     iterations: int | None = None
     time_limit: float | None = None
     noise: float = 0.0
-    #: Tactical skills (see :class:`~hexgames.ai.mcts.MCTSPlayer`): find wins within
-    #: the turn, check the final choice against the opponent's replies, and how many
-    #: actions of a reply that check looks at.
-    tactics: bool = True
-    tactics_depth: int = 3
     #: Positions the tactical layer may visit per call (:class:`MCTSPlayer` default 8000).
     tactics_budget: int = 8000
-    safety: bool = True
-    threat_depth: int | None = None
 
 
 LEVELS: dict[int, Level] = {
@@ -77,11 +70,7 @@ def player(game: Game | str, level: int, seed: int | None = None) -> Player:
         time_limit=settings.time_limit,
         seed=seed,
         name=name,
-        tactics=settings.tactics,
-        tactics_depth=settings.tactics_depth,
         tactics_budget=settings.tactics_budget,
-        safety=settings.safety,
-        threat_depth=settings.threat_depth,
     )
 
 
