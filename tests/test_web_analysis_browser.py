@@ -9,13 +9,16 @@ Screenshots go to ``test-artifacts/`` (git-ignored); docs/images has copies of s
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from test_web_browser import (  # noqa: F401  (fixtures are used by name)
+    SERVER_OUTPUT,
     browser,
     enter,
     page,
@@ -46,6 +49,21 @@ def post(server: str, path: str, **body: Any) -> Any:
     response = httpx.post(server + path, json=body, timeout=60)
     response.raise_for_status()
     return response.json()
+
+
+def wait_for_analysis(page: Any, server: str, selector: str) -> None:
+    """Wait for an analysis result; on a timeout, fail with what the page showed and
+    what the server printed (the engine line names a refused or failed request)."""
+    started = time.monotonic()
+    try:
+        page.wait_for_selector(selector, timeout=90_000)
+    except PlaywrightTimeout:
+        shown = {name: page.locator(name).text_content()
+                 for name in ("#engine-win", "#engine-depth", "#engine-line")}
+        printed = "".join(SERVER_OUTPUT.get(server, []))[-4000:]
+        raise AssertionError(
+            f"no {selector} after {time.monotonic() - started:.0f} s; the page showed "
+            f"{shown}; the server printed:\n{printed}") from None
 
 
 def played_game(server: str, game: str, count: int) -> dict[str, Any]:
@@ -262,7 +280,7 @@ def test_the_new_pages_obey_the_csp(browser: Any, server: str) -> None:
         page.click('.board svg .hit[data-point="d4"]')
         page.wait_for_selector("#verdict[data-valid='true']")
         page.click("#analyse")
-        page.wait_for_selector("#eval-bar[data-depth='1']", timeout=90_000)
+        wait_for_analysis(page, server, "#eval-bar[data-depth='1']")
         page.wait_for_selector(".engine-arrows .engine-arrow")
         created = post(server, "/api/games", game="dendria", mode="ai", level=1)
         page.goto(f"{server}/play/{created['id']}?token={created['token']}")

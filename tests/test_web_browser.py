@@ -44,6 +44,10 @@ def page_problems(page: Any) -> list[str]:
     return problems
 
 
+#: Everything each test server printed, by its base URL (for failure messages).
+SERVER_OUTPUT: dict[str, list[str]] = {}
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A real server on a free port (``--port 0``); yields its base URL."""
@@ -65,7 +69,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             raise AssertionError(f"the server did not print its URL: {''.join(seen)!r}")
         # Keep reading its output so that a chatty server never blocks on a full pipe.
         threading.Thread(target=seen.extend, args=(process.stdout,), daemon=True).start()
-        yield found.group(0).rstrip("/")
+        url = found.group(0).rstrip("/")
+        SERVER_OUTPUT[url] = seen
+        yield url
     finally:
         process.terminate()
         try:
