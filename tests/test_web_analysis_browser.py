@@ -9,6 +9,7 @@ Screenshots go to ``test-artifacts/`` (git-ignored); docs/images has copies of s
 from __future__ import annotations
 
 import re
+import subprocess
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -61,9 +62,18 @@ def wait_for_analysis(page: Any, server: str, selector: str) -> None:
         shown = {name: page.locator(name).text_content()
                  for name in ("#engine-win", "#engine-depth", "#engine-line")}
         printed = "".join(SERVER_OUTPUT.get(server, []))[-4000:]
+        asked = time.monotonic()
+        try:  # does the engine answer a new request now, and how fast?
+            answer = post(server, "/api/analysis/evaluate", game="dendria", depth=0)
+            now = f"answered in {time.monotonic() - asked:.1f} s ({answer['iterations']} it)"
+        except Exception as error:  # any failure is worth reporting
+            now = f"failed after {time.monotonic() - asked:.1f} s: {error!r}"
+        processes = subprocess.run(["ps", "-eo", "pid,ppid,etime,time,stat,args", "--sort",
+                                    "-time"], capture_output=True, text=True).stdout
         raise AssertionError(
             f"no {selector} after {time.monotonic() - started:.0f} s; the page showed "
-            f"{shown}; the server printed:\n{printed}") from None
+            f"{shown}; a new evaluation {now}; the server printed:\n{printed}\n"
+            f"processes:\n{processes[:6000]}") from None
 
 
 def played_game(server: str, game: str, count: int) -> dict[str, Any]:
