@@ -5,11 +5,15 @@ bad input answered 4xx, hints refused online, games started from an edited posit
 
 from __future__ import annotations
 
+import asyncio
+import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import uvicorn
 from fastapi import HTTPException
 from fastapi.testclient import TestClient
 from starlette.requests import Request
@@ -326,3 +330,66 @@ def test_a_bad_start_position_is_refused_with_the_reader_s_message(client: TestC
     assert "side-5 board" in refused(client, path, 400, game="dendria", mode="hotseat",
                                      start=get_game("dendria").new(board_side=5).to_text())
     assert "bad request" in refused(client, path, 400, game="dendria", mode="hotseat", start=5)
+
+
+# ------------------------------------------------- abandoned analysis requests
+async def _send_evaluation(port: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """A raw HTTP request for a depth-3 evaluation (its connection is ours to close)."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    body = json.dumps({"game": "benediction", "depth": 3}).encode()
+    writer.write(b"POST /api/analysis/evaluate HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                 b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
+                 % (len(body), body))
+    await writer.drain()
+    return reader, writer
+
+
+async def _until(condition: Any, what: str, seconds: float = 60.0) -> None:
+    """Wait (bounded, polling) until ``condition()``; fail naming ``what`` otherwise."""
+    deadline = asyncio.get_running_loop().time() + seconds
+    while not condition():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"never: {what}")
+        await asyncio.sleep(0.05)
+
+
+def test_an_abandoned_analysis_leaves_the_engine_queue_and_the_client_s_share(
+    tmp_path: Path,
+) -> None:
+    """A reader who closes the page (or moves on) abandons the searches it asked for: the
+    ones still waiting for the engine leave its queue, and they no longer count against
+    that reader's :data:`MAX_PER_CLIENT` (the next page is served, not refused with 429).
+    The only worker is kept busy by a long job so that the requests must wait."""
+
+    async def scenario() -> None:
+        app = create_app(data_dir=tmp_path, ai_processes=1)
+        server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0,
+                                               log_level="warning",
+                                               timeout_graceful_shutdown=10))
+        serving = asyncio.create_task(server.serve())
+        await _until(lambda: server.started, "the server started")
+        port = server.servers[0].sockets[0].getsockname()[1]
+        lane = app.state.service.workers.lane(web_analysis.HINT_LEVEL)
+        busy = asyncio.create_task(app.state.service.workers.run(time.sleep, 300))
+        try:
+            await _until(lambda: lane.running == 1, "the long job holds the worker")
+            first = [await _send_evaluation(port) for _ in range(web_analysis.MAX_PER_CLIENT)]
+            await _until(lambda: lane.waiting == web_analysis.MAX_PER_CLIENT,
+                         "both evaluations wait for the worker")
+            for _, writer in first:
+                writer.close()  # the reader leaves the page
+            await _until(lambda: lane.waiting == 0, "the abandoned evaluations left the queue")
+            reader, writer = await _send_evaluation(port)  # the reader's next page
+            answered = asyncio.create_task(reader.readline())
+            await _until(lambda: lane.waiting == 1 or answered.done(),
+                         "the next evaluation is queued or answered")
+            assert not answered.done(), f"refused: {answered.result()!r}"
+            writer.close()
+        finally:
+            busy.cancel()
+            app.state.service.workers.shutdown()  # ends the long job (and any search)
+            server.should_exit = True
+            await serving
+            app.state.service.workers.shutdown()
+
+    asyncio.run(scenario())

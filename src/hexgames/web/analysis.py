@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Awaitable, Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import FileResponse
@@ -52,6 +52,11 @@ MAX_LINE = 5000
 HINT_LEVEL = 3
 #: Largest position text the editor reads.
 MAX_TEXT = 20_000
+#: How often (seconds) a request waiting for the engine checks that its client is still
+#: there.
+DISCONNECT_POLL = 0.25
+
+T = TypeVar("T")
 
 
 class Strict(BaseModel):
@@ -117,6 +122,31 @@ class ClientLimit:
             self.active[client] -= 1
             if not self.active[client]:
                 del self.active[client]
+
+
+async def unless_abandoned(request: Request, work: Awaitable[T]) -> T:
+    """Await ``work`` (a search in the AI workers) while its client is connected.
+
+    A reader who moves on (another position, another page, a closed tab) abandons the
+    request in flight. Without this the search would still queue for the engine and count
+    against the client's share (:class:`ClientLimit`), so the next page of the same
+    reader, or another reader, would wait behind work nobody reads. When the client
+    disconnects, the work is cancelled: a search still waiting for a worker leaves the
+    queue at once; one already running ends within :data:`SEARCH_SECONDS`, as before.
+    """
+    task = asyncio.ensure_future(work)
+    try:
+        while True:
+            done, _ = await asyncio.wait({task}, timeout=DISCONNECT_POLL)
+            if done:
+                return task.result()
+            if await request.is_disconnected():
+                raise HTTPException(499, "the client closed the request")
+    finally:
+        if not task.done():
+            task.cancel()
+            with suppress(asyncio.CancelledError):
+                await task
 
 
 # ------------------------------------------------------------------ positions
@@ -259,10 +289,10 @@ def add_analysis_routes(app: FastAPI, service: GameService) -> None:
         game, options = checked_line(body)
         await asyncio.to_thread(rebuild, game, options, list(body.actions), body.start)
         with limit.hold(request):
-            found = await service.workers.run(
+            found = await unless_abandoned(request, service.workers.run(
                 analyse_line, game.name, options, body.start, list(body.actions),
                 BUDGETS[body.depth], SEARCH_SECONDS,
-            )
+            ))
         last = body.depth + 1 >= len(BUDGETS) or found["proven"]
         return {**found, "depth": body.depth, "depths": len(BUDGETS),
                 "next_depth": None if last else body.depth + 1}
@@ -278,10 +308,10 @@ def add_analysis_routes(app: FastAPI, service: GameService) -> None:
         game, options = checked_line(body)
         await asyncio.to_thread(rebuild, game, options, list(body.actions), body.start)
         with limit.hold(request):
-            values = await service.workers.run(
+            values = await unless_abandoned(request, service.workers.run(
                 line_values, game.name, options, body.start, list(body.actions),
                 body.first, body.count, GRAPH_ITERATIONS,
-            )
+            ))
         return {"first": body.first, "values": values, "total": len(body.actions) + 1,
                 "iterations": GRAPH_ITERATIONS, "mistake_drop": MISTAKE_DROP,
                 "seat0": game.colors[0]}

@@ -27,6 +27,7 @@ let flip = false;
 let engineOn = params.get("engine") !== "off";
 let searchToken = 0;
 let engineIdle = Promise.resolve(null);  // the search in flight (one at a time)
+let engineAbort = null;   // abandons the search in flight when the reader moves on
 const positions = new Map();  // path key -> position response
 const evaluations = new Map(); // path key -> best evaluation so far
 let graph = null;          // {values: [], seats: [], actions: [], drop}
@@ -186,6 +187,7 @@ function updateStepper() {
 // ------------------------------------------------------------------ the engine
 async function analyse(node) {
   const token = ++searchToken;
+  stopSearch();
   const key = keyOf(node);
   const known = evaluations.get(key);
   showEvaluation(known || null);
@@ -195,13 +197,15 @@ async function analyse(node) {
   }
   let depth = known ? known.next_depth : 0;
   while (depth !== null && depth !== undefined && token === searchToken && engineOn) {
-    // One search at a time from this page: an abandoned one still runs on the server,
-    // so wait for it rather than exceed this client's share of the engine.
+    // One search at a time from this page. Moving on abandons the one in flight: the
+    // server drops it if it is still waiting for the engine; one already running ends
+    // within seconds and counts against this client's share meanwhile (429: retried).
     await engineIdle;
     if (token !== searchToken || !engineOn) return;
     let found;
-    const request = api("/api/analysis/evaluate", { method: "POST", body: {
-      ...source, actions: pathOf(node), depth } });
+    engineAbort = new AbortController();
+    const request = api("/api/analysis/evaluate", { method: "POST", signal: engineAbort.signal,
+      body: { ...source, actions: pathOf(node), depth } });
     engineIdle = request.then(() => null, () => null);
     try {
       found = await request;
@@ -219,6 +223,13 @@ async function analyse(node) {
     showEvaluation(found);
     depth = found.next_depth;
   }
+}
+
+/** Abandon the search in flight (the reader moved to another position or turned the
+ * engine off). */
+function stopSearch() {
+  if (engineAbort) engineAbort.abort();
+  engineAbort = null;
 }
 
 function showEvaluation(found) {
@@ -487,7 +498,7 @@ $("engine-toggle").addEventListener("click", () => {
   engineOn = !engineOn;
   $("engine-toggle").setAttribute("aria-pressed", String(engineOn));
   $("engine-toggle").textContent = engineOn ? "⚙ Engine on" : "⚙ Engine off";
-  if (engineOn) analyse(current); else { searchToken++; showEvaluation(null); }
+  if (engineOn) analyse(current); else { searchToken++; stopSearch(); showEvaluation(null); }
 });
 $("delete-line").addEventListener("click", () => {
   if (!current.parent) return;

@@ -23,10 +23,12 @@ export function rememberInvite(gameId, invite) {
   const map = readMap(INVITES); map[gameId] = invite; writeMap(INVITES, map);
 }
 
-/** JSON request; throws an Error carrying the server's message on any 4xx/5xx. */
-export async function api(path, { method = "GET", body } = {}) {
+/** JSON request; throws an Error carrying the server's message on any 4xx/5xx.
+ * ``signal`` (an AbortSignal) abandons it: the server drops work it has not started. */
+export async function api(path, { method = "GET", body, signal } = {}) {
   const response = await fetch(path, {
     method,
+    signal,
     headers: body === undefined ? {} : { "Content-Type": "application/json" },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
