@@ -30,19 +30,25 @@ from hexgames.arena.match import play_game
 from hexgames.arena.ratings import Game1v1, fit
 from hexgames.game import get_game, parse_settings
 
-_EXPERIMENT = re.compile(r"(tb|pd)(\d+)@(\d+)")
-_OPTION = {"tb": "tactics_budget", "pd": "playout_depth"}
+_EXPERIMENT = re.compile(r"(tb|pd|ft|kp)(\d+)@(\d+)")
+_OPTION = {"tb": "tactics_budget", "pd": "playout_depth", "ft": "finish_turn"}
 
 
 def make_player(game: Any, spec: str, seed: int) -> Any:
     """A player of the arena's spec language, or an experiment's MCTS with IT iterations
     and one setting changed: ``tbN@IT`` a tactical budget of N positions (how level 2 was
-    chosen), ``pdN@IT`` playouts of N random actions before the heuristic."""
+    chosen), ``pdN@IT`` playouts of N random actions before the heuristic, ``ft1@IT``
+    playouts that finish the turn before the heuristic (``ft0@IT``: they do not),
+    ``kpN@IT`` no heuristic: N whole random games per leaf in the compiled kernel."""
     experiment = _EXPERIMENT.fullmatch(spec)
+    if experiment and experiment.group(1) == "kp":
+        _, value, iterations = experiment.groups()
+        return MCTSPlayer(game, iterations=int(iterations), seed=seed, name=spec,
+                          use_heuristic=False, kernel_playouts=int(value))
     if experiment:
         option, value, iterations = experiment.groups()
         return MCTSPlayer(game, iterations=int(iterations), seed=seed, name=spec,
-                          **{_OPTION[option]: int(value)})
+                          **{_OPTION[option]: (bool if option == "ft" else int)(int(value))})
     return from_spec(game, spec, seed=seed)
 
 

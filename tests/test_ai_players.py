@@ -257,3 +257,39 @@ def test_safety_check_runs_only_when_asked(options, checked, monkeypatch):
 def test_threat_depth_must_be_positive():
     with pytest.raises(ValueError, match="threat_depth"):
         mcts(threat_depth=0)
+
+
+@pytest.mark.parametrize("game_name", ["benediction", "dendria"])
+@pytest.mark.parametrize("finish_turn", [False, True])
+def test_finish_turn_values_every_leaf_at_a_turn_start(game_name, finish_turn):
+    """``finish_turn=True``: each cut-off playout plays on to the end of the turn, so the
+    heuristic is only asked at turn starts; without it, mid-turn leaves are valued too
+    (the experiment of docs/ai.md, "Dendria's search and its heuristic")."""
+    import dataclasses
+
+    from hexgames.game import get_game
+
+    game = get_game(game_name)
+    position = game.new(board_side=5) if game_name == "dendria" else game.new()
+    rng = random.Random(7)
+    for _ in range(12):
+        position.play(rng.choice(list(position.legal_actions())))
+    while not position.is_turn_start():
+        position.play(rng.choice(list(position.legal_actions())))
+    player = MCTSPlayer(game, iterations=60, seed=1, playout_depth=1, finish_turn=finish_turn,
+                        tactics=False)
+    asked: list[bool] = []
+    original = player._know.heuristic
+
+    def recording(pos):
+        asked.append(pos.is_turn_start())
+        return original(pos)
+
+    player._know = dataclasses.replace(player._know, heuristic=recording)
+    player._by_heuristic = lambda node, pos, actions: actions  # the root's ordering asks
+    # the heuristic one action later (mid-turn) by design: only the playouts are counted
+    before = position.to_text()
+    assert player.choose(position) in position.legal_actions()
+    assert position.to_text() == before
+    assert asked
+    assert all(asked) if finish_turn else not all(asked)

@@ -41,6 +41,9 @@ from hexgames.ai.knowledge import Knowledge, knowledge
 from hexgames.ai.tactics import Budget, first_safe, winning_action
 from hexgames.game import Game, GameState
 
+#: Most actions a playout plays to finish a turn (``MCTSPlayer(finish_turn=True)``).
+FINISH_TURN_LIMIT = 40
+
 
 class Node:
     """One position in the tree, reached by ``action`` from its parent."""
@@ -117,6 +120,7 @@ class MCTSPlayer:
         continuation_share: float = 0.5,
         continuation_needs_reuse: bool = True,
         kernel_playouts: int = 1,
+        finish_turn: bool = False,
         name: str | None = None,
     ) -> None:
         if time_limit is not None and time_limit <= 0:
@@ -155,6 +159,11 @@ class MCTSPlayer:
         #: kernel (``Game.extras["kernel"]``), this many games per new leaf averaged;
         #: 0 (or a game without a kernel) plays one playout in Python.
         self.kernel_playouts = kernel_playouts
+        #: ``True``: a cut-off playout that stops in the middle of a turn plays on to the
+        #: turn's end (at most :data:`FINISH_TURN_LIMIT` more actions, each the mover's
+        #: best by the game's priors, else random) before the heuristic is asked, so that
+        #: every leaf is valued at a turn start.
+        self.finish_turn = finish_turn
         factory = self.game.extras.get("kernel") if self.game.extras else None
         self._kernel = factory() if factory is not None and kernel_playouts else None
         self.name = name or self._default_name()
@@ -402,6 +411,12 @@ class MCTSPlayer:
             while played < limit and not pos.is_over:
                 pos.play(know.random_action(pos, rng))
                 played += 1
+            if self.finish_turn and self.use_heuristic:
+                extra = 0
+                while not pos.is_over and not pos.is_turn_start() and extra < FINISH_TURN_LIMIT:
+                    pos.play(self._turn_finisher(pos))
+                    played += 1
+                    extra += 1
             if pos.is_over:
                 return float(pos.returns()[0])
             if not self.use_heuristic:
@@ -410,6 +425,16 @@ class MCTSPlayer:
         finally:
             for _ in range(played):
                 pos.undo()
+
+    def _turn_finisher(self, pos: GameState) -> Any:
+        """The action a playout finishing a turn plays: the best by the game's priors
+        (ties to the first), else a random one."""
+        actions = pos.legal_actions()
+        priors = self._know.action_priors
+        if priors is None:
+            return self._rng.choice(actions)
+        scores = priors(pos, actions)
+        return actions[max(range(len(actions)), key=scores.__getitem__)]
 
     def _expand(self, node: Node, pos: GameState, *, at_root: bool = False) -> None:
         """Fix the order in which ``node``'s actions will be tried."""
