@@ -10,7 +10,8 @@ Bounds (see docs/web.md, "Analysis board"): an evaluation asks for one ``depth``
 search is capped at :data:`SEARCH_SECONDS`; a graph request evaluates at most
 :data:`GRAPH_CHUNK` positions; a client (by address) has at most
 :data:`MAX_PER_CLIENT` analysis requests in flight (429 beyond); lines are at most
-:data:`MAX_LINE` actions.
+:data:`MAX_LINE` actions. A request whose client goes away is cancelled
+(:func:`unless_abandoned`), so work nobody will read does not wait for the engine.
 """
 
 from __future__ import annotations
