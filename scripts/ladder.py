@@ -47,7 +47,8 @@ def make_player(game: Any, spec: str, seed: int) -> Any:
                           use_heuristic=False, kernel_playouts=int(value))
     if experiment:
         option, value, iterations = experiment.groups()
-        return MCTSPlayer(game, iterations=int(iterations), seed=seed, name=spec,
+        heuristic = {"use_heuristic": True} if option in ("pd", "ft") else {}
+        return MCTSPlayer(game, iterations=int(iterations), seed=seed, name=spec, **heuristic,
                           **{_OPTION[option]: (bool if option == "ft" else int)(int(value))})
     return from_spec(game, spec, seed=seed)
 

@@ -277,7 +277,7 @@ def test_finish_turn_values_every_leaf_at_a_turn_start(game_name, finish_turn):
     while not position.is_turn_start():
         position.play(rng.choice(list(position.legal_actions())))
     player = MCTSPlayer(game, iterations=60, seed=1, playout_depth=1, finish_turn=finish_turn,
-                        tactics=False)
+                        tactics=False, use_heuristic=True)
     asked: list[bool] = []
     original = player._know.heuristic
 
@@ -293,3 +293,33 @@ def test_finish_turn_values_every_leaf_at_a_turn_start(game_name, finish_turn):
     assert position.to_text() == before
     assert asked
     assert all(asked) if finish_turn else not all(asked)
+
+
+def test_the_leaf_evaluation_follows_the_game_unless_asked():
+    """Dendria's hooks ask for whole random playouts at the leaves (its heuristic misled
+    deeper searches); Benediction's search keeps the heuristic; an explicit
+    ``use_heuristic`` wins. A playout-valued search never asks the heuristic."""
+    import dataclasses
+
+    from hexgames.ai.levels import player
+    from hexgames.game import get_game
+
+    dendria, benediction = get_game("dendria"), get_game("benediction")
+    assert knowledge(dendria).leaf_playouts and not knowledge(benediction).leaf_playouts
+    assert not MCTSPlayer(dendria).use_heuristic
+    assert MCTSPlayer(dendria, use_heuristic=True).use_heuristic
+    assert MCTSPlayer(benediction).use_heuristic
+    assert not MCTSPlayer(benediction, use_heuristic=False).use_heuristic
+    for level in (2, 3, 4, 5):
+        assert not player(dendria, level).use_heuristic
+        assert player(benediction, level).use_heuristic
+    # without a kernel there is nothing fast to play out: the heuristic stays
+    assert MCTSPlayer(dendria, kernel_playouts=0).use_heuristic
+
+    search = MCTSPlayer(dendria, iterations=40, seed=2, tactics=False)
+    asked = []
+    search._know = dataclasses.replace(search._know,
+                                       heuristic=lambda pos: asked.append(pos) or 0.0)
+    position = dendria.new(board_side=5)
+    assert search.choose(position) in position.legal_actions()
+    assert search.last_stats["iterations"] > 1 and not asked

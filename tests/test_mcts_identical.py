@@ -59,7 +59,8 @@ def _choices(name: str, positions: int = 3, iterations: int = 300, seed: int = 1
     game = get_game(name)
     record = []
     for k, start in enumerate(_openings(game, positions, seed)):
-        player = MCTSPlayer(game, iterations=iterations, seed=seed + k, tactics=True)
+        player = MCTSPlayer(game, iterations=iterations, seed=seed + k, tactics=True,
+                            use_heuristic=True)  # the search recorded before the speed-ups
         position = start.copy()
         searched = 0
         while searched < 2 and not position.is_over:

@@ -162,8 +162,9 @@ def test_deeper_results_come_one_depth_after_another(client: TestClient, name: s
         assert all("points" in step and "color" in step for step in found["pv"])
         seen.append(found["iterations"])
         depth = found["next_depth"]
-        if name == "benediction" and depth == 2:
-            break  # the deepest Benediction searches take seconds: two depths show it
+        if depth == 2:
+            break  # the deeper searches take seconds and may meet the time cap (then
+            # their iterations depend on the machine's load): two depths show the order
     assert seen == sorted(seen) and len(seen) >= 2
 
 

@@ -19,6 +19,11 @@ them, faster or smarter versions of a few questions through an optional extras e
 ``may_win_this_turn(position) -> bool``
     a cheap necessary condition for the player to move to win before its turn ends
     (Dendria: only when a pass or the quiet limit would end the game). Default: True.
+``leaf_playouts: bool``
+    True when the search should value new leaves by whole random games in the game's
+    compiled kernel (``Game.extras["kernel"]``) rather than by cut-off playouts and the
+    heuristic: for a game whose heuristic a deeper search learns to exploit (Dendria:
+    see docs/ai.md, "Dendria's search and its heuristic"). Default: False.
 
 Anything missing falls back to a brute-force, game-agnostic version, so a new game works
 with the AI before anyone writes knowledge for it.
@@ -72,6 +77,8 @@ class Knowledge:
     fast_wins: bool
     turn_continues: Callable[[GameState], bool] = always
     may_win_this_turn: Callable[[GameState], bool] = always
+    #: The game asks for whole random playouts at the leaves (the ``leaf_playouts`` hook).
+    leaf_playouts: bool = False
 
 
 _CACHE: dict[int, tuple[Game, Knowledge]] = {}
@@ -92,7 +99,7 @@ def _collect(game: Game) -> Knowledge:
     hooks_factory = game.extras.get("ai") if game.extras else None
     hooks: dict[str, Any] = dict(hooks_factory()) if hooks_factory is not None else {}
     known = {"winning_actions", "action_priors", "random_action", "turn_continues",
-             "may_win_this_turn"}
+             "may_win_this_turn", "leaf_playouts"}
     unknown = set(hooks) - known
     if unknown:
         raise ValueError(f"{game.name}: unknown AI hooks {sorted(unknown)}")
@@ -105,4 +112,5 @@ def _collect(game: Game) -> Knowledge:
         fast_wins=wins is not None,
         turn_continues=hooks.get("turn_continues") or always,
         may_win_this_turn=hooks.get("may_win_this_turn") or always,
+        leaf_playouts=bool(hooks.get("leaf_playouts", False)),
     )

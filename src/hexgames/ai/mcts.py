@@ -107,7 +107,7 @@ class MCTSPlayer:
         iterations: int | None = None,
         seed: int | None = None,
         exploration: float = 0.6,
-        use_heuristic: bool = True,
+        use_heuristic: bool | None = None,
         playout_depth: int = 2,
         widen_base: float = 3.0,
         widen_factor: float = 1.0,
@@ -135,7 +135,6 @@ class MCTSPlayer:
         self.time_limit = time_limit
         self.iterations = iterations if iterations is not None or time_limit else 1000
         self.exploration = exploration
-        self.use_heuristic = use_heuristic
         self.playout_depth = playout_depth
         self.widen_base = widen_base
         self.widen_factor = widen_factor
@@ -170,6 +169,11 @@ class MCTSPlayer:
         self._seed = seed
         self._rng = random.Random(seed)
         self._know: Knowledge = knowledge(self.game)
+        #: ``True``: cut-off playouts and the heuristic value new leaves (and order the
+        #: root); ``False``: whole random playouts in the kernel. ``None`` (the default)
+        #: follows the game (its ``leaf_playouts`` hook, when it has a kernel).
+        self.use_heuristic = (not (self._know.leaf_playouts and self._kernel is not None)
+                              if use_heuristic is None else use_heuristic)
         self._root: Node | None = None
         self._root_history: tuple[Any, ...] = ()
         #: Statistics of the last ``choose`` (for tests, logs and tuning).

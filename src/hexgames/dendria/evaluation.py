@@ -218,6 +218,10 @@ def ai_hooks() -> dict[str, Any]:
         "winning_actions": winning_actions,
         "action_priors": action_priors,
         "may_win_this_turn": may_win_this_turn,
+        # The search values leaves by whole random games in the compiled core: with the
+        # heuristic at its leaves, more iterations made it weaker (docs/ai.md, "Dendria's
+        # search and its heuristic"); random playouts gain with every iteration.
+        "leaf_playouts": True,
     }
 
 
