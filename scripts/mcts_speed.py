@@ -70,7 +70,8 @@ def run_game(
     seconds = 0.0
     cpu = 0.0
     for k, start in enumerate(starts):
-        player = MCTSPlayer(game, iterations=iterations, seed=seed + k, tactics=True)
+        player = MCTSPlayer(game, iterations=iterations, seed=seed + k, tactics=True,
+                            use_heuristic=True)  # the search measured before the speed-ups
         position = start.copy()
         searched = 0
         while searched < 2 and not position.is_over:

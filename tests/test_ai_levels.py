@@ -81,3 +81,13 @@ def test_the_tactical_budget_decides_whether_a_threat_is_seen():
     blind = MCTSPlayer(TOY, iterations=25, tactics_budget=1, seed=1)
     assert blind.choose(ToyPosition.from_text(TWO_ACTION_THREAT)) != "b4"
     assert player(TOY, 2, seed=1).choose(ToyPosition.from_text(TWO_ACTION_THREAT)) == "b4"
+
+
+def test_level_5_plays_random_games_at_its_leaves_where_a_kernel_plays_them():
+    """Level 5 values leaves by whole random games (it beat level 4's heuristic search in
+    Benediction; docs/ai.md, "Levels"); lower levels keep what the game asks; a game
+    without a compiled kernel (the toy game) keeps its heuristic at every level."""
+    assert not player("benediction", 5).use_heuristic
+    assert player("benediction", 4).use_heuristic
+    assert not player("dendria", 4).use_heuristic  # Dendria asks for playouts everywhere
+    assert all(player(TOY, level).use_heuristic for level in (2, 3, 4, 5))

@@ -17,6 +17,10 @@ level 3 is the tactical layer's budget: with 100 positions per call (a typical c
 visits 40 to 130, a hard one thousands) level 2 misses some threats. Levels that lack
 parts of the tactical layer (``safety=False``, ``threat_depth=1``) were tried and fell
 to level 1's strength (see the ladder in ``docs/ai.md``).
+
+The levels are the same for every game; what a search values its leaves by is the
+game's choice (its ``leaf_playouts`` hook): Dendria's MCTS levels play whole random games
+at the leaves, because with its heuristic there more iterations played worse.
 """
 
 from __future__ import annotations
@@ -43,6 +47,10 @@ class Level:
     noise: float = 0.0
     #: Positions the tactical layer may visit per call (:class:`MCTSPlayer` default 8000).
     tactics_budget: int = 8000
+    #: ``True``: the search values leaves by whole random games in every game with a
+    #: compiled kernel (a game without one keeps its heuristic: random games in Python
+    #: would be too slow); ``None``: as the game asks (its ``leaf_playouts`` hook).
+    leaf_playouts: bool | None = None
 
 
 LEVELS: dict[int, Level] = {
@@ -51,7 +59,8 @@ LEVELS: dict[int, Level] = {
              iterations=25, tactics_budget=100),
     3: Level(3, "club: MCTS, 120 iterations per action", iterations=120),
     4: Level(4, "strong: MCTS, 600 iterations per action", iterations=600),
-    5: Level(5, "strongest: MCTS, 5000 iterations per action", iterations=5000),
+    5: Level(5, "strongest: MCTS, 5000 iterations per action, random playouts at the leaves",
+             iterations=5000, leaf_playouts=True),
 }
 
 
@@ -71,6 +80,8 @@ def player(game: Game | str, level: int, seed: int | None = None) -> Player:
         seed=seed,
         name=name,
         tactics_budget=settings.tactics_budget,
+        use_heuristic=None if not (settings.leaf_playouts and resolved.extras.get("kernel"))
+        else False,
     )
 
 

@@ -222,7 +222,8 @@ def run_match(
 
     ``evaluator`` is OpenSpiel's leaf evaluation: ``"random"`` (a random rollout, the
     default) or ``"heuristic"`` (:class:`~hexgames.integrations.baselines.
-    HeuristicEvaluator`, the game's own heuristic, as our player uses)."""
+    HeuristicEvaluator`, the game's own heuristic). Our player values its leaves as the
+    game asks (Benediction: the heuristic; Dendria: whole random games)."""
     if evaluator not in ("random", "heuristic"):
         raise ValueError(f"evaluator must be random or heuristic, got {evaluator!r}")
     options = dict(options or {})
