@@ -20,7 +20,10 @@ to level 1's strength (see the ladder in ``docs/ai.md``).
 
 The levels are the same for every game; what a search values its leaves by is the
 game's choice (its ``leaf_playouts`` hook): Dendria's MCTS levels play whole random games
-at the leaves, because with its heuristic there more iterations played worse.
+at the leaves, because with its heuristic there more iterations played worse. Level 5
+plays random games at its leaves in every game with a compiled kernel: with the
+heuristic it was no stronger than level 4 in Benediction (10 of 20), with random games
+it scored 19 of 20 against level 4.
 """
 
 from __future__ import annotations
