@@ -65,9 +65,10 @@ def pytest_configure(config: pytest.Config) -> None:
     about a minute. Without this, every xdist worker and every server a test starts
     compiles them at the same time, and numba's on-disk cache is not safe for that: a
     process that writes its index last can drop what another wrote, so later processes
-    compile again, and a browser test waiting for its first analysis timed out behind
-    such a compile. The xdist controller (or a plain pytest run) does it once here; the
-    workers (``config.workerinput``) then load the cache.
+    compile again, each for a minute of a two-core machine. The xdist controller (or a
+    plain pytest run) does it once here; the workers (``config.workerinput``) then load
+    the cache. (A browser test that failed on clean checkouts was first blamed on this;
+    its cause was the test's own exact match of a depth shown too briefly.)
     """
     if hasattr(config, "workerinput"):
         return
