@@ -20,15 +20,16 @@ from hexgames.benediction._tables import BLESSED, BLOCK, BLUE, CURSED, EMPTY, KI
 from hexgames.benediction.core import _BIG, _geometry_arrays, _reach
 
 MAX_TRAVEL = 15
-# The weights of :mod:`.evaluation` (kept equal there; a test checks it).
+# Weights of the heuristic's terms (each term lies roughly in [-1, 1]); the sum goes
+# through tanh. :mod:`.evaluation` imports them for its Python definition.
 W_MATERIAL = 1.0
 W_KING_RACE = 1.2
 W_MEN_PROGRESS = 0.6
 W_BRIDGE = 0.5
 W_BLESSED = 0.35
 W_CURSED = 0.25
-W_ATTACKED = 0.9
-W_PORTAL = 0.9
+W_ATTACKED = 0.9  # per side: one of its kings can be captured by the enemy's next action
+W_PORTAL = 0.9  # per side: one of its kings stands one action from a blessing
 
 
 @cache

@@ -35,6 +35,19 @@ from functools import cache
 from typing import Any
 
 from hexgames.benediction import _fasteval
+
+# The weights of the heuristic's terms are defined once, in the compiled module (which
+# bakes them into its code); the Python definition (:func:`heuristic_reference`) reads them.
+from hexgames.benediction._fasteval import (
+    W_ATTACKED,
+    W_BLESSED,
+    W_BRIDGE,
+    W_CURSED,
+    W_KING_RACE,
+    W_MATERIAL,
+    W_MEN_PROGRESS,
+    W_PORTAL,
+)
 from hexgames.benediction._tables import tables
 from hexgames.benediction.actions import Action
 from hexgames.benediction.position import (
@@ -55,15 +68,6 @@ _WIN_CACHE_LIMIT = 50_000
 #: rules -> position key -> winning actions (keys alone do not encode the rules options).
 _win_cache: dict[Any, dict[int, list[Action]]] = {}
 
-# Weights of the terms (each term lies roughly in [-1, 1]); the sum goes through tanh.
-W_MATERIAL = 1.0
-W_KING_RACE = 1.2
-W_MEN_PROGRESS = 0.6
-W_BRIDGE = 0.5
-W_BLESSED = 0.35
-W_CURSED = 0.25
-W_ATTACKED = 0.9  # per side: one of its kings can be captured by the enemy's next action
-W_PORTAL = 0.9  # per side: one of its kings stands one action from a blessing
 
 
 def _ints(values: Sequence[int]) -> list[int]:
