@@ -13,6 +13,10 @@ reuse the tree), and prints per game:
   reason of every call. Two versions of the code that search identically print the same
   fingerprint for the same arguments.
 
+With ``--level N`` it measures that level's player instead, as the checkout on
+``PYTHONPATH`` defines it (its budget and its leaf values): level 5 of two versions
+compares what a user gets from "strongest" in each.
+
 Run: ``PYTHONPATH=src python scripts/mcts_speed.py`` (``--games dendria``,
 ``--profile`` for a cProfile of the searches, ``--json`` for machine-readable output).
 Timing figures depend on the machine's load: compare versions in alternation.
@@ -61,7 +65,8 @@ def openings(game: Game, count: int, seed: int, min_actions: int = 20) -> list[G
 
 
 def run_game(
-    name: str, positions: int, iterations: int, seed: int, profile: cProfile.Profile | None
+    name: str, positions: int, iterations: int, seed: int, profile: cProfile.Profile | None,
+    level: int | None = None,
 ) -> dict[str, Any]:
     game = get_game(name)
     starts = openings(game, positions, seed)
@@ -70,8 +75,13 @@ def run_game(
     seconds = 0.0
     cpu = 0.0
     for k, start in enumerate(starts):
-        player = MCTSPlayer(game, iterations=iterations, seed=seed + k, tactics=True,
-                            use_heuristic=True)  # the search measured before the speed-ups
+        if level is not None:  # the level as this version defines it (budget included)
+            from hexgames.ai.levels import player as level_player
+
+            player: Any = level_player(game, level, seed=seed + k)
+        else:
+            player = MCTSPlayer(game, iterations=iterations, seed=seed + k, tactics=True,
+                                use_heuristic=True)  # the search measured before the speed-ups
         position = start.copy()
         searched = 0
         while searched < 2 and not position.is_over:
@@ -94,7 +104,8 @@ def run_game(
     return {
         "game": name,
         "positions": positions,
-        "iterations_per_action": iterations,
+        "iterations_per_action": iterations if level is None else None,
+        "level": level,
         "iterations": total_iterations,
         "seconds": round(seconds, 3),
         "iterations_per_s": round(total_iterations / seconds, 1),
@@ -113,6 +124,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="random openings per game (default 20)")
     parser.add_argument("--iterations", type=int, default=1500,
                         help="MCTS iterations per action (default 1500)")
+    parser.add_argument("--level", type=int, default=None,
+                        help="measure this level's player as the checkout defines it "
+                             "(its own budget and leaf values) instead of --iterations; "
+                             "run under another checkout's PYTHONPATH to compare versions")
     parser.add_argument("--seed", type=int, default=1, help="seed of openings and players")
     parser.add_argument("--profile", action="store_true",
                         help="print a cProfile of the searches (slower; figures not comparable)")
@@ -127,7 +142,8 @@ def main(argv: list[str] | None = None) -> int:
             warm().warm_up()
     for name in args.games:
         profile = cProfile.Profile() if args.profile else None
-        result = run_game(name, args.positions, args.iterations, args.seed, profile)
+        result = run_game(name, args.positions, args.iterations, args.seed, profile,
+                          args.level)
         if args.json:
             shown = result if args.choices else {k: v for k, v in result.items()
                                                  if k != "choices"}
