@@ -268,3 +268,32 @@ def test_no_legal_action_after_the_action_agrees_on_every_path():
     assert stuck > 0
     winners, lengths, _ = CoreState.from_position(start).random_playouts(200, seed=1)
     assert (winners[lengths == 1] == 1).all() and (lengths == 1).any()
+
+
+def test_a_position_plays_random_games_from_its_own_arrays_as_its_core_state_does():
+    """``Position.random_playouts`` (the MCTS leaf's path: no ``CoreState`` built) gives
+    the games ``core_state().random_playouts`` gives, from positions deep in a game and
+    in the middle of a turn (the position's undo log is not the playouts' to write), and
+    leaves the position as it was."""
+    rng = random.Random(5)
+    checked = 0
+    for rules in (Rules(), Rules(board_side=5, first_turn_actions=2, max_turns=40)):
+        for _ in range(15):
+            p = Position.initial(rules)
+            for _ in range(rng.randrange(0, 60)):
+                if p.is_over:
+                    break
+                p.play(rng.choice(list(p.legal_actions())))
+            if p.is_over:
+                continue
+            before, key, history = p.to_text(), p.key, list(p.history)
+            seed = rng.randrange(1 << 30)
+            got = p.random_playouts(6, seed, 300)
+            want = p.core_state().random_playouts(6, seed, 300)
+            assert (got[0] == want[0]).all() and (got[1] == want[1]).all()
+            assert got[2] == want[2]
+            assert (p.to_text(), p.key, list(p.history)) == (before, key, history)
+            if history:
+                p.undo()  # the undo log is intact
+            checked += 1
+    assert checked >= 20

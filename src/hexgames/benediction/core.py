@@ -1514,9 +1514,9 @@ class Kernel:
     ) -> tuple[np.ndarray, np.ndarray]:
         """``(winner_seats, lengths)`` of random games from ``state`` (a
         :class:`Position` or a :class:`CoreState`)."""
-        if not isinstance(state, CoreState):
-            convert = getattr(state, "core_state", None)  # a Position: a copy of its arrays
-            state = convert() if convert is not None else CoreState.from_position(state)
+        if not hasattr(state, "random_playouts"):  # a Position of another engine
+            state = CoreState.from_position(state)
+        # a CoreState, or a Position (which plays from its own arrays)
         winners, lengths, _ = state.random_playouts(games, seed, max_actions)
         seats = np.where((winners == RED) | (winners == BLUE), winners - 1, -1)
         return seats, lengths
