@@ -62,6 +62,9 @@ def agent() -> int:
         request = json.loads(line)
         if "new" in request:
             game = get_game(request["new"])
+            kernel = game.extras.get("kernel")  # compile or load it before the clock runs
+            if kernel is not None:
+                kernel().warm_up()
             position = game.new(**request["options"])
             seconds = float(request["seconds"])
             player = levels.player(game, 5, seed=request["seed"])
@@ -122,7 +125,7 @@ def play(args: argparse.Namespace, options: dict[str, Any], index: int) -> dict[
     position = game.new(**options)
     new_seat = index % 2
     seed = args.seed * 1_000_003 + index
-    agents = {new_seat: Agent(NEW_SOURCE), 1 - new_seat: Agent(Path(args.old))}
+    agents = {new_seat: Agent(Path(args.new)), 1 - new_seat: Agent(Path(args.old))}
     think = {"new": 0.0, "old": 0.0}
     iterations = {"new": 0, "old": 0}
     moves = {"new": 0, "old": 0}
@@ -185,6 +188,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("game", nargs="?")
     parser.add_argument("--agent", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--old", help="the old checkout's src directory")
+    parser.add_argument("--new", default=str(NEW_SOURCE),
+                        help="the new checkout's src directory (default: this one's; "
+                             "give a worktree of a fixed commit if you edit this one "
+                             "while a match runs)")
     parser.add_argument("--seconds", type=float, default=0.25, help="time per action")
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--jobs", type=int, default=2)
