@@ -400,3 +400,49 @@ def test_the_earlier_positions_table_grows_in_long_games_and_playouts_get_full_r
     many = CoreState.from_fields(s.core, s.cells, 0, 0, -1, -1, 0, False, 0, 0, None, 1, 0,
                                  {k: 1 for k in range(1, 2000)})
     assert len(many.seen) >= 4 * 2000 // 2 and many.legal_codes().size > 0
+
+
+def _rehashed_in_python(seen: np.ndarray, slots: int) -> tuple[np.ndarray, int]:
+    """The table widening as it was written before it was compiled (the reference)."""
+    from hexgames.dendria.core import M_USED, META_LEN, _empty_seen, _seen_add
+
+    table = _empty_seen(slots)
+    meta = np.zeros(META_LEN, np.int64)
+    for key, count in seen.tolist():
+        for _ in range(count):
+            _seen_add(table, meta, key)
+    return table, int(meta[M_USED])
+
+
+def test_a_position_plays_random_games_as_its_core_state_does_and_keeps_its_table():
+    """``Position.random_playouts`` (an MCTS leaf's path, without ``core_state``'s copy)
+    gives the games of ``core_state().random_playouts`` from positions deep in games
+    (earlier positions in the no-repetition table, mid-turn), leaves the position as it
+    was, and the compiled table widening keeps every key with its count."""
+    from hexgames.dendria.core import _rehashed
+
+    rng = random.Random(11)
+    checked = 0
+    for side in (5, 7):
+        for _ in range(8):
+            p = Position.initial(Rules(board_side=side))
+            for _ in range(rng.randrange(0, 160)):
+                if p.is_over:
+                    break
+                p.play(rng.choice(list(p.legal_actions())))
+            if p.is_over:
+                continue
+            before, key, ply = p.to_text(), p.key, p.ply
+            seed = rng.randrange(1 << 30)
+            got = p.random_playouts(4, seed, 400)
+            want = p.core_state().random_playouts(4, seed, 400)
+            assert (got[0] == want[0]).all() and (got[1] == want[1]).all()
+            assert got[2] == want[2]
+            assert (p.to_text(), p.key, p.ply) == (before, key, ply)
+            seen = p.core_state().seen
+            slots = p.core_state().core.seen_slots
+            table, used = _rehashed(seen, slots)
+            reference = _rehashed_in_python(seen, slots)
+            assert used == reference[1] and (table == reference[0]).all()
+            checked += 1
+    assert checked >= 10

@@ -136,6 +136,17 @@ def _seen_add(seen, meta, key):  # type: ignore[no-untyped-def]
 
 
 @njit
+def _rehash_into(seen, table, meta):  # type: ignore[no-untyped-def]
+    """Add each key of ``seen`` to ``table`` as many times as ``seen`` counts it (an
+    empty slot counts -1: not at all). Compiled: every MCTS leaf's random games need the
+    position's table widened to the games' size (a millisecond per leaf in Python)."""
+    for s in range(seen.shape[0]):
+        key = seen[s, 0]
+        for _ in range(seen[s, 1]):
+            _seen_add(table, meta, key)
+
+
+@njit
 def _seen_remove(seen, key):  # type: ignore[no-untyped-def]
     s = _seen_slot(seen, key)
     if s >= 0:
@@ -989,8 +1000,8 @@ class CoreState:
         if len(seen0) < c.seen_slots:
             # the games need room for every turn a game can have (see Core.seen_slots)
             seen0, meta0[M_USED] = _rehashed(seen0, c.seen_slots)
-        work = self.copy()
-        work.seen = seen0.copy()
+        work = self.copy()  # the games' buffers (the kernel resets them per game)
+        work.seen = np.empty_like(seen0)
         winners = np.zeros(games, np.int64)
         lengths = np.zeros(games, np.int64)
         total = random_playouts(
@@ -1016,9 +1027,7 @@ def _rehashed(seen: np.ndarray, slots: int) -> tuple[np.ndarray, int]:
     how many slots it uses."""
     table = _empty_seen(slots)
     meta = np.zeros(META_LEN, np.int64)
-    for key, count in seen.tolist():
-        for _ in range(count):
-            _seen_add(table, meta, key)
+    _rehash_into(seen, table, meta)
     return table, int(meta[M_USED])
 
 
@@ -1074,8 +1083,7 @@ class Kernel:
     ) -> tuple[np.ndarray, np.ndarray]:
         """``(winner_seats, lengths)`` of random games from ``state`` (a
         :class:`Position` or a :class:`CoreState`)."""
-        if not isinstance(state, CoreState):
-            state = state.core_state()
+        # a CoreState, or a Position (which plays from its own state, left as it was)
         winners, lengths, _ = state.random_playouts(games, seed, max_actions)
         return winners, lengths
 

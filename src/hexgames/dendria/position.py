@@ -37,6 +37,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, overload
 
+import numpy as np
+
 from hexgames.dendria import core as _core
 from hexgames.dendria._scoring import breakdown
 from hexgames.dendria._tables import (
@@ -822,6 +824,15 @@ class Position:
         state = self._s.copy()
         state.meta[_M_NFRAME] = state.meta[_M_NLOG] = 0
         return state
+
+    def random_playouts(
+        self, games: int, seed: int = 0, max_actions: int = 100_000
+    ) -> tuple[np.ndarray, np.ndarray, int]:
+        """``(winner_seats, lengths, steps)`` of ``games`` random games from this
+        position, as ``core_state().random_playouts`` gives them, without the copy (the
+        compiled call plays in buffers of its own and leaves this position as it was; an
+        MCTS leaf calls this once per iteration)."""
+        return self._s.random_playouts(games, seed, max_actions)
 
     # --------------------------------------------------------- no repetition
     def _repeated_at_end(self) -> int | None:
