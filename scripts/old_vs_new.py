@@ -13,7 +13,10 @@ The driver (this file without ``--agent``, under the new code) referees each gam
 its own engine, alternates seats (even games: the new version in seat 0), runs ``--jobs``
 games at once (each with two agents; only the side to move thinks, so a game uses about
 one core) and writes one JSON line per game to ``--out``; a re-run skips games already
-there. ``--report`` prints the new side's score and Elo difference with 95% intervals.
+there. An action the referee refuses (the two versions' rules disagree) voids the
+game: it is written with the position, the action and the side that chose it, is not
+scored, and the next index replaces it. ``--report`` prints the new side's score and Elo
+difference with 95% intervals.
 
     git worktree add /tmp/old 7299868      # the last commit before the compiled cores
     python scripts/old_vs_new.py benediction --old /tmp/old/src --seconds 0.25 \\
@@ -30,6 +33,7 @@ import os
 import subprocess
 import sys
 import time
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -119,6 +123,7 @@ class Agent:
 
 
 def play(args: argparse.Namespace, options: dict[str, Any], index: int) -> dict[str, Any]:
+    from hexgames.errors import IllegalAction
     from hexgames.game import get_game
 
     game = get_game(args.game)
@@ -129,6 +134,8 @@ def play(args: argparse.Namespace, options: dict[str, Any], index: int) -> dict[
     think = {"new": 0.0, "old": 0.0}
     iterations = {"new": 0, "old": 0}
     moves = {"new": 0, "old": 0}
+    played: list[str] = []
+    void: dict[str, Any] | None = None
     try:
         for seat, side in agents.items():
             side.ask({"new": args.game, "options": options, "seed": seed * 2 + seat,
@@ -139,8 +146,13 @@ def play(args: argparse.Namespace, options: dict[str, Any], index: int) -> dict[
             seat = position.current_seat
             name = "new" if seat == new_seat else "old"
             answer = agents[seat].ask({"choose": True})
-            action = position.parse_action(answer["action"])  # the referee checks it
-            position.play(action)
+            try:  # the referee (this checkout's engine) checks every action
+                position.play(position.parse_action(answer["action"]))
+            except IllegalAction as refused:
+                void = {"side": name, "action": answer["action"], "reason": str(refused),
+                        "position": position.to_text()}
+                break
+            played.append(answer["action"])
             agents[1 - seat].ask({"play": answer["action"]})
             think[name] += answer["seconds"]
             iterations[name] += answer["iterations"]
@@ -151,14 +163,21 @@ def play(args: argparse.Namespace, options: dict[str, Any], index: int) -> dict[
             side.close()
     outcome = position.outcome()
     returns = list(outcome.returns()) if outcome is not None else [0.0, 0.0]
-    return {"index": index, "new_seat": new_seat, "returns": returns, "actions": actions,
-            "end": outcome.termination.value if outcome is not None else "capped",
-            "seconds": think, "iterations": iterations, "moves": moves}
+    row = {"index": index, "new_seat": new_seat, "returns": returns, "actions": actions,
+           "end": outcome.termination.value if outcome is not None else "capped",
+           "seconds": think, "iterations": iterations, "moves": moves, "played": played}
+    if void is not None:  # not a result: the versions disagree on the rules here
+        row.update(returns=[0.0, 0.0], end="void", void=void)
+    return row
 
 
 def report(rows: list[dict[str, Any]]) -> str:
     from hexgames.arena.ratings import Game1v1, fit
 
+    voids = [r for r in rows if r["end"] == "void"]
+    rows = [r for r in rows if r["end"] != "void"]
+    if not rows:
+        return f"no games with a result yet ({len(voids)} void)"
     scores = [(r["returns"][r["new_seat"]] + 1) / 2 for r in rows]
     n = len(scores)
     mean = sum(scores) / n
@@ -180,7 +199,9 @@ def report(rows: list[dict[str, Any]]) -> str:
             f"first move {ratings.first_move:+.0f} +- {ratings.first_move_margin:.0f}; "
             f"mean actions {sum(r['actions'] for r in rows) / n:.1f}; "
             f"s per action new {per_move['new']:.3f}, old {per_move['old']:.3f}; "
-            f"iterations/s new {rate['new']:.0f}, old {rate['old']:.0f}")
+            f"iterations/s new {rate['new']:.0f}, old {rate['old']:.0f}"
+            + (f"; {len(voids)} void (an action one version's rules refused: "
+               f"{dict(Counter(v['void']['side'] for v in voids))} chose it)" if voids else ""))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -216,14 +237,24 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--old is required to play")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     done = {r["index"] for r in rows}
-    todo = [i for i in range(args.games) if i not in done]
+    scored = sum(r["end"] != "void" for r in rows)
+    following = max(done, default=-1) + 1
     with args.out.open("a") as out, ThreadPoolExecutor(args.jobs) as pool:
-        for row in pool.map(lambda i: play(args, options, i), todo):
-            out.write(json.dumps(row) + "\n")
-            out.flush()
-            score = (row["returns"][row["new_seat"]] + 1) / 2
-            print(f"game {row['index']}: new seat {row['new_seat']} score {score} "
-                  f"({row['actions']} actions, {row['end']})", flush=True)
+        while scored < args.games:  # a void game is replaced by the next index
+            todo = [i for i in range(args.games) if i not in done]
+            todo = todo[: args.games - scored]
+            while len(todo) < args.games - scored:
+                todo.append(following)
+                following += 1
+            for row in pool.map(lambda i: play(args, options, i), todo):
+                done.add(row["index"])
+                following = max(following, row["index"] + 1)
+                scored += row["end"] != "void"
+                out.write(json.dumps(row) + "\n")
+                out.flush()
+                score = (row["returns"][row["new_seat"]] + 1) / 2
+                print(f"game {row['index']}: new seat {row['new_seat']} score {score} "
+                      f"({row['actions']} actions, {row['end']})", flush=True)
     return 0
 
 
