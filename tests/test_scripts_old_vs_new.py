@@ -48,3 +48,32 @@ def test_it_says_what_is_missing() -> None:
     done = subprocess.run([sys.executable, str(SCRIPT), "benediction", "--out", "x.jsonl"],
                           capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert done.returncode == 2 and "--old is required" in done.stderr
+
+
+def test_the_report_leaves_void_games_out_and_counts_them() -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("old_vs_new", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+
+    def row(index: int, new_won: bool | None, side: str = "old") -> dict[str, object]:
+        seat = index % 2
+        returns = [0.0, 0.0]
+        if new_won is not None:
+            returns[seat] = 1.0 if new_won else -1.0
+            returns[1 - seat] = -returns[seat]
+        base: dict[str, object] = {
+            "index": index, "new_seat": seat, "returns": returns, "actions": 10,
+            "end": "king captured", "seconds": {"new": 1.0, "old": 1.0},
+            "iterations": {"new": 100, "old": 50}, "moves": {"new": 5, "old": 5}}
+        if new_won is None:
+            base.update(end="void", void={"side": side, "action": "x", "reason": "r",
+                                          "position": ""})
+        return base
+
+    text = module.report([row(0, True), row(1, False), row(2, None), row(3, True)])
+    assert text.startswith("3 games: new 2 wins, 0 draws, 1 losses")
+    assert "1 void" in text and "{'old': 1}" in text
+    assert module.report([row(0, None, "new")]) == "no games with a result yet (1 void)"
