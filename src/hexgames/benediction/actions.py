@@ -170,5 +170,5 @@ def cached(
     if action is None:
         action = object.__new__(Action)
         _init(action, kind, origin, target, count)
-        cache[code] = action
+        action = cache.setdefault(code, action)  # two threads at once: one instance
     return action

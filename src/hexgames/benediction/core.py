@@ -1258,7 +1258,10 @@ class _ActionTable(dict[int, Action]):
         else:
             k = ext % kk
             action = t.action(SPLIT if k else MOVE, ext // kk // n, (ext // kk) % n, k)
-        self[ext] = action
+        # setdefault: when two threads decode the same code at once, both keep the one
+        # stored, so ``core.ids`` never holds the identity of an action that was dropped
+        # (and freed: a later, unrelated object could reuse that identity)
+        action = self.setdefault(ext, action)
         core.ids[id(action)] = ext
         return action
 

@@ -35,6 +35,7 @@ boards, keys and results at every step. Compiled code is cached on disk (see
 from __future__ import annotations
 
 import random
+import threading
 from collections.abc import Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -719,6 +720,13 @@ def _pow2(value: int) -> int:
     return 1 << max(0, value - 1).bit_length()
 
 
+#: Guards the lazily made step tables of every :class:`Core`: two threads making them at
+#: once could leave :attr:`Core.step_ids` keyed by the identities of a list that was then
+#: replaced and freed, and a later, unrelated object reusing such an identity would be
+#: taken for that step (a server's threads playing one variant for the first time).
+_LAZY = threading.RLock()
+
+
 class Core:
     """The compiled rules of one variant: tables, parameters, code <-> :class:`Step`
     mapping, and fresh states."""
@@ -761,18 +769,27 @@ class Core:
     def step_list(self) -> list[Step | None]:
         """The :class:`Step` of every code (``None`` for codes naming no step), made
         once per variant."""
-        if self._steps is None:
-            self._steps = self._all_steps()
-        return self._steps
+        steps = self._steps
+        if steps is None:
+            with _LAZY:  # made once: step_ids holds the identities of these very objects
+                if self._steps is None:
+                    self._steps = self._all_steps()
+                steps = self._steps
+        return steps
 
     @property
     def step_ids(self) -> dict[int, int]:
         """``id(step) -> code`` for the :class:`Step` objects of :attr:`step_list` (they
         live as long as this core, so their identities are stable): how a position maps
         a step it listed back to its code without parsing it."""
-        if self._ids is None:
-            self._ids = {id(s): c for c, s in enumerate(self.step_list) if s is not None}
-        return self._ids
+        ids = self._ids
+        if ids is None:
+            with _LAZY:
+                if self._ids is None:
+                    self._ids = {id(s): c for c, s in enumerate(self.step_list)
+                                 if s is not None}
+                ids = self._ids
+        return ids
 
     def step_fields(self, code: int) -> tuple[int, int, int, int]:
         """``(kind, target, origin, direction)`` of ``code`` (kinds: the ``A_*``
