@@ -74,7 +74,7 @@ def test_benediction_action_table_made_by_threads_at_once_keeps_the_mapped_objec
     for _ in range(3):
         core = BenedictionCore(BenedictionRules(board_side=5))
         codes = range(0, core.num_actions + core.n * core.n * core.k, 7)
-        together(lambda core=core: [core.actions[ext] for ext in codes])
+        together(lambda core=core, codes=codes: [core.actions[ext] for ext in codes])
         kept = {id(action): action for action in core.actions.values()}
         assert set(core.ids) <= set(kept)  # no identity of a dropped (freed) action
         assert all(core.actions[ext] is kept[key] for key, ext in core.ids.items())
