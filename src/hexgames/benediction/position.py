@@ -763,17 +763,21 @@ class Position:
         """``len(legal_actions())`` without listing them."""
         return self._nleg
 
+    def _start_arrays(self) -> tuple[np.ndarray, ...]:
+        """``(owner, size, flags, near, meta)``: views of this position's board arrays and
+        a copy of its meta without the undo log, what a :class:`~.core.CoreState` or a
+        batch of random games starts from."""
+        n = len(self._is_start)
+        pb = self._PB
+        meta = self._meta.copy()
+        meta[_core.M_NLOG] = meta[_M_NFRAME] = 0
+        return pb[:n], pb[n : 2 * n], pb[2 * n : 3 * n], pb[3 * n : 4 * n], meta
+
     def core_state(self) -> _core.CoreState:
         """This position (without its history) as a :class:`~.core.CoreState`, the form
         the batched kernels (random playouts) start from: a copy of the arrays."""
         s = _core.CoreState(self._core)
-        n = len(self._is_start)
-        pb = self._PB
-        s.owner[:], s.size[:], s.flags[:], s.near[:] = (
-            pb[:n], pb[n : 2 * n], pb[2 * n : 3 * n], pb[3 * n : 4 * n]
-        )
-        s.meta[:] = self._meta
-        s.meta[_core.M_NLOG] = s.meta[_M_NFRAME] = 0
+        s.owner[:], s.size[:], s.flags[:], s.near[:], s.meta[:] = self._start_arrays()
         s.meta[_core.M_LOGGING] = 1
         return s
 
@@ -785,16 +789,11 @@ class Position:
         without building a ``CoreState``: the compiled call copies this position's arrays
         itself (an MCTS leaf calls this once per iteration; the ``CoreState`` cost about
         a third as much as the whole random game)."""
-        n = len(self._is_start)
-        pb = self._PB
-        meta = self._meta.copy()
-        meta[_core.M_NLOG] = meta[_M_NFRAME] = 0  # the playouts keep no undo log
         c = self._core
         winners = np.zeros(games, np.int64)
         lengths = np.zeros(games, np.int64)
-        total = _core.random_playouts(
-            c.geo, c.params, pb[:n], pb[n : 2 * n], pb[2 * n : 3 * n], pb[3 * n : 4 * n],
-            meta, games, seed, max_actions, winners, lengths)
+        total = _core.random_playouts(c.geo, c.params, *self._start_arrays(), games, seed,
+                                      max_actions, winners, lengths)
         return winners, lengths, int(total)
 
     # ------------------------------------------------------------------- play
