@@ -141,8 +141,7 @@ def play(args: argparse.Namespace, options: dict[str, Any], index: int) -> dict[
             side.ask({"new": args.game, "options": options, "seed": seed * 2 + seat,
                       "seconds": args.seconds})
         cap = game.max_game_length(game.make_rules(**options))
-        actions = 0
-        while not position.is_over and actions < cap:
+        while not position.is_over and len(played) < cap:
             seat = position.current_seat
             name = "new" if seat == new_seat else "old"
             answer = agents[seat].ask({"choose": True})
@@ -157,13 +156,12 @@ def play(args: argparse.Namespace, options: dict[str, Any], index: int) -> dict[
             think[name] += answer["seconds"]
             iterations[name] += answer["iterations"]
             moves[name] += 1
-            actions += 1
     finally:
         for side in agents.values():
             side.close()
     outcome = position.outcome()
     returns = list(outcome.returns()) if outcome is not None else [0.0, 0.0]
-    row = {"index": index, "new_seat": new_seat, "returns": returns, "actions": actions,
+    row = {"index": index, "new_seat": new_seat, "returns": returns, "actions": len(played),
            "end": outcome.termination.value if outcome is not None else "capped",
            "seconds": think, "iterations": iterations, "moves": moves, "played": played}
     if void is not None:  # not a result: the versions disagree on the rules here
