@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 _HERE = Path(__file__).resolve().parent
-#: Game packages with a compiled core: numba caches next to their sources.
+#: Game packages with a compiled core: numba caches next to their sources (and next
+#: to the package's own compiled modules, such as ``_ctree``).
 _CORE_PACKAGES = ("benediction", "dendria")
 
 
@@ -39,7 +40,7 @@ def ensure_cache_dir() -> None:
     """Point numba at a writable cache directory when the package is not writable."""
     if os.environ.get("NUMBA_CACHE_DIR"):
         return
-    if all(_writable(_HERE / name) for name in _CORE_PACKAGES):
+    if _writable(_HERE) and all(_writable(_HERE / name) for name in _CORE_PACKAGES):
         return
     path = user_cache_dir()
     path.mkdir(parents=True, exist_ok=True)

@@ -36,6 +36,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from hexgames.ai.base import require_actions, resolve_game, seat_sign
 from hexgames.ai.knowledge import Knowledge, knowledge
 from hexgames.ai.tactics import Budget, first_safe, winning_action
@@ -121,6 +123,7 @@ class MCTSPlayer:
         continuation_needs_reuse: bool = True,
         kernel_playouts: int = 1,
         finish_turn: bool = False,
+        compiled_tree: bool | None = None,
         name: str | None = None,
     ) -> None:
         if time_limit is not None and time_limit <= 0:
@@ -174,6 +177,17 @@ class MCTSPlayer:
         #: follows the game (its ``leaf_playouts`` hook, when it has a kernel).
         self.use_heuristic = (not (self._know.leaf_playouts and self._kernel is not None)
                               if use_heuristic is None else use_heuristic)
+        #: The search's iterations in the game's compiled code (its kernel's
+        #: ``tree_search``): the same algorithm, without Python's cost per iteration.
+        #: Only for whole random games at the leaves, one per leaf (what the kernel
+        #: plays); ``None`` (the default): whenever the game offers it then.
+        eligible = (self._kernel is not None and not self.use_heuristic
+                    and kernel_playouts == 1 and hasattr(self._kernel, "tree_search"))
+        if compiled_tree and not eligible:
+            raise ValueError("compiled_tree needs a game kernel with tree_search, "
+                             "use_heuristic=False and kernel_playouts=1")
+        self._tree: Any = (self._kernel.tree_search()  # type: ignore[union-attr]
+                           if eligible and compiled_tree is not False else None)
         self._root: Node | None = None
         self._root_history: tuple[Any, ...] = ()
         #: Statistics of the last ``choose`` (for tests, logs and tuning).
@@ -188,6 +202,8 @@ class MCTSPlayer:
         self._root = None
         self._root_history = ()
         self._rng = random.Random(self._seed)
+        if self._tree is not None:
+            self._tree.reset()
 
     # ------------------------------------------------------------------ choose
     def choose(self, position: GameState) -> Any:
@@ -205,6 +221,8 @@ class MCTSPlayer:
             if win is not None:
                 self.last_stats["reason"] = "win"
                 return win
+        if self._tree is not None:
+            return self._choose_compiled(work, started)
         root = self._take_root(work)
         # A later action of a turn is cheaper only because the tree kept from the turn's
         # earlier actions already covers it: without a reused tree it gets the full budget.
@@ -237,6 +255,8 @@ class MCTSPlayer:
             return 0
         work = position.copy()
         self.last_stats = {"iterations": 0, "reason": "ponder", "reused": 0}
+        if self._tree is not None:
+            return self._ponder_compiled(work, stop, max_iterations, deadline)
         root = self._take_root(work)
         if root.order is None:
             self._visit_new(root, work)
@@ -251,6 +271,104 @@ class MCTSPlayer:
             done += 1
         self.last_stats["iterations"] = done
         return done
+
+    # ------------------------------------------------------- compiled tree
+    #: Iterations per compiled call between checks of the clock and of an early stop.
+    _CHUNK = 32
+
+    def _compiled_args(self) -> tuple[float, float, float, bool]:
+        return (self.exploration, self.widen_base, self.widen_factor, self.tactics)
+
+    def _choose_compiled(self, work: GameState, started: float) -> Any:
+        """:meth:`choose` with the iterations in the game's compiled tree."""
+        tree = self._tree
+        if not self.reuse_tree:
+            tree.reset()
+        self.last_stats["reused"] = tree.set_root(work)
+        reused = self.last_stats["reused"] > 0
+        cut = not work.is_turn_start() and (reused or not self.continuation_needs_reuse)
+        share = self.continuation_share if cut else 1.0
+        self.last_stats["share"] = share
+        iterations = None if self.iterations is None else max(1, int(self.iterations * share))
+        deadline = None if self.time_limit is None else started + self.time_limit * share
+        done = 0
+        clock = time.perf_counter
+        begun = clock()
+        args = self._compiled_args()
+        while tree.solved() is None:
+            chunk = self._CHUNK if iterations is None else min(self._CHUNK, iterations - done)
+            if chunk <= 0:
+                break
+            now = clock()
+            if deadline is not None and now >= deadline:
+                break
+            if done and self._decided_counts(tree.visits_of_children(), iterations, done,
+                                             deadline, now - begun):
+                self.last_stats["stopped_early"] = True
+                break
+            ran = tree.run(chunk, self._rng.getrandbits(31), *args)
+            done += ran
+            if ran == 0:
+                break
+        self.last_stats["iterations"] = done
+        choice = self._final_choice(work, self._root_from_tree(tree))
+        self.last_stats["seconds"] = time.perf_counter() - started
+        return choice
+
+    def _ponder_compiled(self, work: GameState, stop: Callable[[], bool], max_iterations: int,
+                         deadline: float | None) -> int:
+        tree = self._tree
+        self.last_stats["reused"] = tree.set_root(work)
+        args = self._compiled_args()
+        done = 0
+        while tree.solved() is None and done < max_iterations:
+            if stop() or (deadline is not None and time.perf_counter() >= deadline):
+                break
+            ran = tree.run(min(16, max_iterations - done), self._rng.getrandbits(31), *args)
+            done += ran
+            if ran == 0:
+                break
+        self.last_stats["iterations"] = done
+        return done
+
+    @staticmethod
+    def _root_from_tree(tree: Any) -> Node:
+        """The compiled tree's root and its children as :class:`Node` objects (with
+        their own tried children, by visits, for the safety check's preferences)."""
+        seat = tree.root_seat()
+        root = Node(None, 1 - seat)
+        root.seat = seat
+        root.result = tree.solved()
+        for info in tree.children():
+            child = Node(info["action"], info["mover"])
+            child.visits = info["visits"]
+            child.value = info["value"]
+            child.result = info["result"]
+            for grand in tree.children(info["node"]):
+                g = Node(grand["action"], grand["mover"])
+                g.visits = grand["visits"]
+                child.children.append(g)
+                child.index[g.action] = g
+            root.children.append(child)
+            root.index[child.action] = child
+        root.order = [c.action for c in root.children] + tree.untried()
+        root.next_child = len(root.children)
+        root.visits = sum(c.visits for c in root.children)
+        return root
+
+    @staticmethod
+    def _decided_counts(visits: Any, iterations: int | None, done: int,
+                        deadline: float | None, spent: float) -> bool:
+        """:meth:`_decided` from the root children's visit counts."""
+        if iterations is not None:
+            left = iterations - done
+        else:
+            assert deadline is not None
+            left = int(done / max(spent, 1e-9) * max(0.0, deadline - time.perf_counter()))
+        if len(visits) < 2:
+            return len(visits) == 1 and int(visits[0]) > left
+        top = np.partition(visits, -2)[-2:]
+        return int(top[1]) - int(top[0]) > left
 
     def _final_choice(self, work: GameState, root: Node) -> Any:
         """Most visited child that the tactical layer accepts."""

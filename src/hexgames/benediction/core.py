@@ -1452,11 +1452,12 @@ def warm_up(announce: Any = None) -> float:
     import time
 
     from hexgames._jit import is_cached
-    from hexgames.benediction import _fasteval, evaluation
+    from hexgames.benediction import _fasteval, _search, evaluation
     from hexgames.benediction.position import Position
 
-    cached = is_cached(__name__) and _cached(_ENTRY_POINTS)
-    if announce is not None and not (cached and is_cached(_fasteval.__name__)):
+    cached = (is_cached(__name__) and _cached(_ENTRY_POINTS) and is_cached(_search.__name__)
+              and is_cached(_fasteval.__name__))
+    if announce is not None and not cached:
         announce("compiling the rules engine, once...")
     start = time.perf_counter()
     state = Core().initial()
@@ -1472,6 +1473,9 @@ def warm_up(announce: Any = None) -> float:
     position.reach_indices(0, 1, RED)
     position.immediate_wins()
     evaluation.heuristic(position)  # the AI's compiled heuristic
+    search = _search.TreeSearch()  # the AI's compiled tree (level 5)
+    search.set_root(position)
+    search.run(4, 0, 0.6, 3.0, 1.0, True)
     return time.perf_counter() - start
 
 
@@ -1538,6 +1542,14 @@ class Kernel:
                 codes = state.step(codes[randrange(len(codes))])
                 total += 1
         return total
+
+    def tree_search(self) -> Any:
+        """A fresh compiled MCTS tree (:class:`._search.TreeSearch`): the search of
+        :class:`~hexgames.ai.mcts.MCTSPlayer` with random games at the leaves, run in
+        compiled code."""
+        from hexgames.benediction._search import TreeSearch
+
+        return TreeSearch()
 
     def warm_up(self, announce: Any = None) -> float:
         return warm_up(announce)

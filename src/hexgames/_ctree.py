@@ -1,0 +1,301 @@
+"""The MCTS tree in flat arrays, for searches that run inside compiled code.
+
+Game-agnostic: a game whose core can play, undo and list actions in compiled code
+writes one compiled ``run`` loop (descend with :func:`select`, expand with
+:func:`expand`, value a new leaf its own way, :func:`backup`) and hands
+:class:`CompiledTree` to the AI through its kernel (``Kernel.tree_search()``).
+:class:`hexgames.ai.mcts.MCTSPlayer` then runs its iterations there instead of in
+Python, with the same algorithm as its Python tree: UCT over single actions, progressive
+widening over children in the order the game's priors give, a light MCTS-solver (proven
+wins and losses), and the tree kept between calls.
+
+Why arrays: a Python tree costs about 100 µs per iteration in object handling alone,
+as much as a whole random Benediction game in compiled code; the same tree in arrays
+costs a few µs.
+
+Layout: node ``i`` has integer fields ``NI[i, F_*]`` and float fields ``NV[i, V_*]``
+(the summed value from its mover's point of view, and its proven value for seat 0, NaN
+while unproven). An expanded node owns ``NI[i, F_NORD]`` consecutive *pool* entries
+from ``NI[i, F_POOL]``: ``PA`` holds its actions (as the game's integer codes) in the
+order they will be tried, ``PC`` the node of each tried one (the first ``F_NEXT``).
+``CT`` counts the nodes and pool entries in use.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from hexgames._jit import njit
+
+F_ACT, F_MOVER, F_SEAT, F_VISITS, F_POOL, F_NORD, F_NEXT, F_KEY = range(8)
+NI_FIELDS = 8
+V_VALUE, V_RESULT = 0, 1
+C_NODES, C_POOL = 0, 1
+
+#: What a game's ``run`` returns in ``CT[C_STATUS]`` when it stopped before its
+#: iterations were done: the tree is full (grow it), or the game's undo room is.
+C_STATUS = 2
+ST_OK, ST_TREE_FULL, ST_ROOM = 0, 1, 2
+
+
+@njit
+def new_node(NI, NV, CT, act, mover):  # type: ignore[no-untyped-def]
+    """A fresh unvisited node reached by ``act`` (played by seat ``mover``); the caller
+    checked that there is room (:func:`has_room`)."""
+    i = CT[C_NODES]
+    CT[C_NODES] = i + 1
+    NI[i, F_ACT] = act
+    NI[i, F_MOVER] = mover
+    NI[i, F_SEAT] = -1
+    NI[i, F_VISITS] = 0
+    NI[i, F_POOL] = -1
+    NI[i, F_NORD] = 0
+    NI[i, F_NEXT] = 0
+    NI[i, F_KEY] = 0
+    NV[i, V_VALUE] = 0.0
+    NV[i, V_RESULT] = np.nan
+    return i
+
+
+@njit
+def has_room(NI, PA, CT, most_actions):  # type: ignore[no-untyped-def]
+    """Whether one more iteration fits: one new node and one expansion."""
+    return CT[C_NODES] + 2 <= NI.shape[0] and CT[C_POOL] + most_actions <= PA.shape[0]
+
+
+@njit
+def expand(NI, PA, CT, node, codes, priors, m):  # type: ignore[no-untyped-def]
+    """Fix the order in which ``node``'s ``m`` actions (``codes``, already shuffled for
+    random tie-breaks) will be tried: highest prior first, ties in the given order."""
+    start = CT[C_POOL]
+    CT[C_POOL] = start + m
+    order = np.argsort(-priors[:m], kind="mergesort")
+    for x in range(m):
+        PA[start + x] = codes[order[x]]
+    NI[node, F_POOL] = start
+    NI[node, F_NORD] = m
+    NI[node, F_NEXT] = 0
+
+
+@njit
+def select(NI, NV, PA, PC, CT, node, c, widen_base, widen_factor):  # type: ignore[no-untyped-def]
+    """The child to descend to (UCT among those the widening allows, expanding one
+    more when due), or -1 when every action is proven lost or all are proven (the node
+    then holds its proven value). A child proven to win for the player to move here
+    proves the node and is returned."""
+    seat = NI[node, F_SEAT]
+    sign = 1.0 if seat == 0 else -1.0
+    visits = NI[node, F_VISITS]
+    allowed = widen_base + widen_factor * math.sqrt(visits)
+    log_n = math.log(visits + 1)
+    pool = NI[node, F_POOL]
+    live = 0
+    best = -1
+    best_score = -np.inf
+    for k in range(NI[node, F_NEXT]):
+        ch = PC[pool + k]
+        n = NI[ch, F_VISITS]
+        result = NV[ch, V_RESULT]
+        if math.isnan(result):
+            score = NV[ch, V_VALUE] / n + c * math.sqrt(log_n / n)
+        else:
+            exact = sign * result
+            if exact > 0:  # a proven win for the player to move here
+                NV[node, V_RESULT] = result
+                return ch
+            if exact < 0:
+                continue
+            score = c * math.sqrt(log_n / n)  # a proven draw: mean 0
+        live += 1
+        if score > best_score:
+            best = ch
+            best_score = score
+    nxt = NI[node, F_NEXT]
+    if nxt < NI[node, F_NORD] and (live < allowed or best < 0):
+        ch = new_node(NI, NV, CT, PA[pool + nxt], seat)
+        PC[pool + nxt] = ch
+        NI[node, F_NEXT] = nxt + 1
+        return ch
+    if best < 0:
+        # every action is expanded and proven: the node takes its best exact value
+        top = -np.inf
+        for k in range(nxt):
+            r = NV[PC[pool + k], V_RESULT]
+            if sign * r > top:
+                top = sign * r
+        NV[node, V_RESULT] = sign * top
+        return -1
+    return best
+
+
+@njit
+def backup(NI, NV, path, plen, value):  # type: ignore[no-untyped-def]
+    """Add one visit and ``value`` (for seat 0) to each node of the path, seen from the
+    seat that chose it."""
+    for x in range(plen):
+        i = path[x]
+        NI[i, F_VISITS] += 1
+        NV[i, V_VALUE] += value if NI[i, F_MOVER] == 0 else -value
+
+
+class CompiledTree:
+    """The tree's arrays, kept between searches, with the game-agnostic bookkeeping:
+    growth, re-rooting on the actions played since the last search (tree reuse), and
+    reading the root's children back for the final choice.
+
+    A game subclasses it with ``_action_code`` / ``_action_of`` (its actions as integer
+    codes and back), ``_load`` (copy a position into its compiled buffers) and ``_run``
+    (its compiled iterations)."""
+
+    def __init__(self, nodes: int = 4096, pool: int = 65536) -> None:
+        self.NI = np.zeros((nodes, NI_FIELDS), np.int64)
+        self.NV = np.zeros((nodes, 2), np.float64)
+        self.PA = np.zeros(pool, np.int32)
+        self.PC = np.zeros(pool, np.int32)
+        self.CT = np.zeros(3, np.int64)
+        self.root = -1
+        self._history: tuple[Any, ...] = ()
+        #: Most nodes kept: a search on a larger tree starts afresh (memory bound).
+        self.max_nodes = 1 << 21
+
+    # ------------------------------------------------------------ game's part
+    def _action_code(self, action: Any) -> int:
+        raise NotImplementedError
+
+    def _action_of(self, code: int) -> Any:
+        raise NotImplementedError
+
+    def _load(self, position: Any) -> None:
+        raise NotImplementedError
+
+    def _run(self, iterations: int, seed: int, settings: np.ndarray) -> int:
+        raise NotImplementedError
+
+    def _grow_room(self) -> None:
+        """Make more undo room in the game's buffers (after ``ST_ROOM``)."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------ driver
+    def reset(self) -> None:
+        """Forget the tree."""
+        self.CT[:] = 0
+        self.root = -1
+        self._history = ()
+
+    def set_root(self, position: Any) -> int:
+        """Make ``position`` the root: the kept node for it when ``position`` continues
+        the last root's game along actions in the tree, else a fresh tree. Returns the
+        visits the root already has (0 for a fresh one)."""
+        history = tuple(position.history)
+        root = self.root
+        if root >= 0 and history[: len(self._history)] == self._history:
+            for action in history[len(self._history) :]:
+                root = self._child(root, self._action_code(action))
+                if root < 0:
+                    break
+            if root >= 0 and (
+                self.NI[root, F_SEAT] != position.current_seat
+                or self.NI[root, F_KEY] != _signed(position.key)
+            ):
+                root = -1
+        else:
+            root = -1
+        if root < 0 or self.CT[C_NODES] > self.max_nodes:
+            self.CT[:] = 0
+            root = new_node(self.NI, self.NV, self.CT, -1, 1 - position.current_seat)
+        self.root = root
+        self._history = history
+        self._load(position)
+        return int(self.NI[root, F_VISITS])
+
+    def _child(self, node: int, code: int) -> int:
+        pool = self.NI[node, F_POOL]
+        if pool < 0:
+            return -1
+        for k in range(int(self.NI[node, F_NEXT])):
+            child = int(self.PC[pool + k])
+            if self.NI[child, F_ACT] == code:
+                return child
+        return -1
+
+    def run(self, iterations: int, seed: int, exploration: float, widen_base: float,
+            widen_factor: float, tactics: bool) -> int:
+        """Up to ``iterations`` iterations from the root (fewer once it is proven);
+        returns how many were done. Grows the arrays as needed."""
+        settings = np.array([exploration, widen_base, widen_factor, 1.0 if tactics else 0.0])
+        done = 0
+        while done < iterations and self.solved() is None:
+            self.CT[C_STATUS] = ST_OK
+            done += self._run(iterations - done, seed + done, settings)
+            status = self.CT[C_STATUS]
+            if status == ST_TREE_FULL:
+                self._grow_tree()
+            elif status == ST_ROOM:
+                self._grow_room()
+            else:
+                break
+        return done
+
+    def _grow_tree(self) -> None:
+        if self.CT[C_NODES] + 2 > len(self.NI):
+            self.NI = np.concatenate([self.NI, np.zeros_like(self.NI)])
+            self.NV = np.concatenate([self.NV, np.zeros_like(self.NV)])
+        else:
+            self.PA = np.concatenate([self.PA, np.zeros_like(self.PA)])
+            self.PC = np.concatenate([self.PC, np.zeros_like(self.PC)])
+
+    # ------------------------------------------------------------ reading
+    def solved(self) -> float | None:
+        """The root's proven value for seat 0, or None."""
+        value = float(self.NV[self.root, V_RESULT])
+        return None if math.isnan(value) else value
+
+    def root_seat(self) -> int:
+        return int(self.NI[self.root, F_SEAT])
+
+    def visits_of_children(self, node: int | None = None) -> np.ndarray:
+        """Visits of the tried children of ``node`` (default the root), in order."""
+        i = self.root if node is None else node
+        pool = int(self.NI[i, F_POOL])
+        if pool < 0:
+            return np.zeros(0, np.int64)
+        kids = self.PC[pool : pool + int(self.NI[i, F_NEXT])]
+        return self.NI[kids, F_VISITS]
+
+    def children(self, node: int | None = None) -> list[dict[str, Any]]:
+        """The tried children of ``node`` (default the root): action, mover, visits,
+        summed value, proven value (or None) and node number."""
+        i = self.root if node is None else node
+        pool = int(self.NI[i, F_POOL])
+        if pool < 0:
+            return []
+        out = []
+        for k in range(int(self.NI[i, F_NEXT])):
+            ch = int(self.PC[pool + k])
+            result = float(self.NV[ch, V_RESULT])
+            out.append({
+                "action": self._action_of(int(self.NI[ch, F_ACT])),
+                "mover": int(self.NI[ch, F_MOVER]),
+                "visits": int(self.NI[ch, F_VISITS]),
+                "value": float(self.NV[ch, V_VALUE]),
+                "result": None if math.isnan(result) else result,
+                "node": ch,
+            })
+        return out
+
+    def untried(self) -> list[Any]:
+        """The root's actions not tried yet, in the order they would be."""
+        i = self.root
+        pool = int(self.NI[i, F_POOL])
+        if pool < 0:
+            return []
+        nxt, nord = int(self.NI[i, F_NEXT]), int(self.NI[i, F_NORD])
+        return [self._action_of(int(c)) for c in self.PA[pool + nxt : pool + nord]]
+
+
+def _signed(value: int) -> int:
+    value &= (1 << 64) - 1
+    return value - (1 << 64) if value >= 1 << 63 else value

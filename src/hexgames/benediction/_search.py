@@ -1,0 +1,293 @@
+"""Benediction's MCTS iterations in compiled code (see :mod:`hexgames._ctree`).
+
+One compiled call runs many iterations of :class:`hexgames.ai.mcts.MCTSPlayer`'s search
+with random games at the leaves (level 5): descend the tree playing actions on a copy of
+the position's buffers, expand a node in the order of :func:`priors` (the compiled form
+of :func:`.evaluation.action_priors`), prove a new node won when its player to act has
+an immediately winning action (:func:`.core.pos_wins`), else value it by one random game
+(:func:`.core.random_playouts`), undo back to the root and back the value up.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from hexgames import _ctree
+from hexgames._ctree import (
+    C_STATUS,
+    F_ACT,
+    F_KEY,
+    F_POOL,
+    F_SEAT,
+    F_VISITS,
+    ST_ROOM,
+    ST_TREE_FULL,
+    V_RESULT,
+    CompiledTree,
+    backup,
+    expand,
+    has_room,
+    select,
+)
+from hexgames._jit import njit, view_nd
+from hexgames.benediction import core as _core
+from hexgames.benediction.core import (
+    BLUE,
+    FRAME_LEN,
+    KING,
+    M_FCAP,
+    M_LCAP,
+    M_NFRAME,
+    M_NLOG,
+    M_TO,
+    M_WIN,
+    P_K,
+    P_N,
+    RED,
+    WIN_NONE,
+    _apply_rules,
+    _core_parts,
+    _fill,
+    _pos_parts,
+    _settle,
+    _stuck,
+    _unpack,
+    generate,
+    passed_wall,
+    pos_wins,
+    random_playouts,
+    state_key,
+    undo,
+)
+
+
+@njit
+def priors(geo, params, owner, size, flags, to_move, dist, codes, m, near, out):  # type: ignore[no-untyped-def]
+    """:func:`.evaluation.action_priors` of the ``m`` extended ``codes``, into ``out``:
+    captures (above all of a king), king actions towards the enemy wall, advances,
+    merges; blocks last unless next to a king. ``near`` is scratch of ``n`` booleans."""
+    n = params[P_N]
+    kk = params[P_K]
+    man_space = n * n * kk
+    na = man_space + 2 * n
+    nbr = geo[2]
+    near[:] = False
+    for k in range(n):
+        if flags[k] & KING and (owner[k] == RED or owner[k] == BLUE):
+            for q in nbr[k]:
+                if q < 0:
+                    break
+                near[q] = True
+    enemy = 3 - to_move
+    for x in range(m):
+        ext = codes[x]
+        merge = ext >= na
+        code = ext - na if merge else ext
+        if code >= man_space + n:
+            out[x] = 1.0 if near[code - man_space - n] else -1.0
+            continue
+        if code >= man_space:
+            out[x] = 0.2
+            continue
+        k = code % kk
+        j = (code // kk) % n
+        i = code // kk // n
+        score = 0.0
+        if owner[j] == enemy:
+            score += 3.0 + size[j] + (20.0 if flags[j] & KING else 0.0)
+        advance = dist[to_move, i] - dist[to_move, j]
+        score += 0.5 * advance
+        if flags[i] & KING:
+            score += 1.0 + advance
+        if merge:
+            score += 0.5
+        elif k > 0:
+            score -= 0.3
+        out[x] = score
+
+
+@njit
+def _value(w):  # type: ignore[no-untyped-def]
+    """The result for seat 0 of a game that ended with result code ``w`` (+1 Red won,
+    -1 Blue won, 0 drawn or cut off by the playout limit)."""
+    if w == RED:
+        return 1.0
+    if w == BLUE:
+        return -1.0
+    return 0.0
+
+
+@njit
+def run(CW, PB, FL, lx, dist, NI, NV, PA, PC, CT, path, root, iterations, seed, settings):  # type: ignore[no-untyped-def]
+    """Up to ``iterations`` MCTS iterations from ``root`` on the position in ``PB``/
+    ``FL`` (left as it was; ``lx`` is scratch for action lists). Returns the iterations
+    done; ``CT[C_STATUS]`` says why it stopped early (tree full, undo room).
+
+    Actions are applied without listing the next ones (``pos_play`` lists them
+    each time): a node's list is generated once, when it is expanded, and a new node's
+    when it is first visited (to see whether its player is stuck, and for the wins)."""
+    G, W, WB = _core_parts(CW)
+    geo, params = _unpack(G)
+    n = params[P_N]
+    S8, meta = _pos_parts(PB, n)
+    owner = S8[0:n]
+    size = S8[n : 2 * n]
+    flags = S8[2 * n : 3 * n]
+    near = S8[3 * n : 4 * n]
+    fcap = meta[M_FCAP]
+    lcap = meta[M_LCAP]
+    frames = view_nd(FL[0 : fcap * FRAME_LEN], (fcap, FRAME_LEN))
+    log = view_nd(FL[fcap * FRAME_LEN : fcap * FRAME_LEN + lcap * 4], (lcap, 4))
+    na = n * n * params[P_K] + 2 * n
+    work = W[0:na]
+    scratch = W[na : na + 5 * n]
+    c = settings[0]
+    widen_base = settings[1]
+    widen_factor = settings[2]
+    tactics = settings[3] > 0
+    np.random.seed(seed)
+    most = lx.shape[0]
+    pri = np.empty(most, np.float64)
+    wins = np.empty(most, np.int32)
+    kings = np.empty(n, np.bool_)
+    winners = np.zeros(1, np.int64)
+    lengths = np.zeros(1, np.int64)
+    if NI[root, F_SEAT] < 0:
+        NI[root, F_SEAT] = meta[M_TO] - 1
+        NI[root, F_KEY] = state_key(geo, meta)
+        if meta[M_WIN] != WIN_NONE:
+            NV[root, V_RESULT] = _value(meta[M_WIN])
+    done = 0
+    while done < iterations and np.isnan(NV[root, V_RESULT]):
+        if not has_room(NI, PA, CT, most):
+            CT[C_STATUS] = ST_TREE_FULL
+            break
+        node = root
+        path[0] = root
+        plen = 1
+        played = 0
+        value = 0.0
+        while True:
+            r = NV[node, V_RESULT]
+            if not np.isnan(r):
+                value = r
+                break
+            if NI[node, F_POOL] < 0:
+                m = _fill(params, owner, meta, work,
+                          generate(geo, params, owner, size, flags, near, meta, work, WB,
+                                   scratch), lx)
+                np.random.shuffle(lx[:m])  # random tie-breaks among equal priors
+                priors(geo, params, owner, size, flags, meta[M_TO], dist, lx, m, kings, pri)
+                expand(NI, PA, CT, node, lx, pri, m)
+            if meta[M_NFRAME] + 2 >= fcap or meta[M_NLOG] + 2 * (3 * n + 16) > lcap:
+                # no undo room for a deeper line: value this (visited) node by a random
+                # game and ask for room before the next iteration
+                CT[C_STATUS] = ST_ROOM
+                value = _playout(geo, params, owner, size, flags, near, meta, winners,
+                                 lengths)
+                break
+            child = select(NI, NV, PA, PC, CT, node, c, widen_base, widen_factor)
+            if child < 0:  # every action proven lost, or all proven: the node is solved
+                r = NV[node, V_RESULT]
+                value = 0.0 if np.isnan(r) else r
+                break
+            ext = NI[child, F_ACT]
+            code = ext - na if ext >= na else ext
+            _apply_rules(geo, params, owner, size, flags, near, meta, log, frames, code,
+                         passed_wall(geo, params, owner, size, meta, code, scratch), scratch)
+            played += 1
+            path[plen] = child
+            plen += 1
+            if NI[child, F_VISITS] == 0:  # a new node: exact value if decided, else a game
+                m = 0
+                if meta[M_WIN] == WIN_NONE:
+                    m = generate(geo, params, owner, size, flags, near, meta, work, WB,
+                                 scratch)
+                    if m == 0:
+                        _stuck(meta)
+                _settle(meta)
+                NI[child, F_SEAT] = meta[M_TO] - 1
+                NI[child, F_KEY] = state_key(geo, meta)
+                if meta[M_WIN] != WIN_NONE:
+                    value = _value(meta[M_WIN])
+                    NV[child, V_RESULT] = value
+                elif tactics and pos_wins(CW, PB, FL, lx, _fill(params, owner, meta, work,
+                                                                m, lx), wins) > 0:
+                    value = 1.0 if meta[M_TO] == RED else -1.0
+                    NV[child, V_RESULT] = value
+                else:
+                    value = _playout(geo, params, owner, size, flags, near, meta, winners,
+                                     lengths)
+                break
+            node = child
+        for _ in range(played):
+            undo(geo, params, owner, size, flags, near, meta, log, frames)
+        backup(NI, NV, path, plen, value)
+        done += 1
+        if CT[C_STATUS] != 0:
+            break
+    return done
+
+
+@njit
+def _playout(geo, params, owner, size, flags, near, meta, winners, lengths):  # type: ignore[no-untyped-def]
+    """The result for seat 0 of one random game from here (see :func:`_value`)."""
+    random_playouts(geo, params, owner, size, flags, near, meta, 1,
+                    np.random.randint(0, 2**31 - 1), 10_000, winners, lengths)
+    return _value(winners[0])
+
+
+class TreeSearch(CompiledTree):
+    """The compiled tree of one :class:`~hexgames.ai.mcts.MCTSPlayer` (what
+    ``Kernel.tree_search()`` returns). Works on copies of a position's buffers: the
+    position handed to :meth:`set_root` is never changed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._core: Any = None
+        self._path = np.zeros(4096, np.int64)
+
+    def _action_code(self, action: Any) -> int:
+        return int(self._core.ext_of(action))
+
+    def _action_of(self, code: int) -> Any:
+        return self._core.actions[code]
+
+    def _load(self, position: Any) -> None:
+        from hexgames.benediction.evaluation import _wall_distance
+
+        core = position._core
+        if core is not self._core:
+            self._core = core
+            side = core.rules.board_side
+            self._dist = np.array([(0,) * core.n, *_wall_distance(side)[1:]], np.int64)
+        self._CW = core.CW
+        self._PB = position._PB.copy()
+        self._FL = position._FL.copy()
+        self._lx = np.zeros(core.num_actions + 8, np.int32)
+        for _ in range(4):  # room for deep lines without asking
+            self._grow_room()
+
+    def _grow_room(self) -> None:
+        n = self._core.n
+        meta = self._PB[_core._meta_at(n) :].view(np.int64)
+        fcap, lcap = int(meta[M_FCAP]), int(meta[M_LCAP])
+        fl = np.zeros(2 * (fcap * FRAME_LEN + lcap * 4), np.int64)
+        fl[: fcap * FRAME_LEN] = self._FL[: fcap * FRAME_LEN]
+        start = 2 * fcap * FRAME_LEN
+        fl[start : start + lcap * 4] = self._FL[fcap * FRAME_LEN :]
+        meta[M_FCAP] = 2 * fcap
+        meta[M_LCAP] = 2 * lcap
+        self._FL = fl
+
+    def _run(self, iterations: int, seed: int, settings: np.ndarray) -> int:
+        if len(self._path) < self.CT[_ctree.C_NODES] + 2:
+            self._path = np.zeros(2 * len(self._path), np.int64)
+        return int(run(self._CW, self._PB, self._FL, self._lx, self._dist,
+                       self.NI, self.NV, self.PA, self.PC, self.CT, self._path, self.root,
+                       iterations, seed & 0x7FFFFFFF, settings))
+
+
+__all__ = ["C_STATUS", "TreeSearch", "priors", "run"]
