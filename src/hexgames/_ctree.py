@@ -42,7 +42,7 @@ ST_OK, ST_TREE_FULL, ST_ROOM = 0, 1, 2
 
 
 @njit
-def new_node(NI, NV, CT, act, mover):  # type: ignore[no-untyped-def]
+def new_node(NI, NV, CT, act, mover):
     """A fresh unvisited node reached by ``act`` (played by seat ``mover``); the caller
     checked that there is room (:func:`has_room`)."""
     i = CT[C_NODES]
@@ -61,13 +61,13 @@ def new_node(NI, NV, CT, act, mover):  # type: ignore[no-untyped-def]
 
 
 @njit
-def has_room(NI, PA, CT, most_actions):  # type: ignore[no-untyped-def]
+def has_room(NI, PA, CT, most_actions):
     """Whether one more iteration fits: one new node and one expansion."""
     return CT[C_NODES] + 2 <= NI.shape[0] and CT[C_POOL] + most_actions <= PA.shape[0]
 
 
 @njit
-def expand(NI, PA, CT, node, codes, priors, m):  # type: ignore[no-untyped-def]
+def expand(NI, PA, CT, node, codes, priors, m):
     """Fix the order in which ``node``'s ``m`` actions (``codes``, already shuffled for
     random tie-breaks) will be tried: highest prior first, ties in the given order."""
     start = CT[C_POOL]
@@ -81,7 +81,7 @@ def expand(NI, PA, CT, node, codes, priors, m):  # type: ignore[no-untyped-def]
 
 
 @njit
-def select(NI, NV, PA, PC, CT, node, c, widen_base, widen_factor):  # type: ignore[no-untyped-def]
+def select(NI, NV, PA, PC, CT, node, c, widen_base, widen_factor):
     """The child to descend to (UCT among those the widening allows, expanding one
     more when due), or -1 when every action is proven lost or all are proven (the node
     then holds its proven value). A child proven to win for the player to move here
@@ -132,7 +132,7 @@ def select(NI, NV, PA, PC, CT, node, c, widen_base, widen_factor):  # type: igno
 
 
 @njit
-def backup(NI, NV, path, plen, value):  # type: ignore[no-untyped-def]
+def backup(NI, NV, path, plen, value):
     """Add one visit and ``value`` (for seat 0) to each node of the path, seen from the
     seat that chose it."""
     for x in range(plen):

@@ -33,10 +33,9 @@ from hexgames._ctree import (
 )
 from hexgames._jit import njit, view_nd
 from hexgames.benediction import core as _core
+from hexgames.benediction._tables import BLUE, KING, RED
 from hexgames.benediction.core import (
-    BLUE,
     FRAME_LEN,
-    KING,
     M_FCAP,
     M_LCAP,
     M_NFRAME,
@@ -45,7 +44,6 @@ from hexgames.benediction.core import (
     M_WIN,
     P_K,
     P_N,
-    RED,
     WIN_NONE,
     _apply_rules,
     _core_parts,
