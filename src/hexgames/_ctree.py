@@ -141,6 +141,54 @@ def backup(NI, NV, path, plen, value):
         NV[i, V_VALUE] += value if NI[i, F_MOVER] == 0 else -value
 
 
+@njit
+def subtree_size(NI, PC, root):
+    """``(nodes, pool entries)`` of the subtree under ``root``."""
+    stack = [root]
+    nodes = 0
+    pool = 0
+    while len(stack):
+        i = stack.pop()
+        nodes += 1
+        start = NI[i, F_POOL]
+        if start >= 0:
+            pool += NI[i, F_NORD]
+            for k in range(NI[i, F_NEXT]):
+                stack.append(PC[start + k])
+    return nodes, pool
+
+
+@njit
+def compact(NI, NV, PA, PC, root, NI2, NV2, PA2, PC2, CT2):
+    """Copy the subtree under ``root`` into the second set of arrays (node numbers in
+    breadth-first order, so the root becomes node 0): what is left of the tree when the
+    game has moved on, without the lines not taken."""
+    queue = np.empty(NI2.shape[0], np.int64)
+    queue[0] = root
+    head = 0
+    tail = 1
+    used = 0
+    while head < tail:
+        old = queue[head]
+        new = head
+        head += 1
+        NI2[new, :] = NI[old, :]
+        NV2[new, :] = NV[old, :]
+        pool = NI[old, F_POOL]
+        if pool >= 0:
+            nord = NI[old, F_NORD]
+            PA2[used : used + nord] = PA[pool : pool + nord]
+            for k in range(NI[old, F_NEXT]):
+                PC2[used + k] = tail
+                queue[tail] = PC[pool + k]
+                tail += 1
+            NI2[new, F_POOL] = used
+            used += nord
+    CT2[C_NODES] = tail
+    CT2[C_POOL] = used
+    CT2[C_STATUS] = 0
+
+
 class CompiledTree:
     """The tree's arrays, kept between searches, with the game-agnostic bookkeeping:
     growth, re-rooting on the actions played since the last search (tree reuse), and
@@ -151,15 +199,17 @@ class CompiledTree:
     (its compiled iterations)."""
 
     def __init__(self, nodes: int = 4096, pool: int = 65536) -> None:
+        self._sizes = (nodes, pool)
+        self._allocate(nodes, pool)
+        self.CT = np.zeros(3, np.int64)
+        self.root = -1
+        self._history: tuple[Any, ...] = ()
+
+    def _allocate(self, nodes: int, pool: int) -> None:
         self.NI = np.zeros((nodes, NI_FIELDS), np.int64)
         self.NV = np.zeros((nodes, 2), np.float64)
         self.PA = np.zeros(pool, np.int32)
         self.PC = np.zeros(pool, np.int32)
-        self.CT = np.zeros(3, np.int64)
-        self.root = -1
-        self._history: tuple[Any, ...] = ()
-        #: Most nodes kept: a search on a larger tree starts afresh (memory bound).
-        self.max_nodes = 1 << 21
 
     # ------------------------------------------------------------ game's part
     def _action_code(self, action: Any) -> int:
@@ -203,13 +253,27 @@ class CompiledTree:
                 root = -1
         else:
             root = -1
-        if root < 0 or self.CT[C_NODES] > self.max_nodes:
+        if root < 0:
             self.CT[:] = 0
+            if len(self.NI) > 4 * self._sizes[0]:  # a large tree of another game: let go
+                self._allocate(*self._sizes)
             root = new_node(self.NI, self.NV, self.CT, -1, 1 - position.current_seat)
+        elif root > 0:
+            root = self._keep_only(root)
         self.root = root
         self._history = history
         self._load(position)
         return int(self.NI[root, F_VISITS])
+
+    def _keep_only(self, root: int) -> int:
+        """Drop everything but the subtree under ``root`` (which becomes node 0): the
+        memory a game's searches hold stays that of the tree in use, as the Python
+        tree's garbage collection keeps it."""
+        nodes, pool = subtree_size(self.NI, self.PC, root)
+        old = (self.NI, self.NV, self.PA, self.PC)
+        self._allocate(max(self._sizes[0], 2 * nodes), max(self._sizes[1], 2 * pool))
+        compact(*old, root, self.NI, self.NV, self.PA, self.PC, self.CT)
+        return 0
 
     def _child(self, node: int, code: int) -> int:
         pool = self.NI[node, F_POOL]
@@ -223,13 +287,18 @@ class CompiledTree:
 
     def run(self, iterations: int, seed: int, exploration: float, widen_base: float,
             widen_factor: float, tactics: bool) -> int:
-        """Up to ``iterations`` iterations from the root (fewer once it is proven);
-        returns how many were done. Grows the arrays as needed."""
+        """Up to ``iterations`` iterations from the root (fewer once it is proven), with
+        the compiled random sequence seeded by ``seed``; returns how many were done.
+        Grows the arrays as needed."""
         settings = np.array([exploration, widen_base, widen_factor, 1.0 if tactics else 0.0])
         done = 0
+        seed &= 0x7FFFFFFF
         while done < iterations and self.solved() is None:
             self.CT[C_STATUS] = ST_OK
-            done += self._run(iterations - done, seed + done, settings)
+            # after growing, go on with the same random sequence (seed -1): the search
+            # does not depend on when the arrays filled up
+            done += self._run(iterations - done, seed, settings)
+            seed = -1
             status = self.CT[C_STATUS]
             if status == ST_TREE_FULL:
                 self._grow_tree()

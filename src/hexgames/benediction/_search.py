@@ -10,6 +10,7 @@ an immediately winning action (:func:`.core.pos_wins`), else value it by one ran
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -120,8 +121,9 @@ def _value(w):  # type: ignore[no-untyped-def]
 @njit
 def run(CW, PB, FL, lx, dist, NI, NV, PA, PC, CT, path, root, iterations, seed, settings):  # type: ignore[no-untyped-def]
     """Up to ``iterations`` MCTS iterations from ``root`` on the position in ``PB``/
-    ``FL`` (left as it was; ``lx`` is scratch for action lists). Returns the iterations
-    done; ``CT[C_STATUS]`` says why it stopped early (tree full, undo room).
+    ``FL`` (left as it was; ``lx`` is scratch for action lists), numba's random sequence
+    seeded with ``seed`` (-1: not reseeded). Returns the iterations done;
+    ``CT[C_STATUS]`` says why it stopped early (tree full, undo room).
 
     Actions are applied without listing the next ones (``pos_play`` lists them
     each time): a node's list is generated once, when it is expanded, and a new node's
@@ -145,7 +147,8 @@ def run(CW, PB, FL, lx, dist, NI, NV, PA, PC, CT, path, root, iterations, seed, 
     widen_base = settings[1]
     widen_factor = settings[2]
     tactics = settings[3] > 0
-    np.random.seed(seed)
+    if seed >= 0:  # else go on with the sequence of the last call (after growing)
+        np.random.seed(seed)
     most = lx.shape[0]
     pri = np.empty(most, np.float64)
     wins = np.empty(most, np.int32)
@@ -237,15 +240,50 @@ def _playout(geo, params, owner, size, flags, near, meta, winners, lengths):  # 
     return _value(winners[0])
 
 
+@cache
+def _distances(side: int) -> np.ndarray:
+    """``dist[colour, point]``: hex steps to the wall that colour must pass (as in the
+    Python priors), one row per colour code (row 0 unused)."""
+    from hexgames.benediction.evaluation import _wall_distance
+
+    red, blue = _wall_distance(side)[1:]
+    return np.array([(0,) * len(red), red, blue], np.int64)
+
+
+def priors_of(position: Any, actions: Any) -> list[float]:
+    """:func:`priors` of ``actions`` (legal in ``position``), for the tests to compare
+    with :func:`.evaluation.action_priors`."""
+    core = position._core
+    dist = _distances(core.rules.board_side)
+    codes = np.array([core.ext_of(a) for a in actions], np.int32)
+    out = np.zeros(len(codes), np.float64)
+    n = core.n
+    pb = position._PB
+    meta = pb[_core._meta_at(n) :].view(np.int64)
+    priors(core.geo, core.params, pb[:n], pb[n : 2 * n], pb[2 * n : 3 * n], meta[M_TO], dist,
+           codes, len(codes), np.zeros(n, np.bool_), out)
+    return out.tolist()
+
+
 class TreeSearch(CompiledTree):
     """The compiled tree of one :class:`~hexgames.ai.mcts.MCTSPlayer` (what
     ``Kernel.tree_search()`` returns). Works on copies of a position's buffers: the
     position handed to :meth:`set_root` is never changed."""
 
-    def __init__(self) -> None:
-        super().__init__()
+    #: Doublings of a position's undo room when it is loaded: room for lines far
+    #: deeper than a search goes (a deeper one stops, values its node by a random game
+    #: and asks for more, :data:`~hexgames._ctree.ST_ROOM`).
+    room_doublings = 4
+
+    def __init__(self, nodes: int = 4096, pool: int = 65536) -> None:
+        super().__init__(nodes, pool)
         self._core: Any = None
         self._path = np.zeros(4096, np.int64)
+
+    def set_root(self, position: Any) -> int:
+        if position._core is not self._core:  # another variant: other action codes
+            self.reset()
+        return super().set_root(position)
 
     def _action_code(self, action: Any) -> int:
         return int(self._core.ext_of(action))
@@ -254,18 +292,14 @@ class TreeSearch(CompiledTree):
         return self._core.actions[code]
 
     def _load(self, position: Any) -> None:
-        from hexgames.benediction.evaluation import _wall_distance
-
         core = position._core
-        if core is not self._core:
-            self._core = core
-            side = core.rules.board_side
-            self._dist = np.array([(0,) * core.n, *_wall_distance(side)[1:]], np.int64)
+        self._core = core
+        self._dist = _distances(core.rules.board_side)
         self._CW = core.CW
         self._PB = position._PB.copy()
         self._FL = position._FL.copy()
         self._lx = np.zeros(core.num_actions + 8, np.int32)
-        for _ in range(4):  # room for deep lines without asking
+        for _ in range(self.room_doublings):
             self._grow_room()
 
     def _grow_room(self) -> None:
@@ -285,7 +319,7 @@ class TreeSearch(CompiledTree):
             self._path = np.zeros(2 * len(self._path), np.int64)
         return int(run(self._CW, self._PB, self._FL, self._lx, self._dist,
                        self.NI, self.NV, self.PA, self.PC, self.CT, self._path, self.root,
-                       iterations, seed & 0x7FFFFFFF, settings))
+                       iterations, seed, settings))
 
 
-__all__ = ["C_STATUS", "TreeSearch", "priors", "run"]
+__all__ = ["TreeSearch", "priors", "priors_of", "run"]
