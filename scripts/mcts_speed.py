@@ -15,7 +15,9 @@ reuse the tree), and prints per game:
 
 With ``--level N`` it measures that level's player instead, as the checkout on
 ``PYTHONPATH`` defines it (its budget and its leaf values): level 5 of two versions
-compares what a user gets from "strongest" in each.
+compares what a user gets from "strongest" in each. ``--python-tree`` runs that level's
+iterations in Python where the game offers a compiled tree (the same algorithm; the
+choices differ only by the random sequence).
 
 Run: ``PYTHONPATH=src python scripts/mcts_speed.py`` (``--games dendria``,
 ``--profile`` for a cProfile of the searches, ``--json`` for machine-readable output).
@@ -66,7 +68,7 @@ def openings(game: Game, count: int, seed: int, min_actions: int = 20) -> list[G
 
 def run_game(
     name: str, positions: int, iterations: int, seed: int, profile: cProfile.Profile | None,
-    level: int | None = None,
+    level: int | None = None, python_tree: bool = False,
 ) -> dict[str, Any]:
     game = get_game(name)
     starts = openings(game, positions, seed)
@@ -79,6 +81,12 @@ def run_game(
             from hexgames.ai.levels import player as level_player
 
             player: Any = level_player(game, level, seed=seed + k)
+            if python_tree and getattr(player, "_tree", None) is not None:
+                # the same level with its iterations in Python (as before the compiled tree)
+                player = MCTSPlayer(game, iterations=player.iterations,
+                                    time_limit=player.time_limit, seed=seed + k,
+                                    tactics_budget=player.tactics_budget,
+                                    use_heuristic=player.use_heuristic, compiled_tree=False)
         else:
             player = MCTSPlayer(game, iterations=iterations, seed=seed + k, tactics=True,
                                 use_heuristic=True)  # the search measured before the speed-ups
@@ -106,6 +114,7 @@ def run_game(
         "positions": positions,
         "iterations_per_action": iterations if level is None else None,
         "level": level,
+        "python_tree": python_tree,
         "iterations": total_iterations,
         "seconds": round(seconds, 3),
         "iterations_per_s": round(total_iterations / seconds, 1),
@@ -128,6 +137,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="measure this level's player as the checkout defines it "
                              "(its own budget and leaf values) instead of --iterations; "
                              "run under another checkout's PYTHONPATH to compare versions")
+    parser.add_argument("--python-tree", action="store_true",
+                        help="with --level: run that level's iterations in Python even where "
+                             "the game offers a compiled tree (the search before it)")
     parser.add_argument("--seed", type=int, default=1, help="seed of openings and players")
     parser.add_argument("--profile", action="store_true",
                         help="print a cProfile of the searches (slower; figures not comparable)")
@@ -143,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in args.games:
         profile = cProfile.Profile() if args.profile else None
         result = run_game(name, args.positions, args.iterations, args.seed, profile,
-                          args.level)
+                          args.level, args.python_tree)
         if args.json:
             shown = result if args.choices else {k: v for k, v in result.items()
                                                  if k != "choices"}

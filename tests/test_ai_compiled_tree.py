@@ -343,3 +343,23 @@ def test_moving_on_keeps_only_the_subtree_in_use() -> None:
     # the kept tree searches on: its children's visits grow by the new iterations
     tree.run(300, 6, *SETTINGS)
     assert sum(c["visits"] for c in tree.children()) == sum(v for _, v, _, _ in below) + 300
+
+
+def test_mcts_speed_measures_level_5_with_either_tree() -> None:
+    """``scripts/mcts_speed.py --level 5 [--python-tree]``: both searches run, and the
+    Python tree's choices are reproducible with the seed as the compiled tree's are."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "mcts_speed.py"
+    spec = importlib.util.spec_from_file_location("mcts_speed", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    runs = {tree: module.run_game("benediction", 1, 0, 3, None, level=5, python_tree=tree)
+            for tree in (False, True)}
+    assert runs[True]["python_tree"] and not runs[False]["python_tree"]
+    for result in runs.values():
+        assert result["iterations"] > 0
+    again = module.run_game("benediction", 1, 0, 3, None, level=5, python_tree=False)
+    assert again["fingerprint"] == runs[False]["fingerprint"]
