@@ -363,3 +363,24 @@ def test_mcts_speed_measures_level_5_with_either_tree() -> None:
         assert result["iterations"] > 0
     again = module.run_game("benediction", 1, 0, 3, None, level=5, python_tree=False)
     assert again["fingerprint"] == runs[False]["fingerprint"]
+
+
+def test_a_kept_root_proven_before_it_was_expanded_still_gets_a_choice() -> None:
+    """A node proven won at its first visit (its player can win at once) is never
+    expanded; if it becomes the root of a later search, the choice comes from the legal
+    actions, not from an empty list."""
+    p = position_with_a_win(2)
+    before = p.history[-1]
+    p.undo()
+    player = MCTSPlayer("benediction", use_heuristic=False, iterations=300, seed=1,
+                        tactics=False)
+    tree = player._tree
+    tree.set_root(p)
+    tree.run(300, 1, *SETTINGS)
+    node = next((c["node"] for c in tree.children() if c["action"] == before), None)
+    p.play(before)
+    if node is None or tree.children(node):
+        pytest.skip("the line to the won position was expanded in this search")
+    assert tree.set_root(p) == 1 and tree.solved() is not None and not tree.children()
+    choice = player.choose(p)  # no tactical layer before the search: the tree decides
+    assert choice in set(p.legal_actions())

@@ -311,7 +311,7 @@ class MCTSPlayer:
             if ran == 0:
                 break
         self.last_stats["iterations"] = done
-        choice = self._final_choice(work, self._root_from_tree(tree))
+        choice = self._final_choice(work, self._root_from_tree(tree, work))
         self.last_stats["seconds"] = time.perf_counter() - started
         return choice
 
@@ -332,9 +332,10 @@ class MCTSPlayer:
         return done
 
     @staticmethod
-    def _root_from_tree(tree: Any) -> Node:
+    def _root_from_tree(tree: Any, position: GameState) -> Node:
         """The compiled tree's root and its children as :class:`Node` objects (with
-        their own tried children, by visits, for the safety check's preferences)."""
+        their own tried children, by visits, for the safety check's preferences). A
+        root proven before it was ever expanded lists the legal actions as untried."""
         seat = tree.root_seat()
         root = Node(None, 1 - seat)
         root.seat = seat
@@ -352,6 +353,8 @@ class MCTSPlayer:
             root.children.append(child)
             root.index[child.action] = child
         root.order = [c.action for c in root.children] + tree.untried()
+        if not root.order:
+            root.order = list(position.legal_actions())
         root.next_child = len(root.children)
         root.visits = sum(c.visits for c in root.children)
         return root
