@@ -300,7 +300,8 @@ class MCTSPlayer:
             if chunk <= 0:
                 break
             now = clock()
-            if deadline is not None and now >= deadline:
+            # at least one iteration: it visits the root (its seat) and lists its actions
+            if done and deadline is not None and now >= deadline:
                 break
             if done and self._decided_counts(tree.visits_of_children(), iterations, done,
                                              deadline, now - begun):
