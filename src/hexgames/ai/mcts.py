@@ -33,10 +33,8 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
-
-import numpy as np
 
 from hexgames.ai.base import require_actions, resolve_game, seat_sign
 from hexgames.ai.knowledge import Knowledge, knowledge
@@ -224,19 +222,26 @@ class MCTSPlayer:
         if self._tree is not None:
             return self._choose_compiled(work, started)
         root = self._take_root(work)
-        # A later action of a turn is cheaper only because the tree kept from the turn's
-        # earlier actions already covers it: without a reused tree it gets the full budget.
+        iterations, deadline = self._budget(work, started)
+        done = self._search(work, root, iterations, deadline)
+        self.last_stats["iterations"] = done
+        choice = self._final_choice(work, root)
+        self.last_stats["seconds"] = time.perf_counter() - started
+        return choice
+
+    def _budget(self, work: GameState, started: float) -> tuple[int | None, float | None]:
+        """``(iterations, deadline)`` of this call, once the root is taken.
+
+        A later action of a turn is cheaper only because the tree kept from the turn's
+        earlier actions already covers it: without a reused tree it gets the full budget.
+        """
         reused = self.last_stats["reused"] > 0
         cut = not work.is_turn_start() and (reused or not self.continuation_needs_reuse)
         share = self.continuation_share if cut else 1.0
         self.last_stats["share"] = share
         iterations = None if self.iterations is None else max(1, int(self.iterations * share))
         deadline = None if self.time_limit is None else started + self.time_limit * share
-        done = self._search(work, root, iterations, deadline)
-        self.last_stats["iterations"] = done
-        choice = self._final_choice(work, root)
-        self.last_stats["seconds"] = time.perf_counter() - started
-        return choice
+        return iterations, deadline
 
     def ponder(
         self,
@@ -285,12 +290,7 @@ class MCTSPlayer:
         if not self.reuse_tree:
             tree.reset()
         self.last_stats["reused"] = tree.set_root(work)
-        reused = self.last_stats["reused"] > 0
-        cut = not work.is_turn_start() and (reused or not self.continuation_needs_reuse)
-        share = self.continuation_share if cut else 1.0
-        self.last_stats["share"] = share
-        iterations = None if self.iterations is None else max(1, int(self.iterations * share))
-        deadline = None if self.time_limit is None else started + self.time_limit * share
+        iterations, deadline = self._budget(work, started)
         done = 0
         clock = time.perf_counter
         begun = clock()
@@ -303,8 +303,8 @@ class MCTSPlayer:
             # at least one iteration: it visits the root (its seat) and lists its actions
             if done and deadline is not None and now >= deadline:
                 break
-            if done and self._decided_counts(tree.visits_of_children(), iterations, done,
-                                             deadline, now - begun):
+            if done and self._decided(tree.visits_of_children().tolist(), iterations, done,
+                                      deadline, now - begun):
                 self.last_stats["stopped_early"] = True
                 break
             ran = tree.run(chunk, self._rng.getrandbits(31), *args)
@@ -359,20 +359,6 @@ class MCTSPlayer:
         root.next_child = len(root.children)
         root.visits = sum(c.visits for c in root.children)
         return root
-
-    @staticmethod
-    def _decided_counts(visits: Any, iterations: int | None, done: int,
-                        deadline: float | None, spent: float) -> bool:
-        """:meth:`_decided` from the root children's visit counts."""
-        if iterations is not None:
-            left = iterations - done
-        else:
-            assert deadline is not None
-            left = int(done / max(spent, 1e-9) * max(0.0, deadline - time.perf_counter()))
-        if len(visits) < 2:
-            return len(visits) == 1 and int(visits[0]) > left
-        top = np.partition(visits, -2)[-2:]
-        return int(top[1]) - int(top[0]) > left
 
     def _final_choice(self, work: GameState, root: Node) -> Any:
         """Most visited child that the tactical layer accepts."""
@@ -457,7 +443,8 @@ class MCTSPlayer:
                 now = clock()
                 if deadline is not None and now >= deadline:
                     break
-                if done and self._decided(root, iterations, done, deadline, now - begun):
+                if done and self._decided((c.visits for c in root.children), iterations, done,
+                                          deadline, now - begun):
                     self.last_stats["stopped_early"] = True
                     break
             self._iterate(pos, root)
@@ -466,18 +453,19 @@ class MCTSPlayer:
 
     @staticmethod
     def _decided(
-        root: Node, iterations: int | None, done: int, deadline: float | None, spent: float
+        visits: Iterable[int], iterations: int | None, done: int, deadline: float | None,
+        spent: float,
     ) -> bool:
-        """True when no other child can overtake the most visited one in the budget
-        left: the final choice (by visits) is already fixed, so stop early."""
+        """True when no other root child can overtake the most visited one (``visits``:
+        the root children's visit counts) in the budget left: the final choice (by
+        visits) is already fixed, so stop early."""
         if iterations is not None:
             left = iterations - done
         else:
             assert deadline is not None
             left = int(done / max(spent, 1e-9) * max(0.0, deadline - time.perf_counter()))
         first = second = 0
-        for child in root.children:
-            v = child.visits
+        for v in visits:
             if v > first:
                 first, second = v, first
             elif v > second:

@@ -315,8 +315,10 @@ class TreeSearch(CompiledTree):
         self._FL = fl
 
     def _run(self, iterations: int, seed: int, settings: np.ndarray) -> int:
-        if len(self._path) < self.CT[_ctree.C_NODES] + 2:
-            self._path = np.zeros(2 * len(self._path), np.int64)
+        # a descent is at most as deep as the tree will be at the end of this call
+        need = int(self.CT[_ctree.C_NODES]) + iterations + 2
+        if len(self._path) < need:
+            self._path = np.zeros(max(need, 2 * len(self._path)), np.int64)
         return int(run(self._CW, self._PB, self._FL, self._lx, self._dist,
                        self.NI, self.NV, self.PA, self.PC, self.CT, self._path, self.root,
                        iterations, seed, settings))
