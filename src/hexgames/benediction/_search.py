@@ -315,8 +315,9 @@ class TreeSearch(CompiledTree):
         self._FL = fl
 
     def _run(self, iterations: int, seed: int, settings: np.ndarray) -> int:
-        # a descent is at most as deep as the tree will be at the end of this call
-        need = int(self.CT[_ctree.C_NODES]) + iterations + 2
+        # a descent is at most as deep as the tree will be at the end of this call (which
+        # stops when its arrays are full)
+        need = min(int(self.CT[_ctree.C_NODES]) + iterations, len(self.NI)) + 2
         if len(self._path) < need:
             self._path = np.zeros(max(need, 2 * len(self._path)), np.int64)
         return int(run(self._CW, self._PB, self._FL, self._lx, self._dist,
