@@ -103,16 +103,18 @@ def test_a_full_tree_grows_and_searches_as_a_large_one_would() -> None:
 
 
 def test_a_search_without_undo_room_asks_for_more_and_goes_on() -> None:
+    from hexgames.benediction.core import M_FCAP
+
     p = random_position(8)
+    text = p.to_text()
     tree = search.TreeSearch()
-    tree.room_doublings = 0  # the position's own room: 64 frames
-    pb_meta_at = (4 * p._core.n + 7) // 8 * 8
-    frames = p._PB[pb_meta_at:].view(np.int64)[15]  # M_FCAP
+    tree.room_frames = 3  # room for a line of one action: deeper ones ask for more
     tree.set_root(p)
-    # fill the undo frames the way a long game would: a line of frames-3 plies deep
-    tree._PB[pb_meta_at:].view(np.int64)[12] = frames - 3  # M_NFRAME
-    assert tree.run(50, 1, *SETTINGS) == 50
-    assert tree._PB[pb_meta_at:].view(np.int64)[15] > frames  # room was added
+    assert tree._meta[M_FCAP] == 3
+    assert tree.run(300, 1, *SETTINGS) == 300
+    assert tree._meta[M_FCAP] > 3  # room was added
+    assert sum(c["visits"] for c in tree.children()) == 300
+    assert p.to_text() == text
 
 
 def test_the_solver_proves_an_immediate_win() -> None:

@@ -270,10 +270,10 @@ class TreeSearch(CompiledTree):
     ``Kernel.tree_search()`` returns). Works on copies of a position's buffers: the
     position handed to :meth:`set_root` is never changed."""
 
-    #: Doublings of a position's undo room when it is loaded: room for lines far
-    #: deeper than a search goes (a deeper one stops, values its node by a random game
-    #: and asks for more, :data:`~hexgames._ctree.ST_ROOM`).
-    room_doublings = 4
+    #: Undo frames of a search: room for lines far deeper than a search goes (a deeper
+    #: one stops, values its node by a random game and asks for more,
+    #: :data:`~hexgames._ctree.ST_ROOM`).
+    room_frames = 256
 
     def __init__(self, nodes: int = 4096, pool: int = 65536) -> None:
         super().__init__(nodes, pool)
@@ -292,27 +292,22 @@ class TreeSearch(CompiledTree):
         return self._core.actions[code]
 
     def _load(self, position: Any) -> None:
+        """Copy the position's board and state; the search's undo room starts empty
+        (it takes back only its own actions, never the game's)."""
         core = position._core
         self._core = core
         self._dist = _distances(core.rules.board_side)
         self._CW = core.CW
         self._PB = position._PB.copy()
-        self._FL = position._FL.copy()
+        self._meta = self._PB[_core._meta_at(core.n) :].view(np.int64)
+        self._meta[M_NFRAME] = self._meta[M_NLOG] = 0
+        self._meta[M_FCAP] = self.room_frames
+        self._meta[M_LCAP] = self.room_frames * (3 * core.n + 16)
+        self._FL = np.zeros(self.room_frames * FRAME_LEN + self._meta[M_LCAP] * 4, np.int64)
         self._lx = np.zeros(core.num_actions + 8, np.int32)
-        for _ in range(self.room_doublings):
-            self._grow_room()
 
     def _grow_room(self) -> None:
-        n = self._core.n
-        meta = self._PB[_core._meta_at(n) :].view(np.int64)
-        fcap, lcap = int(meta[M_FCAP]), int(meta[M_LCAP])
-        fl = np.zeros(2 * (fcap * FRAME_LEN + lcap * 4), np.int64)
-        fl[: fcap * FRAME_LEN] = self._FL[: fcap * FRAME_LEN]
-        start = 2 * fcap * FRAME_LEN
-        fl[start : start + lcap * 4] = self._FL[fcap * FRAME_LEN :]
-        meta[M_FCAP] = 2 * fcap
-        meta[M_LCAP] = 2 * lcap
-        self._FL = fl
+        self._FL = _core.doubled_room(self._meta, self._FL)
 
     def _run(self, iterations: int, seed: int, settings: np.ndarray) -> int:
         # a descent is at most as deep as the tree will be at the end of this call (which

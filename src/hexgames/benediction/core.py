@@ -1228,6 +1228,19 @@ class Core:
         return code + self.num_actions if action.kind == "merge" else code
 
 
+def doubled_room(meta: np.ndarray, FL: np.ndarray) -> np.ndarray:
+    """A position buffer's undo room doubled: a new ``FL`` holding the frames and log of
+    ``FL``, with ``meta``'s capacities (``M_FCAP``, ``M_LCAP``) updated to match."""
+    fcap, lcap = int(meta[M_FCAP]), int(meta[M_LCAP])
+    fl = np.zeros(2 * (fcap * FRAME_LEN + lcap * 4), np.int64)
+    fl[: fcap * FRAME_LEN] = FL[: fcap * FRAME_LEN]
+    start = 2 * fcap * FRAME_LEN
+    fl[start : start + lcap * 4] = FL[fcap * FRAME_LEN : fcap * FRAME_LEN + lcap * 4]
+    meta[M_FCAP] = 2 * fcap
+    meta[M_LCAP] = 2 * lcap
+    return fl
+
+
 def _meta_at(n: int) -> int:
     """Where ``meta`` starts in a position's buffer ``PB`` (see :func:`_pos_parts`)."""
     return (4 * n + 7) // 8 * 8

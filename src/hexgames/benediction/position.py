@@ -863,15 +863,7 @@ class Position:
 
     def _grow(self) -> None:
         """Double the room for undo frames and log entries."""
-        meta = self._meta
-        fcap, lcap = int(meta[_core.M_FCAP]), int(meta[_core.M_LCAP])
-        fl = np.zeros(2 * (fcap * _FRAME_LEN + lcap * 4), np.int64)
-        fl[: fcap * _FRAME_LEN] = self._FL[: fcap * _FRAME_LEN]
-        start = 2 * fcap * _FRAME_LEN
-        fl[start : start + lcap * 4] = self._FL[fcap * _FRAME_LEN :]
-        meta[_core.M_FCAP] = 2 * fcap
-        meta[_core.M_LCAP] = 2 * lcap
-        self._FL = fl
+        self._FL = _core.doubled_room(self._meta, self._FL)
 
     def _explain(self, action: Action) -> None:
         """Raise :class:`IllegalAction` saying why ``action`` is refused (called once
