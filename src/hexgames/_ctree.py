@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from hexgames._jit import njit
+from hexgames._jit import njit, signed64
 
 F_ACT, F_MOVER, F_SEAT, F_VISITS, F_POOL, F_NORD, F_NEXT, F_KEY = range(8)
 NI_FIELDS = 8
@@ -248,7 +248,7 @@ class CompiledTree:
                     break
             if root >= 0 and (
                 self.NI[root, F_SEAT] != position.current_seat
-                or self.NI[root, F_KEY] != _signed(position.key)
+                or self.NI[root, F_KEY] != signed64(position.key)
             ):
                 root = -1
         else:
@@ -364,7 +364,3 @@ class CompiledTree:
         nxt, nord = int(self.NI[i, F_NEXT]), int(self.NI[i, F_NORD])
         return [self._action_of(int(c)) for c in self.PA[pool + nxt : pool + nord]]
 
-
-def _signed(value: int) -> int:
-    value &= (1 << 64) - 1
-    return value - (1 << 64) if value >= 1 << 63 else value

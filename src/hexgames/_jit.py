@@ -56,6 +56,12 @@ ensure_cache_dir()
 from numba import njit as _njit  # noqa: E402
 
 
+def signed64(value: int) -> int:
+    """A 64-bit key (any Python int) as the signed int64 the compiled code stores."""
+    value &= (1 << 64) - 1
+    return value - (1 << 64) if value >= 1 << 63 else value
+
+
 def njit(function: Any) -> Any:
     """``numba.njit(cache=True)`` (numpy error model: no ZeroDivision checks)."""
     return _njit(cache=True, error_model="numpy")(function)

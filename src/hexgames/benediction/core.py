@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from hexgames._jit import njit, view_nd
+from hexgames._jit import njit, signed64, view_nd
 from hexgames.benediction._tables import (
     BLESSED,
     BLOCK,
@@ -1337,7 +1337,7 @@ class CoreState:
         m[M_CNT + RED], m[M_CNT + BLUE] = position.checker_counts[1:3]
         m[M_BK + RED] = int(np.sum((s.owner == RED) & ((s.flags & 3) == 3)))
         m[M_BK + BLUE] = int(np.sum((s.owner == BLUE) & ((s.flags & 3) == 3)))
-        m[M_BKEY] = _signed(position.key ^ _skey(core, m))
+        m[M_BKEY] = signed64(position.key ^ _skey(core, m))
         return s
 
     def copy(self) -> CoreState:
@@ -1445,10 +1445,6 @@ class CoreState:
                                 lengths)
         return winners, lengths, int(total)
 
-
-def _signed(value: int) -> int:
-    value &= _MASK64
-    return value - (1 << 64) if value >= 1 << 63 else value
 
 
 def _skey(core: Core, meta: np.ndarray) -> int:

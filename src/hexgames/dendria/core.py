@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from hexgames._jit import njit
+from hexgames._jit import njit, signed64
 from hexgames.dendria._tables import mix, tables
 from hexgames.dendria.rules import (
     AFTER_PLANT,
@@ -619,13 +619,8 @@ def random_playouts(tab, prm, cells0, meta0, seen0, games, seed, max_actions, wi
 
 
 # ====================================================================== Python side
-def _signed(value: int) -> int:
-    value &= _MASK64
-    return value - (1 << 64) if value >= 1 << 63 else value
-
-
 def _signed_array(values: Any) -> np.ndarray:
-    return np.array([_signed(v) for v in values], np.int64)
+    return np.array([signed64(v) for v in values], np.int64)
 
 
 @cache
@@ -893,10 +888,10 @@ class CoreState:
         m[M_PIE], m[M_SWAPPED], m[M_QUIET], m[M_PASSES] = pie, int(swapped), quiet, passes
         m[M_OVER] = REASONS.index(reason)
         m[M_TURN] = turn
-        m[M_HASH] = _signed(board_hash)
+        m[M_HASH] = signed64(board_hash)
         for key, count in seen_keys.items():
             for _ in range(count):
-                _seen_add(s.seen, m, _signed(key))
+                _seen_add(s.seen, m, signed64(key))
         return s
 
     def __reduce__(self) -> tuple[Any, ...]:

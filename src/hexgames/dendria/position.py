@@ -39,6 +39,7 @@ from typing import Any, NamedTuple, overload
 
 import numpy as np
 
+from hexgames._jit import signed64
 from hexgames.dendria import core as _core
 from hexgames.dendria._scoring import breakdown
 from hexgames.dendria._tables import (
@@ -337,7 +338,7 @@ class Position:
         self._t: Tables = t
         self._core = core
         # the earlier position the game starts with, as the core keys it (signed)
-        self._start_key = _core._signed(start_key)
+        self._start_key = signed64(start_key)
         self._attach(state)
         self._history: list[Step] = []
         self._history_view = HistoryView(self._history)
