@@ -172,14 +172,11 @@ def test_actions_that_let_the_opponent_win_at_once_are_proven_lost() -> None:
 def test_level_5_uses_the_compiled_tree_where_the_game_offers_one() -> None:
     assert levels.player("benediction", 5, seed=1)._tree is not None  # type: ignore[attr-defined]
     assert levels.player("benediction", 4, seed=1)._tree is None  # type: ignore[attr-defined]
-    # Dendria's kernel has no compiled tree: its level 5 searches in Python
-    assert not hasattr(get_game("dendria").extras["kernel"](), "tree_search")
-    assert levels.player("dendria", 5, seed=1)._tree is None  # type: ignore[attr-defined]
     assert MCTSPlayer("benediction", use_heuristic=False, compiled_tree=False)._tree is None
     with pytest.raises(ValueError, match="compiled_tree"):
         MCTSPlayer("benediction", use_heuristic=True, compiled_tree=True)
     with pytest.raises(ValueError, match="compiled_tree"):
-        MCTSPlayer("dendria", use_heuristic=False, compiled_tree=True)
+        MCTSPlayer("benediction", use_heuristic=False, kernel_playouts=2, compiled_tree=True)
 
 
 def test_the_tree_is_kept_across_the_actions_of_a_turn() -> None:

@@ -31,7 +31,7 @@ import pytest
 
 from hexgames import IllegalAction
 from hexgames.dendria import Position, Rules, Step
-from hexgames.dendria.core import Core, CoreState, kernel
+from hexgames.dendria.core import M_SCANNED, Core, CoreState, _scan_once, core_for, kernel
 from oracles.dendria_position import AFTER_STOP
 from oracles.dendria_position import Position as Oracle
 
@@ -446,3 +446,31 @@ def test_a_position_plays_random_games_as_its_core_state_does_and_keeps_its_tabl
             assert used == reference[1] and (table == reference[0]).all()
             checked += 1
     assert checked >= 10
+
+
+def test_sight_counts_follow_the_board_through_steps_and_undos() -> None:
+    """The packed sight counts a generation reads (plantable cells, nourished seeds,
+    fertilized cells) are brought up to date cell by cell after each step or undo; at
+    every point they must equal a count made from scratch on the same board."""
+    core = core_for(Rules(board_side=5))
+    n = core.n
+    rng = random.Random(11)
+    state = core.initial()
+    compared = 0
+    for _ in range(1500):
+        codes = state.legal_codes()
+        if len(codes) == 0 or (state.undoable and rng.random() < 0.25):
+            if not state.undoable:
+                state = core.initial()
+                continue
+            state.undo()
+        else:
+            state.play_code(int(codes[rng.randrange(len(codes))]))
+        _scan_once(core.tab, state.cells, state.meta, n, state.scratch)
+        fresh = state.copy()
+        fresh.meta[M_SCANNED] = 0
+        _scan_once(core.tab, fresh.cells, fresh.meta, n, fresh.scratch)
+        assert np.array_equal(state.scratch[:n], fresh.scratch[:n])
+        assert np.array_equal(state.scratch[n : 2 * n], state.cells)
+        compared += 1
+    assert compared > 1000

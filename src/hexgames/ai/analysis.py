@@ -85,8 +85,9 @@ def evaluate(game: Game, position: GameState, iterations: int, seed: int = 0,
     if work.is_over:
         return Evaluation(seat=seat, win=win_of(float(work.returns()[seat])), iterations=0,
                           proven=True)
+    # the analysis reads the Python tree's nodes (values, principal variation)
     player = _Analyser(game, iterations=iterations, time_limit=time_limit, seed=seed,
-                       reuse_tree=False)
+                       reuse_tree=False, compiled_tree=False)
     actions = work.legal_actions()
     win = winning_action(player._know, work, depth=player.tactics_depth,
                          budget=Budget(player.tactics_budget))

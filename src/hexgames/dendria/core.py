@@ -85,6 +85,11 @@ _MASK64 = (1 << 64) - 1
 _EMPTY_SLOT = -1
 #: Slots of the earlier-positions table of a new state (it doubles when half full).
 _SEEN_START = 256
+#: What a line from a cell adds to the cell's packed ``sight`` counts (see
+#: :func:`_scan_once`), by the code of the first piece on it: 0 none (a nutrientless
+#: root), 1-3 Dark's seed, tree, dendrid, 4-6 Light's (a dendrid also fertilizes).
+_SIGHT_UNITS = np.array([1, 1 << 9, 1 << 9, (1 << 3) + (1 << 9),
+                         1 << 12, 1 << 12, (1 << 6) + (1 << 12)], np.int16)
 
 
 # ====================================================================== kernels
@@ -274,48 +279,116 @@ def undo(cells, meta, log, frames, seen):  # type: ignore[no-untyped-def]
 
 
 @njit
-def _walk(c, state, keep, cells, flags, bal, table):  # type: ignore[no-untyped-def]
-    k = 8 * state * keep + cells[c]
-    flags[c] |= table[k]
-    bal[c] += table[64 + k]
-    return table[128 + k]
+def _first_unit(tab, board, i, d):  # type: ignore[no-untyped-def]
+    """The sight unit (``tab[13]``) of the first piece on ``board`` along the ray from
+    cell ``i`` in direction ``d`` (``tab[13][0]`` when the ray holds no piece)."""
+    rays = tab[1]
+    units = tab[13]
+    for k in range(tab[2][i, d]):
+        v = board[rays[i, d, k]]
+        if v != 0:
+            return units[v]
+    return units[0]
 
 
 @njit
-def _scan(tab, cells, n, flags, bal):  # type: ignore[no-untyped-def]
-    """One walk along every grid line in each direction, from the edge back: per cell,
-    ``flags`` bit 1 when one of its roots is nutrientless (an empty cell there is
-    plantable, a seed is not nourished), bit 2 / 4 when it is empty and a dark / light
-    dendrid sees it (fertilizes it); ``bal``: for a seed, its nourishers of its own
-    colour minus those of the other colour.
-
-    The six directions are walked side by side (six independent chains for the CPU).
-    State: 0 no ray, 1 a ray with no piece yet, 1 + code: the first piece's code;
-    ``table[8 * state + code]`` (+ 0 / 64 / 128): flag bits, balance, next state."""
+def _sight_all(tab, cells, n, board, sight):  # type: ignore[no-untyped-def]
+    """Count from scratch what every cell sees (see :func:`_scan_once`) and copy the
+    board they were counted on to ``board``: one walk along every grid line in each
+    direction, from the edge back, carrying the sight unit of the last piece passed."""
     seq = tab[3]
     keep = tab[12]
-    table = tab[13]
-    for i in range(n):
-        flags[i] = 0
-        bal[i] = 0
-    s0 = s1 = s2 = s3 = s4 = s5 = 0
-    for x in range(n):
-        s0 = _walk(seq[x, 0], s0, keep[x, 0], cells, flags, bal, table)
-        s1 = _walk(seq[x, 1], s1, keep[x, 1], cells, flags, bal, table)
-        s2 = _walk(seq[x, 2], s2, keep[x, 2], cells, flags, bal, table)
-        s3 = _walk(seq[x, 3], s3, keep[x, 3], cells, flags, bal, table)
-        s4 = _walk(seq[x, 4], s4, keep[x, 4], cells, flags, bal, table)
-        s5 = _walk(seq[x, 5], s5, keep[x, 5], cells, flags, bal, table)
+    units = tab[13]
+    for c in range(n):
+        board[c] = cells[c]
+        sight[c] = 0
+    for d in range(6):
+        unit = 0
+        for x in range(n):
+            c = seq[x, d]
+            if keep[x, d]:  # not the line's first cell: it sees what lies before it
+                sight[c] += unit
+            else:
+                unit = units[0]
+            v = cells[c]
+            if v != 0:
+                unit = units[v]
+    return 0
 
 
 @njit
-def _scan_once(tab, cells, meta, n, flags, bal):  # type: ignore[no-untyped-def]
-    """:func:`_scan`, unless ``flags``/``bal`` already hold the scan of this board."""
+def _sight_change(tab, board, sight, x, b):  # type: ignore[no-untyped-def]
+    """Cell ``x`` of ``board`` becomes piece code ``b``: only the cells that see ``x``
+    along a line (up to and including the next piece back) count differently."""
+    a = board[x]
+    units = tab[13]
+    rays = tab[1]
+    raylen = tab[2]
+    for d in range(6):
+        # what the cells behind x (looking in direction d) see there, before and after
+        beyond = _first_unit(tab, board, x, d) if a == 0 or b == 0 else 0
+        old = units[a] if a != 0 else beyond
+        new = units[b] if b != 0 else beyond
+        diff = new - old
+        if diff == 0:
+            continue
+        back = (d + 3) % 6  # hexgrid.opposite(d)
+        for k in range(raylen[x, back]):
+            c = rays[x, back, k]
+            sight[c] += diff
+            if board[c] != 0:
+                break
+    board[x] = b
+    return 0
+
+
+#: Bits of a cell's packed ``sight`` (see :func:`_scan_once`): some line from it holds no
+#: piece (a nutrientless root), some line ends at a Dark / Light dendrid (it fertilizes
+#: the cell when empty).
+NUTRIENTLESS, FED_BY_DARK, FED_BY_LIGHT = 7, 7 << 3, 7 << 6
+
+
+@njit
+def _scan_once(tab, cells, meta, n, scratch):  # type: ignore[no-untyped-def]
+    """Bring ``sight`` (``scratch[0:n]``) up to the board as it stands: per cell, over
+    the six directions, how many lines from it hold cells but no piece (bits 0-2:
+    :data:`NUTRIENTLESS`; an empty cell with one is plantable, a seed with one is not
+    nourished), end at a Dark / Light dendrid (bits 3-5 / 6-8: :data:`FED_BY_DARK` /
+    :data:`FED_BY_LIGHT`, the dendrid fertilizes the cell when it is empty), or end at a
+    Dark / Light piece (bits 9-11 / 12-14: a seed's nourishers), packed in one int16
+    (each count is at most 6).
+
+    ``sight`` is of the board copied in ``scratch[n:2n]`` and is brought up to date
+    cell by cell where the board differs (:func:`_sight_change`: a step changes a few
+    lines), so a step costs a few short walks instead of a walk along every line of the
+    board; it is counted from scratch only when ``meta[M_SCANNED]`` says the scratch
+    holds no count yet (a new or rebuilt state, or the next game of a batch). Nothing to
+    do when the board is the one last brought up to date (``meta[M_SCANHASH]``: an
+    ``end`` or ``pass`` leaves the board as it was)."""
     if meta[M_SCANNED] and meta[M_SCANHASH] == meta[M_HASH]:
-        return
-    _scan(tab, cells, n, flags, bal)
+        return 0
+    sight = scratch[0:n]
+    board = scratch[n : 2 * n]
+    if meta[M_SCANNED]:
+        for x in range(n):
+            if board[x] != cells[x]:
+                _sight_change(tab, board, sight, x, cells[x])
+    else:
+        _sight_all(tab, cells, n, board, sight)
     meta[M_SCANNED] = 1
     meta[M_SCANHASH] = meta[M_HASH]
+    return 0
+
+
+@njit
+def _nourished(v, s):  # type: ignore[no-untyped-def]
+    """Whether a seed of code ``v`` whose packed sight is ``s`` may sprout: no
+    nutrientless root, and more nourishers of its colour than of the other."""
+    if s & NUTRIENTLESS:
+        return False
+    dark = (s >> 9) & 7
+    light = (s >> 12) & 7
+    return dark > light if v == 1 else light > dark
 
 
 @njit
@@ -326,24 +399,24 @@ def _raw_follow_ups(tab, prm, cells, meta, out, hd, scratch):  # type: ignore[no
     n = prm[P_N]
     nbr = tab[0]
     zob = tab[4]
-    flags = scratch[0:n]
-    bal = scratch[n : 2 * n]
+    sight = scratch[0:n]
     visited = scratch[6 * n : 7 * n]
     stack = scratch[7 * n : 8 * n]
     to = meta[M_TO]
     m = 0
-    _scan_once(tab, cells, meta, n, flags, bal)
+    _scan_once(tab, cells, meta, n, scratch)
     # sprouts
     for i in range(n):
         v = cells[i]
-        if (v == 1 or v == 4) and not flags[i] & 1 and bal[i] > 0:
+        if (v == 1 or v == 4) and _nourished(v, sight[i]):
             out[m] = 3 + 2 * n + i
             hd[m] = zob[i, v] ^ zob[i, v + 2]
             m += 1
-    fed_somewhere = 0  # bit 2 / 4: some empty cell is fertilized by dark / light
+    fed_somewhere = 0  # FED_BY_DARK / FED_BY_LIGHT: some empty cell is fertilized
     for i in range(n):
         visited[i] = 0
-        fed_somewhere |= flags[i]
+        if cells[i] == 0:
+            fed_somewhere |= sight[i]
     # grows (seedbeds of either colour), then converts (the opponent's forests)
     for kind in range(2):
         for i in range(n):
@@ -362,7 +435,7 @@ def _raw_follow_ups(tab, prm, cells, meta, out, hd, scratch):  # type: ignore[no
                 color = 1 - to
                 new = 2 + 3 * to
                 need = to
-            if not fed_somewhere & (2 << need):
+            if not fed_somewhere & (FED_BY_DARK << 3 * need):
                 continue  # no cell fed by the colour that must feed them all
             visited[i] = 1
             stack[0] = i
@@ -382,9 +455,9 @@ def _raw_follow_ups(tab, prm, cells, meta, out, hd, scratch):  # type: ignore[no
                     w = cells[j]
                     if w == 0:
                         fertile = True
-                        if not flags[j] & (2 << need):
+                        if not sight[j] & (FED_BY_DARK << 3 * need):
                             fed = False
-                        if not flags[j] & (2 << color):
+                        if not sight[j] & (FED_BY_DARK << 3 * color):
                             unfed_by_owner = True
                     elif w == v and not visited[j]:
                         visited[j] = 1
@@ -460,10 +533,10 @@ def generate(tab, prm, cells, meta, log, frames, seen, memo, out, hd, scratch): 
     stack = scratch[7 * n : 8 * n]
     m = 0
     if meta[M_PHASE] == START:
-        flags = scratch[0:n]
-        _scan_once(tab, cells, meta, n, flags, scratch[n : 2 * n])
+        sight = scratch[0:n]
+        _scan_once(tab, cells, meta, n, scratch)
         for i in range(n):
-            if cells[i] == 0 and flags[i] & 1:
+            if cells[i] == 0 and sight[i] & NUTRIENTLESS:
                 out[m] = 3 + i
                 m += 1
         friend = 3 + 3 * to
@@ -633,7 +706,7 @@ def _geometry(side: int) -> tuple[Any, ...]:
     (0 where a line starts); 4 ``zob[i, code]`` Zobrist terms (signed); 5 ``legid[i, d, k]``
     the leg code to the k-th cell of a ray; 6-9 per code: kind (``A_*``), target, origin,
     direction; 10 the key terms of turn state (``Z_*``); 11 the moving dendrid's key term
-    per ``cell * 6 + direction``; 13 the transitions of :func:`_scan`.
+    per ``cell * 6 + direction``; 13 the sight units per piece code (:data:`_SIGHT_UNITS`).
     """
     t = tables(side)
     b = t.board
@@ -687,28 +760,10 @@ def _geometry(side: int) -> tuple[Any, ...]:
     ])
     zmover = _signed_array([mix(3, k) for k in range(n * 6)])
     geo = (nbr, rays, raylen, np.ascontiguousarray(seq.T), zob, legid, kind, target, origin,
-           direction, zk, zmover, np.ascontiguousarray(keep.T), _scan_table())
+           direction, zk, zmover, np.ascontiguousarray(keep.T), _SIGHT_UNITS.copy())
     for array in geo:
         array.setflags(write=False)
     return geo
-
-
-def _scan_table() -> np.ndarray:
-    """The transitions of :func:`_scan` (see there)."""
-    table = np.zeros((3, 64), np.int16)
-    for state in range(8):
-        for v in range(7):
-            k = 8 * state + v
-            if v == 0:
-                table[0, k] = {1: 1, 4: 2, 7: 4}.get(state, 0)
-                table[2, k] = 1 if state == 0 else state
-                continue
-            if v in (1, 4):
-                table[0, k] = 1 if state == 1 else 0
-                if state >= 2:
-                    table[1, k] = 1 if (state - 2 < 3) == (v == 1) else -1
-            table[2, k] = v + 1
-    return table.reshape(-1)
 
 
 def _pow2(value: int) -> int:
@@ -1061,16 +1116,22 @@ def warm_up(announce: Any = None) -> float:
     import time
 
     from hexgames._jit import is_cached
+    from hexgames.dendria import _search
+    from hexgames.dendria.position import Position
 
-    if announce is not None and not is_cached(__name__):
+    if announce is not None and not (is_cached(__name__) and is_cached(_search.__name__)):
         announce("compiling the rules engine, once...")
     begin = time.perf_counter()
-    state = Core(Rules(board_side=3, quiet_limit=1)).initial()
+    rules = Rules(board_side=3, quiet_limit=1)
+    state = Core(rules).initial()
     state.random_playouts(1, seed=0, max_actions=8)
     codes = state.legal_codes()
     state.play_code(int(codes[0]))
     state.undo()
     _ = state.key, state.scores()
+    search = _search.TreeSearch()  # the AI's compiled tree
+    search.set_root(Position.initial(rules))
+    search.run(4, 0, 0.6, 3.0, 1.0, True)
     return time.perf_counter() - begin
 
 
@@ -1113,6 +1174,14 @@ class Kernel:
                 codes = state.legal_codes()
                 total += 1
         return total
+
+    def tree_search(self) -> Any:
+        """A fresh compiled MCTS tree (:class:`._search.TreeSearch`): the search of
+        :class:`~hexgames.ai.mcts.MCTSPlayer` with random games at the leaves, run in
+        compiled code."""
+        from hexgames.dendria._search import TreeSearch
+
+        return TreeSearch()
 
     def warm_up(self, announce: Any = None) -> float:
         return warm_up(announce)
