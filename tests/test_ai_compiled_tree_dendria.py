@@ -256,3 +256,46 @@ def test_compiled_search_plays_legal_steps_through_whole_games(seed: int) -> Non
         assert step in set(p.legal_actions())
         p.play(step)
     assert p.is_over
+
+
+def test_compiled_calls_are_sized_to_the_time_left() -> None:
+    """A Dendria iteration plays a whole random game (about 1.5 ms on side 7): under a
+    deadline the calls run as many iterations as the pace so far leaves time for, so a
+    short time limit is not overrun by a fixed chunk of iterations."""
+    player = MCTSPlayer("dendria", iterations=5000, seed=1)
+    chunk = player._chunk
+    assert chunk(5000, 0, None, 0.0, 0.0) == player._CHUNK
+    assert chunk(7, 40, None, 1.0, 0.0) == 7  # the budget's rest
+    assert chunk(5000, 0, 10.0, 0.0, 0.0) == 1  # no pace known yet: one
+    # 8 iterations in 0.5 s (1/16 s each) and 5/16 s left: 5
+    assert chunk(5000, 8, 0.8125, 0.5, 0.0) == 5
+    assert chunk(5000, 8, 10.0, 0.5, 0.0) == player._CHUNK
+    assert chunk(5000, 8, 0.51, 0.5, 0.0) == 1  # never none
+
+
+@pytest.mark.parametrize("seconds", [0.05, 1e-9])
+def test_a_time_limited_compiled_search_chooses_a_legal_step(seconds: float) -> None:
+    p = random_position(13, rules=Rules())
+    while not p.is_turn_start():
+        p.play(p.legal_actions()[0])
+    player = MCTSPlayer("dendria", time_limit=seconds, seed=1)
+    assert player._tree is not None
+    assert player.choose(p) in set(p.legal_actions())
+    assert player.last_stats["iterations"] >= 1
+
+
+def test_pondering_grows_the_compiled_tree_for_the_next_choice() -> None:
+    p = random_position(12, steps=20)
+    while not p.is_turn_start():
+        p.play(p.legal_actions()[0])
+    player = MCTSPlayer("dendria", iterations=300, seed=4)
+    calls = []
+
+    def stop() -> bool:
+        calls.append(1)
+        return len(calls) > 10
+
+    pondered = player.ponder(p, stop)
+    assert pondered > 0
+    player.choose(p)
+    assert player.last_stats["reused"] == pondered

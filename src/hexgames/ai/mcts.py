@@ -278,11 +278,29 @@ class MCTSPlayer:
         return done
 
     # ------------------------------------------------------- compiled tree
-    #: Iterations per compiled call between checks of the clock and of an early stop.
+    #: Most iterations per compiled call between checks of the clock and of an early
+    #: stop (fewer when a deadline is near: see :meth:`_chunk`).
     _CHUNK = 32
+    #: Seconds of compiled pondering between two questions to the ``stop`` callback.
+    _PONDER_SLICE = 0.005
 
     def _compiled_args(self) -> tuple[float, float, float, bool]:
         return (self.exploration, self.widen_base, self.widen_factor, self.tactics)
+
+    def _chunk(self, most: int, done: int, deadline: float | None, now: float,
+               begun: float) -> int:
+        """Iterations for the next compiled call: at most ``most``, and under a deadline
+        no more than the time left allows at the pace of the iterations done so far (a
+        first call runs one). An iteration's cost differs by game a hundredfold (a
+        Dendria leaf plays a whole side-7 game, about 1.5 ms), so a fixed chunk would
+        overrun short deadlines by many iterations."""
+        chunk = min(self._CHUNK, most)
+        if deadline is None:
+            return chunk
+        if done == 0:
+            return 1
+        per_iteration = max(now - begun, 1e-9) / done
+        return max(1, min(chunk, int((deadline - now) / per_iteration)))
 
     def _choose_compiled(self, work: GameState, started: float) -> Any:
         """:meth:`choose` with the iterations in the game's compiled tree."""
@@ -296,8 +314,8 @@ class MCTSPlayer:
         begun = clock()
         args = self._compiled_args()
         while tree.solved() is None:
-            chunk = self._CHUNK if iterations is None else min(self._CHUNK, iterations - done)
-            if chunk <= 0:
+            most = self._CHUNK if iterations is None else iterations - done
+            if most <= 0:
                 break
             now = clock()
             # at least one iteration: it visits the root (its seat) and lists its actions
@@ -307,6 +325,7 @@ class MCTSPlayer:
                                       deadline, now - begun):
                 self.last_stats["stopped_early"] = True
                 break
+            chunk = self._chunk(most, done, deadline, now, begun)
             ran = tree.run(chunk, self._rng.getrandbits(31), *args)
             done += ran
             if ran == 0:
@@ -322,10 +341,17 @@ class MCTSPlayer:
         self.last_stats["reused"] = tree.set_root(work)
         args = self._compiled_args()
         done = 0
+        clock = time.perf_counter
+        begun = clock()
         while tree.solved() is None and done < max_iterations:
-            if stop() or (deadline is not None and time.perf_counter() >= deadline):
+            now = clock()
+            if stop() or (deadline is not None and now >= deadline):
                 break
-            ran = tree.run(min(16, max_iterations - done), self._rng.getrandbits(31), *args)
+            # calls of about _PONDER_SLICE seconds: ``stop`` is asked between them
+            until = now + self._PONDER_SLICE
+            chunk = self._chunk(max_iterations - done, done,
+                                until if deadline is None else min(deadline, until), now, begun)
+            ran = tree.run(chunk, self._rng.getrandbits(31), *args)
             done += ran
             if ran == 0:
                 break
