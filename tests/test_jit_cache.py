@@ -85,3 +85,41 @@ def test_direct_calls_the_compiled_code_for_the_same_argument_types():
     assert call is not core.pos_play and call(*args) == core.pos_play(*args) == -1
     assert direct(core.pos_play, (1.5,) * 7) is core.pos_play  # no code for these types
     assert direct(len, ([],)) is len  # not a numba dispatcher
+
+
+CALLER = '''
+import callee
+from hexgames._jit import drop_stale_cache, njit
+
+@njit
+def total():
+    return callee.base() + 10
+
+drop_stale_cache(__name__, callee.__file__)
+'''
+
+
+def test_cached_code_goes_when_a_module_it_calls_into_changes(tmp_path: Path) -> None:
+    """numba keys a function's cache to its own file, but the saved machine code has the
+    compiled functions it calls built in: without ``drop_stale_cache`` the second run
+    below loads ``total`` with the old ``base`` inside and prints 11."""
+    code = tmp_path / "code"
+    code.mkdir()
+    (code / "caller.py").write_text(CALLER)
+    callee = code / "callee.py"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC.parent), str(code)]),
+           "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+
+    def run() -> str:
+        done = subprocess.run([sys.executable, "-c", "import caller; print(caller.total())"],
+                              cwd=code, env=env, capture_output=True, text=True, check=True)
+        return done.stdout.strip()
+
+    callee.write_text("from hexgames._jit import njit\n\n@njit\ndef base():\n    return 1\n")
+    assert run() == "11"
+    indexes = sorted(p.name for p in (tmp_path / "cache").rglob("caller.*.nbi"))
+    assert indexes  # cached
+    assert run() == "11"  # loaded from the cache: still there, nothing dropped
+    assert sorted(p.name for p in (tmp_path / "cache").rglob("caller.*.nbi")) == indexes
+    callee.write_text("from hexgames._jit import njit\n\n@njit\ndef base():\n    return 2\n")
+    assert run() == "12"

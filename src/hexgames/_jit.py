@@ -67,6 +67,48 @@ def njit(function: Any) -> Any:
     return _njit(cache=True, error_model="numpy")(function)
 
 
+def drop_stale_cache(module: str, *dependencies: str) -> None:
+    """Drop the cached compiled code of ``module`` when a source it calls into changed.
+
+    numba keys a function's disk cache to its own source file only, yet the machine code
+    it saves has the compiled functions it calls from other modules built in: after an
+    update that changed only ``core.py``, ``_search.run`` would load its old code, with
+    the old core inside (a silent mismatch, e.g. of a buffer layout). So each module
+    whose compiled code calls into others names them (file paths) at the end of its
+    import; a digest of their sources is kept beside the module's cache, and when it
+    differs the module's cached code is deleted (compiled afresh on first use). Never
+    fails an import: without a writable cache there is nothing to drop."""
+    import hashlib
+
+    mod = sys.modules[module]
+    caches = [
+        value._cache for value in vars(mod).values()
+        if getattr(getattr(value, "py_func", None), "__module__", None) == module
+        and getattr(value, "_cache", None) is not None
+    ]
+    if not caches:
+        return
+    try:
+        digest = hashlib.sha256()
+        for path in sorted(dependencies):
+            digest.update(Path(path).read_bytes())
+        wanted = digest.hexdigest()
+        folder = Path(caches[0].cache_path)
+        stem = Path(mod.__file__ or "").stem
+        stamp = folder / f"{stem}.deps"
+        if stamp.exists() and stamp.read_text(encoding="ascii") == wanted:
+            return
+        # drop the module's index and data files (a process loading them meanwhile
+        # just compiles: numba treats a missing file as not cached)
+        for pattern in (f"{stem}.*.nbi", f"{stem}.*.nbc"):
+            for old in folder.glob(pattern):
+                old.unlink(missing_ok=True)
+        folder.mkdir(parents=True, exist_ok=True)
+        stamp.write_text(wanted, encoding="ascii")
+    except (OSError, AttributeError, ValueError):
+        return
+
+
 def is_cached(module: str) -> bool:
     """Whether compiled code of ``module`` (e.g. ``"hexgames.dendria.core"``) is in the
     cache already (its index files exist)."""

@@ -15,7 +15,9 @@ from functools import cache
 
 import numpy as np
 
-from hexgames._jit import njit
+from hexgames import _jit
+from hexgames._jit import drop_stale_cache, njit
+from hexgames.benediction import core as _core
 from hexgames.benediction._tables import BLESSED, BLOCK, BLUE, CURSED, EMPTY, KING, RED, tables
 from hexgames.benediction.core import _BIG, _geometry_arrays, _reach
 
@@ -223,3 +225,7 @@ def heuristic_value(owner, size, flags, rays, portal, nbr, wall_pts, dist, far, 
     )
     value += sign * (pressure - danger)
     return 0.9 * math.tanh(value)
+
+
+# the compiled code here has the core's compiled functions built in (see drop_stale_cache)
+drop_stale_cache(__name__, _core.__file__, _jit.__file__)

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from hexgames import _ctree
+from hexgames import _ctree, _jit
 from hexgames._ctree import (
     C_STATUS,
     F_ACT,
@@ -32,7 +32,7 @@ from hexgames._ctree import (
     has_room,
     select,
 )
-from hexgames._jit import njit, view_nd
+from hexgames._jit import drop_stale_cache, njit, view_nd
 from hexgames.benediction import core as _core
 from hexgames.benediction._tables import BLUE, KING, RED
 from hexgames.benediction.core import (
@@ -319,5 +319,9 @@ class TreeSearch(CompiledTree):
                        self.NI, self.NV, self.PA, self.PC, self.CT, self._path, self.root,
                        iterations, seed, settings))
 
+
+# the compiled code here has the core's and the tree's compiled functions built in
+# (see drop_stale_cache)
+drop_stale_cache(__name__, _core.__file__, _ctree.__file__, _jit.__file__)
 
 __all__ = ["TreeSearch", "priors", "priors_of", "run"]

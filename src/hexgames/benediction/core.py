@@ -35,7 +35,8 @@ from typing import Any
 
 import numpy as np
 
-from hexgames._jit import njit, signed64, view_nd
+from hexgames import _jit
+from hexgames._jit import drop_stale_cache, njit, signed64, view_nd
 from hexgames.benediction._tables import (
     BLESSED,
     BLOCK,
@@ -1573,3 +1574,6 @@ def kernel() -> Kernel:
 
 
 __all__ = ["Core", "CoreState", "Kernel", "kernel", "random_playouts", "warm_up"]
+
+# the compiled code here has _jit.view_nd built in (see drop_stale_cache)
+drop_stale_cache(__name__, _jit.__file__)

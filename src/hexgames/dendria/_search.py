@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from hexgames import _ctree
+from hexgames import _ctree, _jit
 from hexgames._ctree import (
     C_STATUS,
     F_ACT,
@@ -36,7 +36,8 @@ from hexgames._ctree import (
     has_room,
     select,
 )
-from hexgames._jit import njit
+from hexgames._jit import drop_stale_cache, njit
+from hexgames.dendria import core as _core
 from hexgames.dendria.core import (
     A_CONVERT,
     A_END,
@@ -356,5 +357,9 @@ class TreeSearch(CompiledTree):
                        self.NI, self.NV, self.PA, self.PC, self.CT, self._path, self.root,
                        iterations, seed, settings))
 
+
+# the compiled code here has the core's and the tree's compiled functions built in
+# (see drop_stale_cache)
+drop_stale_cache(__name__, _core.__file__, _ctree.__file__, _jit.__file__)
 
 __all__ = ["TreeSearch", "priors", "priors_of", "run", "wins_at_once", "wins_at_once_of"]
