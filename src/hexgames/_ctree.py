@@ -204,6 +204,7 @@ class CompiledTree:
         self.CT = np.zeros(3, np.int64)
         self.root = -1
         self._history: tuple[Any, ...] = ()
+        self._path = np.zeros(4096, np.int64)
 
     def _allocate(self, nodes: int, pool: int) -> None:
         self.NI = np.zeros((nodes, NI_FIELDS), np.int64)
@@ -227,6 +228,15 @@ class CompiledTree:
     def _grow_room(self) -> None:
         """Make more undo room in the game's buffers (after ``ST_ROOM``)."""
         raise NotImplementedError
+
+    def _path_for(self, iterations: int) -> np.ndarray:
+        """The buffer for a descent's path in a call of ``iterations``: a descent is at
+        most as deep as the tree will be at the end of the call (which stops when its
+        arrays are full)."""
+        need = min(int(self.CT[C_NODES]) + iterations, len(self.NI)) + 2
+        if len(self._path) < need:
+            self._path = np.zeros(max(need, 2 * len(self._path)), np.int64)
+        return self._path
 
     # ------------------------------------------------------------ driver
     def reset(self) -> None:

@@ -278,7 +278,6 @@ class TreeSearch(CompiledTree):
     def __init__(self, nodes: int = 4096, pool: int = 65536) -> None:
         super().__init__(nodes, pool)
         self._core: Any = None
-        self._path = np.zeros(4096, np.int64)
 
     def set_root(self, position: Any) -> int:
         if position._core is not self._core:  # another variant: other action codes
@@ -310,14 +309,9 @@ class TreeSearch(CompiledTree):
         self._FL = _core.doubled_room(self._meta, self._FL)
 
     def _run(self, iterations: int, seed: int, settings: np.ndarray) -> int:
-        # a descent is at most as deep as the tree will be at the end of this call (which
-        # stops when its arrays are full)
-        need = min(int(self.CT[_ctree.C_NODES]) + iterations, len(self.NI)) + 2
-        if len(self._path) < need:
-            self._path = np.zeros(max(need, 2 * len(self._path)), np.int64)
         return int(run(self._CW, self._PB, self._FL, self._lx, self._dist,
-                       self.NI, self.NV, self.PA, self.PC, self.CT, self._path, self.root,
-                       iterations, seed, settings))
+                       self.NI, self.NV, self.PA, self.PC, self.CT,
+                       self._path_for(iterations), self.root, iterations, seed, settings))
 
 
 # the compiled code here has the core's and the tree's compiled functions built in

@@ -309,7 +309,6 @@ class TreeSearch(CompiledTree):
     def __init__(self, nodes: int = 4096, pool: int = 65536) -> None:
         super().__init__(nodes, pool)
         self._core: Any = None
-        self._path = np.zeros(4096, np.int64)
 
     def set_root(self, position: Any) -> int:
         if core_for(position.rules) is not self._core:  # another variant: other step codes
@@ -343,19 +342,14 @@ class TreeSearch(CompiledTree):
         s.frames = np.concatenate([s.frames, np.zeros_like(s.frames)])
 
     def _run(self, iterations: int, seed: int, settings: np.ndarray) -> int:
-        # a descent is at most as deep as the tree will be at the end of this call (which
-        # stops when its arrays are full)
-        need = min(int(self.CT[_ctree.C_NODES]) + iterations, len(self.NI)) + 2
-        if len(self._path) < need:
-            self._path = np.zeros(max(need, 2 * len(self._path)), np.int64)
         c = self._core
         s = self._s
         w = self._w
         return int(run(c.tab, c.params, s.cells, s.meta, s.log, s.frames, s.seen, s.memo,
                        s.out, s.hd, s.scratch, w.cells, w.meta, w.log, w.frames, w.seen,
                        w.memo, w.out, w.hd, w.scratch, self._pri,
-                       self.NI, self.NV, self.PA, self.PC, self.CT, self._path, self.root,
-                       iterations, seed, settings))
+                       self.NI, self.NV, self.PA, self.PC, self.CT,
+                       self._path_for(iterations), self.root, iterations, seed, settings))
 
 
 # the compiled code here has the core's and the tree's compiled functions built in
