@@ -290,13 +290,22 @@ def priors_of(position: Any, steps: Any) -> list[float]:
     return out.tolist()
 
 
+def _search_state(position: Any) -> Any:
+    """An independent core state of ``position`` (undo room empty) whose
+    earlier-positions table is as large as a whole game needs: the search and its
+    random games add turns to it without growing it."""
+    state = position.core_state()
+    core = state.core
+    if len(state.seen) < core.seen_slots:
+        state.seen, state.meta[M_USED] = _rehashed(state.seen, core.seen_slots)
+    return state
+
+
 def wins_at_once_of(position: Any) -> bool:
     """:func:`wins_at_once` of ``position``, for the tests to compare with
     :func:`.evaluation.winning_actions`."""
-    s = position.core_state()
+    s = _search_state(position)
     core = s.core
-    if len(s.seen) < core.seen_slots:
-        s.seen, s.meta[M_USED] = _rehashed(s.seen, core.seen_slots)
     return bool(wins_at_once(core.tab, core.params, s.cells, s.meta, s.log, s.frames,
                              s.seen, s.scratch))
 
@@ -325,11 +334,8 @@ class TreeSearch(CompiledTree):
         """Copy the position's state (its undo room starts empty: the search takes back
         only its own steps) with an earlier-positions table as large as a whole game
         needs, and make the buffers of the leaves' random games."""
-        state = position.core_state()
-        core = state.core
-        self._core = core
-        if len(state.seen) < core.seen_slots:
-            state.seen, state.meta[M_USED] = _rehashed(state.seen, core.seen_slots)
+        state = _search_state(position)
+        self._core = state.core
         self._s = state
         work = state.copy()  # the random games' buffers (reset per game)
         work.seen = np.empty_like(state.seen)
