@@ -26,6 +26,7 @@ import json
 import os
 import random
 
+import numba
 import numpy as np
 import pytest
 
@@ -448,6 +449,12 @@ def test_a_position_plays_random_games_as_its_core_state_does_and_keeps_its_tabl
     assert checked >= 10
 
 
+@numba.njit
+def _scan(tab, cells, meta, n, scratch):  # type: ignore[no-untyped-def]
+    """``_scan_once`` has no Python entry (``njit_inner``): called from compiled code."""
+    return _scan_once(tab, cells, meta, n, scratch)
+
+
 def test_sight_counts_follow_the_board_through_steps_and_undos() -> None:
     """The packed sight counts a generation reads (plantable cells, nourished seeds,
     fertilized cells) are brought up to date cell by cell after each step or undo; at
@@ -466,10 +473,10 @@ def test_sight_counts_follow_the_board_through_steps_and_undos() -> None:
             state.undo()
         else:
             state.play_code(int(codes[rng.randrange(len(codes))]))
-        _scan_once(core.tab, state.cells, state.meta, n, state.scratch)
+        _scan(core.tab, state.cells, state.meta, n, state.scratch)
         fresh = state.copy()
         fresh.meta[M_SCANNED] = 0
-        _scan_once(core.tab, fresh.cells, fresh.meta, n, fresh.scratch)
+        _scan(core.tab, fresh.cells, fresh.meta, n, fresh.scratch)
         assert np.array_equal(state.scratch[:n], fresh.scratch[:n])
         assert np.array_equal(state.scratch[n : 2 * n], state.cells)
         compared += 1

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from hexgames._jit import njit, signed64
+from hexgames._jit import njit, njit_inner, signed64
 
 F_ACT, F_MOVER, F_SEAT, F_VISITS, F_POOL, F_NORD, F_NEXT, F_KEY = range(8)
 NI_FIELDS = 8
@@ -60,7 +60,7 @@ def new_node(NI, NV, CT, act, mover):
     return i
 
 
-@njit
+@njit_inner
 def has_room(NI, PA, CT, most_actions):
     """Whether one more iteration fits: one new node and one expansion."""
     return CT[C_NODES] + 2 <= NI.shape[0] and CT[C_POOL] + most_actions <= PA.shape[0]

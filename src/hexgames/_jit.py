@@ -63,8 +63,10 @@ def signed64(value: int) -> int:
 
 
 def njit(function: Any) -> Any:
-    """``numba.njit(cache=True)`` (numpy error model: no ZeroDivision checks)."""
-    return _njit(cache=True, error_model="numpy")(function)
+    """``numba.njit(cache=True)`` (numpy error model: no ZeroDivision checks), without
+    the C-callable wrapper numba adds for first-class function use, which hexgames
+    never makes (one less wrapper to compile per function on a cold start)."""
+    return _njit(cache=True, error_model="numpy", no_cfunc_wrapper=True)(function)
 
 
 def drop_stale_cache(module: str, *dependencies: str) -> None:
@@ -192,3 +194,16 @@ def direct(dispatcher: Any, args: tuple[Any, ...]) -> Any:
         return dispatcher
     compiled = overloads.get(signature)
     return getattr(compiled, "entry_point", None) or dispatcher
+
+
+def njit_inner(function: Any) -> Any:
+    """:func:`njit` for a function that only compiled code calls: no Python entry.
+
+    numba gives every compiled function a CPython wrapper that unboxes its arguments
+    from Python objects; for the rules cores' table tuples (a dozen arrays) that wrapper
+    is much larger than a small function itself, and building it for every helper cost
+    about a quarter of a cold start. A call from Python to such a function does not
+    raise, it crashes the interpreter: ``tests/test_jit_inner.py`` checks that no Python
+    code names one."""
+    return _njit(cache=True, error_model="numpy", no_cpython_wrapper=True,
+                 no_cfunc_wrapper=True)(function)

@@ -16,7 +16,7 @@ from functools import cache
 import numpy as np
 
 from hexgames import _jit
-from hexgames._jit import drop_stale_cache, njit
+from hexgames._jit import drop_stale_cache, njit, njit_inner
 from hexgames.benediction import core as _core
 from hexgames.benediction._tables import BLESSED, BLOCK, BLUE, CURSED, EMPTY, KING, RED, tables
 from hexgames.benediction.core import _BIG, _geometry_arrays, _reach
@@ -51,7 +51,7 @@ def geometry(side: int) -> tuple[np.ndarray, ...]:
     return rays, portal, nbr, wall_pts, dist
 
 
-@njit
+@njit_inner
 def _attacked(owner, size, flags, rays, portal, color, scratch):  # type: ignore[no-untyped-def]
     """Whether some man of the enemy of ``color`` reaches a king of ``color`` with one
     action (``min(1, evaluation.attackers(...))``)."""
@@ -89,7 +89,7 @@ def _attacked(owner, size, flags, rays, portal, color, scratch):  # type: ignore
     return 0
 
 
-@njit
+@njit_inner
 def _portal_threat(owner, size, flags, rays, portal, color, scratch):  # type: ignore[no-untyped-def]
     """:func:`.evaluation.portal_threat`."""
     n = owner.shape[0]
@@ -118,7 +118,7 @@ def _portal_threat(owner, size, flags, rays, portal, color, scratch):  # type: i
     return 0
 
 
-@njit
+@njit_inner
 def _bridge(owner, nbr, wall_pts, dist, far, color, mark, queue):  # type: ignore[no-untyped-def]
     """:func:`.evaluation._bridge_progress` for one colour."""
     n = owner.shape[0]

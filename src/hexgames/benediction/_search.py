@@ -32,7 +32,7 @@ from hexgames._ctree import (
     has_room,
     select,
 )
-from hexgames._jit import drop_stale_cache, njit, view_nd
+from hexgames._jit import drop_stale_cache, njit, njit_inner, view_nd
 from hexgames.benediction import core as _core
 from hexgames.benediction._tables import BLUE, KING, RED
 from hexgames.benediction.core import (
@@ -107,7 +107,7 @@ def priors(geo, params, owner, size, flags, to_move, dist, codes, m, near, out):
         out[x] = score
 
 
-@njit
+@njit_inner
 def _value(w):  # type: ignore[no-untyped-def]
     """The result for seat 0 of a game that ended with result code ``w`` (+1 Red won,
     -1 Blue won, 0 drawn or cut off by the playout limit)."""

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from hexgames import _jit
-from hexgames._jit import drop_stale_cache, njit, signed64, view_nd
+from hexgames._jit import drop_stale_cache, njit, njit_inner, signed64, view_nd
 from hexgames.benediction._tables import (
     BLESSED,
     BLOCK,
@@ -84,7 +84,7 @@ FRAME_LEN = 8
 
 
 # ====================================================================== kernels
-@njit
+@njit_inner
 def _put(geo, owner, size, flags, meta, log, i, o, s, f):  # type: ignore[no-untyped-def]
     """Set point ``i``; keeps key, counters and (when logging) the undo log."""
     zman = geo[5]
@@ -118,7 +118,7 @@ def _put(geo, owner, size, flags, meta, log, i, o, s, f):  # type: ignore[no-unt
     flags[i] = f
 
 
-@njit
+@njit_inner
 def _reach(geo, owner, i, steps, c, fnp, fp, touched):  # type: ignore[no-untyped-def]
     """Targets within ``steps`` of ``i`` for colour ``c``: fills ``fnp``/``fp`` (fewest
     steps without / through the portal) for each target listed in ``touched``."""
@@ -146,7 +146,7 @@ def _reach(geo, owner, i, steps, c, fnp, fp, touched):  # type: ignore[no-untype
     return nt
 
 
-@njit
+@njit_inner
 def _merge_ok(f, s, ft, st, passed, max_stack):  # type: ignore[no-untyped-def]
     if f & ft & KING:
         return False
@@ -161,7 +161,7 @@ def _merge_ok(f, s, ft, st, passed, max_stack):  # type: ignore[no-untyped-def]
     return total <= max_stack
 
 
-@njit
+@njit_inner
 def _can_drop(params, meta, c):  # type: ignore[no-untyped-def]
     supply = params[P_SUPPLY]
     return supply < 0 or meta[M_CNT + c] < supply + START_CHECKERS
@@ -238,7 +238,7 @@ def generate(geo, params, owner, size, flags, near, meta, out, outp, scratch):  
     return cnt
 
 
-@njit
+@njit_inner
 def _has_action(geo, params, owner, size, flags, near, meta, out, outp, scratch):  # type: ignore[no-untyped-def]
     n = params[P_N]
     s0 = params[P_START]
@@ -283,7 +283,7 @@ def apply(geo, params, owner, size, flags, near, meta, log, frames, code, passed
     _settle(meta)
 
 
-@njit
+@njit_inner
 def _stuck(meta):  # type: ignore[no-untyped-def]
     """Rule 6.6: the player due to act has no legal action and loses."""
     meta[M_WIN] = 3 - meta[M_TO]
@@ -299,7 +299,7 @@ def _settle(meta):  # type: ignore[no-untyped-def]
             meta[M_TO] = 3 - meta[M_WIN]
 
 
-@njit
+@njit_inner
 def _apply_rules(geo, params, owner, size, flags, near, meta, log, frames, code, passed, scratch):  # type: ignore[no-untyped-def]
     """:func:`apply` up to the no-legal-action test (6.6), which the caller makes (by a
     generation it needs anyway, in the batched kernels), followed by :func:`_settle`."""
@@ -692,7 +692,7 @@ def random_legal(legal, nlegal, seed, chosen):  # type: ignore[no-untyped-def]
 # code plus the size of the action space, so that an extended code names one Action).
 # ``W`` (int32: the generation's output, then the scratch) and ``WB`` (bool) are work
 # buffers shared by the positions of a core (a compiled call holds the GIL).
-@njit
+@njit_inner
 def _v2(G, h):  # type: ignore[no-untyped-def]
     """The 2-d geometry array whose header entry is at ``G[h]`` (offset, dimensions), as
     a view (``view_nd``: no checks, no copy; the header was written by :func:`_pack`)."""
@@ -700,7 +700,7 @@ def _v2(G, h):  # type: ignore[no-untyped-def]
     return view_nd(G[o : o + G[h + 1] * G[h + 2]], (G[h + 1], G[h + 2]))
 
 
-@njit
+@njit_inner
 def _unpack(G):  # type: ignore[no-untyped-def]
     h = G_HEADER
     o = G[h]
@@ -742,7 +742,7 @@ def _fill(params, owner, meta, out, m, lx):  # type: ignore[no-untyped-def]
     return m
 
 
-@njit
+@njit_inner
 def _core_parts(CW):  # type: ignore[no-untyped-def]
     """``G``, ``W`` and ``WB`` of a core's one buffer ``CW`` (see :meth:`Core.__init__`)."""
     L = G_LAYOUT
@@ -750,7 +750,7 @@ def _core_parts(CW):  # type: ignore[no-untyped-def]
             CW[CW[L + 3] : CW[L + 3] + CW[L + 4]].view(np.bool_))
 
 
-@njit
+@njit_inner
 def _pos_parts(PB, n):  # type: ignore[no-untyped-def]
     """``S8`` and ``meta`` of a position's one buffer ``PB`` (int8: ``4 n`` board bytes,
     padded to 8, then ``meta`` as int64)."""
@@ -948,7 +948,7 @@ def pos_wins(CW, PB, FL, lx, nleg, out):  # type: ignore[no-untyped-def]
     return pos_wins_all(CW, PB, FL, tried, m, out)
 
 
-@njit
+@njit_inner
 def pos_wins_all(CW, PB, FL, lx, nleg, out):  # type: ignore[no-untyped-def]
     """:func:`pos_wins` trying every listed action (each played and taken back)."""
     G, W, WB = _core_parts(CW)

@@ -36,7 +36,7 @@ from hexgames._ctree import (
     has_room,
     select,
 )
-from hexgames._jit import drop_stale_cache, njit
+from hexgames._jit import drop_stale_cache, njit, njit_inner
 from hexgames.dendria import core as _core
 from hexgames.dendria.core import (
     A_CONVERT,
@@ -72,7 +72,7 @@ from hexgames.dendria.core import (
 from hexgames.dendria.rules import AFTER_PLANT, PIE_PENDING, START
 
 
-@njit
+@njit_inner
 def _group_size(nbr, cells, t, seen, stack):  # type: ignore[no-untyped-def]
     """Cells of the group (same piece code, connected) holding cell ``t``; ``seen`` and
     ``stack`` are scratch of ``n`` cells (``seen`` is left all zero)."""
@@ -128,7 +128,7 @@ def priors(tab, prm, cells, to_move, codes, m, seen, stack, out):  # type: ignor
             out[x] = 0.3
 
 
-@njit
+@njit_inner
 def _seat_value(seat):  # type: ignore[no-untyped-def]
     """The result for seat 0 of a game won by ``seat`` (-1: equal scores or cut off)."""
     if seat == 0:

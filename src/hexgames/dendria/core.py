@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from hexgames._jit import njit, signed64
+from hexgames._jit import njit, njit_inner, signed64
 from hexgames.dendria._tables import mix, tables
 from hexgames.dendria.rules import (
     AFTER_PLANT,
@@ -93,10 +93,11 @@ _SIGHT_UNITS = np.array([1, 1 << 9, 1 << 9, (1 << 3) + (1 << 9),
 
 
 # ====================================================================== kernels
-@njit
-def _set(tab, cells, meta, log, i, v):  # type: ignore[no-untyped-def]
-    """Put piece code ``v`` on cell ``i``, logging the old code; keeps the hash."""
-    zob = tab[4]
+@njit_inner
+def _set(zob, cells, meta, log, i, v):  # type: ignore[no-untyped-def]
+    """Put piece code ``v`` on cell ``i``, logging the old code; keeps the hash.
+    Callers pass ``i`` and ``v`` as ``np.intp``: one compiled version instead of one
+    per pair of integer types (each costs a compilation on a cold start)."""
     old = cells[i]
     k = meta[M_NLOG]
     log[k, 0] = i
@@ -106,7 +107,7 @@ def _set(tab, cells, meta, log, i, v):  # type: ignore[no-untyped-def]
     cells[i] = v
 
 
-@njit
+@njit_inner
 def _seen_slot(seen, key):  # type: ignore[no-untyped-def]
     """Slot holding ``key`` in the open-addressing table, or -1."""
     mask = seen.shape[0] - 1
@@ -152,7 +153,7 @@ def _rehash_into(seen, table, meta):  # type: ignore[no-untyped-def]
             _seen_add(table, meta, key)
 
 
-@njit
+@njit_inner
 def _seen_remove(seen, key):  # type: ignore[no-untyped-def]
     s = _seen_slot(seen, key)
     if s >= 0:
@@ -174,7 +175,7 @@ def full_key(tab, meta):  # type: ignore[no-untyped-def]
     return k
 
 
-@njit
+@njit_inner
 def _end_turn(tab, prm, meta, frames, f, seen, kind):  # type: ignore[no-untyped-def]
     planted = meta[M_PHASE] == AFTER_PLANT
     if kind == A_PASS:
@@ -213,6 +214,7 @@ def apply(tab, prm, cells, meta, log, frames, seen, code, stack):  # type: ignor
     """Play step ``code`` (legality is the caller's promise) and push its undo frame.
     ``stack``: ``n`` int16 of scratch (the flood fill of grow and convert)."""
     nbr = tab[0]
+    zob = tab[4]
     kind = tab[6][code]
     t = tab[7][code]
     f = meta[M_NFRAME]
@@ -224,7 +226,7 @@ def apply(tab, prm, cells, meta, log, frames, seen, code, stack):  # type: ignor
     meta[M_NFRAME] = f + 1
     to = meta[M_TO]
     if kind == A_PLANT:
-        _set(tab, cells, meta, log, t, 1 + 3 * to)
+        _set(zob, cells, meta, log, np.intp(t), np.intp(1 + 3 * to))
         meta[M_PHASE] = AFTER_PLANT
     elif kind == A_LEG or kind == A_CONT:  # noqa: SIM109 (plain compares for numba)
         if kind == A_LEG:
@@ -234,18 +236,19 @@ def apply(tab, prm, cells, meta, log, frames, seen, code, stack):  # type: ignor
             i = meta[M_MOVER]
             d = meta[M_DIR]
         v = cells[i]
-        _set(tab, cells, meta, log, t, v)
-        _set(tab, cells, meta, log, i, 0)
+        _set(zob, cells, meta, log, np.intp(t), np.intp(v))
+        _set(zob, cells, meta, log, np.intp(i), np.intp(0))
         meta[M_PHASE] = AFTER_STOP
         meta[M_MOVER] = t
         meta[M_DIR] = d
     elif kind == A_SPROUT:
         v = cells[t]
-        _set(tab, cells, meta, log, t, v + 2)  # seed code + 2 = dendrid of its colour
+        # seed code + 2 = dendrid of its colour
+        _set(zob, cells, meta, log, np.intp(t), np.intp(v + 2))
     elif kind == A_GROW or kind == A_CONVERT:  # noqa: SIM109
         v = cells[t]
         new = v + 1 if kind == A_GROW else 2 + 3 * to
-        _set(tab, cells, meta, log, t, new)
+        _set(zob, cells, meta, log, np.intp(t), np.intp(new))
         stack[0] = t
         sp = 1
         while sp:
@@ -254,7 +257,7 @@ def apply(tab, prm, cells, meta, log, frames, seen, code, stack):  # type: ignor
             for d in range(6):
                 j = nbr[c, d]
                 if j >= 0 and cells[j] == v:
-                    _set(tab, cells, meta, log, j, new)
+                    _set(zob, cells, meta, log, np.intp(j), np.intp(new))
                     stack[sp] = j
                     sp += 1
     else:
@@ -278,7 +281,7 @@ def undo(cells, meta, log, frames, seen):  # type: ignore[no-untyped-def]
     meta[M_NFRAME] = f
 
 
-@njit
+@njit_inner
 def _first_unit(tab, board, i, d):  # type: ignore[no-untyped-def]
     """The sight unit (``tab[13]``) of the first piece on ``board`` along the ray from
     cell ``i`` in direction ``d`` (``tab[13][0]`` when the ray holds no piece)."""
@@ -291,7 +294,7 @@ def _first_unit(tab, board, i, d):  # type: ignore[no-untyped-def]
     return units[0]
 
 
-@njit
+@njit_inner
 def _sight_all(tab, cells, n, board, sight):  # type: ignore[no-untyped-def]
     """Count from scratch what every cell sees (see :func:`_scan_once`) and copy the
     board they were counted on to ``board``: one walk along every grid line in each
@@ -302,7 +305,11 @@ def _sight_all(tab, cells, n, board, sight):  # type: ignore[no-untyped-def]
     for c in range(n):
         board[c] = cells[c]
         sight[c] = 0
-    for d in range(6):
+    # ``seq.shape[1]`` (6) rather than a constant, so that the compiler keeps one loop
+    # instead of six unrolled copies (this function's code was 2,300 lines of LLVM IR,
+    # compiled into every caller: about a second of a cold start); it runs once per
+    # fresh state only
+    for d in range(seq.shape[1]):
         unit = 0
         for x in range(n):
             c = seq[x, d]
@@ -316,7 +323,7 @@ def _sight_all(tab, cells, n, board, sight):  # type: ignore[no-untyped-def]
     return 0
 
 
-@njit
+@njit_inner
 def _sight_change(tab, board, sight, x, b):  # type: ignore[no-untyped-def]
     """Cell ``x`` of ``board`` becomes piece code ``b``: only the cells that see ``x``
     along a line (up to and including the next piece back) count differently."""
@@ -348,7 +355,7 @@ def _sight_change(tab, board, sight, x, b):  # type: ignore[no-untyped-def]
 NUTRIENTLESS, FED_BY_DARK, FED_BY_LIGHT = 7, 7 << 3, 7 << 6
 
 
-@njit
+@njit_inner
 def _scan_once(tab, cells, meta, n, scratch):  # type: ignore[no-untyped-def]
     """Bring ``sight`` (``scratch[0:n]``) up to the board as it stands: per cell, over
     the six directions, how many lines from it hold cells but no piece (bits 0-2:
@@ -380,7 +387,7 @@ def _scan_once(tab, cells, meta, n, scratch):  # type: ignore[no-untyped-def]
     return 0
 
 
-@njit
+@njit_inner
 def _nourished(v, s):  # type: ignore[no-untyped-def]
     """Whether a seed of code ``v`` whose packed sight is ``s`` may sprout: no
     nutrientless root, and more nourishers of its colour than of the other."""
@@ -391,7 +398,7 @@ def _nourished(v, s):  # type: ignore[no-untyped-def]
     return dark > light if v == 1 else light > dark
 
 
-@njit
+@njit_inner
 def _raw_follow_ups(tab, prm, cells, meta, out, hd, scratch):  # type: ignore[no-untyped-def]
     """Every follow-up the board allows (sprouts, grows, converts) and, after a stop,
     every continuation, before the no-repetition filter, in the Python engine's order;
@@ -485,7 +492,7 @@ def _raw_follow_ups(tab, prm, cells, meta, out, hd, scratch):  # type: ignore[no
     return m
 
 
-@njit
+@njit_inner
 def can_finish(tab, prm, cells, meta, log, frames, seen, memo, scratch):  # type: ignore[no-untyped-def]
     """Whether some sequence of follow-ups, continuations and ``end`` is legal from here
     (the no-repetition rule). Memoised per key until the earlier positions change."""
