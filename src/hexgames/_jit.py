@@ -62,11 +62,17 @@ def signed64(value: int) -> int:
     return value - (1 << 64) if value >= 1 << 63 else value
 
 
+#: numba's options for every compiled function of hexgames (``no_cfunc_wrapper`` is one
+#: of numba's target options its type hints leave out).
+_COMPILED: dict[str, Any] = {"cache": True, "error_model": "numpy", "no_cfunc_wrapper": True}
+_COMPILED_INNER: dict[str, Any] = {**_COMPILED, "no_cpython_wrapper": True}
+
+
 def njit(function: Any) -> Any:
     """``numba.njit(cache=True)`` (numpy error model: no ZeroDivision checks), without
     the C-callable wrapper numba adds for first-class function use, which hexgames
     never makes (one less wrapper to compile per function on a cold start)."""
-    return _njit(cache=True, error_model="numpy", no_cfunc_wrapper=True)(function)
+    return _njit(**_COMPILED)(function)
 
 
 def drop_stale_cache(module: str, *dependencies: str) -> None:
@@ -205,5 +211,4 @@ def njit_inner(function: Any) -> Any:
     about a quarter of a cold start. A call from Python to such a function does not
     raise, it crashes the interpreter: ``tests/test_jit_inner.py`` checks that no Python
     code names one."""
-    return _njit(cache=True, error_model="numpy", no_cpython_wrapper=True,
-                 no_cfunc_wrapper=True)(function)
+    return _njit(**_COMPILED_INNER)(function)
