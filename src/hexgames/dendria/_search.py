@@ -59,11 +59,11 @@ from hexgames.dendria.core import (
     P_N,
     P_QT,
     Z_TO,
+    _full_key,
     _rehashed,
     _seen_has,
     apply,
     core_for,
-    full_key,
     generate,
     random_playouts,
     undo,
@@ -208,7 +208,7 @@ def run(tab, prm, cells, meta, log, frames, seen, memo, out, hd, scratch,  # typ
     group_seen[:] = 0
     if NI[root, F_SEAT] < 0:
         NI[root, F_SEAT] = meta[M_TO] ^ meta[M_SWAPPED]
-        NI[root, F_KEY] = full_key(tab, meta)
+        NI[root, F_KEY] = _full_key(tab, meta)
         if meta[M_OVER]:
             NV[root, V_RESULT] = _seat_value(winner_seat(tab, prm, cells, meta, scratch))
     log_room = 4 * n + 64  # what one step (and a finishability search) may log
@@ -255,7 +255,7 @@ def run(tab, prm, cells, meta, log, frames, seen, memo, out, hd, scratch,  # typ
             if NI[child, F_VISITS] == 0:  # a new node: exact value if decided, else a game
                 seat = meta[M_TO] ^ meta[M_SWAPPED]
                 NI[child, F_SEAT] = seat
-                NI[child, F_KEY] = full_key(tab, meta)
+                NI[child, F_KEY] = _full_key(tab, meta)
                 if meta[M_OVER]:
                     value = _seat_value(winner_seat(tab, prm, cells, meta, scratch))
                     NV[child, V_RESULT] = value

@@ -120,10 +120,17 @@ def _seen_slot(seen, key):  # type: ignore[no-untyped-def]
         s = (s + 1) & mask
 
 
-@njit
+@njit_inner
 def _seen_has(seen, key):  # type: ignore[no-untyped-def]
     s = _seen_slot(seen, key)
     return s >= 0 and seen[s, 1] > 0
+
+
+@njit
+def seen_has(seen, key):  # type: ignore[no-untyped-def]
+    """:func:`_seen_has` for Python callers (compiled code calls the inner one: an entry
+    from Python is a wrapper compiled only when Python first asks)."""
+    return _seen_has(seen, key)
 
 
 @njit
@@ -162,6 +169,12 @@ def _seen_remove(seen, key):  # type: ignore[no-untyped-def]
 
 @njit
 def full_key(tab, meta):  # type: ignore[no-untyped-def]
+    """:func:`_full_key` for Python callers (:attr:`CoreState.key`)."""
+    return _full_key(tab, meta)
+
+
+@njit_inner
+def _full_key(tab, meta):  # type: ignore[no-untyped-def]
     """The key of :attr:`Position.key`: board hash and every term of turn state."""
     zk = tab[10]
     phase = meta[M_PHASE]
@@ -501,7 +514,7 @@ def can_finish(tab, prm, cells, meta, log, frames, seen, memo, scratch):  # type
     zend = tab[10][Z_TO + 1 - meta[M_TO]]
     if not _seen_has(seen, meta[M_HASH] ^ zend):
         return True
-    key = full_key(tab, meta)
+    key = _full_key(tab, meta)
     slot = key & (memo.shape[0] - 1)
     if memo[slot, 0] == key and memo[slot, 1] == meta[M_EPOCH]:
         return memo[slot, 2] == 1

@@ -843,7 +843,7 @@ class Position:
         s = self._s
         following = 1 - self._to_move
         key = int(self._meta[_M_HASH]) ^ int(self._core.tab[10][_core.Z_TO + following])
-        if not _core._seen_has(s.seen, key):
+        if not _core.seen_has(s.seen, key):
             return None
         nf = int(self._meta[_M_NFRAME])
         frames = s.frames[:nf]
