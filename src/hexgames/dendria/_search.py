@@ -59,14 +59,14 @@ from hexgames.dendria.core import (
     P_N,
     P_QT,
     Z_TO,
+    _apply_step,
     _full_key,
     _rehashed,
     _seen_has,
-    apply,
+    _undo_step,
     core_for,
     generate,
     random_playouts,
-    undo,
     winner_seat,
 )
 from hexgames.dendria.rules import AFTER_PLANT, PIE_PENDING, START
@@ -164,9 +164,9 @@ def wins_at_once(tab, prm, cells, meta, log, frames, seen, scratch):  # type: ig
                   and not _seen_has(seen, meta[M_HASH] ^ tab[10][Z_TO + 1 - meta[M_TO]]))
         if not ok:
             continue
-        apply(tab, prm, cells, meta, log, frames, seen, code, stack)
+        _apply_step(tab, prm, cells, meta, log, frames, seen, code, stack)
         won = meta[M_OVER] != 0 and winner_seat(tab, prm, cells, meta, scratch) == seat
-        undo(cells, meta, log, frames, seen)
+        _undo_step(cells, meta, log, frames, seen)
         if won:
             return True
     return False
@@ -248,7 +248,7 @@ def run(tab, prm, cells, meta, log, frames, seen, memo, out, hd, scratch,  # typ
                 r = NV[node, V_RESULT]
                 value = 0.0 if np.isnan(r) else r
                 break
-            apply(tab, prm, cells, meta, log, frames, seen, NI[child, F_ACT], stack)
+            _apply_step(tab, prm, cells, meta, log, frames, seen, NI[child, F_ACT], stack)
             played += 1
             path[plen] = child
             plen += 1
@@ -269,7 +269,7 @@ def run(tab, prm, cells, meta, log, frames, seen, memo, out, hd, scratch,  # typ
                 break
             node = child
         for _ in range(played):
-            undo(cells, meta, log, frames, seen)
+            _undo_step(cells, meta, log, frames, seen)
         backup(NI, NV, path, plen, value)
         done += 1
         if CT[C_STATUS] != 0:

@@ -224,6 +224,13 @@ def _end_turn(tab, prm, meta, frames, f, seen, kind):  # type: ignore[no-untyped
 
 @njit
 def apply(tab, prm, cells, meta, log, frames, seen, code, stack):  # type: ignore[no-untyped-def]
+    """:func:`_apply_step` for Python callers (compiled code calls the inner one: this
+    entry's wrapper is compiled when Python first plays, not with the first list)."""
+    _apply_step(tab, prm, cells, meta, log, frames, seen, code, stack)
+
+
+@njit_inner
+def _apply_step(tab, prm, cells, meta, log, frames, seen, code, stack):  # type: ignore[no-untyped-def]
     """Play step ``code`` (legality is the caller's promise) and push its undo frame.
     ``stack``: ``n`` int16 of scratch (the flood fill of grow and convert)."""
     nbr = tab[0]
@@ -279,6 +286,12 @@ def apply(tab, prm, cells, meta, log, frames, seen, code, stack):  # type: ignor
 
 @njit
 def undo(cells, meta, log, frames, seen):  # type: ignore[no-untyped-def]
+    """:func:`_undo_step` for Python callers."""
+    _undo_step(cells, meta, log, frames, seen)
+
+
+@njit_inner
+def _undo_step(cells, meta, log, frames, seen):  # type: ignore[no-untyped-def]
     """Take back the last applied step."""
     f = meta[M_NFRAME] - 1
     if frames[f, F_REM]:
@@ -528,9 +541,9 @@ def can_finish(tab, prm, cells, meta, log, frames, seen, memo, scratch):  # type
         if not _seen_has(seen, meta[M_HASH] ^ hd[x] ^ zend):
             result = True
             break
-        apply(tab, prm, cells, meta, log, frames, seen, out[x], scratch[7 * n : 8 * n])
+        _apply_step(tab, prm, cells, meta, log, frames, seen, out[x], scratch[7 * n : 8 * n])
         ok = can_finish(tab, prm, cells, meta, log, frames, seen, memo, scratch)
-        undo(cells, meta, log, frames, seen)
+        _undo_step(cells, meta, log, frames, seen)
         if ok:
             result = True
             break
@@ -575,10 +588,10 @@ def generate(tab, prm, cells, meta, log, frames, seen, memo, out, hd, scratch): 
                         code = legid[i, d, k]
                         ok = not _seen_has(seen, hi ^ zob[j, friend])
                         if not ok:
-                            apply(tab, prm, cells, meta, log, frames, seen, code, stack)
+                            _apply_step(tab, prm, cells, meta, log, frames, seen, code, stack)
                             ok = can_finish(tab, prm, cells, meta, log, frames, seen, memo,
                                             scratch)
-                            undo(cells, meta, log, frames, seen)
+                            _undo_step(cells, meta, log, frames, seen)
                         if ok:
                             out[m] = code
                             m += 1
@@ -597,9 +610,9 @@ def generate(tab, prm, cells, meta, log, frames, seen, memo, out, hd, scratch): 
             code = out[x]
             ok = not _seen_has(seen, meta[M_HASH] ^ hd[x] ^ zend)
             if not ok:
-                apply(tab, prm, cells, meta, log, frames, seen, code, stack)
+                _apply_step(tab, prm, cells, meta, log, frames, seen, code, stack)
                 ok = can_finish(tab, prm, cells, meta, log, frames, seen, memo, scratch)
-                undo(cells, meta, log, frames, seen)
+                _undo_step(cells, meta, log, frames, seen)
             if ok:
                 out[kept] = code
                 kept += 1
@@ -699,7 +712,7 @@ def random_playouts(tab, prm, cells0, meta0, seen0, games, seed, max_actions, wi
             m = generate(tab, prm, cells, meta, log, frames, seen, memo, out, hd, scratch)
             if m == 0:
                 break
-            apply(tab, prm, cells, meta, log, frames, seen, out[np.random.randint(0, m)],
+            _apply_step(tab, prm, cells, meta, log, frames, seen, out[np.random.randint(0, m)],
                   stack)
             meta[M_NLOG] = 0
             meta[M_NFRAME] = 0
