@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import os
 import socket
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -37,17 +43,37 @@ def test_serve_refuses_a_port_out_of_range(tmp_path, capsys: pytest.CaptureFixtu
     assert "--port must be between 0 and 65535" in capsys.readouterr().out
 
 
-def test_serve_warms_the_engines_and_says_so_on_a_cold_cache(monkeypatch, tmp_path) -> None:
+def test_serve_warms_the_engines_and_says_so_on_a_cold_cache(tmp_path) -> None:
     """Before printing its URL, ``serve`` compiles (or loads) every game's compiled
-    engine; on a cold cache it says so rather than looking hung."""
-    from hexgames.benediction import Position
-    from hexgames.web.cli import warm_up_engines
-
-    said: list[str] = []
-    assert warm_up_engines(said.append) >= 0
-    assert set(said) <= {"compiling the rules engine, once..."}
-    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))  # nothing cached there
-    said.clear()
-    warm_up_engines(said.append)
-    assert "compiling the rules engine, once..." in said
-    assert len(Position.initial().legal_actions()) > 0
+    engine; on a cold cache it says so rather than looking hung. With more than one core
+    the games compile in processes of their own at once, so this process only loads
+    them: numba counts cache hits and no misses for each game's legal-list code. A fresh
+    interpreter and an empty cache directory: nothing is compiled or loaded before."""
+    script = textwrap.dedent("""
+        import json
+        import hexgames.benediction.core as benediction
+        import hexgames.dendria.core as dendria
+        from hexgames.game import get_game
+        from hexgames.web.cli import _usable_cpus, warm_up_engines
+        said, again = [], []
+        warm_up_engines(said.append)
+        warm_up_engines(again.append)
+        lists = [len(get_game(g).new().legal_actions()) for g in ("benediction", "dendria")]
+        entries = (benediction.pos_generate, dendria.generate)
+        print(json.dumps({
+            "said": said, "again": again, "lists": lists, "cpus": _usable_cpus(),
+            "misses": sum(sum(f.stats.cache_misses.values()) for f in entries),
+            "hits": sum(sum(f.stats.cache_hits.values()) for f in entries)}))
+    """)
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path),
+           "PYTHONPATH": str(Path(__file__).resolve().parent.parent / "src")}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                          text=True, timeout=900, check=True)
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["said"] == ["compiling the rules engine, once..."]
+    assert result["again"] == []  # cached now: nothing to say
+    assert all(n > 0 for n in result["lists"])
+    assert any(tmp_path.glob("benediction_*/core.*.nbi"))
+    assert any(tmp_path.glob("dendria_*/core.*.nbi"))
+    if result["cpus"] > 1:
+        assert result["misses"] == 0 and result["hits"] >= 2, result

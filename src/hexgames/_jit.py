@@ -126,7 +126,9 @@ def is_cached(module: str) -> bool:
     pattern = f"{source.stem}.*.nbi"
     cache_dir = os.environ.get("NUMBA_CACHE_DIR")
     if cache_dir:
-        return any(Path(cache_dir).rglob(pattern))
+        # numba keeps each source folder's files in a folder named after it and a hash
+        # of its path: ``core.*`` of another package's folder is not this module's
+        return any(Path(cache_dir).glob(f"{source.parent.name}_*/{pattern}"))
     return any((source.parent / "__pycache__").glob(pattern))
 
 

@@ -1461,13 +1461,10 @@ def warm_up(announce: Any = None) -> float:
     the seconds it took. ``announce(text)`` is called first when nothing is cached yet."""
     import time
 
-    from hexgames._jit import is_cached
-    from hexgames.benediction import _fasteval, _search, evaluation
+    from hexgames.benediction import _search, evaluation
     from hexgames.benediction.position import Position
 
-    cached = (is_cached(__name__) and _cached(_ENTRY_POINTS) and is_cached(_search.__name__)
-              and is_cached(_fasteval.__name__))
-    if announce is not None and not cached:
+    if announce is not None and not is_warm():
         announce("compiling the rules engine, once...")
     start = time.perf_counter()
     state = Core().initial()
@@ -1495,6 +1492,16 @@ _ENTRY_POINTS = (
     "random_playouts",
     "play_and_generate", "generate", "apply", "undo",
 )
+
+
+def is_warm() -> bool:
+    """Whether numba's cache holds this game's compiled code (rules, heuristic, search):
+    :func:`warm_up` then loads instead of compiling."""
+    from hexgames._jit import is_cached
+    from hexgames.benediction import _fasteval, _search
+
+    return (is_cached(__name__) and _cached(_ENTRY_POINTS) and is_cached(_search.__name__)
+            and is_cached(_fasteval.__name__))
 
 
 def _cached(names: tuple[str, ...]) -> bool:
@@ -1563,6 +1570,9 @@ class Kernel:
 
     def warm_up(self, announce: Any = None) -> float:
         return warm_up(announce)
+
+    def is_cached(self) -> bool:
+        return is_warm()
 
 
 _KERNEL = Kernel()

@@ -1143,16 +1143,24 @@ def _empty_memo(slots: int = 1024) -> np.ndarray:
     return memo
 
 
+def is_warm() -> bool:
+    """Whether numba's cache holds this game's compiled code (rules and search):
+    :func:`warm_up` then loads instead of compiling."""
+    from hexgames._jit import is_cached
+    from hexgames.dendria import _search
+
+    return is_cached(__name__) and is_cached(_search.__name__)
+
+
 def warm_up(announce: Any = None) -> float:
     """Compile (or load from the cache) every kernel by playing a short game; returns the
     seconds it took. ``announce(text)`` is called first when nothing is cached yet."""
     import time
 
-    from hexgames._jit import is_cached
     from hexgames.dendria import _search
     from hexgames.dendria.position import Position
 
-    if announce is not None and not (is_cached(__name__) and is_cached(_search.__name__)):
+    if announce is not None and not is_warm():
         announce("compiling the rules engine, once...")
     begin = time.perf_counter()
     rules = Rules(board_side=3, quiet_limit=1)
@@ -1218,6 +1226,9 @@ class Kernel:
 
     def warm_up(self, announce: Any = None) -> float:
         return warm_up(announce)
+
+    def is_cached(self) -> bool:
+        return is_warm()
 
 
 _KERNEL = Kernel()

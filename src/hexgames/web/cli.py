@@ -34,17 +34,63 @@ def warm_up_engines(announce: Any = None) -> float:
     registered game that has one (``Game.extras["kernel"]``), so that the first action of
     a game or of an AI does not wait for it; returns the seconds it took. ``announce(text)``
     hears "compiling the rules engine, once..." when a game's code is not cached yet (a
-    cold start takes seconds; later starts load the cache in about a second)."""
+    cold start takes a minute or more; later starts load the cache in about a second).
+
+    Games share no compiled code, so when several are not cached and the machine has more
+    than one core, each is compiled in a process of its own, all at once, into the shared
+    cache; this process then loads them. (It compiles whatever a process failed to cache
+    itself, so a failed process costs time, never correctness.)"""
     import time
 
     from hexgames.game import game_names, get_game
 
     start = time.perf_counter()
+    kernels = {}
     for name in game_names():
         factory = get_game(name).extras.get("kernel")
         if factory is not None:
-            factory().warm_up(announce)
+            kernels[name] = factory()
+    # a kernel that cannot tell (no ``is_cached``) warms up here and announces itself
+    known = {name for name, kernel in kernels.items() if hasattr(kernel, "is_cached")}
+    cold = [name for name in known if not kernels[name].is_cached()]
+    if cold and announce is not None:
+        announce("compiling the rules engine, once...")
+    if len(cold) > 1 and _usable_cpus() > 1:
+        _compile_in_processes(cold)
+    for name, kernel in kernels.items():
+        kernel.warm_up(None if name in known else announce)
     return time.perf_counter() - start
+
+
+def _usable_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def _compile_in_processes(games: list[str]) -> None:
+    """Warm each game's engine up in a child process of its own, all at once, and wait.
+    The children inherit the numba cache directory (``hexgames._jit`` puts it in the
+    environment) and import this same ``hexgames``."""
+    import subprocess
+    import sys
+
+    import hexgames
+
+    package_root = str(Path(hexgames.__file__).resolve().parent.parent)
+    path = os.environ.get("PYTHONPATH")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, path]))}
+    children = [
+        subprocess.Popen(
+            [sys.executable, "-c", "from hexgames.game import get_game; "
+             f"get_game({name!r}).extras['kernel']().warm_up()"],
+            env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL)
+        for name in games
+    ]
+    for child in children:
+        child.wait()
 
 
 def _announce(text: str) -> None:
