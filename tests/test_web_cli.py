@@ -54,14 +54,15 @@ def test_serve_warms_the_engines_and_says_so_on_a_cold_cache(tmp_path) -> None:
         import hexgames.benediction.core as benediction
         import hexgames.dendria.core as dendria
         from hexgames.game import get_game
-        from hexgames.web.cli import _usable_cpus, warm_up_engines
+        from hexgames.web.ai_worker import usable_cores
+        from hexgames.web.cli import warm_up_engines
         said, again = [], []
         warm_up_engines(said.append)
         warm_up_engines(again.append)
         lists = [len(get_game(g).new().legal_actions()) for g in ("benediction", "dendria")]
         entries = (benediction.pos_generate, dendria.generate)
         print(json.dumps({
-            "said": said, "again": again, "lists": lists, "cpus": _usable_cpus(),
+            "said": said, "again": again, "lists": lists, "cpus": usable_cores(),
             "misses": sum(sum(f.stats.cache_misses.values()) for f in entries),
             "hits": sum(sum(f.stats.cache_hits.values()) for f in entries)}))
     """)

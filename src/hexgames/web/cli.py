@@ -43,6 +43,7 @@ def warm_up_engines(announce: Any = None) -> float:
     import time
 
     from hexgames.game import game_names, get_game
+    from hexgames.web.ai_worker import usable_cores
 
     start = time.perf_counter()
     kernels = {}
@@ -52,21 +53,14 @@ def warm_up_engines(announce: Any = None) -> float:
             kernels[name] = factory()
     # a kernel that cannot tell (no ``is_cached``) warms up here and announces itself
     known = {name for name, kernel in kernels.items() if hasattr(kernel, "is_cached")}
-    cold = [name for name in known if not kernels[name].is_cached()]
+    cold = [name for name in kernels if name in known and not kernels[name].is_cached()]
     if cold and announce is not None:
         announce("compiling the rules engine, once...")
-    if len(cold) > 1 and _usable_cpus() > 1:
+    if len(cold) > 1 and usable_cores() > 1:
         _compile_in_processes(cold)
     for name, kernel in kernels.items():
         kernel.warm_up(None if name in known else announce)
     return time.perf_counter() - start
-
-
-def _usable_cpus() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 def _compile_in_processes(games: list[str]) -> None:
