@@ -78,3 +78,12 @@ def test_serve_warms_the_engines_and_says_so_on_a_cold_cache(tmp_path) -> None:
     assert any(tmp_path.glob("dendria_*/core.*.nbi"))
     if result["cpus"] > 1:
         assert result["misses"] == 0 and result["hits"] >= 2, result
+
+
+def test_a_compiling_process_that_cannot_start_is_left_out(monkeypatch) -> None:
+    """No Python to start (an embedded interpreter, a removed venv): ``serve`` goes on,
+    compiling in its own process, instead of failing."""
+    from hexgames.web import cli
+
+    monkeypatch.setattr(sys, "executable", "/nonexistent/python")
+    cli._compile_in_processes(["benediction", "dendria"])  # no error, nothing started

@@ -66,7 +66,9 @@ def warm_up_engines(announce: Any = None) -> float:
 def _compile_in_processes(games: list[str]) -> None:
     """Warm each game's engine up in a child process of its own, all at once, and wait.
     The children inherit the numba cache directory (``hexgames._jit`` puts it in the
-    environment) and import this same ``hexgames``."""
+    environment) and import this same ``hexgames``. A child that cannot be started is
+    left out (the caller compiles its game); if waiting is interrupted (Ctrl-C), the
+    children are stopped rather than left compiling in the background."""
     import subprocess
     import sys
 
@@ -75,16 +77,24 @@ def _compile_in_processes(games: list[str]) -> None:
     package_root = str(Path(hexgames.__file__).resolve().parent.parent)
     path = os.environ.get("PYTHONPATH")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, path]))}
-    children = [
-        subprocess.Popen(
-            [sys.executable, "-c", "from hexgames.game import get_game; "
-             f"get_game({name!r}).extras['kernel']().warm_up()"],
-            env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL)
-        for name in games
-    ]
-    for child in children:
-        child.wait()
+    children: list[subprocess.Popen[bytes]] = []
+    try:
+        for name in games:
+            try:
+                children.append(subprocess.Popen(
+                    [sys.executable, "-c", "from hexgames.game import get_game; "
+                     f"get_game({name!r}).extras['kernel']().warm_up()"],
+                    env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL))
+            except OSError:
+                continue
+        for child in children:
+            child.wait()
+    finally:
+        for child in children:
+            if child.poll() is None:
+                child.kill()
+                child.wait()
 
 
 def _announce(text: str) -> None:
