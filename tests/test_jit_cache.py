@@ -123,3 +123,25 @@ def test_cached_code_goes_when_a_module_it_calls_into_changes(tmp_path: Path) ->
     assert sorted(p.name for p in (tmp_path / "cache").rglob("caller.*.nbi")) == indexes
     callee.write_text("from hexgames._jit import njit\n\n@njit\ndef base():\n    return 2\n")
     assert run() == "12"
+
+
+def test_is_cached_reads_only_the_module_s_own_cache_folder(monkeypatch, tmp_path) -> None:
+    """Both games' engines are ``core.py``: Dendria's cached ``core.generate`` must not
+    make Benediction's core look cached (numba keeps each source folder's files in a
+    folder of its own under ``NUMBA_CACHE_DIR``)."""
+    import importlib
+
+    from hexgames._jit import is_cached
+
+    for module in ("hexgames.benediction.core", "hexgames.dendria.core"):
+        importlib.import_module(module)  # is_cached reads loaded modules
+
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    folder = tmp_path / "dendria_0123abcd"
+    folder.mkdir()
+    (folder / "core.generate-500.py311.nbi").write_bytes(b"")
+    assert is_cached("hexgames.dendria.core")
+    assert is_cached("hexgames.dendria.core", ("generate",))
+    assert not is_cached("hexgames.dendria.core", ("generate", "apply"))
+    assert not is_cached("hexgames.benediction.core")
+    assert not is_cached("hexgames.benediction.core", ("generate",))

@@ -117,19 +117,20 @@ def drop_stale_cache(module: str, *dependencies: str) -> None:
         return
 
 
-def is_cached(module: str) -> bool:
+def is_cached(module: str, functions: tuple[str, ...] = ()) -> bool:
     """Whether compiled code of ``module`` (e.g. ``"hexgames.dendria.core"``) is in the
-    cache already (its index files exist)."""
+    cache already (its index files exist); with ``functions``, whether each of these
+    functions of it has its index there (numba keeps one per function)."""
     source = Path(sys.modules[module].__file__ or "") if module in sys.modules else None
     if source is None:
         return False
-    pattern = f"{source.stem}.*.nbi"
     cache_dir = os.environ.get("NUMBA_CACHE_DIR")
-    if cache_dir:
-        # numba keeps each source folder's files in a folder named after it and a hash
-        # of its path: ``core.*`` of another package's folder is not this module's
-        return any(Path(cache_dir).glob(f"{source.parent.name}_*/{pattern}"))
-    return any((source.parent / "__pycache__").glob(pattern))
+    # numba keeps each source folder's files in a folder named after it and a hash of
+    # its path: ``core.*`` of another package's folder is not this module's
+    folders = (list(Path(cache_dir).glob(f"{source.parent.name}_*")) if cache_dir
+               else [source.parent / "__pycache__"])
+    patterns = [f"{source.stem}.{name}-*.nbi" for name in functions] or [f"{source.stem}.*.nbi"]
+    return all(any(any(folder.glob(pattern)) for folder in folders) for pattern in patterns)
 
 
 def _view_intrinsic() -> Any:

@@ -1500,19 +1500,8 @@ def is_warm() -> bool:
     from hexgames._jit import is_cached
     from hexgames.benediction import _fasteval, _search
 
-    return (is_cached(__name__) and _cached(_ENTRY_POINTS) and is_cached(_search.__name__)
+    return (is_cached(__name__, _ENTRY_POINTS) and is_cached(_search.__name__)
             and is_cached(_fasteval.__name__))
-
-
-def _cached(names: tuple[str, ...]) -> bool:
-    """Whether numba's cache holds an index for each of these functions of this module."""
-    import os
-    from pathlib import Path
-
-    source = Path(__file__)
-    cache_dir = os.environ.get("NUMBA_CACHE_DIR")
-    root = Path(cache_dir) if cache_dir else source.parent / "__pycache__"
-    return all(any(root.rglob(f"{source.stem}.{name}-*.nbi")) for name in names)
 
 
 class Kernel:
