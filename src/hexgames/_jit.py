@@ -75,6 +75,18 @@ def njit(function: Any) -> Any:
     return _njit(**_COMPILED)(function)
 
 
+def njit_inner(function: Any) -> Any:
+    """:func:`njit` for a function that only compiled code calls: no Python entry.
+
+    numba gives every compiled function a CPython wrapper that unboxes its arguments
+    from Python objects; for the rules cores' table tuples (a dozen arrays) that wrapper
+    is much larger than a small function itself, and building it for every helper cost
+    about a quarter of a cold start. A call from Python to such a function does not
+    raise, it crashes the interpreter: ``tests/test_jit_inner.py`` checks that no Python
+    code names one."""
+    return _njit(**_COMPILED_INNER)(function)
+
+
 def drop_stale_cache(module: str, *dependencies: str) -> None:
     """Drop the cached compiled code of ``module`` when a source it calls into changed.
 
@@ -203,15 +215,3 @@ def direct(dispatcher: Any, args: tuple[Any, ...]) -> Any:
         return dispatcher
     compiled = overloads.get(signature)
     return getattr(compiled, "entry_point", None) or dispatcher
-
-
-def njit_inner(function: Any) -> Any:
-    """:func:`njit` for a function that only compiled code calls: no Python entry.
-
-    numba gives every compiled function a CPython wrapper that unboxes its arguments
-    from Python objects; for the rules cores' table tuples (a dozen arrays) that wrapper
-    is much larger than a small function itself, and building it for every helper cost
-    about a quarter of a cold start. A call from Python to such a function does not
-    raise, it crashes the interpreter: ``tests/test_jit_inner.py`` checks that no Python
-    code names one."""
-    return _njit(**_COMPILED_INNER)(function)
