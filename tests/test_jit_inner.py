@@ -119,3 +119,52 @@ def test_rules_compile_and_load_from_the_cache_with_inner_functions(
                            text=True, timeout=600, check=True).stdout for _ in range(2)]
     assert runs[0] == runs[1] and runs[0].strip(), runs
     assert any(tmp_path.rglob("*.nbi")), "nothing was cached"
+
+
+def _compile_sample(tmp_path: Path, body: str) -> subprocess.CompletedProcess[str]:
+    """Compile ``body`` (a module using hexgames._jit) in a fresh interpreter with its
+    own cache; the caller reads what it printed."""
+    (tmp_path / "nrtsample.py").write_text(
+        "import numpy as np\nfrom hexgames._jit import njit, njit_inner\n" + body,
+        encoding="utf-8")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"),
+           "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(tmp_path)])}
+    return subprocess.run([sys.executable, "-c", "import nrtsample"], env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
+def test_without_nrt_there_is_no_reference_counting(tmp_path: Path) -> None:
+    """``nrt=False`` is why Dendria's core is fast: a helper that takes arrays from the
+    table tuple and slices them counts no references; the same code with numba's
+    runtime does (an atomic increment and decrement per array)."""
+    run = _compile_sample(tmp_path, (
+        "@njit_inner(nrt=False)\n"
+        "def helper(tab, x):\n"
+        "    a = tab[0][1:]\n    return a[x] + tab[1][x]\n"
+        "@njit(nrt=False)\ndef borrowing(tab, x):\n    return helper(tab, x)\n"
+        "@njit_inner\n"
+        "def counted(tab, x):\n"
+        "    a = tab[0][1:]\n    return a[x] + tab[1][x]\n"
+        "@njit\ndef counting(tab, x):\n    return counted(tab, x)\n"
+        "tab = (np.arange(4), np.arange(4))\n"
+        "assert borrowing(tab, 1) == counting(tab, 1) == 3\n"
+        "def calls(f):\n"
+        "    return sum(text.count('NRT_incref') for text in f.inspect_llvm().values())\n"
+        "print(calls(borrowing), calls(counting))\n"))
+    assert run.returncode == 0, run.stderr
+    borrowing, counting = map(int, run.stdout.split())
+    assert borrowing == 0 and counting > 0, run.stdout
+
+
+def test_without_nrt_making_an_array_does_not_compile(tmp_path: Path) -> None:
+    """The flag's safety: a function that makes an array cannot be compiled without
+    the runtime (so a wrong ``nrt=False`` is an error at the first call, never a leak),
+    and a helper compiled on behalf of a caller without it keeps its own setting."""
+    run = _compile_sample(tmp_path, (
+        "@njit_inner\ndef makes(n):\n    return np.empty(n).shape[0]\n"
+        "@njit(nrt=False)\ndef caller(n):\n    return makes(n)\n"
+        "assert caller(3) == 3\n"
+        "@njit(nrt=False)\ndef wrong(n):\n    return np.empty(n).shape[0]\n"
+        "try:\n    wrong(3)\nexcept Exception as error:\n    print(type(error).__name__)\n"))
+    assert run.returncode == 0, run.stderr
+    assert "Error" in run.stdout, run.stdout

@@ -41,7 +41,7 @@ C_STATUS = 2
 ST_OK, ST_TREE_FULL, ST_ROOM = 0, 1, 2
 
 
-@njit
+@njit(nrt=False)
 def new_node(NI, NV, CT, act, mover):
     """A fresh unvisited node reached by ``act`` (played by seat ``mover``); the caller
     checked that there is room (:func:`has_room`)."""
@@ -60,7 +60,7 @@ def new_node(NI, NV, CT, act, mover):
     return i
 
 
-@njit_inner
+@njit_inner(nrt=False)
 def has_room(NI, PA, CT, most_actions):
     """Whether one more iteration fits: one new node and one expansion."""
     return CT[C_NODES] + 2 <= NI.shape[0] and CT[C_POOL] + most_actions <= PA.shape[0]
@@ -80,7 +80,7 @@ def expand(NI, PA, CT, node, codes, priors, m):
     NI[node, F_NEXT] = 0
 
 
-@njit
+@njit(nrt=False)
 def select(NI, NV, PA, PC, CT, node, c, widen_base, widen_factor):
     """The child to descend to (UCT among those the widening allows, expanding one
     more when due), or -1 when every action is proven lost or all are proven (the node
@@ -131,7 +131,7 @@ def select(NI, NV, PA, PC, CT, node, c, widen_base, widen_factor):
     return best
 
 
-@njit
+@njit(nrt=False)
 def backup(NI, NV, path, plen, value):
     """Add one visit and ``value`` (for seat 0) to each node of the path, seen from the
     seat that chose it."""

@@ -62,20 +62,37 @@ def signed64(value: int) -> int:
     return value - (1 << 64) if value >= 1 << 63 else value
 
 
-#: numba's options for every compiled function of hexgames (``no_cfunc_wrapper`` is one
-#: of numba's target options its type hints leave out).
+#: numba's options for every compiled function of hexgames (``no_cfunc_wrapper`` and
+#: ``_nrt`` are target options its type hints leave out).
 _COMPILED: dict[str, Any] = {"cache": True, "error_model": "numpy", "no_cfunc_wrapper": True}
-_COMPILED_INNER: dict[str, Any] = {**_COMPILED, "no_cpython_wrapper": True}
+_INNER: dict[str, Any] = {"no_cpython_wrapper": True}
 
 
-def njit(function: Any) -> Any:
+def _options(inner: bool, nrt: bool) -> dict[str, Any]:
+    # set either way: a function whose option is unset inherits its caller's
+    return {**_COMPILED, **(_INNER if inner else {}), "_nrt": nrt}
+
+
+def njit(function: Any = None, *, nrt: bool = True) -> Any:
     """``numba.njit(cache=True)`` (numpy error model: no ZeroDivision checks), without
     the C-callable wrapper numba adds for first-class function use, which hexgames
-    never makes (one less wrapper to compile per function on a cold start)."""
-    return _njit(**_COMPILED)(function)
+    never makes (one less wrapper to compile per function on a cold start).
+
+    ``nrt=False`` compiles without numba's runtime, which counts references to arrays:
+    every array a function takes from a tuple, slices or hands on costs an atomic
+    increment and decrement, and the cores pass a tuple of a dozen table arrays to
+    every helper (in Dendria's step and legal-list code the counting was a third of
+    the time and most of the compiled code). A function may go without it when it only
+    borrows arrays its caller holds: it makes no array (numba refuses to compile
+    ``np.empty``, a slice copy or an array expression there, so a wrong flag is a
+    compile error, never a leak) and returns none it did not receive. Usable as
+    ``@njit`` or ``@njit(nrt=False)``."""
+    if function is None:
+        return _njit(**_options(False, nrt))
+    return _njit(**_options(False, nrt))(function)
 
 
-def njit_inner(function: Any) -> Any:
+def njit_inner(function: Any = None, *, nrt: bool = True) -> Any:
     """:func:`njit` for a function that only compiled code calls: no Python entry.
 
     numba gives every compiled function a CPython wrapper that unboxes its arguments
@@ -84,7 +101,9 @@ def njit_inner(function: Any) -> Any:
     about a quarter of a cold start. A call from Python to such a function does not
     raise, it crashes the interpreter: ``tests/test_jit_inner.py`` checks that no Python
     code names one."""
-    return _njit(**_COMPILED_INNER)(function)
+    if function is None:
+        return _njit(**_options(True, nrt))
+    return _njit(**_options(True, nrt))(function)
 
 
 def drop_stale_cache(module: str, *dependencies: str) -> None:

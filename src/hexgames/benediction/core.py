@@ -84,7 +84,7 @@ FRAME_LEN = 8
 
 
 # ====================================================================== kernels
-@njit_inner
+@njit_inner(nrt=False)
 def _put(geo, owner, size, flags, meta, log, i, o, s, f):  # type: ignore[no-untyped-def]
     """Set point ``i``; keeps key, counters and (when logging) the undo log."""
     zman = geo[5]
@@ -118,7 +118,7 @@ def _put(geo, owner, size, flags, meta, log, i, o, s, f):  # type: ignore[no-unt
     flags[i] = f
 
 
-@njit_inner
+@njit_inner(nrt=False)
 def _reach(geo, owner, i, steps, c, fnp, fp, touched):  # type: ignore[no-untyped-def]
     """Targets within ``steps`` of ``i`` for colour ``c``: fills ``fnp``/``fp`` (fewest
     steps without / through the portal) for each target listed in ``touched``."""
@@ -146,7 +146,7 @@ def _reach(geo, owner, i, steps, c, fnp, fp, touched):  # type: ignore[no-untype
     return nt
 
 
-@njit_inner
+@njit_inner(nrt=False)
 def _merge_ok(f, s, ft, st, passed, max_stack):  # type: ignore[no-untyped-def]
     if f & ft & KING:
         return False
@@ -161,13 +161,13 @@ def _merge_ok(f, s, ft, st, passed, max_stack):  # type: ignore[no-untyped-def]
     return total <= max_stack
 
 
-@njit_inner
+@njit_inner(nrt=False)
 def _can_drop(params, meta, c):  # type: ignore[no-untyped-def]
     supply = params[P_SUPPLY]
     return supply < 0 or meta[M_CNT + c] < supply + START_CHECKERS
 
 
-@njit
+@njit(nrt=False)
 def generate(geo, params, owner, size, flags, near, meta, out, outp, scratch):  # type: ignore[no-untyped-def]
     """Write the legal action codes to ``out`` (and whether each passed the enemy wall
     to ``outp``); return how many. ``scratch``: ``3 n`` int32, first ``2 n`` = _BIG."""
@@ -238,7 +238,7 @@ def generate(geo, params, owner, size, flags, near, meta, out, outp, scratch):  
     return cnt
 
 
-@njit_inner
+@njit_inner(nrt=False)
 def _has_action(geo, params, owner, size, flags, near, meta, out, outp, scratch):  # type: ignore[no-untyped-def]
     n = params[P_N]
     s0 = params[P_START]
@@ -249,7 +249,7 @@ def _has_action(geo, params, owner, size, flags, near, meta, out, outp, scratch)
     return generate(geo, params, owner, size, flags, near, meta, out, outp, scratch) > 0
 
 
-@njit
+@njit(nrt=False)
 def passed_wall(geo, params, owner, size, meta, code, scratch):  # type: ignore[no-untyped-def]
     """Whether the man action ``code`` (legal) passes the enemy wall on its way."""
     n = params[P_N]
@@ -271,7 +271,7 @@ def passed_wall(geo, params, owner, size, meta, code, scratch):  # type: ignore[
     return result
 
 
-@njit
+@njit(nrt=False)
 def apply(geo, params, owner, size, flags, near, meta, log, frames, code, passed, out, outp, scratch):  # type: ignore[no-untyped-def]  # noqa: E501
     """Play the legal action ``code`` and settle its consequences (rules section 6).
     When ``meta[M_LOGGING]``, pushes an undo frame (``log``/``frames`` must have room)."""
@@ -283,14 +283,14 @@ def apply(geo, params, owner, size, flags, near, meta, log, frames, code, passed
     _settle(meta)
 
 
-@njit_inner
+@njit_inner(nrt=False)
 def _stuck(meta):  # type: ignore[no-untyped-def]
     """Rule 6.6: the player due to act has no legal action and loses."""
     meta[M_WIN] = 3 - meta[M_TO]
     meta[M_REASON] = R_STUCK
 
 
-@njit
+@njit(nrt=False)
 def _settle(meta):  # type: ignore[no-untyped-def]
     """A finished game has no actions left and the loser to act (as a board text)."""
     if meta[M_WIN] != WIN_NONE:
@@ -299,7 +299,7 @@ def _settle(meta):  # type: ignore[no-untyped-def]
             meta[M_TO] = 3 - meta[M_WIN]
 
 
-@njit_inner
+@njit_inner(nrt=False)
 def _apply_rules(geo, params, owner, size, flags, near, meta, log, frames, code, passed, scratch):  # type: ignore[no-untyped-def]
     """:func:`apply` up to the no-legal-action test (6.6), which the caller makes (by a
     generation it needs anyway, in the batched kernels), followed by :func:`_settle`."""
@@ -472,7 +472,7 @@ def play_and_generate(geo, params, owner, size, flags, near, meta, log, frames, 
     return m
 
 
-@njit
+@njit(nrt=False)
 def undo(geo, params, owner, size, flags, near, meta, log, frames):  # type: ignore[no-untyped-def]
     """Take back the last action applied with logging on (the caller checks there is one)."""
     badj = geo[3]
@@ -499,7 +499,7 @@ def undo(geo, params, owner, size, flags, near, meta, log, frames):  # type: ign
     meta[M_NFRAME] = fr
 
 
-@njit
+@njit(nrt=False)
 def state_key(geo, meta):  # type: ignore[no-untyped-def]
     """The Zobrist key (as a signed 64-bit integer; same bits as :attr:`Position.key`)."""
     z = geo[7]

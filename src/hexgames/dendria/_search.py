@@ -72,7 +72,7 @@ from hexgames.dendria.core import (
 from hexgames.dendria.rules import AFTER_PLANT, PIE_PENDING, START
 
 
-@njit_inner
+@njit_inner(nrt=False)
 def _group_size(nbr, cells, t, seen, stack):  # type: ignore[no-untyped-def]
     """Cells of the group (same piece code, connected) holding cell ``t``; ``seen`` and
     ``stack`` are scratch of ``n`` cells (``seen`` is left all zero)."""
@@ -97,7 +97,7 @@ def _group_size(nbr, cells, t, seen, stack):  # type: ignore[no-untyped-def]
     return size
 
 
-@njit
+@njit(nrt=False)
 def priors(tab, prm, cells, to_move, codes, m, seen, stack, out):  # type: ignore[no-untyped-def]
     """:func:`.evaluation.action_priors` of the ``m`` step ``codes``, into ``out``:
     converting and growing one's own seedbeds first (bigger groups first), then
@@ -128,7 +128,7 @@ def priors(tab, prm, cells, to_move, codes, m, seen, stack, out):  # type: ignor
             out[x] = 0.3
 
 
-@njit_inner
+@njit_inner(nrt=False)
 def _seat_value(seat):  # type: ignore[no-untyped-def]
     """The result for seat 0 of a game won by ``seat`` (-1: equal scores or cut off)."""
     if seat == 0:
@@ -138,7 +138,7 @@ def _seat_value(seat):  # type: ignore[no-untyped-def]
     return 0.0
 
 
-@njit
+@njit(nrt=False)
 def wins_at_once(tab, prm, cells, meta, log, frames, seen, scratch):  # type: ignore[no-untyped-def]
     """Whether the player to act can end the game at once with the lead:
     :func:`.evaluation.winning_actions` is not empty. Only ``pass``, ``swap`` and
@@ -172,7 +172,7 @@ def wins_at_once(tab, prm, cells, meta, log, frames, seen, scratch):  # type: ig
     return False
 
 
-@njit
+@njit(nrt=False)
 def _playout(tab, prm, cells, meta, seen, winners, lengths, wcells, wmeta, wlog, wframes,  # type: ignore[no-untyped-def]
              wseen, wmemo, wout, whd, wscratch):
     """The result for seat 0 of one random game from here (in the ``w*`` buffers; the
@@ -183,14 +183,15 @@ def _playout(tab, prm, cells, meta, seen, winners, lengths, wcells, wmeta, wlog,
     return _seat_value(winners[0])
 
 
-@njit
+@njit(nrt=False)
 def run(tab, prm, cells, meta, log, frames, seen, memo, out, hd, scratch,  # type: ignore[no-untyped-def]
         wcells, wmeta, wlog, wframes, wseen, wmemo, wout, whd, wscratch, pri,
-        NI, NV, PA, PC, CT, path, root, iterations, seed, settings):
+        NI, NV, PA, PC, CT, path, root, iterations, seed, settings, winners, lengths):
     """Up to ``iterations`` MCTS iterations from ``root`` on the state ``cells`` ...
     ``scratch`` (left as it was), the leaves' random games played in the ``w*``
-    buffers, numba's random sequence seeded with ``seed`` (-1: not reseeded). Returns
-    the iterations done; ``CT[C_STATUS]`` says why it stopped early (tree full, undo
+    buffers, numba's random sequence seeded with ``seed`` (-1: not reseeded);
+    ``winners`` and ``lengths``: one int64 each, a leaf game's result. Returns the
+    iterations done; ``CT[C_STATUS]`` says why it stopped early (tree full, undo
     room)."""
     n = prm[P_N]
     stack = scratch[7 * n : 8 * n]
@@ -203,9 +204,8 @@ def run(tab, prm, cells, meta, log, frames, seen, memo, out, hd, scratch,  # typ
     if seed >= 0:  # else go on with the sequence of the last call (after growing)
         np.random.seed(seed)
     most = out.shape[0]
-    winners = np.zeros(1, np.int64)
-    lengths = np.zeros(1, np.int64)
-    group_seen[:] = 0
+    for x in range(n):
+        group_seen[x] = 0
     if NI[root, F_SEAT] < 0:
         NI[root, F_SEAT] = meta[M_TO] ^ meta[M_SWAPPED]
         NI[root, F_KEY] = _full_key(tab, meta)
@@ -355,7 +355,8 @@ class TreeSearch(CompiledTree):
                        s.out, s.hd, s.scratch, w.cells, w.meta, w.log, w.frames, w.seen,
                        w.memo, w.out, w.hd, w.scratch, self._pri,
                        self.NI, self.NV, self.PA, self.PC, self.CT,
-                       self._path_for(iterations), self.root, iterations, seed, settings))
+                       self._path_for(iterations), self.root, iterations, seed, settings,
+                       np.zeros(1, np.int64), np.zeros(1, np.int64)))
 
 
 # the compiled code here has the core's and the tree's compiled functions built in

@@ -93,7 +93,7 @@ _SIGHT_UNITS = np.array([1, 1 << 9, 1 << 9, (1 << 3) + (1 << 9),
 
 
 # ====================================================================== kernels
-@njit_inner
+@njit_inner(nrt=False)
 def _set(zob, cells, meta, log, i, v):  # type: ignore[no-untyped-def]
     """Put piece code ``v`` on cell ``i``, logging the old code; keeps the hash.
     Callers pass ``i`` and ``v`` as ``np.intp``: one compiled version instead of one
@@ -107,7 +107,7 @@ def _set(zob, cells, meta, log, i, v):  # type: ignore[no-untyped-def]
     cells[i] = v
 
 
-@njit_inner
+@njit_inner(nrt=False)
 def _seen_slot(seen, key):  # type: ignore[no-untyped-def]
     """Slot holding ``key`` in the open-addressing table, or -1."""
     mask = seen.shape[0] - 1
@@ -120,20 +120,20 @@ def _seen_slot(seen, key):  # type: ignore[no-untyped-def]
         s = (s + 1) & mask
 
 
-@njit_inner
+@njit_inner(nrt=False)
 def _seen_has(seen, key):  # type: ignore[no-untyped-def]
     s = _seen_slot(seen, key)
     return s >= 0 and seen[s, 1] > 0
 
 
-@njit
+@njit(nrt=False)
 def seen_has(seen, key):  # type: ignore[no-untyped-def]
     """:func:`_seen_has` for Python callers (compiled code calls the inner one: an entry
     from Python is a wrapper compiled only when Python first asks)."""
     return _seen_has(seen, key)
 
 
-@njit
+@njit(nrt=False)
 def _seen_add(seen, meta, key):  # type: ignore[no-untyped-def]
     mask = seen.shape[0] - 1
     s = key & mask
@@ -149,7 +149,7 @@ def _seen_add(seen, meta, key):  # type: ignore[no-untyped-def]
         s = (s + 1) & mask
 
 
-@njit
+@njit(nrt=False)
 def _rehash_into(seen, table, meta):  # type: ignore[no-untyped-def]
     """Add each key of ``seen`` to ``table`` as many times as ``seen`` counts it (an
     empty slot counts -1: not at all). Compiled: every MCTS leaf's random games need the
@@ -160,20 +160,20 @@ def _rehash_into(seen, table, meta):  # type: ignore[no-untyped-def]
             _seen_add(table, meta, key)
 
 
-@njit_inner
+@njit_inner(nrt=False)
 def _seen_remove(seen, key):  # type: ignore[no-untyped-def]
     s = _seen_slot(seen, key)
     if s >= 0:
         seen[s, 1] -= 1
 
 
-@njit
+@njit(nrt=False)
 def full_key(tab, meta):  # type: ignore[no-untyped-def]
     """:func:`_full_key` for Python callers (:attr:`CoreState.key`)."""
     return _full_key(tab, meta)
 
 
-@njit_inner
+@njit_inner(nrt=False)
 def _full_key(tab, meta):  # type: ignore[no-untyped-def]
     """The key of :attr:`Position.key`: board hash and every term of turn state."""
     zk = tab[10]
@@ -188,7 +188,7 @@ def _full_key(tab, meta):  # type: ignore[no-untyped-def]
     return k
 
 
-@njit_inner
+@njit_inner(nrt=False)
 def _end_turn(tab, prm, meta, frames, f, seen, kind):  # type: ignore[no-untyped-def]
     planted = meta[M_PHASE] == AFTER_PLANT
     if kind == A_PASS:
@@ -222,14 +222,14 @@ def _end_turn(tab, prm, meta, frames, f, seen, kind):  # type: ignore[no-untyped
     meta[M_EPOCH] += 1
 
 
-@njit
+@njit(nrt=False)
 def apply(tab, prm, cells, meta, log, frames, seen, code, stack):  # type: ignore[no-untyped-def]
     """:func:`_apply_step` for Python callers (compiled code calls the inner one: this
     entry's wrapper is compiled when Python first plays, not with the first list)."""
     _apply_step(tab, prm, cells, meta, log, frames, seen, code, stack)
 
 
-@njit_inner
+@njit_inner(nrt=False)
 def _apply_step(tab, prm, cells, meta, log, frames, seen, code, stack):  # type: ignore[no-untyped-def]
     """Play step ``code`` (legality is the caller's promise) and push its undo frame.
     ``stack``: ``n`` int16 of scratch (the flood fill of grow and convert)."""
@@ -284,13 +284,13 @@ def _apply_step(tab, prm, cells, meta, log, frames, seen, code, stack):  # type:
         _end_turn(tab, prm, meta, frames, f, seen, kind)
 
 
-@njit
+@njit(nrt=False)
 def undo(cells, meta, log, frames, seen):  # type: ignore[no-untyped-def]
     """:func:`_undo_step` for Python callers."""
     _undo_step(cells, meta, log, frames, seen)
 
 
-@njit_inner
+@njit_inner(nrt=False)
 def _undo_step(cells, meta, log, frames, seen):  # type: ignore[no-untyped-def]
     """Take back the last applied step."""
     f = meta[M_NFRAME] - 1
@@ -307,7 +307,7 @@ def _undo_step(cells, meta, log, frames, seen):  # type: ignore[no-untyped-def]
     meta[M_NFRAME] = f
 
 
-@njit_inner
+@njit_inner(nrt=False)
 def _first_unit(tab, board, i, d):  # type: ignore[no-untyped-def]
     """The sight unit (``tab[13]``) of the first piece on ``board`` along the ray from
     cell ``i`` in direction ``d`` (``tab[13][0]`` when the ray holds no piece)."""
@@ -320,7 +320,7 @@ def _first_unit(tab, board, i, d):  # type: ignore[no-untyped-def]
     return units[0]
 
 
-@njit_inner
+@njit_inner(nrt=False)
 def _sight_all(tab, cells, n, board, sight):  # type: ignore[no-untyped-def]
     """Count from scratch what every cell sees (see :func:`_scan_once`) and copy the
     board they were counted on to ``board``: one walk along every grid line in each
@@ -349,7 +349,7 @@ def _sight_all(tab, cells, n, board, sight):  # type: ignore[no-untyped-def]
     return 0
 
 
-@njit_inner
+@njit_inner(nrt=False)
 def _sight_change(tab, board, sight, x, b):  # type: ignore[no-untyped-def]
     """Cell ``x`` of ``board`` becomes piece code ``b``: only the cells that see ``x``
     along a line (up to and including the next piece back) count differently."""
@@ -381,7 +381,7 @@ def _sight_change(tab, board, sight, x, b):  # type: ignore[no-untyped-def]
 NUTRIENTLESS, FED_BY_DARK, FED_BY_LIGHT = 7, 7 << 3, 7 << 6
 
 
-@njit_inner
+@njit_inner(nrt=False)
 def _scan_once(tab, cells, meta, n, scratch):  # type: ignore[no-untyped-def]
     """Bring ``sight`` (``scratch[0:n]``) up to the board as it stands: per cell, over
     the six directions, how many lines from it hold cells but no piece (bits 0-2:
@@ -413,7 +413,7 @@ def _scan_once(tab, cells, meta, n, scratch):  # type: ignore[no-untyped-def]
     return 0
 
 
-@njit_inner
+@njit_inner(nrt=False)
 def _nourished(v, s):  # type: ignore[no-untyped-def]
     """Whether a seed of code ``v`` whose packed sight is ``s`` may sprout: no
     nutrientless root, and more nourishers of its colour than of the other."""
@@ -424,7 +424,7 @@ def _nourished(v, s):  # type: ignore[no-untyped-def]
     return dark > light if v == 1 else light > dark
 
 
-@njit_inner
+@njit_inner(nrt=False)
 def _raw_follow_ups(tab, prm, cells, meta, out, hd, scratch):  # type: ignore[no-untyped-def]
     """Every follow-up the board allows (sprouts, grows, converts) and, after a stop,
     every continuation, before the no-repetition filter, in the Python engine's order;
@@ -553,7 +553,7 @@ def can_finish(tab, prm, cells, meta, log, frames, seen, memo, scratch):  # type
     return result
 
 
-@njit
+@njit(nrt=False)
 def generate(tab, prm, cells, meta, log, frames, seen, memo, out, hd, scratch):  # type: ignore[no-untyped-def]
     """Write the legal step codes to ``out`` in the Python engine's order; return how
     many (0 once the game is over)."""
@@ -676,7 +676,7 @@ def scores(tab, prm, cells, scratch):  # type: ignore[no-untyped-def]
     return total0, total1
 
 
-@njit
+@njit(nrt=False)
 def winner_seat(tab, prm, cells, meta, scratch):  # type: ignore[no-untyped-def]
     """The winning seat of a finished game (0 or 1), -1 on equal scores."""
     dark, light = scores(tab, prm, cells, scratch)
@@ -686,7 +686,7 @@ def winner_seat(tab, prm, cells, meta, scratch):  # type: ignore[no-untyped-def]
     return color ^ meta[M_SWAPPED]
 
 
-@njit
+@njit(nrt=False)
 def random_playouts(tab, prm, cells0, meta0, seen0, games, seed, max_actions, winners, lengths, cells, meta, log, frames, seen, memo, out, hd, scratch):  # type: ignore[no-untyped-def]  # noqa: E501
     """Play ``games`` random games (a uniformly random legal step each time) from the
     state ``cells0``/``meta0``/``seen0``, which is left untouched; ``winners[g]``: the
@@ -699,9 +699,13 @@ def random_playouts(tab, prm, cells0, meta0, seen0, games, seed, max_actions, wi
     total = 0
     epoch = meta[M_EPOCH]
     for g in range(games):
-        cells[:] = cells0
-        meta[:] = meta0
-        seen[:, :] = seen0
+        for x in range(cells.shape[0]):  # (loops: a slice copy would need numba's runtime)
+            cells[x] = cells0[x]
+        for x in range(meta.shape[0]):
+            meta[x] = meta0[x]
+        for x in range(seen.shape[0]):
+            seen[x, 0] = seen0[x, 0]
+            seen[x, 1] = seen0[x, 1]
         epoch += 1
         meta[M_EPOCH] = epoch
         meta[M_SCANNED] = 0
