@@ -433,38 +433,48 @@ def _raw_follow_ups(tab, prm, cells, meta, out, hd, scratch):  # type: ignore[no
     nbr = tab[0]
     zob = tab[4]
     sight = scratch[0:n]
+    seeds = scratch[2 * n : 3 * n]  # the cells of seeds, then of the opponent's trees
+    trees = scratch[3 * n : 4 * n]
     visited = scratch[6 * n : 7 * n]
     stack = scratch[7 * n : 8 * n]
     to = meta[M_TO]
+    enemy_tree = 5 - 3 * to
     m = 0
     _scan_once(tab, cells, meta, n, scratch)
-    # sprouts
-    for i in range(n):
-        v = cells[i]
-        if (v == 1 or v == 4) and _nourished(v, sight[i]):
-            out[m] = 3 + 2 * n + i
-            hd[m] = zob[i, v] ^ zob[i, v + 2]
-            m += 1
+    # one pass over the board: the sprouts (in cell order), which colours fertilize
+    # some empty cell, and where the seedbeds and the opponent's forests lie
     fed_somewhere = 0  # FED_BY_DARK / FED_BY_LIGHT: some empty cell is fertilized
+    num_seeds = 0
+    num_trees = 0
     for i in range(n):
         visited[i] = 0
-        if cells[i] == 0:
+        v = cells[i]
+        if v == 0:
             fed_somewhere |= sight[i]
-    # grows (seedbeds of either colour), then converts (the opponent's forests)
+        elif v == 1 or v == 4:
+            if _nourished(v, sight[i]):
+                out[m] = 3 + 2 * n + i
+                hd[m] = zob[i, v] ^ zob[i, v + 2]
+                m += 1
+            seeds[num_seeds] = i
+            num_seeds += 1
+        elif v == enemy_tree:
+            trees[num_trees] = i
+            num_trees += 1
+    # grows (seedbeds of either colour), then converts (the opponent's forests), each
+    # group once, from its first cell in cell order
     for kind in range(2):
-        for i in range(n):
-            v = cells[i]
+        count = num_seeds if kind == 0 else num_trees
+        for x in range(count):
+            i = seeds[x] if kind == 0 else trees[x]
             if visited[i]:
                 continue
+            v = cells[i]
             if kind == 0:
-                if v != 1 and v != 4:
-                    continue
                 color = 0 if v == 1 else 1
                 new = v + 1
                 need = color
             else:
-                if v != 5 - 3 * to:  # a tree of the opponent
-                    continue
                 color = 1 - to
                 new = 2 + 3 * to
                 need = to
