@@ -341,6 +341,7 @@ class TreeSearch(CompiledTree):
         work.seen = np.empty_like(state.seen)
         self._w = work
         self._pri = np.zeros(len(state.out), np.float64)
+        self._leaf_game = (np.zeros(1, np.int64), np.zeros(1, np.int64))  # winner, length
 
     def _grow_room(self) -> None:
         s = self._s
@@ -356,7 +357,7 @@ class TreeSearch(CompiledTree):
                        w.memo, w.out, w.hd, w.scratch, self._pri,
                        self.NI, self.NV, self.PA, self.PC, self.CT,
                        self._path_for(iterations), self.root, iterations, seed, settings,
-                       np.zeros(1, np.int64), np.zeros(1, np.int64)))
+                       *self._leaf_game))
 
 
 # the compiled code here has the core's and the tree's compiled functions built in
