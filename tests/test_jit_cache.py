@@ -3,6 +3,7 @@ is cached in the user's cache directory instead of next to the sources."""
 
 from __future__ import annotations
 
+import ast
 import os
 import shutil
 import subprocess
@@ -145,3 +146,28 @@ def test_is_cached_reads_only_the_module_s_own_cache_folder(monkeypatch, tmp_pat
     assert not is_cached("hexgames.dendria.core", ("generate", "apply"))
     assert not is_cached("hexgames.benediction.core")
     assert not is_cached("hexgames.benediction.core", ("generate",))
+
+
+def test_every_compiled_module_drops_its_cache_when_the_compile_options_change() -> None:
+    """numba keys a cache to the function's own source file and not to its compile
+    options, which live in ``_jit.py`` (numba's runtime on or off per function): a
+    module with compiled functions that did not name ``_jit.__file__`` among its
+    dependencies would go on loading code built with the old options. Read on the
+    source: each such module calls ``drop_stale_cache(__name__, ..., _jit.__file__)``."""
+    missing = []
+    for path in sorted(SRC.rglob("*.py")):
+        if path.name == "_jit.py":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        compiled = any(
+            isinstance(node, ast.FunctionDef) and any(
+                "njit" in ast.unparse(decorator) for decorator in node.decorator_list)
+            for node in tree.body)
+        if not compiled:
+            continue
+        drops = [node for node in ast.walk(tree) if isinstance(node, ast.Call)
+                 and ast.unparse(node.func) == "drop_stale_cache"]
+        if not any("_jit.__file__" in (ast.unparse(arg) for arg in call.args)
+                   for call in drops):
+            missing.append(str(path.relative_to(SRC)))
+    assert not missing, missing

@@ -28,7 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from hexgames._jit import njit, njit_inner, signed64
+from hexgames import _jit
+from hexgames._jit import drop_stale_cache, njit, njit_inner, signed64
 
 F_ACT, F_MOVER, F_SEAT, F_VISITS, F_POOL, F_NORD, F_NEXT, F_KEY = range(8)
 NI_FIELDS = 8
@@ -374,3 +375,7 @@ class CompiledTree:
         nxt, nord = int(self.NI[i, F_NEXT]), int(self.NI[i, F_NORD])
         return [self._action_of(int(c)) for c in self.PA[pool + nxt : pool + nord]]
 
+
+# the compile options (numba's runtime on or off per function) come from _jit, and numba
+# keys its cache to this file only (see drop_stale_cache)
+drop_stale_cache(__name__, _jit.__file__)

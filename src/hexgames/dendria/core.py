@@ -42,7 +42,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from hexgames._jit import njit, njit_inner, signed64
+from hexgames import _jit
+from hexgames._jit import drop_stale_cache, njit, njit_inner, signed64
 from hexgames.dendria._tables import mix, tables
 from hexgames.dendria.rules import (
     AFTER_PLANT,
@@ -1252,6 +1253,10 @@ def kernel() -> Kernel:
     """The shared :class:`Kernel` (``Game.extras["kernel"]`` calls this)."""
     return _KERNEL
 
+
+# the compile options (numba's runtime on or off per function) come from _jit, and numba
+# keys its cache to this file only (see drop_stale_cache)
+drop_stale_cache(__name__, _jit.__file__)
 
 __all__ = ["Core", "CoreState", "Kernel", "core_for", "kernel", "random_playouts",
            "warm_up"]
