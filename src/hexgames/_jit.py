@@ -68,9 +68,12 @@ _COMPILED: dict[str, Any] = {"cache": True, "error_model": "numpy", "no_cfunc_wr
 _INNER: dict[str, Any] = {"no_cpython_wrapper": True}
 
 
-def _options(inner: bool, nrt: bool) -> dict[str, Any]:
-    # set either way: a function whose option is unset inherits its caller's
-    return {**_COMPILED, **(_INNER if inner else {}), "_nrt": nrt}
+def _compiled(function: Any, inner: bool, nrt: bool) -> Any:
+    """numba's decorator with hexgames' options, applied to ``function`` when given
+    (``@njit``) or returned (``@njit(nrt=False)``)."""
+    # ``_nrt`` is set either way: a function whose option is unset inherits its caller's
+    decorator = _njit(**{**_COMPILED, **(_INNER if inner else {}), "_nrt": nrt})
+    return decorator if function is None else decorator(function)
 
 
 def njit(function: Any = None, *, nrt: bool = True) -> Any:
@@ -87,9 +90,7 @@ def njit(function: Any = None, *, nrt: bool = True) -> Any:
     ``np.empty``, a slice copy or an array expression there, so a wrong flag is a
     compile error, never a leak) and returns none it did not receive. Usable as
     ``@njit`` or ``@njit(nrt=False)``."""
-    if function is None:
-        return _njit(**_options(False, nrt))
-    return _njit(**_options(False, nrt))(function)
+    return _compiled(function, False, nrt)
 
 
 def njit_inner(function: Any = None, *, nrt: bool = True) -> Any:
@@ -101,9 +102,7 @@ def njit_inner(function: Any = None, *, nrt: bool = True) -> Any:
     about a quarter of a cold start. A call from Python to such a function does not
     raise, it crashes the interpreter: ``tests/test_jit_inner.py`` checks that no Python
     code names one."""
-    if function is None:
-        return _njit(**_options(True, nrt))
-    return _njit(**_options(True, nrt))(function)
+    return _compiled(function, True, nrt)
 
 
 def drop_stale_cache(module: str, *dependencies: str) -> None:

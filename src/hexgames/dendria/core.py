@@ -434,8 +434,8 @@ def _raw_follow_ups(tab, prm, cells, meta, out, hd, scratch):  # type: ignore[no
     nbr = tab[0]
     zob = tab[4]
     sight = scratch[0:n]
-    seeds = scratch[2 * n : 3 * n]  # the cells of seeds, then of the opponent's trees
-    trees = scratch[3 * n : 4 * n]
+    seeds = scratch[2 * n : 3 * n]  # the cells of seeds (either colour)
+    trees = scratch[3 * n : 4 * n]  # the cells of the opponent's trees
     visited = scratch[6 * n : 7 * n]
     stack = scratch[7 * n : 8 * n]
     to = meta[M_TO]
