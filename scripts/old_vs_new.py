@@ -101,8 +101,8 @@ def agent() -> int:
 class Agent:
     """A running agent process of one version."""
 
-    def __init__(self, source: Path) -> None:
-        env = dict(os.environ, PYTHONPATH=str(source))
+    def __init__(self, source: Path, extra_env: dict[str, str] | None = None) -> None:
+        env = dict(os.environ, PYTHONPATH=str(source), **(extra_env or {}))
         self.process = subprocess.Popen(
             [sys.executable, str(HERE), "--agent"], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, text=True, env=env, cwd=str(source.parent))
@@ -130,7 +130,8 @@ def play(args: argparse.Namespace, options: dict[str, Any], index: int) -> dict[
     position = game.new(**options)
     new_seat = index % 2
     seed = args.seed * 1_000_003 + index
-    agents = {new_seat: Agent(Path(args.new)), 1 - new_seat: Agent(Path(args.old))}
+    agents = {new_seat: Agent(Path(args.new), dict(args.new_env)),
+              1 - new_seat: Agent(Path(args.old))}
     think = {"new": 0.0, "old": 0.0}
     iterations = {"new": 0, "old": 0}
     moves = {"new": 0, "old": 0}
@@ -202,6 +203,13 @@ def report(rows: list[dict[str, Any]]) -> str:
                f"{dict(Counter(v['void']['side'] for v in voids))} chose it)" if voids else ""))
 
 
+def _env_pair(text: str) -> tuple[str, str]:
+    name, sep, value = text.partition("=")
+    if not sep or not name:
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got {text!r}")
+    return name, value
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("game", nargs="?")
@@ -216,6 +224,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE")
+    parser.add_argument("--new-env", action="append", default=[], metavar="NAME=VALUE",
+                        type=_env_pair,
+                        help="an environment variable for the new side's agents only "
+                             "(repeatable): an experiment's switch, with --old and --new "
+                             "the same checkout")
     parser.add_argument("--out", type=Path)
     parser.add_argument("--report", action="store_true")
     args = parser.parse_args(argv)

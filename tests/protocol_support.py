@@ -192,3 +192,21 @@ def find_class(root: ElementTree.Element, name: str) -> list[ElementTree.Element
 def board_part(text: str) -> str:
     """A text board's drawing, above its legend."""
     return text.split("\n\n")[0]
+
+
+
+def check_vector_batch(env: Any, game: Game, positions: list[Any]) -> None:
+    """A vectorized environment's batch (``hexgames.integrations.vector``) against one
+    position of the product's engine per game: the mask holds exactly the ids of the
+    legal actions, the seat to act and the observation planes are the research
+    encoding's (through the :class:`Game` description)."""
+    import numpy as np
+
+    mask = env.legal_action_mask()
+    obs = env.observe()
+    for b, position in enumerate(positions):
+        ids = sorted(game.action_to_id(position, a) for a in position.legal_actions())
+        assert np.flatnonzero(mask[b]).tolist() == ids, f"game {b}: legal ids differ"
+        assert env.current_player[b] == position.current_seat, f"game {b}: seat to act"
+        assert np.array_equal(obs[b], game.observation(position, position.current_seat)), (
+            f"game {b}: observation planes differ")

@@ -3,28 +3,24 @@ encoding (ids, observation planes, rewards, auto-reset, truncation, seeding)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
 from hexgames.benediction import Position, Rules
 from hexgames.benediction.encoding import (
     action_from_id,
-    action_to_id,
     max_game_length,
     num_distinct_actions,
-    observation,
 )
+from hexgames.game import get_game
 from hexgames.integrations.vector import BenedictionVectorEnv
+from protocol_support import check_vector_batch
 
 
-def check_against(env: BenedictionVectorEnv, positions: list[Position]) -> None:
-    mask = env.legal_action_mask()
-    obs = env.observe()
-    for b, p in enumerate(positions):
-        ids = sorted(action_to_id(p, a) for a in p.legal_actions())
-        assert np.flatnonzero(mask[b]).tolist() == ids
-        assert env.current_player[b] == p.current_seat
-        assert np.array_equal(obs[b], observation(p, p.current_seat))
+def check_against(env: Any, positions: list[Position]) -> None:
+    check_vector_batch(env, get_game("benediction"), positions)
 
 
 @pytest.mark.parametrize(
@@ -109,7 +105,7 @@ def test_position_copies_one_game_to_the_core():
     for _ in range(5):
         env.step(env.random_actions())
     state = env.position(1)
-    ids = sorted(env._core_to_id[state.legal_codes()].tolist())
+    ids = sorted(env.batch.core_to_id[state.legal_codes()].tolist())
     assert ids == np.flatnonzero(env.legal_action_mask()[1]).tolist()
     state.play_code(int(state.legal_codes()[0]))
     state.undo()

@@ -78,3 +78,29 @@ def test_the_report_leaves_void_games_out_and_counts_them() -> None:
     assert text.startswith("3 games: new 2 wins, 0 draws, 1 losses")
     assert "1 void" in text and "{'old': 1}" in text
     assert module.report([row(0, None, "new")]) == "no games with a result yet (1 void)"
+
+
+def test_new_env_reaches_the_new_sides_agents_only(tmp_path: Path) -> None:
+    """``--new-env NAME=VALUE`` (an experiment's switch) is set in the new side's agent
+    processes and not in the old side's; a malformed pair is refused."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("old_vs_new", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module._env_pair("EXP_CUTOFF=40") == ("EXP_CUTOFF", "40")
+    new = module.Agent(ROOT / "src", {"HEXGAMES_TEST_SWITCH": "on"})
+    old = module.Agent(ROOT / "src")
+    try:
+        environ = {pid: Path(f"/proc/{agent.process.pid}/environ").read_bytes().split(b"\0")
+                   for pid, agent in (("new", new), ("old", old))}
+    finally:
+        new.close()
+        old.close()
+    assert b"HEXGAMES_TEST_SWITCH=on" in environ["new"]
+    assert not any(item.startswith(b"HEXGAMES_TEST_SWITCH=") for item in environ["old"])
+    done = subprocess.run([sys.executable, str(SCRIPT), "benediction", "--old", "x",
+                           "--new-env", "no-equals", "--out", str(tmp_path / "x.jsonl")],
+                          capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert done.returncode == 2 and "expected NAME=VALUE" in done.stderr

@@ -79,5 +79,7 @@ GAME = Game(
         "ai": lazy("hexgames.benediction.evaluation:ai_hooks"),
         # Batched compiled kernels (numba): random playouts of many games in one call.
         "kernel": lazy("hexgames.benediction.core:kernel"),
+        # The vectorized research environment's batch of games (hexgames.integrations.vector).
+        "vector_batch": lazy("hexgames.benediction.vector:Batch"),
     },
 )

@@ -697,6 +697,19 @@ def winner_seat(tab, prm, cells, meta, scratch):  # type: ignore[no-untyped-def]
     return color ^ meta[M_SWAPPED]
 
 
+@njit_inner(nrt=False)
+def copy_state(cells0, meta0, seen0, cells, meta, seen):  # type: ignore[no-untyped-def]
+    """Copy a game's board, turn state and earlier positions into another game's arrays
+    of the same sizes (loops: a slice copy would need numba's runtime)."""
+    for x in range(cells.shape[0]):
+        cells[x] = cells0[x]
+    for x in range(meta.shape[0]):
+        meta[x] = meta0[x]
+    for x in range(seen.shape[0]):
+        seen[x, 0] = seen0[x, 0]
+        seen[x, 1] = seen0[x, 1]
+
+
 @njit(nrt=False)
 def random_playouts(tab, prm, cells0, meta0, seen0, games, seed, max_actions, winners, lengths, cells, meta, log, frames, seen, memo, out, hd, scratch):  # type: ignore[no-untyped-def]  # noqa: E501
     """Play ``games`` random games (a uniformly random legal step each time) from the
@@ -710,13 +723,7 @@ def random_playouts(tab, prm, cells0, meta0, seen0, games, seed, max_actions, wi
     total = 0
     epoch = meta[M_EPOCH]
     for g in range(games):
-        for x in range(cells.shape[0]):  # (loops: a slice copy would need numba's runtime)
-            cells[x] = cells0[x]
-        for x in range(meta.shape[0]):
-            meta[x] = meta0[x]
-        for x in range(seen.shape[0]):
-            seen[x, 0] = seen0[x, 0]
-            seen[x, 1] = seen0[x, 1]
+        copy_state(cells0, meta0, seen0, cells, meta, seen)
         epoch += 1
         meta[M_EPOCH] = epoch
         meta[M_SCANNED] = 0
@@ -1101,6 +1108,15 @@ class CoreState:
     def _rehash(self, slots: int) -> None:
         """A fresh table (twice as large) without the keys whose count fell to 0."""
         self.seen, self.meta[M_USED] = _rehashed(self.seen, slots)
+
+    def game_sized_copy(self) -> CoreState:
+        """A copy whose earlier-positions table is as large as a whole game needs (see
+        :attr:`Core.seen_slots`): compiled code that plays a game on it never has to
+        grow the table (it cannot allocate)."""
+        other = self.copy()
+        if len(other.seen) < self.core.seen_slots:
+            other.seen, other.meta[M_USED] = _rehashed(other.seen, self.core.seen_slots)
+        return other
 
     def random_playouts(
         self, games: int, seed: int = 0, max_actions: int = 100_000

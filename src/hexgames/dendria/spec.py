@@ -81,6 +81,8 @@ GAME = Game(
         "ai": lazy("hexgames.dendria.evaluation:ai_hooks"),
         # Batched compiled kernels (numba): random playouts of many games in one call.
         "kernel": lazy("hexgames.dendria.core:kernel"),
+        # The vectorized research environment's batch of games (hexgames.integrations.vector).
+        "vector_batch": lazy("hexgames.dendria.vector:Batch"),
         # Names `render_svg(..., overlays=...)` accepts; the web app offers them as toggles.
         "overlays": ("fertilized-dark", "fertilized-light", "plantable"),
     },

@@ -1,138 +1,98 @@
-"""A vectorized research environment: a batch of games stepped together, numpy in and out.
+"""Vectorized research environments: a batch of games stepped together, numpy in and out.
 
-``BenedictionVectorEnv(num_envs=256)`` runs ``num_envs`` Benediction games on the
-compiled rules core (:mod:`hexgames.benediction.core`); one :meth:`~BenedictionVectorEnv.step`
-plays one action in every game inside one compiled call. It follows the pgx /
+``VectorEnv("dendria", num_envs=256)`` runs ``num_envs`` games of a game on its compiled
+rules core; one :meth:`~VectorEnv.step` plays one action in every game inside one compiled
+call. A game offers it through its description: ``GAME.extras["vector_batch"]`` makes
+the game's batch (:class:`hexgames.benediction.vector.Batch`,
+:class:`hexgames.dendria.vector.Batch`), which holds the compiled state; everything else
+here is the same for every game. ``BenedictionVectorEnv(256)`` and
+``DendriaVectorEnv(256)`` name the two games' environments. They follow the pgx /
 Gymnasium vector conventions:
 
-* :meth:`init` (alias :meth:`reset`) starts every game and returns the observations;
-* :meth:`step` takes one action id per game (``int`` array of shape ``(num_envs,)``) and
-  returns ``(observation, rewards, terminated, truncated, info)``;
-* :meth:`observe` and :meth:`legal_action_mask` read the current batch;
+* :meth:`~VectorEnv.init` (alias :meth:`~VectorEnv.reset`) starts every game and returns
+  the observations;
+* :meth:`~VectorEnv.step` takes one action id per game (``int`` array of shape
+  ``(num_envs,)``) and returns ``(observation, rewards, terminated, truncated, info)``;
+* :meth:`~VectorEnv.observe` and :meth:`~VectorEnv.legal_action_mask` read the current
+  batch;
 * ``current_player`` (seat to act per game), ``rewards`` per seat (``(num_envs, 2)``:
   ``+1`` the winner, ``-1`` the loser, ``0`` a draw or a game going on).
 
-Actions are the research ids of :mod:`hexgames.benediction.encoding` (the ids the
-OpenSpiel and PettingZoo adapters use) and observations its planes
-(``(num_envs, 18, W, W)`` float32, seen by the player to act), so a network trained on
-one interface plays on the others.
+Actions are the research ids of the game's ``encoding`` module (the ids the OpenSpiel and
+PettingZoo adapters use) and observations its planes (``(num_envs, planes, W, W)``
+float32, seen by the player to act), so a network trained on one interface plays on the
+others.
 
 **Auto-reset** (as pgx's ``AutoReset``): when a game ends in a step, that step's
 ``rewards`` and ``terminated``/``truncated`` describe its end, and the observation, mask
-and ``current_player`` returned are those of a fresh game in the same slot. A game with
-no ``max_turns`` is truncated after :func:`~hexgames.benediction.encoding.max_game_length`
-actions, as in the other adapters. Random actions come from :meth:`random_actions`
+and ``current_player`` returned are those of a fresh game in the same slot. A game is
+truncated after the encoding's ``max_game_length`` actions, as in the other adapters
+(Benediction without ``max_turns``: its research turn cap; Dendria ends by its own rules
+well before its bound). Random actions come from :meth:`~VectorEnv.random_actions`
 (seeded), so whole experiments replay exactly.
 """
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any
 
 import numpy as np
 
-from hexgames.benediction import core as _core
-from hexgames.benediction.encoding import (
-    RESEARCH_TURN_CAP,
-    action_to_id,
-    max_game_length,
-    num_distinct_actions,
-    observation_shape,
-)
-from hexgames.benediction.position import Position
-from hexgames.benediction.rules import Rules
+from hexgames.game import Game, game_names, get_game
 
-__all__ = ["BenedictionVectorEnv", "measure"]
+__all__ = [
+    "BenedictionVectorEnv",
+    "DendriaVectorEnv",
+    "VectorEnv",
+    "measure",
+    "vector_env",
+    "vector_games",
+]
 
 
-@cache
-def _id_tables(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
-    """``core_to_id`` (per core code) and ``id_to_core`` (per research id, -1 if none)."""
-    c = _core.Core(rules)
-    position = Position.initial(rules)
-    core_to_id = np.full(c.num_actions, -1, np.int32)
-    id_to_core = np.full(num_distinct_actions(rules), -1, np.int32)
-    n, k = c.n, c.k
-    line_slot = c.tables.board.line_slot
-    for origin in range(n):
-        for target in range(n):
-            slot = line_slot(origin, target)
-            if slot < 0:
-                continue
-            for count in range(k):
-                code = (origin * n + target) * k + count
-                rid = 2 * n + count * n * c.tables.board.line_slots + origin * (
-                    c.tables.board.line_slots
-                ) + slot
-                core_to_id[code] = rid
-                id_to_core[rid] = code
-    for target in range(n):
-        for code, rid in ((c.man_space + target, target), (c.man_space + n + target, n + target)):
-            core_to_id[code] = rid
-            id_to_core[rid] = code
-    # spot check against the encoding module (the one place that decides ids)
-    drop = c.tables.drops[0]
-    assert core_to_id[c.code_of(drop)] == action_to_id(position, drop)
-    for array in (core_to_id, id_to_core):
-        array.setflags(write=False)
-    return core_to_id, id_to_core
+def vector_games() -> list[str]:
+    """The registered games that offer a vectorized environment."""
+    return [name for name in game_names() if "vector_batch" in get_game(name).extras]
 
 
-class BenedictionVectorEnv:
-    """``num_envs`` Benediction games stepped together (see the module docstring).
+class VectorEnv:
+    """``num_envs`` games of ``game`` (a registered name or a :class:`Game`) stepped
+    together (see the module docstring). ``seed`` seeds :meth:`random_actions`; rules
+    options are keyword arguments (``VectorEnv("benediction", 64, board_side=4)``)."""
 
-    ``seed`` seeds :meth:`random_actions`; rules options are keyword arguments
-    (``BenedictionVectorEnv(64, board_side=4, max_turns=50)``).
-    """
-
-    def __init__(self, num_envs: int = 256, seed: int = 0, **options: Any) -> None:
-        if not isinstance(num_envs, int) or num_envs < 1:
+    def __init__(self, game: str | Game, num_envs: int = 256, seed: int = 0,
+                 **options: Any) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-        self.rules = Rules(**options)
+        self.game = get_game(game) if isinstance(game, str) else game
+        make_batch = self.game.extras.get("vector_batch")
+        if make_batch is None:
+            raise ValueError(f"{self.game.title} has no vectorized environment; the games "
+                             f"with one: {', '.join(vector_games())}")
+        self.rules = self.game.make_rules(**options)
         self.num_envs = num_envs
-        self.core = _core.Core(self.rules)
-        self.num_actions = num_distinct_actions(self.rules)
-        self.observation_shape = observation_shape(self.rules)
-        self.max_game_length = max_game_length(self.rules)
-        self._cap_turns = float(self.rules.max_turns or RESEARCH_TURN_CAP)
-        self._core_to_id, self._id_to_core = _id_tables(self.rules)
-        board = self.core.tables.board
-        self._coords = np.array(board.coords, np.int64)
-        start = self.core.initial()
-        self._start = (start.owner, start.size, start.flags, start.near, start.meta.copy())
-        self._start[4][_core.M_LOGGING] = 0
-        n, b = self.core.n, num_envs
-        self._owner = np.zeros((b, n), np.int8)
-        self._size = np.zeros((b, n), np.int8)
-        self._flags = np.zeros((b, n), np.int8)
-        self._near = np.zeros((b, n), np.int8)
-        self._meta = np.zeros((b, _core.META_LEN), np.int64)
+        self.batch = make_batch(self.rules, num_envs)
+        self.num_actions: int = self.batch.num_actions
+        self.observation_shape: tuple[int, int, int] = self.batch.observation_shape
+        self.max_game_length: int = self.batch.max_game_length
+        b = num_envs
         self._lengths = np.zeros(b, np.int64)
         self._rewards = np.zeros((b, 2), np.float32)
         self._terminated = np.zeros(b, np.bool_)
         self._truncated = np.zeros(b, np.bool_)
         self._mask = np.zeros((b, self.num_actions), np.bool_)
-        self._legal = np.zeros((b, self.core.num_actions), np.int32)
+        self._legal = np.zeros((b, self.batch.list_size), np.int32)
         self._nlegal = np.zeros(b, np.int64)
         self._obs = np.zeros((b, *self.observation_shape), np.float32)
-        self._scratch = np.full(5 * n, _core._BIG, np.int32)
-        self._out = np.empty(self.core.num_actions, np.int32)
-        self._outp = np.empty(self.core.num_actions, np.bool_)
         self._seed = seed
         self._calls = 0
         self.init(seed)
 
-    # ------------------------------------------------------------------ stepping
     def _run(self, actions: np.ndarray) -> None:
-        _core.vector_step(
-            self.core.geo, self.core.params, self._owner, self._size, self._flags,
-            self._near, self._meta, self._start, actions, self._lengths,
-            self.max_game_length, self._id_to_core, self._core_to_id, self._rewards,
-            self._terminated, self._truncated, self._mask, self._legal, self._nlegal,
-            self._obs, self._coords, self._cap_turns, self._scratch, self._out, self._outp,
-        )
+        self.batch.step(actions, self._lengths, self._rewards, self._terminated,
+                        self._truncated, self._mask, self._legal, self._nlegal, self._obs)
 
+    # ------------------------------------------------------------------ stepping
     def init(self, seed: int | None = None) -> np.ndarray:
         """Start a fresh game in every slot; the observations (player to act's view)."""
         if seed is not None:
@@ -141,7 +101,9 @@ class BenedictionVectorEnv:
         self._run(np.full(self.num_envs, -1, np.int64))
         return self._obs
 
-    reset = init
+    def reset(self, seed: int | None = None) -> np.ndarray:
+        """:meth:`init` (the Gymnasium name)."""
+        return self.init(seed)
 
     def step(
         self, actions: Any
@@ -173,8 +135,8 @@ class BenedictionVectorEnv:
     # ------------------------------------------------------------------ reading
     @property
     def current_player(self) -> np.ndarray:
-        """Seat to act in each game (0 red, 1 blue)."""
-        return (self._meta[:, _core.M_TO] - 1).astype(np.int32)
+        """Seat to act in each game (0 the first player)."""
+        return self.batch.current_player()
 
     def observe(self) -> np.ndarray:
         """``(num_envs, planes, W, W)`` float32 planes, each seen by its player to act."""
@@ -187,30 +149,48 @@ class BenedictionVectorEnv:
     def random_actions(self) -> np.ndarray:
         """A uniformly random legal id per game (seeded by the environment's seed)."""
         chosen = np.empty(self.num_envs, np.int64)
-        _core.random_legal(self._legal, self._nlegal, self._seed * 1_000_003 + self._calls,
-                           chosen)
+        self.batch.random_legal(self._legal, self._nlegal,
+                                self._seed * 1_000_003 + self._calls, chosen)
         self._calls += 1
         return chosen
 
-    def position(self, index: int) -> _core.CoreState:
-        """A copy of game ``index`` as a :class:`~hexgames.benediction.core.CoreState`."""
-        state = _core.CoreState(self.core)
-        state.owner[:] = self._owner[index]
-        state.size[:] = self._size[index]
-        state.flags[:] = self._flags[index]
-        state.near[:] = self._near[index]
-        state.meta[:] = self._meta[index]
-        state.meta[_core.M_LOGGING] = 1
-        state.meta[_core.M_NLOG] = state.meta[_core.M_NFRAME] = 0
-        return state
+    def position(self, index: int) -> Any:
+        """A copy of game ``index`` as the game's compiled ``CoreState`` (legal codes,
+        play and undo, key)."""
+        if not 0 <= index < self.num_envs:
+            raise IndexError(f"game {index} is not in 0..{self.num_envs - 1}")
+        return self.batch.position(index)
 
 
-def measure(num_envs: int = 256, seconds: float = 3.0, seed: int = 0, **options: Any) -> float:
+class BenedictionVectorEnv(VectorEnv):
+    """``num_envs`` Benediction games stepped together (``BenedictionVectorEnv(64,
+    board_side=4, max_turns=50)``); seats 0 red, 1 blue."""
+
+    def __init__(self, num_envs: int = 256, seed: int = 0, **options: Any) -> None:
+        super().__init__("benediction", num_envs, seed, **options)
+
+
+class DendriaVectorEnv(VectorEnv):
+    """``num_envs`` Dendria games stepped together (``DendriaVectorEnv(64, board_side=5,
+    pie=False)``). The observation, as :func:`hexgames.dendria.encoding.observation`,
+    does not show the no-repetition history; the mask does."""
+
+    def __init__(self, num_envs: int = 256, seed: int = 0, **options: Any) -> None:
+        super().__init__("dendria", num_envs, seed, **options)
+
+
+def vector_env(game: str, num_envs: int = 256, seed: int = 0, **options: Any) -> VectorEnv:
+    """:class:`VectorEnv` of ``game`` (its registered name)."""
+    return VectorEnv(game, num_envs, seed, **options)
+
+
+def measure(num_envs: int = 256, seconds: float = 3.0, seed: int = 0,
+            game: str = "benediction", **options: Any) -> float:
     """Steps per second (games x batched steps) of uniformly random play, masks and
     observations included: ``python -m hexgames.integrations.vector``."""
     import time
 
-    env = BenedictionVectorEnv(num_envs, seed=seed, **options)
+    env = vector_env(game, num_envs, seed=seed, **options)
     env.step(env.random_actions())  # compiled code loaded before timing
     steps = 0
     start = time.perf_counter()
@@ -221,9 +201,9 @@ def measure(num_envs: int = 256, seconds: float = 3.0, seed: int = 0, **options:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m hexgames.integrations.vector [BATCH] [--runs R] [--seconds S]
-    [--json]``: steps/s (median of the runs) with the C anchor of
-    :mod:`hexgames.bench` run in the same run, alternating, when it is available."""
+    """``python -m hexgames.integrations.vector [BATCH] [--game G] [--set OPTION=VALUE]
+    [--runs R] [--seconds S] [--json]``: steps/s (median of the runs) with the C anchor
+    of :mod:`hexgames.bench` run in the same run, alternating, when it is available."""
     import argparse
     import json
     import statistics
@@ -233,11 +213,23 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(prog="python -m hexgames.integrations.vector")
     parser.add_argument("batch", nargs="?", type=int, default=256, help="games per batch")
+    parser.add_argument("--game", choices=vector_games(), default="benediction",
+                        help="the game (default: benediction)")
+    parser.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE",
+                        help="a rules option of the game (repeatable), e.g. board_side=5")
     parser.add_argument("--runs", type=int, default=3, help="runs (median shown)")
     parser.add_argument("--seconds", type=float, default=3.0, help="seconds per run")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--no-anchor", action="store_true", help="do not run the C anchor")
     args = parser.parse_args(argv)
+    if args.batch < 1:
+        parser.error(f"BATCH must be a positive number of games, got {args.batch}")
+    from hexgames.game import parse_settings
+
+    try:
+        options = dict(parse_settings(get_game(args.game), args.set))
+    except ValueError as error:
+        parser.error(str(error))
     source, note = (None, "not requested") if args.no_anchor else find_anchor(None)
     rates: list[float] = []
     anchor: list[float] = []
@@ -246,20 +238,22 @@ def main(argv: list[str] | None = None) -> int:
         for run in range(args.runs):
             if binary is not None:
                 anchor.append(run_anchor(binary, ANCHOR_GAMES, 1 + run)[0])
-            rates.append(measure(args.batch, args.seconds, seed=run))
+            rates.append(measure(args.batch, args.seconds, seed=run, game=args.game,
+                                 **options))
     rate = statistics.median(rates)
     c_rate = statistics.median(anchor) if anchor else None
     if args.json:
         print(json.dumps({
-            "batch": args.batch, "runs": args.runs, "seconds": args.seconds,
+            "game": args.game, "options": options, "batch": args.batch, "runs": args.runs,
+            "seconds": args.seconds,
             "steps_per_s": rate, "runs_steps_per_s": rates,
             "anchor_actions_per_s": c_rate, "anchor_note": None if anchor else note,
-        }, indent=2))
+        }, indent=2, default=str))
         return 0
-    line = (f"Benediction vector env, batch {args.batch}: {rate:,.0f} steps/s (masks and "
-            f"observations; median of {args.runs})")
-    if c_rate is not None:
-        line += f"; C anchor in the same run: {c_rate:,.0f} actions/s"
+    line = (f"{get_game(args.game).title} vector env, batch {args.batch}: {rate:,.0f} "
+            f"steps/s (masks and observations; median of {args.runs})")
+    if c_rate is not None:  # the anchor is C Benediction: the machine's speed that minute
+        line += f"; C anchor (Benediction) in the same run: {c_rate:,.0f} actions/s"
     print(line)
     return 0
 
