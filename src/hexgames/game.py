@@ -477,7 +477,13 @@ class Game:
     #: (piece kinds with their attributes, settings such as the side to act) and how an
     #: edited board becomes the game's position text; ``None``: no editor.
     editor: Callable[[Any], Any] | None = None
-    #: Free-form extras a game may offer (e.g. ``"queries"``); never required.
+    #: Free-form extras a game may offer (e.g. ``"queries"``); never required. Two that
+    #: game-agnostic code looks for: ``"kernel"`` (batched compiled kernels for the AI,
+    #: docs/ai.md) and ``"vector_batch"`` (``(rules, num_envs) -> batch`` for
+    #: :class:`hexgames.integrations.vector.VectorEnv`: ``num_actions``,
+    #: ``observation_shape``, ``max_game_length``, ``list_size``, ``step(actions,
+    #: lengths, rewards, terminated, truncated, mask, legal, nlegal, obs)``,
+    #: ``current_player()``, ``position(i)`` and ``random_legal``).
     extras: Mapping[str, Any] = field(default_factory=dict)
 
     def rules(self, **options: Any) -> Any:
