@@ -39,6 +39,7 @@ from hexgames.dendria.core import (
     M_TO,
     M_USED,
     P_N,
+    P_QT,
     _apply_step,
     copy_state,
     generate,
@@ -84,7 +85,7 @@ def observe(prm, cells, meta, origin, xs, ys, obs):  # type: ignore[no-untyped-d
             obs[11, xs[origin], ys[origin]] = 1.0
     if meta[M_PIE] == PIE_PENDING:
         _fill(obs, 12, xs, ys, 1.0)
-    quiet = min(1.0, meta[M_QUIET] / prm[1])  # P_QT: 2K, the quiet limit in turns
+    quiet = min(1.0, meta[M_QUIET] / prm[P_QT])  # the quiet limit in turns (2K)
     if quiet > 0.0:
         _fill(obs, 13, xs, ys, np.float32(quiet))
     if meta[M_PASSES] > 0:
