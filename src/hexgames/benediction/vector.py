@@ -86,10 +86,10 @@ class Batch:
         self._start = (start.owner, start.size, start.flags, start.near, start.meta.copy())
         self._start[4][_core.M_LOGGING] = 0
         n, b = self.core.n, num_envs
-        self._owner = np.zeros((b, n), np.int8)
-        self._size = np.zeros((b, n), np.int8)
-        self._flags = np.zeros((b, n), np.int8)
-        self._near = np.zeros((b, n), np.int8)
+        self._owners = np.zeros((b, n), np.int8)
+        self._sizes = np.zeros((b, n), np.int8)
+        self._flag_rows = np.zeros((b, n), np.int8)
+        self._near_rows = np.zeros((b, n), np.int8)
         self._meta = np.zeros((b, _core.META_LEN), np.int64)
         self._scratch = np.full(5 * n, _core._BIG, np.int32)
         self._out = np.empty(self.core.num_actions, np.int32)
@@ -100,8 +100,8 @@ class Batch:
              legal: np.ndarray, nlegal: np.ndarray, obs: np.ndarray) -> None:
         """One research id per game (-1: start a fresh game there), into the buffers."""
         _core.vector_step(
-            self.core.geo, self.core.params, self._owner, self._size, self._flags,
-            self._near, self._meta, self._start, actions, lengths, self.max_game_length,
+            self.core.geo, self.core.params, self._owners, self._sizes, self._flag_rows,
+            self._near_rows, self._meta, self._start, actions, lengths, self.max_game_length,
             self._id_to_core, self.core_to_id, rewards, terminated, truncated, mask, legal,
             nlegal, obs, self._coords, self._cap_turns, self._scratch, self._out, self._outp,
         )
@@ -113,10 +113,10 @@ class Batch:
     def position(self, index: int) -> Any:
         """A copy of game ``index`` as a :class:`~hexgames.benediction.core.CoreState`."""
         state = _core.CoreState(self.core)
-        state.owner[:] = self._owner[index]
-        state.size[:] = self._size[index]
-        state.flags[:] = self._flags[index]
-        state.near[:] = self._near[index]
+        state.owner[:] = self._owners[index]
+        state.size[:] = self._sizes[index]
+        state.flags[:] = self._flag_rows[index]
+        state.near[:] = self._near_rows[index]
         state.meta[:] = self._meta[index]
         state.meta[_core.M_LOGGING] = 1
         state.meta[_core.M_NLOG] = state.meta[_core.M_NFRAME] = 0

@@ -51,7 +51,7 @@ __all__ = ["Batch", "observe", "random_legal", "vector_step"]
 
 
 @njit_inner(nrt=False)
-def _fill(obs, plane, xs, ys, value):  # type: ignore[no-untyped-def]
+def _fill_plane(obs, plane, xs, ys, value):  # type: ignore[no-untyped-def]
     """A constant plane on the board's cells (off-board cells stay 0)."""
     for i in range(xs.shape[0]):
         obs[plane, xs[i], ys[i]] = value
@@ -74,22 +74,22 @@ def observe(prm, cells, meta, origin, xs, ys, obs):  # type: ignore[no-untyped-d
             obs[v - 1, xs[i], ys[i]] = 1.0
     # the observer is the player to act, so "dark to move" and "observer plays dark" agree
     if meta[M_TO] == 0:
-        _fill(obs, 7, xs, ys, 1.0)
-        _fill(obs, 8, xs, ys, 1.0)
+        _fill_plane(obs, 7, xs, ys, 1.0)
+        _fill_plane(obs, 8, xs, ys, 1.0)
     if meta[M_PHASE] != START:
-        _fill(obs, 9, xs, ys, 1.0)
+        _fill_plane(obs, 9, xs, ys, 1.0)
     if meta[M_PHASE] == AFTER_STOP:
         mover = meta[M_MOVER]
         obs[10, xs[mover], ys[mover]] = 1.0
         if origin >= 0:
             obs[11, xs[origin], ys[origin]] = 1.0
     if meta[M_PIE] == PIE_PENDING:
-        _fill(obs, 12, xs, ys, 1.0)
+        _fill_plane(obs, 12, xs, ys, 1.0)
     quiet = min(1.0, meta[M_QUIET] / prm[P_QT])  # the quiet limit in turns (2K)
     if quiet > 0.0:
-        _fill(obs, 13, xs, ys, np.float32(quiet))
+        _fill_plane(obs, 13, xs, ys, np.float32(quiet))
     if meta[M_PASSES] > 0:
-        _fill(obs, 14, xs, ys, 1.0)
+        _fill_plane(obs, 14, xs, ys, 1.0)
 
 
 @njit_inner(nrt=False)
