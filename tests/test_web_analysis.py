@@ -78,6 +78,38 @@ def test_evaluation_reads_the_search(name: str) -> None:
     assert position.ply == 3  # the analysed position is untouched
 
 
+def test_dendria_is_analysed_in_compiled_code_and_its_tree_read_back() -> None:
+    """Dendria's levels search in compiled code, and so does its analysis: the readout
+    is the compiled tree's (same seed, same search), its best line follows the tree's
+    most visited children, and every iteration reached one root child."""
+    from hexgames.ai.analysis import _Analyser, _mirrored, _ranked
+
+    game = get_game("dendria")
+    position = game.new(board_side=5)
+    for notation in ("c3", "end", "d4", "end"):
+        position.play(notation)
+    found = evaluate(game, position, iterations=240, seed=3)
+    player = _Analyser(game, iterations=240, seed=3, reuse_tree=False)
+    tree = player._tree
+    assert tree is not None, "Dendria's analysis player searches in compiled code"
+    tree.set_root(position.copy())
+    assert player._run_compiled(tree, 240, None) == found.iterations == 240
+    root = _mirrored(tree)
+    assert [(c.action, c.visits) for c in found.best] == [
+        (c.action, c.visits) for c in _ranked(root)[:len(found.best)]]
+    assert sum(info["visits"] for info in tree.children()) == 240
+    node, probe = None, position.copy()
+    for action in found.pv:  # each step: the tree's most visited child there
+        children = tree.children(node)
+        chosen = next(info for info in children if info["action"] == action)
+        assert chosen["visits"] == max(info["visits"] for info in children)
+        assert chosen["visits"] >= 2 or chosen["result"] is not None
+        assert action in probe.legal_actions()
+        probe.play(action)
+        node = chosen["node"]
+    assert len(found.pv) >= 2
+
+
 def test_the_graph_marks_an_action_that_throws_a_win_away() -> None:
     game = get_game("benediction")
     start = game.position_from_text(KING_CAPTURE, game.make_rules())

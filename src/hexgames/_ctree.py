@@ -346,8 +346,8 @@ class CompiledTree:
         return self.NI[kids, F_VISITS]
 
     def children(self, node: int | None = None) -> list[dict[str, Any]]:
-        """The tried children of ``node`` (default the root): action, mover, visits,
-        summed value, proven value (or None) and node number."""
+        """The tried children of ``node`` (default the root): action, mover, seat to
+        act there, visits, summed value, proven value (or None) and node number."""
         i = self.root if node is None else node
         pool = int(self.NI[i, F_POOL])
         if pool < 0:
@@ -359,6 +359,7 @@ class CompiledTree:
             out.append({
                 "action": self._action_of(int(self.NI[ch, F_ACT])),
                 "mover": int(self.NI[ch, F_MOVER]),
+                "seat": int(self.NI[ch, F_SEAT]),
                 "visits": int(self.NI[ch, F_VISITS]),
                 "value": float(self.NV[ch, V_VALUE]),
                 "result": None if math.isnan(result) else result,

@@ -6,8 +6,10 @@ root's statistics are read out:
 
 * ``win``: the side to act's win probability, ``(v + 1) / 2`` where ``v`` in [-1, 1] is
   the mean value of the most visited action for the seat to act (exactly 0 or 1 when
-  the search proved the result). Values come from heuristic cut-off playouts, so this is
-  the engine's estimate, not a measured frequency.
+  the search proved the result). Values come from the game's leaf values (heuristic
+  cut-off playouts, or whole random games), so this is the engine's estimate, not a
+  measured frequency. Where the game's levels search in compiled code (Dendria), so
+  does the analysis, and its tree is read back along the principal variation.
 * ``pv``: the principal variation, following the most visited child from the root
   (proven wins first) while a child has at least ``PV_MIN_VISITS`` visits.
 * ``best``: the root's actions by visits, each with the mover's win probability.
@@ -85,9 +87,10 @@ def evaluate(game: Game, position: GameState, iterations: int, seed: int = 0,
     if work.is_over:
         return Evaluation(seat=seat, win=win_of(float(work.returns()[seat])), iterations=0,
                           proven=True)
-    # the analysis reads the Python tree's nodes (values, principal variation)
+    # the search of the game's levels: in compiled code where the game offers it (its
+    # tree is read back as Node objects along the principal variation), else in Python
     player = _Analyser(game, iterations=iterations, time_limit=time_limit, seed=seed,
-                       reuse_tree=False, compiled_tree=False)
+                       reuse_tree=False)
     actions = work.legal_actions()
     win = winning_action(player._know, work, depth=player.tactics_depth,
                          budget=Budget(player.tactics_budget))
@@ -101,9 +104,16 @@ def evaluate(game: Game, position: GameState, iterations: int, seed: int = 0,
         return Evaluation(seat=seat, win=mine, iterations=after.iterations, proven=after.proven,
                           pv=[actions[0], *after.pv][:PV_LIMIT],
                           best=[Candidate(actions[0], after.iterations, mine)])
-    root = player._take_root(work)
     deadline = None if time_limit is None else time.perf_counter() + time_limit
-    done = player._search(work, root, iterations, deadline)
+    tree = player._tree
+    if tree is not None:
+        tree.reset()
+        tree.set_root(work)
+        done = player._run_compiled(tree, iterations, deadline)
+        root = _mirrored(tree)
+    else:
+        root = player._take_root(work)
+        done = player._search(work, root, iterations, deadline)
     sign = seat_sign(seat)
     ranked = _ranked(root)
     if root.result is not None:
@@ -121,6 +131,35 @@ def evaluate(game: Game, position: GameState, iterations: int, seed: int = 0,
         best=[Candidate(child.action, child.visits, win_of(child.mean()))
               for child in ranked[:BEST_LIMIT]],
     )
+
+
+def _mirrored(tree: Any, node: int | None = None, depth: int = PV_LIMIT) -> Node:
+    """The compiled tree's ``node`` (default the root) as a :class:`Node` with its tried
+    children, and theirs along the principal variation (the first of :func:`_ranked`,
+    ``depth`` levels down): what :func:`evaluate` reads of a Python tree."""
+    if node is None:
+        seat = tree.root_seat()
+        mirror = Node(None, 1 - seat)
+        mirror.seat = seat
+        mirror.result = tree.solved()
+    else:
+        mirror = Node(None, -1)  # the caller fills in the fields of its child
+    infos = tree.children(node)
+    for info in infos:
+        child = Node(info["action"], info["mover"])
+        child.seat = info["seat"]
+        child.visits = info["visits"]
+        child.value = info["value"]
+        child.result = info["result"]
+        mirror.children.append(child)
+        mirror.index[child.action] = child
+    mirror.visits = sum(c.visits for c in mirror.children)
+    if depth > 1 and mirror.children:
+        best = _ranked(mirror)[0]
+        numbers = {info["action"]: info["node"] for info in infos}
+        deeper = _mirrored(tree, numbers[best.action], depth - 1)
+        best.children, best.index = deeper.children, deeper.index
+    return mirror
 
 
 def _ranked(node: Node) -> list[Node]:

@@ -309,6 +309,16 @@ class MCTSPlayer:
             tree.reset()
         self.last_stats["reused"] = tree.set_root(work)
         iterations, deadline = self._budget(work, started)
+        done = self._run_compiled(tree, iterations, deadline)
+        self.last_stats["iterations"] = done
+        choice = self._final_choice(work, self._root_from_tree(tree, work))
+        self.last_stats["seconds"] = time.perf_counter() - started
+        return choice
+
+    def _run_compiled(self, tree: Any, iterations: int | None, deadline: float | None) -> int:
+        """Iterations in the compiled tree from its root (set), in calls sized by
+        :meth:`_chunk`, until ``iterations``, the ``deadline``, an early stop
+        (:meth:`_decided`) or a proven root; returns how many were done."""
         done = 0
         clock = time.perf_counter
         begun = clock()
@@ -330,10 +340,7 @@ class MCTSPlayer:
             done += ran
             if ran == 0:
                 break
-        self.last_stats["iterations"] = done
-        choice = self._final_choice(work, self._root_from_tree(tree, work))
-        self.last_stats["seconds"] = time.perf_counter() - started
-        return choice
+        return done
 
     def _ponder_compiled(self, work: GameState, stop: Callable[[], bool], max_iterations: int,
                          deadline: float | None) -> int:
