@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from hexgames.dendria import Position, Rules
 from hexgames.dendria.encoding import (
@@ -176,3 +178,27 @@ def test_measure_and_the_speed_command(capsys):
     assert "board_side" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["0"])
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(side=st.integers(3, 6), quiet_limit=st.integers(1, 3), pie=st.booleans(),
+       seed=st.integers(0, 2**31 - 1))
+def test_any_variant_and_seed_steps_as_the_engine_does(side, quiet_limit, pie, seed):
+    """Whatever the variant and the seed: every step the mask, the planes, the seats
+    and the rewards are the engine's, and finished games start again."""
+    options = {"board_side": side, "quiet_limit": quiet_limit, "pie": pie}
+    env = DendriaVectorEnv(2, seed=seed, **options)
+    rules = Rules(**options)
+    positions = [Position.initial(rules) for _ in range(2)]
+    for _ in range(40):
+        actions = env.random_actions()
+        for b, p in enumerate(positions):
+            p.play(action_from_id(p, int(actions[b])))
+        _, rewards, terminated, truncated, _ = env.step(actions)
+        assert not truncated.any()
+        for b, p in enumerate(positions):
+            assert bool(terminated[b]) == p.is_over
+            assert tuple(rewards[b]) == p.returns()
+            if p.is_over:
+                positions[b] = Position.initial(rules)
+        check_against(env, positions)
