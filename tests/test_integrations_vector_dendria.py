@@ -202,3 +202,15 @@ def test_any_variant_and_seed_steps_as_the_engine_does(side, quiet_limit, pie, s
             if p.is_over:
                 positions[b] = Position.initial(rules)
         check_against(env, positions)
+
+
+@pytest.mark.parametrize("name", ["benediction", "dendria"])
+def test_a_cold_batch_is_announced(name, tmp_path, monkeypatch):
+    """With nothing compiled on disk (an empty cache directory) the first step says it
+    compiles, as ``hexgames serve`` and the benchmark do; the speed command says it on
+    stderr, keeping stdout for the figures."""
+    said: list[str] = []
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    env = vector_env(name, 2, announce=said.append, board_side=5)
+    assert said == ["compiling the rules engine, once..."]
+    assert not env.batch.is_cached()

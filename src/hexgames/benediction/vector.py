@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from hexgames._jit import is_cached
 from hexgames.benediction import core as _core
 from hexgames.benediction.encoding import (
     RESEARCH_TURN_CAP,
@@ -94,6 +95,12 @@ class Batch:
         self._scratch = np.full(5 * n, _core._BIG, np.int32)
         self._out = np.empty(self.core.num_actions, np.int32)
         self._outp = np.empty(self.core.num_actions, np.bool_)
+
+    @staticmethod
+    def is_cached() -> bool:
+        """Whether the batch's compiled step is in numba's cache already (else the first
+        step compiles it, with the rules it holds: some seconds)."""
+        return is_cached(_core.__name__, ("vector_step", "random_legal"))
 
     def step(self, actions: np.ndarray, lengths: np.ndarray, rewards: np.ndarray,
              terminated: np.ndarray, truncated: np.ndarray, mask: np.ndarray,

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from hexgames import _jit
-from hexgames._jit import drop_stale_cache, njit, njit_inner
+from hexgames._jit import drop_stale_cache, is_cached, njit, njit_inner
 from hexgames.dendria import core as _core
 from hexgames.dendria import encoding
 from hexgames.dendria.core import (
@@ -204,6 +204,12 @@ class Batch:
         self._memo[:] = s0.memo  # empty memo slots, as a fresh state's
         self._scratch = np.zeros((b, *s0.scratch.shape), s0.scratch.dtype)
         self._origins = np.full(b, -1, np.int64)
+
+    @staticmethod
+    def is_cached() -> bool:
+        """Whether the batch's compiled step is in numba's cache already (else the first
+        step compiles it, with the rules it holds: some seconds)."""
+        return is_cached(__name__, ("vector_step", "random_legal"))
 
     def step(self, actions: np.ndarray, lengths: np.ndarray, rewards: np.ndarray,
              terminated: np.ndarray, truncated: np.ndarray, mask: np.ndarray,

@@ -34,11 +34,15 @@ well before its bound). Random actions come from :meth:`~VectorEnv.random_action
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from hexgames.game import Game, game_names, get_game
+
+#: What a cold start says (as ``hexgames serve`` and the benchmark do).
+COMPILING = "compiling the rules engine, once..."
 
 __all__ = [
     "BenedictionVectorEnv",
@@ -58,10 +62,13 @@ def vector_games() -> list[str]:
 class VectorEnv:
     """``num_envs`` games of ``game`` (a registered name or a :class:`Game`) stepped
     together (see the module docstring). ``seed`` seeds :meth:`random_actions`; rules
-    options are keyword arguments (``VectorEnv("benediction", 64, board_side=4)``)."""
+    options are keyword arguments (``VectorEnv("benediction", 64, board_side=4)``).
+    ``announce(text)`` is called before the first step when the game's batch is not
+    compiled yet (some seconds, once per machine: "compiling the rules engine,
+    once...")."""
 
-    def __init__(self, game: str | Game, num_envs: int = 256, seed: int = 0,
-                 **options: Any) -> None:
+    def __init__(self, game: str | Game, num_envs: int = 256, seed: int = 0, *,
+                 announce: Callable[[str], None] | None = None, **options: Any) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         self.game = get_game(game) if isinstance(game, str) else game
@@ -86,6 +93,8 @@ class VectorEnv:
         self._obs = np.zeros((b, *self.observation_shape), np.float32)
         self._seed = seed
         self._calls = 0
+        if announce is not None and not self.batch.is_cached():
+            announce(COMPILING)
         self.init(seed)
 
     def _run(self, actions: np.ndarray) -> None:
@@ -166,8 +175,9 @@ class BenedictionVectorEnv(VectorEnv):
     """``num_envs`` Benediction games stepped together (``BenedictionVectorEnv(64,
     board_side=4, max_turns=50)``); seats 0 red, 1 blue."""
 
-    def __init__(self, num_envs: int = 256, seed: int = 0, **options: Any) -> None:
-        super().__init__("benediction", num_envs, seed, **options)
+    def __init__(self, num_envs: int = 256, seed: int = 0, *,
+                 announce: Callable[[str], None] | None = None, **options: Any) -> None:
+        super().__init__("benediction", num_envs, seed, announce=announce, **options)
 
 
 class DendriaVectorEnv(VectorEnv):
@@ -175,22 +185,25 @@ class DendriaVectorEnv(VectorEnv):
     pie=False)``). The observation, as :func:`hexgames.dendria.encoding.observation`,
     does not show the no-repetition history; the mask does."""
 
-    def __init__(self, num_envs: int = 256, seed: int = 0, **options: Any) -> None:
-        super().__init__("dendria", num_envs, seed, **options)
+    def __init__(self, num_envs: int = 256, seed: int = 0, *,
+                 announce: Callable[[str], None] | None = None, **options: Any) -> None:
+        super().__init__("dendria", num_envs, seed, announce=announce, **options)
 
 
-def vector_env(game: str, num_envs: int = 256, seed: int = 0, **options: Any) -> VectorEnv:
+def vector_env(game: str, num_envs: int = 256, seed: int = 0, *,
+               announce: Callable[[str], None] | None = None, **options: Any) -> VectorEnv:
     """:class:`VectorEnv` of ``game`` (its registered name)."""
-    return VectorEnv(game, num_envs, seed, **options)
+    return VectorEnv(game, num_envs, seed, announce=announce, **options)
 
 
 def measure(num_envs: int = 256, seconds: float = 3.0, seed: int = 0,
-            game: str = "benediction", **options: Any) -> float:
+            game: str = "benediction", announce: Callable[[str], None] | None = None,
+            **options: Any) -> float:
     """Steps per second (games x batched steps) of uniformly random play, masks and
     observations included: ``python -m hexgames.integrations.vector``."""
     import time
 
-    env = vector_env(game, num_envs, seed=seed, **options)
+    env = VectorEnv(game, num_envs, seed, announce=announce, **options)
     env.step(env.random_actions())  # compiled code loaded before timing
     steps = 0
     start = time.perf_counter()
@@ -230,6 +243,11 @@ def main(argv: list[str] | None = None) -> int:
         options = dict(parse_settings(get_game(args.game), args.set))
     except ValueError as error:
         parser.error(str(error))
+    import sys
+
+    def say(text: str) -> None:  # on stderr: --json keeps stdout for the figures
+        print(text, file=sys.stderr, flush=True)
+
     source, note = (None, "not requested") if args.no_anchor else find_anchor(None)
     rates: list[float] = []
     anchor: list[float] = []
@@ -239,7 +257,7 @@ def main(argv: list[str] | None = None) -> int:
             if binary is not None:
                 anchor.append(run_anchor(binary, ANCHOR_GAMES, 1 + run)[0])
             rates.append(measure(args.batch, args.seconds, seed=run, game=args.game,
-                                 **options))
+                                 announce=say, **options))
     rate = statistics.median(rates)
     c_rate = statistics.median(anchor) if anchor else None
     if args.json:
