@@ -55,13 +55,11 @@ from hexgames.dendria.core import (
     M_QUIET,
     M_SWAPPED,
     M_TO,
-    M_USED,
     P_N,
     P_QT,
     Z_TO,
     _apply_step,
     _full_key,
-    _rehashed,
     _seen_has,
     _undo_step,
     core_for,
@@ -295,9 +293,7 @@ def _search_state(position: Any) -> Any:
     earlier-positions table is as large as a whole game needs: the search and its
     random games add turns to it without growing it."""
     state = position.core_state()
-    core = state.core
-    if len(state.seen) < core.seen_slots:
-        state.seen, state.meta[M_USED] = _rehashed(state.seen, core.seen_slots)
+    state.widen_history()
     return state
 
 

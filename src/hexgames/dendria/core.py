@@ -1109,14 +1109,12 @@ class CoreState:
         """A fresh table (twice as large) without the keys whose count fell to 0."""
         self.seen, self.meta[M_USED] = _rehashed(self.seen, slots)
 
-    def game_sized_copy(self) -> CoreState:
-        """A copy whose earlier-positions table is as large as a whole game needs (see
-        :attr:`Core.seen_slots`): compiled code that plays a game on it never has to
-        grow the table (it cannot allocate)."""
-        other = self.copy()
-        if len(other.seen) < self.core.seen_slots:
-            other.seen, other.meta[M_USED] = _rehashed(other.seen, self.core.seen_slots)
-        return other
+    def widen_history(self) -> None:
+        """Make the earlier-positions table as large as a whole game needs (see
+        :attr:`Core.seen_slots`): compiled code that plays on this state (a search, the
+        vectorized environment) never has to grow it (it cannot allocate)."""
+        if len(self.seen) < self.core.seen_slots:
+            self.seen, self.meta[M_USED] = _rehashed(self.seen, self.core.seen_slots)
 
     def random_playouts(
         self, games: int, seed: int = 0, max_actions: int = 100_000

@@ -194,7 +194,8 @@ class Batch:
         self.max_game_length = encoding.max_game_length(rules)
         coords = np.array(core.board.coords, np.int64)
         self._xs, self._ys = coords[:, 0].copy(), coords[:, 1].copy()
-        self._start = s0 = core.initial().game_sized_copy()
+        self._start = s0 = core.initial()
+        s0.widen_history()
         self.list_size = len(s0.out)
         b = num_envs
         self._cells = np.zeros((b, *s0.cells.shape), s0.cells.dtype)
