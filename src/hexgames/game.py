@@ -483,7 +483,7 @@ class Game:
     #: :class:`hexgames.integrations.vector.VectorEnv`: ``num_actions``,
     #: ``observation_shape``, ``max_game_length``, ``list_size``, ``step(actions,
     #: lengths, rewards, terminated, truncated, mask, legal, nlegal, obs)``,
-    #: ``current_player()``, ``position(i)``, ``random_legal`` and ``is_cached()``).
+    #: ``current_player()``, ``position(i)`` and ``is_cached()``).
     extras: Mapping[str, Any] = field(default_factory=dict)
 
     def rules(self, **options: Any) -> Any:

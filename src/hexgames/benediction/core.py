@@ -674,15 +674,6 @@ def vector_step(geo, params, owners, sizes, flagss, nears, metas, start, actions
         observe(params, coords, owner, size, flags, meta, meta[M_TO] - 1, cap_turns, obs[b])
 
 
-@njit
-def random_legal(legal, nlegal, seed, chosen):  # type: ignore[no-untyped-def]
-    """A uniformly random legal research id per game (from the lists of
-    :func:`vector_step`), seeded."""
-    np.random.seed(seed)
-    for b in range(legal.shape[0]):
-        chosen[b] = legal[b, np.random.randint(0, nlegal[b])]
-
-
 # ====================================================================== Position drivers
 # The entry points of :class:`hexgames.benediction.position.Position`: few arguments
 # (each costs at the call boundary), the geometry unpacked from ``G`` inside compiled code.

@@ -70,9 +70,6 @@ class Batch:
     """``num_envs`` Benediction games of ``rules`` as stacked core states. A game with
     no ``max_turns`` is truncated after :func:`.encoding.max_game_length` actions."""
 
-    #: ``random_legal(legal, nlegal, seed, chosen)``: a seeded random legal id per game.
-    random_legal = staticmethod(_core.random_legal)
-
     def __init__(self, rules: Rules, num_envs: int) -> None:
         self.rules = rules
         self.core = _core.Core(rules)
@@ -100,7 +97,7 @@ class Batch:
     def is_cached() -> bool:
         """Whether the batch's compiled step is in numba's cache already (else the first
         step compiles it, with the rules it holds: some seconds)."""
-        return is_cached(_core.__name__, ("vector_step", "random_legal"))
+        return is_cached(_core.__name__, ("vector_step",))
 
     def step(self, actions: np.ndarray, lengths: np.ndarray, rewards: np.ndarray,
              terminated: np.ndarray, truncated: np.ndarray, mask: np.ndarray,

@@ -47,7 +47,7 @@ from hexgames.dendria.core import (
 )
 from hexgames.dendria.rules import AFTER_STOP, PIE_PENDING, START, Rules
 
-__all__ = ["Batch", "observe", "random_legal", "vector_step"]
+__all__ = ["Batch", "observe", "vector_step"]
 
 
 @njit_inner(nrt=False)
@@ -166,24 +166,12 @@ def vector_step(tab, prm, cellss, metas, seens, memos, scratches, origins, cells
         observe(prm, cells, meta, origins[b], xs, ys, obs[b])
 
 
-@njit(nrt=False)
-def random_legal(legal, nlegal, seed, chosen):  # type: ignore[no-untyped-def]
-    """A uniformly random legal step id per game (from the lists of
-    :func:`vector_step`), seeded."""
-    np.random.seed(seed)
-    for b in range(legal.shape[0]):
-        chosen[b] = legal[b, np.random.randint(0, nlegal[b])]
-
-
 
 class Batch:
     """``num_envs`` Dendria games of ``rules`` as stacked core states. Each game keeps its
     whole no-repetition history (a table as large as a game can need: compiled code
     without numba's runtime cannot grow it) and its finishability memo; ``log``,
     ``frames`` and the generation's output are shared (emptied after every step)."""
-
-    #: ``random_legal(legal, nlegal, seed, chosen)``: a seeded random legal id per game.
-    random_legal = staticmethod(random_legal)
 
     def __init__(self, rules: Rules, num_envs: int) -> None:
         self.rules = rules
@@ -210,7 +198,7 @@ class Batch:
     def is_cached() -> bool:
         """Whether the batch's compiled step is in numba's cache already (else the first
         step compiles it, with the rules it holds: some seconds)."""
-        return is_cached(__name__, ("vector_step", "random_legal"))
+        return is_cached(__name__, ("vector_step",))
 
     def step(self, actions: np.ndarray, lengths: np.ndarray, rewards: np.ndarray,
              terminated: np.ndarray, truncated: np.ndarray, mask: np.ndarray,

@@ -39,6 +39,8 @@ from typing import Any
 
 import numpy as np
 
+from hexgames import _jit
+from hexgames._jit import drop_stale_cache, njit
 from hexgames.game import Game, game_names, get_game
 
 #: What a cold start says (as ``hexgames serve`` and the benchmark do).
@@ -52,6 +54,19 @@ __all__ = [
     "vector_env",
     "vector_games",
 ]
+
+
+@njit(nrt=False)
+def _random_legal(legal: np.ndarray, nlegal: np.ndarray, seed: int, chosen: np.ndarray) -> None:
+    """A uniformly random id per game from the legal lists the game's batch wrote
+    (``legal[b, :nlegal[b]]``), seeded: the same for every game."""
+    np.random.seed(seed)
+    for b in range(legal.shape[0]):
+        chosen[b] = legal[b, np.random.randint(0, nlegal[b])]
+
+
+# numba keys its cache to this file only; the compile options come from _jit
+drop_stale_cache(__name__, _jit.__file__)
 
 
 def vector_games() -> list[str]:
@@ -158,8 +173,8 @@ class VectorEnv:
     def random_actions(self) -> np.ndarray:
         """A uniformly random legal id per game (seeded by the environment's seed)."""
         chosen = np.empty(self.num_envs, np.int64)
-        self.batch.random_legal(self._legal, self._nlegal,
-                                self._seed * 1_000_003 + self._calls, chosen)
+        _random_legal(self._legal, self._nlegal, self._seed * 1_000_003 + self._calls,
+                      chosen)
         self._calls += 1
         return chosen
 
