@@ -99,3 +99,51 @@ def test_bench_compiles_and_runs_the_c_anchor_in_the_same_run(capsys):
     anchor = json.loads(capsys.readouterr().out)["anchor"]
     assert anchor["actions_per_s"] > 0 and anchor["kernel_actions_per_s"] > 0
     assert anchor["kernel_ratio"] > 0 and anchor["python_ratio"] > 0
+
+
+def test_bench_startup_measures_a_cold_and_a_cached_process(capsys):
+    """``--startup``: the cold process compiles the rules core and the cached one, on the
+    same cache directory, compiles nothing (it loads what the cold one saved)."""
+    import json
+
+    code = bench.main(["benediction", "--startup", "--runs", "1", "--json",
+                       "--set", "board_side=4"])
+    assert code == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["game"] == "benediction" and report["options"] == {"board_side": 4}
+    cold, cached = report["starts"]
+    assert (cold["kind"], cached["kind"]) == ("cold", "cached")
+    assert cold["compiled"] > 0 and cold["loaded"] == 0
+    assert cached["compiled"] == 0 and cached["loaded"] > 0
+    expected = len(get_game("benediction").new(board_side=4).legal_actions())
+    assert cold["actions"] == cached["actions"] == expected
+    for start in (cold, cached):
+        assert 0 < start["to_list_s"] <= start["process_s"] and start["cpu_s"] > 0
+    assert report["cold_s"] == [round(cold["to_list_s"], 3)]
+    assert report["cold_median_s"] == cold["to_list_s"]
+    if ANCHOR.is_file() and bench.shutil.which("gcc") is not None:
+        assert len(report["anchor_actions_per_s"]) == 1 and report["anchor_note"] is None
+    else:
+        assert report["anchor_actions_per_s"] is None and report["anchor_note"]
+
+
+def test_bench_startup_reports_a_start_that_fails(tmp_path):
+    from hexgames.bench_startup import start_process
+
+    with pytest.raises(RuntimeError, match=r"(?s)the cold start failed.*unknown game"):
+        start_process("chess", {}, str(tmp_path), "cold")
+
+
+def test_bench_startup_table_and_bad_rounds(capsys):
+    from rich.console import Console
+
+    from hexgames.bench_startup import Start, print_report, summarize
+
+    starts = [Start("cold", 9.5, 9.9, 9.2, 17, 0, 25), Start("cached", 0.8, 1.1, 0.9, 0, 2, 25)]
+    report = summarize("dendria", {}, starts, [400_000.0])
+    assert report["cold_median_s"] == 9.5 and report["cached_s"] == [0.8]
+    print_report(report, Console(width=120))
+    out = capsys.readouterr().out
+    assert "9.50 s" in out and "cached" in out and "400,000" in out
+    assert bench.main(["dendria", "--startup", "--runs", "0"]) == 2
+    assert "--runs must be at least 1" in capsys.readouterr().out

@@ -19,6 +19,10 @@ when ``../shared/bench/bened.c`` and ``gcc`` exist) compiles an independent C
 implementation of the rules in a temporary directory, runs it in the same run, and
 reports its actions/s next to the kernel's on the same variant (the standard rules,
 games cut at 600 actions as the C program does) and the ratios.
+
+``--startup`` measures start-up instead (:mod:`hexgames.bench_startup`): fresh processes
+to their first legal-action list, with an empty numba cache and with the cache it left,
+the C anchor's speed beside them.
 """
 
 from __future__ import annotations
@@ -273,7 +277,10 @@ def anchor_comparison(
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("game", metavar="GAME", help="game to measure (benediction, dendria)")
-    parser.add_argument("--runs", type=int, default=5, help="runs per variant (median shown)")
+    parser.add_argument(
+        "--runs", type=int, default=None,
+        help="runs per variant (median shown; default 5), or rounds of --startup (default 3)",
+    )
     parser.add_argument(
         "--seconds", type=float, default=2.0, help="approximate length of one run in seconds"
     )
@@ -292,6 +299,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-kernel", action="store_true", help="skip the compiled kernel's figures"
     )
+    parser.add_argument(
+        "--startup", action="store_true",
+        help="measure start-up instead: per round, a fresh process with an empty numba "
+        "cache, then one with that cache, each to its first legal-action list (the "
+        "rules options of --set, default the standard rules; the C anchor runs once per "
+        "round beside them)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -302,8 +316,12 @@ def run(args: argparse.Namespace) -> int:
     console = Console(stderr=args.json)
     if not console.is_terminal:
         console.width = max(console.width, 120)  # tables stay readable in logs and pipes
+    if args.runs is None:
+        args.runs = 3 if args.startup else 5
     try:
         game = get_game(args.game)
+        if args.startup:
+            return _run_startup(args, game, console)
         if args.runs < 1 or args.seconds <= 0:
             raise ValueError("--runs must be at least 1 and --seconds positive")
         if args.settings:
@@ -393,6 +411,42 @@ def run(args: argparse.Namespace) -> int:
         console.print(line)
     elif anchor_note and not args.no_anchor and game.name == "benediction":
         console.print(f"C anchor skipped: {anchor_note}")
+    return 0
+
+
+def _run_startup(args: argparse.Namespace, game: Game, console: Any) -> int:
+    """``--startup``: see :mod:`hexgames.bench_startup`."""
+    from rich.progress import Progress
+
+    from hexgames.bench_startup import measure_startup, print_report
+
+    if args.runs < 1:
+        raise ValueError("--runs must be at least 1")
+    options = parse_settings(game, args.settings) if args.settings else {}
+    source, anchor_note = (None, "not requested") if args.no_anchor else find_anchor(args.anchor)
+    with tempfile.TemporaryDirectory(prefix="hexgames-anchor-") as tmp, \
+            Progress(console=console, transient=True) as progress:
+        anchor = None
+        if source is not None:
+            try:
+                binary = compile_anchor(source, tmp)
+                anchor = lambda number: run_anchor(binary, ANCHOR_GAMES, args.seed + number)[0]  # noqa: E731
+            except (OSError, subprocess.CalledProcessError) as exc:
+                anchor_note = f"the C anchor failed to compile: {exc}"
+        task = progress.add_task(f"starting {game.title} processes", total=2 * args.runs)
+        try:
+            report = measure_startup(game.name, options, args.runs, anchor,
+                                     progress=lambda: progress.advance(task))
+        except RuntimeError as exc:
+            console.print(f"[red]error:[/red] {exc}")
+            return 1
+    report["anchor_note"] = anchor_note if anchor is None else None
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print_report(report, console)
+        if anchor is None:
+            console.print(f"C anchor skipped: {anchor_note}")
     return 0
 
 
