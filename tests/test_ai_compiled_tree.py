@@ -7,6 +7,8 @@ import random
 
 import numpy as np
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from hexgames.ai import levels
 from hexgames.ai.mcts import MCTSPlayer
@@ -290,6 +292,36 @@ def test_expand_orders_by_priors_and_widening_admits_children_gradually() -> Non
     # 3 visits: 3 + sqrt(3) allows a fourth child
     child = _ctree.select(NI, NV, PA, PC, CT, 0, 0.6, 3.0, 1.0)
     assert NI[child, _ctree.F_ACT] == 12 and NI[0, _ctree.F_NEXT] == 4
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.lists(st.sampled_from([-1.5, -0.0, 0.0, 0.25, 0.25, 1.0, 3.0, 1e-9]),
+                min_size=0, max_size=300),
+       st.integers(min_value=0, max_value=40))
+@example(priors=[], offset=0)
+@example(priors=[0.0, -0.0, 1.0, 0.0, 1.0], offset=0)  # ties and signed zeros
+@example(priors=[float(x % 7) for x in range(257)], offset=3)  # runs across 256
+def test_expand_orders_like_a_stable_argsort(priors: list[float], offset: int) -> None:
+    """The tree's own merge sort (``_ctree`` compiles it instead of numba's generic
+    ``np.argsort``) orders exactly as ``np.argsort(-priors, kind="mergesort")``: highest
+    prior first, equal priors in the given order, whatever the length."""
+    from hexgames import _ctree
+
+    m = len(priors)
+    NI = np.zeros((4, _ctree.NI_FIELDS), np.int64)
+    NV = np.zeros((4, 2))
+    PA = np.full(offset + m + 1, -1, np.int32)
+    CT = np.zeros(3, np.int64)
+    CT[_ctree.C_POOL] = offset
+    node = _ctree.new_node(NI, NV, CT, -1, 1)
+    codes = np.arange(100, 100 + m, dtype=np.int32)
+    values = np.array([*priors, 9.0], dtype=np.float64)  # a tail past m is not read
+    _ctree.expand(NI, PA, CT, node, codes, values, m)
+    expected = codes[np.argsort(-values[:m], kind="mergesort")]
+    assert PA[offset:offset + m].tolist() == expected.tolist()
+    assert PA[:offset].tolist() == [-1] * offset and PA[offset + m] == -1
+    assert NI[node, _ctree.F_POOL] == offset and NI[node, _ctree.F_NORD] == m
+    assert CT[_ctree.C_POOL] == offset + m
 
 
 def test_backup_counts_values_from_each_movers_point_of_view() -> None:

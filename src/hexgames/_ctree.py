@@ -67,13 +67,58 @@ def has_room(NI, PA, CT, most_actions):
     return CT[C_NODES] + 2 <= NI.shape[0] and CT[C_POOL] + most_actions <= PA.shape[0]
 
 
+@njit_inner(nrt=False)
+def _order_by_prior(priors, m, order, spare):
+    """``order[:m]``: the indices of ``priors[:m]`` from the highest prior down, equal
+    priors in index order. A bottom-up merge sort, so stable: for finite priors it is
+    ``np.argsort(-priors[:m], kind="mergesort")``, without compiling numba's generic
+    sort (about 2.7 s of each game's cold warm-up)."""
+    for x in range(m):
+        order[x] = x
+    width = 1
+    in_order = True  # whether the sorted runs are in ``order`` (else in ``spare``)
+    while width < m:
+        src = order if in_order else spare
+        dst = spare if in_order else order
+        lo = 0
+        while lo < m:
+            mid = min(lo + width, m)
+            hi = min(lo + 2 * width, m)
+            a = lo
+            b = mid
+            k = lo
+            while a < mid and b < hi:
+                if priors[src[b]] > priors[src[a]]:  # only a strictly higher one jumps
+                    dst[k] = src[b]
+                    b += 1
+                else:
+                    dst[k] = src[a]
+                    a += 1
+                k += 1
+            while a < mid:
+                dst[k] = src[a]
+                a += 1
+                k += 1
+            while b < hi:
+                dst[k] = src[b]
+                b += 1
+                k += 1
+            lo = hi
+        in_order = not in_order
+        width *= 2
+    if not in_order:
+        for x in range(m):
+            order[x] = spare[x]
+
+
 @njit
 def expand(NI, PA, CT, node, codes, priors, m):
     """Fix the order in which ``node``'s ``m`` actions (``codes``, already shuffled for
     random tie-breaks) will be tried: highest prior first, ties in the given order."""
     start = CT[C_POOL]
     CT[C_POOL] = start + m
-    order = np.argsort(-priors[:m], kind="mergesort")
+    order = np.empty(m, np.int64)
+    _order_by_prior(priors, m, order, np.empty(m, np.int64))
     for x in range(m):
         PA[start + x] = codes[order[x]]
     NI[node, F_POOL] = start
@@ -116,7 +161,7 @@ def select(NI, NV, PA, PC, CT, node, c, widen_base, widen_factor):
             best_score = score
     nxt = NI[node, F_NEXT]
     if nxt < NI[node, F_NORD] and (live < allowed or best < 0):
-        ch = new_node(NI, NV, CT, PA[pool + nxt], seat)
+        ch = new_node(NI, NV, CT, np.int64(PA[pool + nxt]), seat)
         PC[pool + nxt] = ch
         NI[node, F_NEXT] = nxt + 1
         return ch

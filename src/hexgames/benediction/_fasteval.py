@@ -204,8 +204,8 @@ def heuristic_value(owner, size, flags, rays, portal, nbr, wall_pts, dist, far, 
     work[:] = _BIG
     mark = np.zeros(n, np.int8)
     queue = np.empty(n, np.int64)
-    bridge_r = _bridge(owner, nbr, wall_pts, dist, far, RED, mark, queue)
-    bridge_b = _bridge(owner, nbr, wall_pts, dist, far, BLUE, mark, queue)
+    bridge_r = _bridge(owner, nbr, wall_pts, dist, far, np.int64(RED), mark, queue)
+    bridge_b = _bridge(owner, nbr, wall_pts, dist, far, np.int64(BLUE), mark, queue)
     value = (
         W_MATERIAL * (count_red - count_blue) / total
         + W_KING_RACE * (king_r * king_r - king_b * king_b)

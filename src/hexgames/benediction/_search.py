@@ -235,8 +235,9 @@ def run(CW, PB, FL, lx, dist, NI, NV, PA, PC, CT, path, root, iterations, seed, 
 @njit
 def _playout(geo, params, owner, size, flags, near, meta, winners, lengths):  # type: ignore[no-untyped-def]
     """The result for seat 0 of one random game from here (see :func:`_value`)."""
-    random_playouts(geo, params, owner, size, flags, near, meta, 1,
-                    np.random.randint(0, 2**31 - 1), 10_000, winners, lengths)
+    # np.int64: a literal argument would compile a second copy of the kernel
+    random_playouts(geo, params, owner, size, flags, near, meta, np.int64(1),
+                    np.random.randint(0, 2**31 - 1), np.int64(10_000), winners, lengths)
     return _value(winners[0])
 
 

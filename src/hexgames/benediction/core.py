@@ -86,7 +86,12 @@ FRAME_LEN = 8
 # ====================================================================== kernels
 @njit_inner(nrt=False)
 def _put(geo, owner, size, flags, meta, log, i, o, s, f):  # type: ignore[no-untyped-def]
-    """Set point ``i``; keeps key, counters and (when logging) the undo log."""
+    """Set point ``i``; keeps key, counters and (when logging) the undo log.
+
+    Callers pass ``i``, ``o``, ``s`` and ``f`` as int64 (``np.int64`` around constants
+    and int8 reads): numba compiles a helper once per distinct set of argument types,
+    and each constant argument is a type of its own, so it compiled seven copies of
+    this one."""
     zman = geo[5]
     zflag = geo[6]
     old = owner[i]
@@ -187,7 +192,7 @@ def generate(geo, params, owner, size, flags, near, meta, out, outp, scratch):  
         s = size[i]
         f = flags[i]
         movable = not (f & LOCKED)
-        nt = _reach(geo, owner, i, s, c, fnp, fp, touched)
+        nt = _reach(geo, owner, i, np.int64(s), c, fnp, fp, touched)
         for t in range(nt):
             j = touched[t]
             a = fnp[j]
@@ -200,13 +205,13 @@ def generate(geo, params, owner, size, flags, near, meta, out, outp, scratch):  
                 fj = flags[j]
                 sj = size[j]
                 passed = mp <= s
-                if _merge_ok(f, s, fj, sj, passed, ms):
+                if _merge_ok(f, np.int64(s), fj, sj, passed, ms):
                     out[cnt] = base
                     outp[cnt] = passed
                     cnt += 1
                 for k in range(fewest, s):
                     passed = mp <= k
-                    if _merge_ok(f, k, fj, sj, passed, ms):
+                    if _merge_ok(f, np.int64(k), fj, sj, passed, ms):
                         out[cnt] = base + k
                         outp[cnt] = passed
                         cnt += 1
@@ -328,7 +333,7 @@ def _apply_rules(geo, params, owner, size, flags, near, meta, log, frames, code,
     pend1 = -1
     if code >= man_space + n:  # block
         t = code - man_space - n
-        _put(geo, owner, size, flags, meta, log, t, BLOCK, 0, 0)
+        _put(geo, owner, size, flags, meta, log, t, np.int64(BLOCK), np.int64(0), np.int64(0))
         for q in badj[t]:
             if q < 0:
                 break
@@ -337,7 +342,7 @@ def _apply_rules(geo, params, owner, size, flags, near, meta, log, frames, code,
             frames[meta[M_NFRAME] - 1, 7] = t
     elif code >= man_space:  # drop
         t = code - man_space
-        _put(geo, owner, size, flags, meta, log, t, c, 1, LOCKED)
+        _put(geo, owner, size, flags, meta, log, t, c, np.int64(1), np.int64(LOCKED))
     else:
         k = code % kk
         t = (code // kk) % n
@@ -349,14 +354,14 @@ def _apply_rules(geo, params, owner, size, flags, near, meta, log, frames, code,
             nf = f | LOCKED
             if passed and not (f & CURSED):
                 nf |= BLESSED
-            _put(geo, owner, size, flags, meta, log, o, EMPTY, 0, 0)
-            _put(geo, owner, size, flags, meta, log, t, c, s, nf)
+            _put(geo, owner, size, flags, meta, log, o, np.int64(EMPTY), np.int64(0), np.int64(0))
+            _put(geo, owner, size, flags, meta, log, t, c, np.int64(s), nf)
         elif k == 0:  # merge
             nf = (f | flags[t]) & KING
             if f & KING and passed:
                 nf |= BLESSED
             st = size[t]
-            _put(geo, owner, size, flags, meta, log, o, EMPTY, 0, 0)
+            _put(geo, owner, size, flags, meta, log, o, np.int64(EMPTY), np.int64(0), np.int64(0))
             _put(geo, owner, size, flags, meta, log, t, c, s + st, nf)
         elif owner[t] == c:  # split-merge
             nf = (f | flags[t]) & KING
@@ -380,7 +385,8 @@ def _apply_rules(geo, params, owner, size, flags, near, meta, log, frames, code,
         p = params[P_START + h]
         op = owner[p]
         if EMPTY < op < BLOCK and not (flags[p] & KING):
-            _put(geo, owner, size, flags, meta, log, p, op, size[p], KING | (flags[p] & LOCKED))
+            _put(geo, owner, size, flags, meta, log, p, np.int64(op), np.int64(size[p]),
+                 KING | (flags[p] & LOCKED))
     # bridges: only a colour with a man on the enemy wall can have one
     wall_pts = geo[8]
     mark = scratch[3 * n : 4 * n]
@@ -425,7 +431,8 @@ def _apply_rules(geo, params, owner, size, flags, near, meta, log, frames, code,
                     q = queue[x]
                     fq = flags[q]
                     if not (fq & (CURSED | BLESSED)):
-                        _put(geo, owner, size, flags, meta, log, q, col, size[q], fq | BLESSED)
+                        _put(geo, owner, size, flags, meta, log, np.int64(q), col,
+                             np.int64(size[q]), fq | BLESSED)
     if captured_king:
         meta[M_WIN] = c
         meta[M_REASON] = R_KING
@@ -439,14 +446,15 @@ def _apply_rules(geo, params, owner, size, flags, near, meta, log, frames, code,
         if p >= 0:
             fp_ = flags[p]
             if owner[p] == c and not (fp_ & (KING | BLESSED | CURSED)):
-                _put(geo, owner, size, flags, meta, log, p, c, size[p], fp_ | CURSED)
+                _put(geo, owner, size, flags, meta, log, p, c, np.int64(size[p]), fp_ | CURSED)
     meta[M_ACTED] += 1
     meta[M_AL] -= 1
     if meta[M_WIN] == WIN_NONE and meta[M_AL] == 0:
         for p in range(n):
             fp_ = flags[p]
             if fp_ & LOCKED and owner[p] != BLOCK:
-                _put(geo, owner, size, flags, meta, log, p, owner[p], size[p], fp_ & ~LOCKED)
+                _put(geo, owner, size, flags, meta, log, p, np.int64(owner[p]), np.int64(size[p]),
+                     fp_ & ~LOCKED)
         meta[M_TO] = e
         meta[M_AL] = 2
         meta[M_ACTED] = 0
@@ -515,6 +523,22 @@ def state_key(geo, meta):  # type: ignore[no-untyped-def]
     return meta[M_BKEY] ^ skey
 
 
+@njit_inner(nrt=False)
+def _reset_state(owner0, size0, flags0, near0, meta0, owner, size, flags, near, meta):  # type: ignore[no-untyped-def]
+    """Copy a start state into a game's arrays. Loops, not ``owner[:] = owner0``: numba
+    compiles an array-to-array slice copy with its shape-mismatch error, whose message
+    formatting (``str`` of ints, string concatenation) cost about 3 s of a cold
+    warm-up."""
+    for i in range(owner0.shape[0]):
+        owner[i] = owner0[i]
+        size[i] = size0[i]
+        flags[i] = flags0[i]
+    for i in range(near0.shape[0]):
+        near[i] = near0[i]
+    for i in range(meta0.shape[0]):
+        meta[i] = meta0[i]
+
+
 @njit
 def random_playouts(geo, params, owner0, size0, flags0, near0, meta0, games, seed, max_actions, winners, lengths):  # type: ignore[no-untyped-def]  # noqa: E501
     """Play ``games`` uniformly random games from the given state inside compiled code
@@ -535,17 +559,13 @@ def random_playouts(geo, params, owner0, size0, flags0, near0, meta0, games, see
     meta = meta0.copy()
     total = 0
     for g in range(games):
-        owner[:] = owner0
-        size[:] = size0
-        flags[:] = flags0
-        near[:] = near0
-        meta[:] = meta0
+        _reset_state(owner0, size0, flags0, near0, meta0, owner, size, flags, near, meta)
         meta[M_LOGGING] = 0
         length = 0
         m = generate(geo, params, owner, size, flags, near, meta, out, outp, scratch)
         while meta[M_WIN] == WIN_NONE and length < max_actions:
             x = np.random.randint(0, m)
-            _apply_rules(geo, params, owner, size, flags, near, meta, log, frames, out[x],
+            _apply_rules(geo, params, owner, size, flags, near, meta, log, frames, np.int64(out[x]),
                          outp[x], scratch)
             length += 1
             if meta[M_WIN] == WIN_NONE:
@@ -632,7 +652,7 @@ def vector_step(geo, params, owners, sizes, flagss, nears, metas, start, actions
         done = actions[b] < 0
         m = 0
         if not done:
-            code = id_to_core[actions[b]]
+            code = np.int64(id_to_core[actions[b]])
             passed = passed_wall(geo, params, owner, size, meta, code, scratch)
             _apply_rules(geo, params, owner, size, flags, near, meta, log, frames, code,
                          passed, scratch)
@@ -657,11 +677,7 @@ def vector_step(geo, params, owners, sizes, flagss, nears, metas, start, actions
                 truncated[b] = True
                 done = True
         if done:
-            owner[:] = owner0
-            size[:] = size0
-            flags[:] = flags0
-            near[:] = near0
-            meta[:] = meta0
+            _reset_state(owner0, size0, flags0, near0, meta0, owner, size, flags, near, meta)
             lengths[b] = 0
             m = generate(geo, params, owner, size, flags, near, meta, out, outp, scratch)
         for x in range(nlegal[b]):
@@ -883,7 +899,7 @@ def pos_wins(CW, PB, FL, lx, nleg, out):  # type: ignore[no-untyped-def]
                 free += 1
         every = free < 2
     if every:
-        return pos_wins_all(CW, PB, FL, lx, nleg, out)
+        return pos_wins_all(CW, PB, FL, lx, np.int64(nleg), out)
     kk = params[P_K]
     size = S8[n : 2 * n]
     man_space = n * n * kk
@@ -911,7 +927,7 @@ def pos_wins(CW, PB, FL, lx, nleg, out):  # type: ignore[no-untyped-def]
                     for y in range(nt):
                         fnp[touched[y]] = _BIG
                         fp[touched[y]] = _BIG
-                    nt = _reach(geo, owner, o, size[o], c, fnp, fp, touched)
+                    nt = _reach(geo, owner, o, np.int64(size[o]), c, fnp, fp, touched)
                     reached = o
                 k = code % kk
                 if fp[t] > (k if k > 0 else size[o]):
@@ -936,7 +952,7 @@ def pos_wins(CW, PB, FL, lx, nleg, out):  # type: ignore[no-untyped-def]
         fp[touched[y]] = _BIG
     if m == 0:
         return 0
-    return pos_wins_all(CW, PB, FL, tried, m, out)
+    return pos_wins_all(CW, PB, FL, tried, np.int64(m), out)
 
 
 @njit_inner

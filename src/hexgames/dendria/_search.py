@@ -162,7 +162,7 @@ def wins_at_once(tab, prm, cells, meta, log, frames, seen, scratch):  # type: ig
                   and not _seen_has(seen, meta[M_HASH] ^ tab[10][Z_TO + 1 - meta[M_TO]]))
         if not ok:
             continue
-        _apply_step(tab, prm, cells, meta, log, frames, seen, code, stack)
+        _apply_step(tab, prm, cells, meta, log, frames, seen, np.int32(code), stack)
         won = meta[M_OVER] != 0 and winner_seat(tab, prm, cells, meta, scratch) == seat
         _undo_step(cells, meta, log, frames, seen)
         if won:
@@ -175,8 +175,9 @@ def _playout(tab, prm, cells, meta, seen, winners, lengths, wcells, wmeta, wlog,
              wseen, wmemo, wout, whd, wscratch):
     """The result for seat 0 of one random game from here (in the ``w*`` buffers; the
     state is left as it was)."""
-    random_playouts(tab, prm, cells, meta, seen, 1, np.random.randint(0, 2**31 - 1),
-                    10_000, winners, lengths, wcells, wmeta, wlog, wframes, wseen, wmemo,
+    # np.int64: a literal argument would compile a second copy of the kernel
+    random_playouts(tab, prm, cells, meta, seen, np.int64(1), np.random.randint(0, 2**31 - 1),
+                    np.int64(10_000), winners, lengths, wcells, wmeta, wlog, wframes, wseen, wmemo,
                     wout, whd, wscratch)
     return _seat_value(winners[0])
 
@@ -246,7 +247,8 @@ def run(tab, prm, cells, meta, log, frames, seen, memo, out, hd, scratch,  # typ
                 r = NV[node, V_RESULT]
                 value = 0.0 if np.isnan(r) else r
                 break
-            _apply_step(tab, prm, cells, meta, log, frames, seen, NI[child, F_ACT], stack)
+            _apply_step(tab, prm, cells, meta, log, frames, seen, np.int32(NI[child, F_ACT]),
+                        stack)
             played += 1
             path[plen] = child
             plen += 1

@@ -226,8 +226,9 @@ def _end_turn(tab, prm, meta, frames, f, seen, kind):  # type: ignore[no-untyped
 @njit(nrt=False)
 def apply(tab, prm, cells, meta, log, frames, seen, code, stack):  # type: ignore[no-untyped-def]
     """:func:`_apply_step` for Python callers (compiled code calls the inner one: this
-    entry's wrapper is compiled when Python first plays, not with the first list)."""
-    _apply_step(tab, prm, cells, meta, log, frames, seen, code, stack)
+    entry's wrapper is compiled when Python first plays, not with the first list).
+    ``code`` as int32, as the legal lists hold it: the step compiles once."""
+    _apply_step(tab, prm, cells, meta, log, frames, seen, np.int32(code), stack)
 
 
 @njit_inner(nrt=False)

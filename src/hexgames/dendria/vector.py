@@ -128,7 +128,7 @@ def vector_step(tab, prm, cellss, metas, seens, memos, scratches, origins, cells
         done = actions[b] < 0
         m = 0
         if not done:
-            code = actions[b]
+            code = np.int32(actions[b])
             _apply_step(tab, prm, cells, meta, log, frames, seen, code, scratch[7 * n : 8 * n])
             meta[M_NLOG] = 0
             meta[M_NFRAME] = 0
