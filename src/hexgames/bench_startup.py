@@ -30,7 +30,6 @@ import tempfile
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any
 
 #: The child: import, start position, legal actions; then what numba compiled or loaded.
@@ -77,12 +76,9 @@ def start_process(game: str, options: Mapping[str, Any], cache_dir: str, kind: s
     so an editable checkout measures its own code."""
     import resource  # POSIX; imported here so that the module imports anywhere
 
-    import hexgames
+    from hexgames._processes import import_path
 
-    package_root = str(Path(hexgames.__file__).resolve().parent.parent)
-    path = os.environ.get("PYTHONPATH")
-    env = {**os.environ, "NUMBA_CACHE_DIR": cache_dir,
-           "PYTHONPATH": os.pathsep.join(filter(None, [package_root, path]))}
+    env = {**os.environ, "NUMBA_CACHE_DIR": cache_dir, "PYTHONPATH": import_path()}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     launched = time.time()
     done = subprocess.run(

@@ -25,7 +25,6 @@ import os
 import socket
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hexgames.arena.match import GameResult
@@ -157,11 +156,9 @@ def _local_runtime_env() -> dict[str, Any]:
     Ray's workers inherit the environment but not the working directory, so a relative
     ``PYTHONPATH=src`` (a source checkout) would not find the package there.
     """
-    package_root = str(Path(__file__).resolve().parents[2])
-    inherited = [str(Path(p).resolve()) for p in os.environ.get("PYTHONPATH", "").split(
-        os.pathsep) if p]
-    path = os.pathsep.join(dict.fromkeys([package_root, *inherited]))
-    return {"env_vars": {"PYTHONPATH": path}}
+    from hexgames._processes import import_path
+
+    return {"env_vars": {"PYTHONPATH": import_path()}}
 
 
 def ray_results(

@@ -72,11 +72,9 @@ def _compile_in_processes(games: list[str]) -> None:
     import subprocess
     import sys
 
-    import hexgames
+    from hexgames._processes import import_path
 
-    package_root = str(Path(hexgames.__file__).resolve().parent.parent)
-    path = os.environ.get("PYTHONPATH")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, path]))}
+    env = {**os.environ, "PYTHONPATH": import_path()}
     children: list[subprocess.Popen[bytes]] = []
     try:
         for name in games:
