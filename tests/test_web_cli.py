@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import socket
@@ -87,3 +88,71 @@ def test_a_compiling_process_that_cannot_start_is_left_out(monkeypatch) -> None:
 
     monkeypatch.setattr(sys, "executable", "/nonexistent/python")
     cli._compile_in_processes(["benediction", "dendria"])  # no error, nothing started
+
+
+def _fake_warm_up(cold: bool):
+    def warm_up_engines(announce=None) -> float:
+        if cold and announce is not None:
+            announce("compiling the rules engine, once...")
+        return 42.4 if cold else 0.8
+    return warm_up_engines
+
+
+def test_a_cached_start_says_nothing(monkeypatch, capsys) -> None:
+    from rich.console import Console
+
+    from hexgames.web import cli
+
+    monkeypatch.setattr(cli, "warm_up_engines", _fake_warm_up(cold=False))
+    cli.warm_up_visibly(Console(force_terminal=True))
+    assert capsys.readouterr().out == ""
+
+
+def test_a_cold_start_says_so_and_then_how_long_it_took(monkeypatch, capsys) -> None:
+    """Piped (a log, ``make play`` under a supervisor): plain lines."""
+    from rich.console import Console
+
+    from hexgames.web import cli
+
+    monkeypatch.setattr(cli, "warm_up_engines", _fake_warm_up(cold=True))
+    cli.warm_up_visibly(Console(file=io.StringIO(), force_terminal=False))
+    assert capsys.readouterr().out.splitlines() == [
+        "compiling the rules engine, once...",
+        "rules engine compiled in 42 s; later starts load it from the cache",
+    ]
+
+
+def test_a_cold_start_at_a_terminal_shows_the_seconds_passing(monkeypatch, capsys) -> None:
+    from rich.console import Console
+
+    from hexgames.web import cli
+
+    screen = io.StringIO()
+    seen: list[str] = []
+
+    def warm_up_engines(announce=None) -> float:
+        announce("compiling the rules engine, once...")
+        seen.append(screen.getvalue())  # what the terminal shows while compiling
+        return 42.4
+
+    monkeypatch.setattr(cli, "warm_up_engines", warm_up_engines)
+    cli.warm_up_visibly(Console(file=screen, force_terminal=True, width=100))
+    assert "compiling the rules engine, once... (once per machine and version)" in seen[0]
+    assert "0:00:0" in seen[0]  # the elapsed-time column
+    assert capsys.readouterr().out == (
+        "rules engine compiled in 42 s; later starts load it from the cache\n")
+
+
+@pytest.mark.parametrize("url,expected", [
+    (None, "SQLite in {data}"),
+    ("", "SQLite in {data}"),
+    ("postgresql://user@localhost/games", "PostgreSQL"),
+    (" postgres://db/games", "PostgreSQL"),
+    ("sqlite:///{tmp}/other.db", "SQLite in {tmp}/other.db"),
+])
+def test_the_start_up_line_names_the_storage_it_opens(url, expected, tmp_path) -> None:
+    from hexgames.web.cli import storage_description
+
+    data = tmp_path / "data"
+    url = url if url is None else url.format(tmp=tmp_path)
+    assert storage_description(data, url) == expected.format(data=data, tmp=tmp_path)

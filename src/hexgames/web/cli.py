@@ -16,8 +16,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data-dir", type=Path, default=Path("data"),
                         help="folder for the SQLite database (default: ./data)")
     parser.add_argument("--database-url", default=os.environ.get("DATABASE_URL"),
-                        help="postgresql://... to store games in PostgreSQL "
-                             "(default: $DATABASE_URL, else SQLite in --data-dir)")
+                        help="postgresql://... to store games in PostgreSQL, or "
+                             "sqlite:///path for an SQLite file (default: $DATABASE_URL, "
+                             "else SQLite in --data-dir)")
     parser.add_argument("--ai-processes", type=int, default=None,
                         help="worker processes for the strong AI levels (default: the "
                              "usable CPU cores - 1; levels 1-2 have one more of their own)")
@@ -95,8 +96,46 @@ def _compile_in_processes(games: list[str]) -> None:
                 child.wait()
 
 
-def _announce(text: str) -> None:
-    print(text, flush=True)
+def storage_description(data_dir: Path, database_url: str | None) -> str:
+    """Where the games go, for the start-up line: what ``open_storage`` opens for these
+    settings (an ``sqlite:///`` URL is SQLite, not PostgreSQL)."""
+    url = (database_url or "").strip()
+    if url.startswith("sqlite:///"):
+        return f"SQLite in {Path(url.removeprefix('sqlite:///')).resolve()}"
+    return "PostgreSQL" if url else f"SQLite in {data_dir.resolve()}"
+
+
+def warm_up_visibly(console: Any = None) -> None:
+    """:func:`warm_up_engines` for a person waiting at a terminal. A cached start says
+    nothing; a cold one (a minute or so on a small machine, once) says so, shows the
+    seconds passing on a terminal (a spinner line that goes away), and then how long
+    it took, so that a first ``make play`` never looks hung."""
+    from rich.console import Console
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    console = console or Console()
+    shown: list[Progress] = []
+    said: list[str] = []
+
+    def announce(text: str) -> None:
+        said.append(text)
+        if console.is_terminal:
+            progress = Progress(SpinnerColumn(), TextColumn("{task.description}"),
+                                TimeElapsedColumn(), console=console, transient=True)
+            progress.add_task(f"{text} (once per machine and version)")
+            progress.start()
+            shown.append(progress)
+        else:
+            print(text, flush=True)
+
+    try:
+        seconds = warm_up_engines(announce)
+    finally:
+        for progress in shown:
+            progress.stop()
+    if said:
+        print(f"rules engine compiled in {seconds:.0f} s; later starts load it from the "
+              "cache", flush=True)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -113,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: --workers must be at least 1, got {args.workers}")
         return 2
     # Before the URL is printed: the first game must not wait for the compiler.
-    warm_up_engines(_announce)
+    warm_up_visibly()
     if args.workers > 1:
         from hexgames.web.supervisor import supervise
 
@@ -142,7 +181,7 @@ def run(args: argparse.Namespace) -> int:
     shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
     if ":" in shown:
         shown = f"[{shown}]"
-    where = "PostgreSQL" if args.database_url else f"SQLite in {args.data_dir.resolve()}"
+    where = storage_description(args.data_dir, args.database_url)
     print(f"hexgames is running: open http://{shown}:{port}/  (games stored in {where})",
           flush=True)
     if args.host in ("0.0.0.0", "::"):
