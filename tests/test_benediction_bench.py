@@ -132,6 +132,9 @@ def test_bench_startup_reports_a_start_that_fails(tmp_path):
 
     with pytest.raises(RuntimeError, match=r"(?s)the cold start failed.*unknown game"):
         start_process("chess", {}, str(tmp_path), "cold")
+    with pytest.raises(RuntimeError, match=r"the cached start did not list its actions "
+                                           r"within 0\.01 s"):
+        start_process("benediction", {}, str(tmp_path), "cached", timeout_s=0.01)
 
 
 def test_bench_startup_table_and_bad_rounds(capsys):

@@ -69,8 +69,10 @@ class Start:
     actions: int  # length of the first legal-action list
 
 
-def start_process(game: str, options: Mapping[str, Any], cache_dir: str, kind: str) -> Start:
-    """Run the probe once in a fresh interpreter with ``cache_dir`` as numba's cache.
+def start_process(game: str, options: Mapping[str, Any], cache_dir: str, kind: str,
+                  timeout_s: float = 600.0) -> Start:
+    """Run the probe once in a fresh interpreter with ``cache_dir`` as numba's cache
+    (stopped, and reported, after ``timeout_s`` seconds).
 
     The child imports this same ``hexgames`` (its folder goes first on ``PYTHONPATH``),
     so an editable checkout measures its own code."""
@@ -81,10 +83,15 @@ def start_process(game: str, options: Mapping[str, Any], cache_dir: str, kind: s
     env = {**os.environ, "NUMBA_CACHE_DIR": cache_dir, "PYTHONPATH": import_path()}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     launched = time.time()
-    done = subprocess.run(
-        [sys.executable, "-c", _PROBE, game, json.dumps(dict(options))],
-        env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-    )
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", _PROBE, game, json.dumps(dict(options))],
+            env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+            timeout=timeout_s,
+        )
+    except subprocess.TimeoutExpired as error:
+        raise RuntimeError(f"the {kind} start did not list its actions within "
+                           f"{timeout_s:g} s") from error
     ended = time.time()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
