@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from hexgames import _jit
-from hexgames._jit import drop_stale_cache, njit, njit_inner, signed64, view_nd
+from hexgames._jit import drop_stale_cache, njit, njit_inner, signed64, view_as, view_nd
 from hexgames.benediction._tables import (
     BLESSED,
     BLOCK,
@@ -753,8 +753,8 @@ def _fill(params, owner, meta, out, m, lx):  # type: ignore[no-untyped-def]
 def _core_parts(CW):  # type: ignore[no-untyped-def]
     """``G``, ``W`` and ``WB`` of a core's one buffer ``CW`` (see :meth:`Core.__init__`)."""
     L = G_LAYOUT
-    return (CW[0 : CW[L]], CW[CW[L + 1] : CW[L + 1] + CW[L + 2]].view(np.int32),
-            CW[CW[L + 3] : CW[L + 3] + CW[L + 4]].view(np.bool_))
+    return (CW[0 : CW[L]], view_as(CW[CW[L + 1] : CW[L + 1] + CW[L + 2]], np.int32),
+            view_as(CW[CW[L + 3] : CW[L + 3] + CW[L + 4]], np.bool_))
 
 
 @njit_inner
@@ -762,7 +762,7 @@ def _pos_parts(PB, n):  # type: ignore[no-untyped-def]
     """``S8`` and ``meta`` of a position's one buffer ``PB`` (int8: ``4 n`` board bytes,
     padded to 8, then ``meta`` as int64)."""
     mo = (4 * n + 7) // 8 * 8
-    return PB[0 : 4 * n], PB[mo : mo + 8 * META_LEN].view(np.int64)
+    return PB[0 : 4 * n], view_as(PB[mo : mo + 8 * META_LEN], np.int64)
 
 
 @njit
