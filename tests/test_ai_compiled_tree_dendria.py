@@ -129,9 +129,9 @@ def test_a_search_without_undo_room_asks_for_more_and_goes_on() -> None:
     # room for the root's line and a few steps: deeper lines ask for more
     tree._s.log = np.zeros((4 * n + 66, 2), np.int64)
     tree._s.frames = np.zeros((2 * n + 67, tree._s.frames.shape[1]), np.int64)
-    assert tree.run(300, 1, *SETTINGS) == 300
+    assert tree.run(3000, 1, *SETTINGS) == 3000
     assert len(tree._s.frames) > 2 * n + 67  # room was added
-    assert sum(c["visits"] for c in tree.children()) == 300
+    assert sum(c["visits"] for c in tree.children()) == 3000
     assert p.to_text() == text
 
 

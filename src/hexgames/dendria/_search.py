@@ -5,8 +5,11 @@ with random games at the leaves (Dendria's levels 2 to 5 value leaves so): desce
 tree playing steps on a copy of the position's state, expand a node in the order of
 :func:`priors` (the compiled form of :func:`.evaluation.action_priors`), prove a new node
 won when its player can end the game at once with the lead (:func:`wins_at_once`, the
-compiled form of :func:`.evaluation.winning_actions`), else value it by one random game
-(:func:`.core.random_playouts`), undo back to the root and back the value up.
+compiled form of :func:`.evaluation.winning_actions`), else value it by a short random
+game (:data:`LEAF_STEPS` steps of :func:`.core.random_playouts`) and the expected
+result of a whole random game from where it stopped, estimated by :mod:`.leaf_value`;
+undo back to the root and back the value up. (``TreeSearch(leaf_steps=None)`` plays one
+whole random game per leaf instead, as the levels did until 2026-12-02.)
 
 Why: a leaf's random game is compiled already; in Python, the tree walk, the step lists
 of the descent, the priors and the copy of the position's state for each game cost about
@@ -38,6 +41,7 @@ from hexgames._ctree import (
 )
 from hexgames._jit import drop_stale_cache, njit, njit_inner
 from hexgames.dendria import core as _core
+from hexgames.dendria import leaf_value
 from hexgames.dendria.core import (
     A_CONVERT,
     A_END,
@@ -67,7 +71,13 @@ from hexgames.dendria.core import (
     random_playouts,
     winner_seat,
 )
+from hexgames.dendria.leaf_value import NUM_FEATURES, seat_value
 from hexgames.dendria.rules import AFTER_PLANT, PIE_PENDING, START
+
+#: Random steps a new leaf's game plays before its expected result is estimated
+#: (:mod:`.leaf_value`): a few steps mix in the variety of the random games, the
+#: estimate spares the rest of them (docs/ai.md, "A fitted value of the random game").
+LEAF_STEPS = 20
 
 
 @njit_inner(nrt=False)
@@ -172,20 +182,26 @@ def wins_at_once(tab, prm, cells, meta, log, frames, seen, scratch):  # type: ig
 
 @njit(nrt=False)
 def _playout(tab, prm, cells, meta, seen, winners, lengths, wcells, wmeta, wlog, wframes,  # type: ignore[no-untyped-def]
-             wseen, wmemo, wout, whd, wscratch):
-    """The result for seat 0 of one random game from here (in the ``w*`` buffers; the
-    state is left as it was)."""
+             wseen, wmemo, wout, whd, wscratch, leaf_steps, weights, feats):
+    """The value for seat 0 of a new leaf (in the ``w*`` buffers; the state is left as
+    it was): ``leaf_steps`` random steps, then the fitted expected result of a random
+    game from there (:func:`.leaf_value.seat_value`; exact if the game ended on the
+    way); ``leaf_steps < 0``: the result of one whole random game."""
     # np.int64: a literal argument would compile a second copy of the kernel
+    steps = np.int64(10_000) if leaf_steps < 0 else leaf_steps
     random_playouts(tab, prm, cells, meta, seen, np.int64(1), np.random.randint(0, 2**31 - 1),
-                    np.int64(10_000), winners, lengths, wcells, wmeta, wlog, wframes, wseen, wmemo,
+                    steps, winners, lengths, wcells, wmeta, wlog, wframes, wseen, wmemo,
                     wout, whd, wscratch)
+    if leaf_steps >= 0 and wmeta[M_OVER] == 0:
+        return seat_value(tab, prm, wcells, wmeta, wscratch, weights, feats)
     return _seat_value(winners[0])
 
 
 @njit(nrt=False)
 def run(tab, prm, cells, meta, log, frames, seen, memo, out, hd, scratch,  # type: ignore[no-untyped-def]
         wcells, wmeta, wlog, wframes, wseen, wmemo, wout, whd, wscratch, pri,
-        NI, NV, PA, PC, CT, path, root, iterations, seed, settings, winners, lengths):
+        NI, NV, PA, PC, CT, path, root, iterations, seed, settings, winners, lengths,
+        leaf_steps, weights, feats):
     """Up to ``iterations`` MCTS iterations from ``root`` on the state ``cells`` ...
     ``scratch`` (left as it was), the leaves' random games played in the ``w*``
     buffers, numba's random sequence seeded with ``seed`` (-1: not reseeded);
@@ -240,7 +256,8 @@ def run(tab, prm, cells, meta, log, frames, seen, memo, out, hd, scratch,  # typ
                 # game and ask for room before the next iteration
                 CT[C_STATUS] = ST_ROOM
                 value = _playout(tab, prm, cells, meta, seen, winners, lengths, wcells,
-                                 wmeta, wlog, wframes, wseen, wmemo, wout, whd, wscratch)
+                                 wmeta, wlog, wframes, wseen, wmemo, wout, whd, wscratch,
+                                 leaf_steps, weights, feats)
                 break
             child = select(NI, NV, PA, PC, CT, node, c, widen_base, widen_factor)
             if child < 0:  # every action proven lost, or all proven: the node is solved
@@ -265,7 +282,8 @@ def run(tab, prm, cells, meta, log, frames, seen, memo, out, hd, scratch,  # typ
                     NV[child, V_RESULT] = value
                 else:
                     value = _playout(tab, prm, cells, meta, seen, winners, lengths, wcells,
-                                     wmeta, wlog, wframes, wseen, wmemo, wout, whd, wscratch)
+                                     wmeta, wlog, wframes, wseen, wmemo, wout, whd, wscratch,
+                                     leaf_steps, weights, feats)
                 break
             node = child
         for _ in range(played):
@@ -313,9 +331,17 @@ class TreeSearch(CompiledTree):
     ``Kernel.tree_search()`` returns). Works on a copy of a position's state: the
     position handed to :meth:`set_root` is never changed."""
 
-    def __init__(self, nodes: int = 4096, pool: int = 65536) -> None:
+    def __init__(self, nodes: int = 4096, pool: int = 65536,
+                 leaf_steps: int | None = LEAF_STEPS) -> None:
+        """``leaf_steps``: random steps from a new leaf before its value is estimated
+        (:mod:`.leaf_value`); ``None``: value it by one whole random game instead."""
         super().__init__(nodes, pool)
+        if leaf_steps is not None and leaf_steps < 0:
+            raise ValueError(f"leaf_steps must be at least 0 or None, got {leaf_steps}")
         self._core: Any = None
+        self.leaf_steps = leaf_steps
+        self._leaf = (np.int64(-1 if leaf_steps is None else leaf_steps),
+                      leaf_value.WEIGHTS.copy(), np.zeros(NUM_FEATURES, np.float64))
 
     def set_root(self, position: Any) -> int:
         if core_for(position.rules) is not self._core:  # another variant: other step codes
@@ -355,11 +381,13 @@ class TreeSearch(CompiledTree):
                        w.memo, w.out, w.hd, w.scratch, self._pri,
                        self.NI, self.NV, self.PA, self.PC, self.CT,
                        self._path_for(iterations), self.root, iterations, seed, settings,
-                       *self._leaf_game))
+                       *self._leaf_game, *self._leaf))
 
 
 # the compiled code here has the core's and the tree's compiled functions built in
 # (see drop_stale_cache)
-drop_stale_cache(__name__, _core.__file__, _ctree.__file__, _jit.__file__)
+drop_stale_cache(__name__, _core.__file__, _ctree.__file__, _jit.__file__,
+                 leaf_value.__file__)
 
-__all__ = ["TreeSearch", "priors", "priors_of", "run", "wins_at_once", "wins_at_once_of"]
+__all__ = ["LEAF_STEPS", "TreeSearch", "priors", "priors_of", "run", "wins_at_once",
+           "wins_at_once_of"]

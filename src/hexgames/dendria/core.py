@@ -35,6 +35,7 @@ boards, keys and results at every step. Compiled code is cached on disk (see
 from __future__ import annotations
 
 import random
+import sys
 import threading
 from collections.abc import Mapping
 from functools import cache
@@ -1177,9 +1178,10 @@ def is_warm() -> bool:
     """Whether numba's cache holds this game's compiled code (rules and search):
     :func:`warm_up` then loads instead of compiling."""
     from hexgames._jit import is_cached
-    from hexgames.dendria import _search
+    from hexgames.dendria import _search, leaf_value
 
-    return is_cached(__name__) and is_cached(_search.__name__)
+    return all(is_cached(module.__name__) for module in (sys.modules[__name__], _search,
+                                                          leaf_value))
 
 
 def warm_up(announce: Any = None) -> float:
@@ -1249,7 +1251,8 @@ class Kernel:
     def tree_search(self) -> Any:
         """A fresh compiled MCTS tree (:class:`._search.TreeSearch`): the search of
         :class:`~hexgames.ai.mcts.MCTSPlayer` with random games at the leaves, run in
-        compiled code."""
+        compiled code (a short random game each, then the expected result of the rest,
+        estimated by :mod:`.leaf_value`)."""
         from hexgames.dendria._search import TreeSearch
 
         return TreeSearch()
