@@ -23,7 +23,9 @@ them, faster or smarter versions of a few questions through an optional extras e
     True when the search should value new leaves by whole random games in the game's
     compiled kernel (``Game.extras["kernel"]``) rather than by cut-off playouts and the
     heuristic: for a game whose heuristic a deeper search learns to exploit (Dendria:
-    see docs/ai.md, "Dendria's search and its heuristic"). Default: False.
+    see docs/ai.md, "Dendria's search and its heuristic"). A kernel's compiled tree may
+    estimate the random game's result instead of playing it to the end (Dendria's
+    does: docs/ai.md, "A fitted value of the random game"). Default: False.
 
 Anything missing falls back to a brute-force, game-agnostic version, so a new game works
 with the AI before anyone writes knowledge for it.

@@ -19,8 +19,10 @@ parts of the tactical layer (``safety=False``, ``threat_depth=1``) were tried an
 to level 1's strength (see the ladder in ``docs/ai.md``).
 
 The levels are the same for every game; what a search values its leaves by is the
-game's choice (its ``leaf_playouts`` hook): Dendria's MCTS levels play whole random games
-at the leaves, because with its heuristic there more iterations played worse. Level 5
+game's choice (its ``leaf_playouts`` hook): Dendria's MCTS levels value leaves by random
+games, because with its heuristic there more iterations played worse (since 2026-12-02 a
+short random game and a fitted estimate of the rest, ``dendria/leaf_value.py``: the
+same value, about 20 times as many iterations per second). Level 5
 plays random games at its leaves in every game with a compiled kernel: with the
 heuristic it was no stronger than level 4 in Benediction (10 of 20), with random games
 it scored 19 of 20 against level 4.
