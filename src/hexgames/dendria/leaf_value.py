@@ -129,7 +129,7 @@ def _fed_groups(nbr, cells, sight, n, v, need, owner, convert, visited, stack): 
                     visited[j] = 1
                     stack[sp] = j
                     sp += 1
-        if fertile and fed and (not convert or unfed_by_owner):
+        if fertile and fed and (convert == 0 or unfed_by_owner):
             total += size
     return total
 
@@ -173,10 +173,18 @@ def features(tab, prm, cells, meta, scratch, f):  # type: ignore[no-untyped-def]
             dendrids -= 1
     dark, light = scores(tab, prm, cells, scratch)
     nbr = tab[0]
-    growable = (_fed_groups(nbr, cells, sight, n, 1, 0, 0, False, visited, stack)
-                - _fed_groups(nbr, cells, sight, n, 4, 1, 1, False, visited, stack))
-    convertible = (_fed_groups(nbr, cells, sight, n, 5, 0, 1, True, visited, stack)
-                   - _fed_groups(nbr, cells, sight, n, 2, 1, 0, True, visited, stack))
+    # arguments as np.int64: a constant argument would compile a copy per call site
+    # (piece code, the colour that must fertilize, the owner, converting or growing)
+    growable = (
+        _fed_groups(nbr, cells, sight, n, np.int64(1), np.int64(0), np.int64(0),
+                    np.int64(0), visited, stack)
+        - _fed_groups(nbr, cells, sight, n, np.int64(4), np.int64(1), np.int64(1),
+                      np.int64(0), visited, stack))
+    convertible = (
+        _fed_groups(nbr, cells, sight, n, np.int64(5), np.int64(0), np.int64(1),
+                    np.int64(1), visited, stack)
+        - _fed_groups(nbr, cells, sight, n, np.int64(2), np.int64(1), np.int64(0),
+                      np.int64(1), visited, stack))
     to_move = 1.0 if meta[M_TO] == 0 else -1.0
     f[0] = dark - light
     f[1] = trees
