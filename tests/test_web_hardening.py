@@ -12,6 +12,7 @@ import multiprocessing
 import os
 import signal
 import sqlite3
+import subprocess
 import time
 from collections.abc import Iterator
 from html.parser import HTMLParser
@@ -72,36 +73,47 @@ def test_a_killed_ai_worker_does_not_break_the_ai_for_later_games(client: TestCl
 
 
 # ------------------------------------------------------------ 3. fair, bounded AI
-def test_the_ai_queue_is_bounded_and_cheap_levels_do_not_wait_behind_strong_ones() -> None:
+def test_the_ai_queue_is_bounded_and_cheap_levels_do_not_wait_behind_strong_ones(
+        tmp_path: Path) -> None:
+    """Two long jobs fill the expensive lane (one runs, one waits); a third level-5
+    search is refused, and a level-1 search still answers. The long jobs stand for
+    strong searches but last until the test lets them go (a file appears), not for a
+    time: how long a real level-5 search takes depends on the engine (Dendria's went
+    from seconds to a fifth of one), and a test must not depend on that."""
     game = get_game("dendria")
     options = dict(game.rules_options(game.make_rules()))
+    release = tmp_path / "release"
+    hold = ["sh", "-c", f"until [ -e '{release}' ]; do sleep 0.05; done"]
 
     async def scenario() -> tuple[list[str], bool]:
         workers = AiWorkers(processes=1, max_waiting=1)
         finished: list[str] = []
 
-        async def search(name: str, level: int) -> None:
-            await workers.choose("dendria", options, [], level, seed=1)
+        async def strong(name: str) -> None:
+            await workers.run(subprocess.run, hold, level=5)
             finished.append(name)
 
         try:
-            # Level 5 searches for 3 s: far longer than a beginner's move.
-            strong = [asyncio.create_task(search(f"strong{i}", 5)) for i in range(2)]
+            tasks = [asyncio.create_task(strong(f"strong{i}")) for i in range(2)]
             await asyncio.sleep(0)  # one runs, one waits: the lane is now full
             refused = False
             try:
                 await workers.choose("dendria", options, [], 5, seed=1)
             except AiBusy as error:
                 refused = "busy" in str(error)
-            await search("cheap", 1)
-            await asyncio.gather(*strong)
+            # waiting behind the held lane would never end: a bound, not a race
+            await asyncio.wait_for(workers.choose("dendria", options, [], 1, seed=1), 120)
+            finished.append("cheap")
+            release.touch()
+            await asyncio.gather(*tasks)
             return finished, refused
         finally:
+            release.touch()
             workers.shutdown()
 
     finished, refused = asyncio.run(scenario())
     assert refused, "past the bound a search is refused with 'the computer is busy'"
-    assert finished[0] == "cheap", f"the cheap search waited behind strong ones: {finished}"
+    assert finished == ["cheap", "strong0", "strong1"], finished
 
 
 def test_a_full_ai_queue_answers_503_when_a_game_is_created(client: TestClient) -> None:
