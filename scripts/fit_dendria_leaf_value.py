@@ -58,11 +58,9 @@ def main(argv: list[str] | None = None) -> int:
         task = progress.add_task("random games", total=len(args.sides))
         for k, side in enumerate(args.sides):
             progress.update(task, description=f"random games, side {side}")
-            X, y, steps = leaf_value.training_data(Rules(board_side=side), args.games,
-                                                   seed=args.seed * 1000 + k,
-                                                   every=args.every)
-            # the game each row came from (a new game starts where the step count drops)
-            game = np.cumsum(np.r_[1, np.diff(steps) < 0]) - 1
+            X, y, steps, game = leaf_value.training_data(
+                Rules(board_side=side), args.games, seed=args.seed * 1000 + k,
+                every=args.every)
             parts.append((side, X, y, steps, game))
             progress.advance(task)
     train = [p[4] % 5 != 0 for p in parts]  # every fifth game held out

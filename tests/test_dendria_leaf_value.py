@@ -115,8 +115,10 @@ def test_training_rows_carry_their_games_result() -> None:
     """With every position kept, a game's last row is the position before its last step,
     a turn end that leaves the board as it is: Dark's result is the sign of that row's
     score difference."""
-    X, y, steps = leaf_value.training_data(Rules(board_side=5), games=40, seed=3, every=1)
+    X, y, steps, game = leaf_value.training_data(Rules(board_side=5), games=40, seed=3,
+                                                 every=1)
     starts = np.flatnonzero(steps == 0)
+    assert (game[starts] == np.arange(40)).all()
     assert len(starts) == 40
     ends = [*(starts[1:] - 1), len(steps) - 1]
     initial = leaf_value.position_features(Position.initial(Rules(board_side=5)))
@@ -128,8 +130,10 @@ def test_training_rows_carry_their_games_result() -> None:
 
 
 def test_training_data_keeps_every_nth_position_and_is_seeded() -> None:
-    X, y, steps = leaf_value.training_data(Rules(board_side=4), games=30, seed=9, every=7)
-    starts = np.r_[0, np.flatnonzero(np.diff(steps) < 0) + 1]
+    X, y, steps, game = leaf_value.training_data(Rules(board_side=4), games=30, seed=9,
+                                                 every=7)
+    starts = np.r_[0, np.flatnonzero(np.diff(game) != 0) + 1]
+    assert (game[starts] == np.arange(30)).all()
     assert len(starts) == 30
     for first, nxt in zip(starts, [*starts[1:], len(steps)], strict=True):
         assert (np.diff(steps[first:nxt]) == 7).all()
@@ -155,7 +159,7 @@ def test_the_committed_weights_predict_fresh_random_games() -> None:
     """Games the weights were not fitted on (another seed): better than a coin (0.693)
     and than the best constant, on the standard board and a smaller one."""
     for rules in (Rules(), Rules(board_side=5)):
-        X, y, _ = leaf_value.training_data(rules, games=400, seed=424_242, every=15)
+        X, y, _, _ = leaf_value.training_data(rules, games=400, seed=424_242, every=15)
         coin = leaf_value.log_loss(X, y, np.zeros(leaf_value.NUM_FEATURES))
         constant = np.zeros(leaf_value.NUM_FEATURES)
         constant[-1] = leaf_value.fit(X[:, -1:], y)[0]

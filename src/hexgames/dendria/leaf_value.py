@@ -224,11 +224,12 @@ def seat_value(tab, prm, cells, meta, scratch, weights, f):  # type: ignore[no-u
 
 @njit(nrt=False)
 def sample_random_games(tab, prm, cells0, meta0, seen0, games, seed, every, X, y, steps,  # type: ignore[no-untyped-def]
-                        cells, meta, log, frames, seen, memo, out, hd, scratch):
+                        game_of, cells, meta, log, frames, seen, memo, out, hd, scratch):
     """Play random games from ``cells0``/``meta0``/``seen0`` (left untouched) as
     :func:`.core.random_playouts` does, writing the features of every ``every``-th
-    position (from a random offset per game) to ``X``, the step it came at to ``steps``
-    and Dark's result of its game (1, 0 or -1) to ``y``. Stops when ``X`` is full (that
+    position (from a random offset per game) to ``X``, the step it came at to ``steps``,
+    its game's number to ``game_of`` and Dark's result of its game (1, 0 or -1) to
+    ``y``. Stops when ``X`` is full (that
     game's rows are dropped). Returns the rows written."""
     np.random.seed(seed)
     n = prm[P_N]
@@ -236,7 +237,7 @@ def sample_random_games(tab, prm, cells0, meta0, seen0, games, seed, every, X, y
     limit = (seen.shape[0] * 3) // 4
     epoch = meta[M_EPOCH]
     rows = 0
-    for _ in range(games):
+    for g in range(games):
         copy_state(cells0, meta0, seen0, cells, meta, seen)
         epoch += 1
         meta[M_EPOCH] = epoch
@@ -255,6 +256,7 @@ def sample_random_games(tab, prm, cells0, meta0, seen0, games, seed, every, X, y
                     return first
                 features(tab, prm, cells, meta, scratch, X[rows])
                 steps[rows] = length
+                game_of[rows] = g
                 rows += 1
             _apply_step(tab, prm, cells, meta, log, frames, seen,
                         out[np.random.randint(0, m)], stack)
@@ -296,10 +298,11 @@ def position_value(position: Any, weights: np.ndarray | None = None) -> float:
 
 
 def training_data(rules: Rules, games: int, seed: int = 0, every: int = 15
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(X, y, steps)``: the features of every ``every``-th position of ``games``
-    random games from the start of ``rules``, Dark's result of each position's game,
-    and the step each position came at. One compiled call."""
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(X, y, steps, game)``: the features of every ``every``-th position of
+    ``games`` random games from the start of ``rules``, Dark's result of each
+    position's game, the step each position came at and the number of its game (0 to
+    ``games - 1``). One compiled call."""
     if games < 1 or every < 1:
         raise ValueError(f"games and every must be at least 1, got {games} and {every}")
     core = core_for(rules)
@@ -311,11 +314,12 @@ def training_data(rules: Rules, games: int, seed: int = 0, every: int = 15
     X = np.zeros((rows, NUM_FEATURES), np.float64)
     y = np.zeros(rows, np.float64)
     steps = np.zeros(rows, np.int64)
+    game = np.zeros(rows, np.int64)
     got = sample_random_games(core.tab, core.params, start.cells, start.meta, start.seen,
                               np.int64(games), np.int64(seed), np.int64(every), X, y, steps,
-                              work.cells, work.meta, work.log, work.frames, work.seen,
+                              game, work.cells, work.meta, work.log, work.frames, work.seen,
                               work.memo, work.out, work.hd, work.scratch)
-    return X[:got], y[:got], steps[:got]
+    return X[:got], y[:got], steps[:got], game[:got]
 
 
 def fit(X: np.ndarray, y: np.ndarray, ridge: float = 1e-3, rounds: int = 25) -> np.ndarray:
