@@ -37,7 +37,7 @@ def test_size_is_an_alias_of_board_side():
         ({"board_side": True}, "board_side must be an integer"),
         ({"board_side": 7.0}, "board_side must be an integer"),
         ({"board_side": 10**100}, "board_side must be an integer from 3 to 11"),
-        ({"quiet_limit": 0}, "quiet_limit must be an integer of at least 1"),
+        ({"quiet_limit": 0}, "quiet_limit must be an integer from 1 to 1000"),
         ({"quiet_limit": "3"}, "quiet_limit must be an integer"),
         ({"pie": 1}, "pie must be true or false"),
         ({"pie": None}, "pie must be true or false, got None"),

@@ -188,7 +188,7 @@ def test_pettingzoo_unknown_option_lists_valid_options_with_ranges() -> None:
     text = str(error.value)
     assert "no option 'foo'" in text
     assert "board_side (an integer from 4 to 7)" in text
-    assert "supply (an integer of at least 1, or none (off))" in text
+    assert "supply (an integer from 1 to 2000, or none (off))" in text
     with pytest.raises(ValueError, match=r"board_side must be an integer from 3 to 11, got 99"):
         dendria_v0.env(board_side=99)
     with pytest.raises(ValueError, match="pie must be true or false"):
@@ -196,9 +196,9 @@ def test_pettingzoo_unknown_option_lists_valid_options_with_ranges() -> None:
 
 
 def test_a_bad_supply_says_what_is_valid() -> None:
-    with pytest.raises(ValueError, match=r"at least 1, or none \(off\), got -3"):
+    with pytest.raises(ValueError, match=r"from 1 to 2000, or none \(off\), got -3"):
         benediction_v0.env(supply=-3)
-    with pytest.raises(ValueError, match=r"supply must be an integer of at least 1, or 0 \(off\)"):
+    with pytest.raises(ValueError, match=r"supply must be an integer from 1 to 2000, or 0 \(off\)"):
         pyspiel.load_game("benediction(supply=-3)")
     with pytest.raises(ValueError, match=r"its parameters are: .*max_actions"):
         hex_openspiel.params_from_options(get_game("dendria"), {"colour": 1})

@@ -191,7 +191,7 @@ def test_report_cli_skill_trace_csv_and_help(tmp_path, capsys) -> None:
         main(["report", "--help"])
     help_text = capsys.readouterr().out
     assert "board_side: an integer from 4 to 7 (default 5)" in help_text
-    assert "supply: an integer of at least 1, or none (off) (default off)" in help_text
+    assert "supply: an integer from 1 to 2000, or none (off) (default off)" in help_text
     assert "pie: true or false (default true)" in help_text
     assert options_help().count("\n    ") == sum(
         len(get_game(n).options) for n in ("benediction", "dendria"))

@@ -349,8 +349,16 @@ def test_timed_games_are_online_only(client: TestClient) -> None:
     assert state(client, made["id"], None)["clock"]["describe"] == "1 min + 2 s"
 
 
+def name_both(client: TestClient) -> None:
+    """Rated games are for named players (guests play casual games: issue 31, row 10)."""
+    assert client.post("/api/me/name", json={"name": "Ann"}).status_code == 200
+    with visitor(client, "bob"):
+        assert client.post("/api/me/name", json={"name": "Bob"}).status_code == 200
+
+
 def test_a_rated_game_lost_on_time_changes_both_ratings(
         client: TestClient, time_: FakeTime) -> None:
+    name_both(client)
     posted = client.post("/api/seeks", json={
         "game": "benediction", "color": "red", "rated": True,
         "control": {"kind": "realtime", "base_s": 5, "increment_s": 0}}).json()
@@ -369,6 +377,7 @@ def test_a_rated_game_lost_on_time_changes_both_ratings(
 
 
 def test_an_aborted_rated_game_changes_no_rating(client: TestClient) -> None:
+    name_both(client)
     posted = client.post("/api/seeks", json={"game": "benediction", "rated": True}).json()
     taken = accept(client, posted["id"]).json()
     view = client.post(f"/api/games/{taken['id']}/abort", json={"token": taken["token"]}).json()

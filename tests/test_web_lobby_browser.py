@@ -51,6 +51,12 @@ def visitors(browser: Any) -> Iterator[tuple[Any, Any]]:
 def test_a_seek_accepted_played_on_the_clock_to_a_timeout_then_a_rematch(
         server: str, visitors: tuple[Any, Any]) -> None:
     ann, bob = visitors
+    for page, name in ((ann, "Ann"), (bob, "Bob")):  # rated games are for named players
+        page.goto(server + "/lobby")
+        status = page.evaluate("""async (name) => (await fetch('/api/me/name', {
+            method: 'POST', headers: {'Content-Type': 'application/json'},
+            body: JSON.stringify({name})})).status""", name)
+        assert status == 200
     ann.goto(server + "/lobby")
     ann.select_option("#seek-game", "benediction")
     ann.select_option("#seek-kind", "realtime")

@@ -243,6 +243,23 @@ def online_game(creator: TestClient, friend: TestClient, rated: bool = True,
     return game["id"], game["token"], claimed["token"]
 
 
+def each_side_moves(client: TestClient, game_id: str, tokens: list[str]) -> None:
+    """The seat to act plays its first legal action until each seat has acted (a rated
+    result needs a move from each side: issue 31, row 10)."""
+    moved: set[int] = set()
+    for _ in range(40):
+        if moved == {0, 1}:
+            return
+        views = [client.get(f"/api/games/{game_id}", params={"token": token}).json()
+                 for token in tokens]
+        seat = next(seat for seat, view in enumerate(views) if view["your_turn"])
+        answer = client.post(f"/api/games/{game_id}/actions", json={
+            "token": tokens[seat], "action": views[seat]["legal"][0]["action"]})
+        assert answer.status_code == 200, answer.text
+        moved.add(seat)
+    raise AssertionError("both seats did not get to act")
+
+
 def test_seats_belong_to_identities_and_games_show_both_names(app: Any) -> None:
     ann, bob = named(app, "Ann"), named(app, "Bob")
     game_id, _, _ = online_game(ann, bob, rated=False)
@@ -283,7 +300,8 @@ def test_seats_belong_to_identities_and_games_show_both_names(app: Any) -> None:
 
 def test_a_rated_game_updates_ratings_once_and_shows_the_change(app: Any) -> None:
     ann, bob = named(app, "Ann"), named(app, "Bob")
-    game_id, ann_token, _ = online_game(ann, bob)
+    game_id, ann_token, bob_token = online_game(ann, bob)
+    each_side_moves(ann, game_id, [ann_token, bob_token])
     with bob.websocket_connect(f"/ws/games/{game_id}") as watcher:
         watcher.receive_json()
         over = ann.post(f"/api/games/{game_id}/resign", json={"token": ann_token}).json()
@@ -312,7 +330,8 @@ def test_a_rated_game_updates_ratings_once_and_shows_the_change(app: Any) -> Non
     casual, token, _ = online_game(ann, bob, rated=False)
     assert ann.post(f"/api/games/{casual}/resign", json={"token": token}
                     ).json()["rating_changes"] is None
-    big, token, _ = online_game(ann, bob, options={"board_side": 9})
+    big, token, other = online_game(ann, bob, options={"board_side": 9})
+    each_side_moves(ann, big, [token, other])
     ann.post(f"/api/games/{big}/resign", json={"token": token})
     pools = [p["pool"] for p in ann.get("/api/leaderboard").json()["pools"]]
     assert pools == ["dendria", "dendria board_side=9"]
@@ -390,6 +409,7 @@ def test_the_lobby_can_pair_two_identities_and_a_websocket_knows_its_player(app:
     assert [p["player"]["name"] for p in state["players"]] == ["Bob", "Ann"]
     assert state["rated"] and state["your_seats"] == [1]
     assert "invite" not in str(match.stored.players)
+    each_side_moves(ann, match.id, [tokens[1]["token"], tokens[0]["token"]])
     # A flag fall, as the clocks will store it: the end, then on_game_over.
     loser = match.position.color_of_seat(0)
     match.stored.status, match.stored.winner = "over", match.position.color_of_seat(1)
@@ -418,9 +438,17 @@ def test_two_processes_rating_at_once_apply_each_game_exactly_once(
             stores[0].create_player(PlayerRecord(player_id, f"Name{player_id}", "t"),
                                     hash_secret(player_id))
 
+        from hexgames.game import get_game
+
+        position, opening, seats = get_game("dendria").new(), [], set()
+        while seats != {0, 1}:  # a rated result needs an action from each side
+            seats.add(position.current_seat)
+            opening.append(str(position.legal_actions()[0]))
+            position.play(position.legal_actions()[0])
+
         def rated(game_id: str, first: str, second: str) -> StoredGame:
             game = StoredGame(
-                id=game_id, game="dendria", options={}, mode="online",
+                id=game_id, game="dendria", options={}, mode="online", actions=opening,
                 players=[{"kind": "human", "player_id": first},
                          {"kind": "human", "player_id": second}],
                 seat_tokens=[None, None], status="over", winner="dark",

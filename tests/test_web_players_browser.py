@@ -11,9 +11,17 @@ from __future__ import annotations
 
 from typing import Any
 
+import httpx
 import pytest
 
-from test_web_browser import browser, page_problems, server, shot  # noqa: F401  (fixtures)
+from test_web_browser import (  # noqa: F401  (fixtures)
+    api_state,
+    browser,
+    page_problems,
+    server,
+    shot,
+    token_in,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -69,6 +77,17 @@ def test_names_show_on_the_game_and_player_pages_with_the_rating_change(
             assert names == ["Alice", "Bob"]
         assert desk.locator("#resign").is_visible()  # a seat, not a spectator
         assert phone.evaluate("document.documentElement.scrollWidth") <= 390
+        # A rated result needs an action from each side (issue 31): each plays one,
+        # through the API with its page's seat credential; the pages follow by socket.
+        tokens = [token_in(desk, game_id), token_in(phone, game_id)]
+        acted: set[int] = set()
+        while acted != {0, 1}:
+            seat = api_state(server, game_id)["current_seat"]
+            acted.add(seat)
+            legal = api_state(server, game_id, tokens[seat])["legal"]
+            answer = httpx.post(f"{server}/api/games/{game_id}/actions", timeout=30,
+                                json={"token": tokens[seat], "action": legal[0]["action"]})
+            answer.raise_for_status()
         # Alice resigns: both banners show the rating change.
         desk.click("#resign")
         desk.click("#confirm button[value=yes]")

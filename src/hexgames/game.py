@@ -126,6 +126,11 @@ class Option:
 
     ``kind`` is ``"int"`` or ``"bool"``; ``default`` may be ``None`` for "off"
     (e.g. Benediction's unlimited ``supply``), in which case ``nullable`` is true.
+
+    Every ``"int"`` option of a game declares both ``minimum`` and ``maximum``
+    (``tests/test_option_bounds.py`` checks it): the server, the lobby and the research
+    adapters take options from strangers, and an unbounded one (a quiet limit of
+    ``10**23``) would let a single request size tables by it and freeze the process.
     """
 
     name: str
@@ -160,22 +165,44 @@ class Option:
         if value is None:
             if self.nullable:
                 return None
-            raise ValueError(f"option {self.name} must be {self.describe_valid()}, got None")
+            raise self.refusal(None)
         if self.kind == "bool":
             if isinstance(value, bool):
                 return value
-            raise ValueError(
-                f"option {self.name} must be {self.describe_valid()}, got {value!r}"
-            )
+            raise self.refusal(value)
         if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError(
-                f"option {self.name} must be {self.describe_valid()}, got {value!r}"
-            )
+            raise self.refusal(value)
         too_small = self.minimum is not None and value < self.minimum
         too_large = self.maximum is not None and value > self.maximum
         if too_small or too_large:
-            raise ValueError(f"option {self.name} must be {self.describe_valid()}, got {value}")
+            raise self.refusal(value)
         return value
+
+    def refusal(self, value: Any, verb: str = "must be") -> ValueError:
+        """The ``ValueError`` refusing ``value`` for this option: its name, what is valid
+        and the value, cut short (a 5000-digit number must not become a 5000-character
+        message in a web answer or a log line)."""
+        return ValueError(
+            f"option {self.name} {verb} {self.describe_valid()}, got {quote_value(value)}"
+        )
+
+
+#: How much of a refused option value an error message quotes.
+_SHOWN_CHARS = 40
+
+
+def quote_value(value: Any) -> str:
+    """A refused value as an error message quotes it: its ``repr``, cut to 40 characters
+    (a 5000-character string must not become a 5000-character web answer or log line),
+    and a huge integer described rather than written out (``repr`` of an integer of
+    more than 4300 digits raises, and its digits say nothing a person needs anyway)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 128:
+        sign = "-" if value < 0 else ""
+        return f"{sign}an integer of about {int(value.bit_length() * 0.30103)} digits"
+    shown = repr(value)
+    if len(shown) > _SHOWN_CHARS:
+        shown = f"{shown[:_SHOWN_CHARS]}... ({len(shown)} characters)"
+    return shown
 
 
 @dataclass(frozen=True)
@@ -530,13 +557,22 @@ def parse_option_value(option: Option, raw: str) -> Any:
             return True
         if text in {"0", "false", "no", "off"}:
             return False
-        raise ValueError(f"option {option.name} expects true/false, got {raw!r}")
+        raise option.refusal(raw, "expects")
     if option.kind == "int":
+        digits = text.removeprefix("-").removeprefix("+").replace("_", "")
+        if len(digits) > _MAX_DIGITS and digits.isdigit():
+            # every option's range is far smaller: refuse without converting (``int()``
+            # of a few thousand digits is slow, and above 4300 raises its own message)
+            raise option.refusal(raw.strip())
         try:
             return int(text)
         except ValueError:
-            raise ValueError(f"option {option.name} expects an integer, got {raw!r}") from None
+            raise option.refusal(raw, "expects") from None
     raise ValueError(f"option {option.name} has unknown kind {option.kind!r}")
+
+
+#: Digits beyond which an option value is refused unread (no option's range comes near).
+_MAX_DIGITS = 30
 
 
 def find_option(game: Game, name: str) -> Option:

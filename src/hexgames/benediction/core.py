@@ -30,7 +30,7 @@ use on a machine compiles for a few seconds, which :func:`warm_up` announces.
 from __future__ import annotations
 
 import random
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 import numpy as np
@@ -1287,9 +1287,12 @@ class _ActionTable(dict[int, Action]):
         return action
 
 
-@cache
+@lru_cache(maxsize=16)
 def core_for(rules: Rules, starts: tuple[int, int] | None = None) -> Core:
-    """The shared :class:`Core` of a variant (built once per rules and starting points)."""
+    """The shared :class:`Core` of a variant (built once per rules and starting points).
+    The 16 most recent variants are kept, not every one: the web takes rules and start
+    positions from strangers, and one ``Core`` holds about 3 MB (a live position keeps
+    its own core alive anyway)."""
     return Core(rules, starts)
 
 

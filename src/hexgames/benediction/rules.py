@@ -17,6 +17,15 @@ from hexgames.game import Option
 #: Bounds of each option, shared by validation and :data:`OPTIONS` so they cannot drift.
 MIN_SIDE, MAX_SIDE = 4, 7
 MIN_STACK, MAX_STACK = 2, 15
+#: The largest ``supply``: more checkers than the largest board can hold (127 points of
+#: side 7, stacks of at most 15), so a larger supply would play exactly as unlimited. The
+#: bound keeps the value far inside the core's int64 parameters (``10**23`` raised an
+#: ``OverflowError`` there, a 500 on the web).
+MAX_SUPPLY = 2000
+#: The largest ``max_turns``: games last 40-150 turns and tournaments cap them at
+#: 100-200; a cap of 10,000 turns restricts no real game, and keeps research frameworks'
+#: game-length bound (:func:`.encoding.max_game_length`) a small int32.
+MAX_TURNS_CAP = 10_000
 
 
 #: Checkers each side has on the board at the start; with the ``supply`` option a side
@@ -50,9 +59,9 @@ class Rules:
       2 gives the first turn two actions like every other turn.
     * ``max_stack``: largest stack a Merge or split-merge may build (2..15).
     * ``supply``: ``None`` for unlimited checkers, else the checkers each side has in
-      reserve at the start (see ``docs/benediction.md`` for the exact accounting).
+      reserve at the start, 1..2000 (see ``docs/benediction.md`` for the exact accounting).
     * ``max_turns``: ``None`` for no cap, else the game is a draw once that many turns
-      (one player's one or two actions each) have been played without a winner.
+      (one player's one or two actions each, 1..10,000) have been played without a winner.
 
     Every value is checked with :meth:`hexgames.game.Option.validate` (the same check
     the CLI, the web form and the research adapters use); a bad value or an unknown
@@ -127,11 +136,11 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "supply", "int", None,
         "checkers each side has in reserve for drops (unlimited when off)",
-        minimum=1, nullable=True,
+        minimum=1, maximum=MAX_SUPPLY, nullable=True,
     ),
     Option(
         "max_turns", "int", None,
         "turns after which an undecided game is scored a draw (no cap when off)",
-        minimum=1, nullable=True,
+        minimum=1, maximum=MAX_TURNS_CAP, nullable=True,
     ),
 )

@@ -13,7 +13,7 @@ may know; the integration sees arrays.
 
 from __future__ import annotations
 
-from functools import cache
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -33,9 +33,10 @@ from hexgames.benediction.rules import Rules
 __all__ = ["Batch", "id_tables"]
 
 
-@cache
+@lru_cache(maxsize=16)
 def id_tables(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
-    """``core_to_id`` (per core code) and ``id_to_core`` (per research id, -1 if none)."""
+    """``core_to_id`` (per core code) and ``id_to_core`` (per research id, -1 if none);
+    the 16 most recent variants are kept (bounded: rules may come from anyone)."""
     c = _core.Core(rules)
     position = Position.initial(rules)
     core_to_id = np.full(c.num_actions, -1, np.int32)

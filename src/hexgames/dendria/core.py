@@ -38,7 +38,7 @@ import random
 import sys
 import threading
 from collections.abc import Mapping
-from functools import cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -114,12 +114,13 @@ def _seen_slot(seen, key):  # type: ignore[no-untyped-def]
     """Slot holding ``key`` in the open-addressing table, or -1."""
     mask = seen.shape[0] - 1
     s = key & mask
-    while True:
+    for _ in range(seen.shape[0]):  # bounded: a full table must not loop forever
         if seen[s, 1] == _EMPTY_SLOT:
             return -1
         if seen[s, 0] == key:
             return s
         s = (s + 1) & mask
+    return -1
 
 
 @njit_inner(nrt=False)
@@ -137,9 +138,13 @@ def seen_has(seen, key):  # type: ignore[no-untyped-def]
 
 @njit(nrt=False)
 def _seen_add(seen, meta, key):  # type: ignore[no-untyped-def]
+    """Count one more occurrence of ``key``. The table is sized for every turn of a
+    game (:attr:`Core.seen_slots`) and keeps only keys whose count is above 0
+    (:func:`_seen_remove`), so it never fills; should it, the key is not recorded
+    (a repetition could go unseen) rather than probing forever."""
     mask = seen.shape[0] - 1
     s = key & mask
-    while True:
+    for _ in range(seen.shape[0]):
         if seen[s, 1] == _EMPTY_SLOT:
             seen[s, 0] = key
             seen[s, 1] = 1
@@ -149,6 +154,12 @@ def _seen_add(seen, meta, key):  # type: ignore[no-untyped-def]
             seen[s, 1] += 1
             return
         s = (s + 1) & mask
+
+
+@njit(nrt=False)
+def seen_remove(seen, meta, key):  # type: ignore[no-untyped-def]
+    """:func:`_seen_remove` for Python callers (the tests of the table)."""
+    _seen_remove(seen, meta, key)
 
 
 @njit(nrt=False)
@@ -163,10 +174,36 @@ def _rehash_into(seen, table, meta):  # type: ignore[no-untyped-def]
 
 
 @njit_inner(nrt=False)
-def _seen_remove(seen, key):  # type: ignore[no-untyped-def]
+def _seen_remove(seen, meta, key):  # type: ignore[no-untyped-def]
+    """Count one occurrence of ``key`` less; at 0 its slot is emptied by backward-shift
+    deletion (the entries after it in the probe run move up where their home slot
+    allows), so the table holds only the keys of the line being played. Why: a
+    search plays and takes back turns millions of times; slots left behind with a
+    count of 0 filled the table (8,192 slots on the standard board within seconds of
+    pondering) and the next lookup of a missing key probed forever."""
     s = _seen_slot(seen, key)
-    if s >= 0:
-        seen[s, 1] -= 1
+    if s < 0:
+        return
+    seen[s, 1] -= 1
+    if seen[s, 1] > 0:
+        return
+    mask = seen.shape[0] - 1
+    meta[M_USED] -= 1
+    hole = s
+    j = s
+    for _ in range(seen.shape[0]):
+        j = (j + 1) & mask
+        if seen[j, 1] == _EMPTY_SLOT:
+            break
+        home = seen[j, 0] & mask
+        # the entry at j stays when its home lies cyclically in (hole, j]
+        stays = (hole < home <= j) if hole <= j else (home > hole or home <= j)
+        if not stays:
+            seen[hole, 0] = seen[j, 0]
+            seen[hole, 1] = seen[j, 1]
+            hole = j
+    seen[hole, 0] = 0
+    seen[hole, 1] = _EMPTY_SLOT
 
 
 @njit(nrt=False)
@@ -298,7 +335,7 @@ def _undo_step(cells, meta, log, frames, seen):  # type: ignore[no-untyped-def]
     """Take back the last applied step."""
     f = meta[M_NFRAME] - 1
     if frames[f, F_REM]:
-        _seen_remove(seen, frames[f, F_KEY])
+        _seen_remove(seen, meta, frames[f, F_KEY])
         meta[M_EPOCH] += 1  # the earlier positions changed: memoised answers are stale
     start = frames[f, F_NLOG]
     for k in range(meta[M_NLOG] - 1, start - 1, -1):
@@ -950,9 +987,11 @@ class Core:
         )
 
 
-@cache
+@lru_cache(maxsize=16)
 def core_for(rules: Rules) -> Core:
-    """The shared :class:`Core` of a variant (built once per rules)."""
+    """The shared :class:`Core` of a variant (built once per rules). The 16 most recent
+    variants are kept, not every one: the web takes rules from strangers, and one
+    ``Core`` holds some megabytes (a live position keeps its own core alive anyway)."""
     return Core(rules)
 
 

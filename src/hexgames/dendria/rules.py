@@ -20,6 +20,13 @@ from hexgames.game import Option
 
 MIN_SIDE = 3
 MAX_SIDE = 11
+#: The largest K (``quiet_limit``). The rules allow any K >= 1, but the engine sizes
+#: tables by it: a key term per quiet turn (2K of them, built in Python) and the
+#: earlier-positions table (``Core.seen_slots``, capped at 2**20 slots). K = 1000 is 100
+#: times the standard 10 (2000 turns in a row without a plant, which no game plays) and
+#: keeps those tables small and OpenSpiel's game-length bound an int32; an unbounded K
+#: let one web request (``quiet_limit=10**23``) freeze the server and eat gigabytes.
+MAX_QUIET_LIMIT = 1000
 
 # Turn phases: nothing played yet / a seed was planted / a dendrid stopped.
 START, AFTER_PLANT, AFTER_STOP = 0, 1, 2
@@ -65,6 +72,7 @@ OPTIONS: tuple[Option, ...] = (
         default=10,
         help="K: the game ends after 2K consecutive turns in which no seed was planted",
         minimum=1,
+        maximum=MAX_QUIET_LIMIT,
     ),
 )
 _BY_NAME = {option.name: option for option in OPTIONS}
@@ -79,7 +87,7 @@ class Rules:
     ``board_side`` is the side of the hexagonal board (7 by default, any 3..11; the old
     name ``size`` is accepted as a keyword and readable as :attr:`size`), ``pie`` turns
     the pie rule (Light may ``swap`` on its first turn) on or off, and ``quiet_limit`` is
-    K: the game ends after 2K consecutive turns without a plant.
+    K (1..1000, default 10): the game ends after 2K consecutive turns without a plant.
     Raises ``ValueError`` naming the offending option when a value is out of range or an
     option is unknown, so a bad web form or command line is refused before any position
     exists.

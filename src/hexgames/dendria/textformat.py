@@ -68,7 +68,10 @@ def format_text(position: TextPosition) -> str:
 
 def _count(name: str, value: str) -> int:
     if not value.isdigit():
-        raise ValueError(f"header field {name} must be a non-negative integer, got {value!r}")
+        shown = value if len(value) <= 40 else f"{value[:40]}... ({len(value)} characters)"
+        raise ValueError(f"header field {name} must be a non-negative integer, got {shown!r}")
+    if len(value) > 30:  # no field comes near: refused unread (int() of 4300+ digits raises)
+        raise ValueError(f"header field {name} is out of range: a number of {len(value)} digits")
     return int(value)
 
 

@@ -46,7 +46,7 @@ import numpy as np
 import pyspiel
 from open_spiel.python.observation import IIGObserverForPublicInfoGame
 
-from hexgames.game import Game, GameState, Option, game_names, get_game
+from hexgames.game import Game, GameState, Option, game_names, get_game, quote_value
 from hexgames.integrations import common, views
 
 __all__ = [
@@ -155,7 +155,7 @@ def options_from_params(game: Game, params: dict[str, Any]) -> dict[str, Any]:
         except ValueError:
             raise ValueError(
                 f"{game.name} parameter {name} must be {describe_parameter(option)}, "
-                f"got {value!r}"
+                f"got {quote_value(value)}"
             ) from None
     return options
 

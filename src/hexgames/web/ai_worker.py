@@ -196,6 +196,22 @@ class AiBusy(RuntimeError):
     """Too many searches are waiting: the computer is busy (HTTP 503; try again)."""
 
 
+class AiStuck(AiBusy):
+    """A search missed its bound twice, on two fresh workers: the computer cannot
+    answer this request (HTTP 503, ``ai_error`` in a game). Each stuck worker was
+    replaced, so every other game goes on."""
+
+
+#: Seconds a search (or an analysis) may run in a worker before the worker is judged
+#: stuck, replaced, and the request handed to the fresh one. The levels have no time
+#: cap (their budgets are iterations), so this is a bound on a bug, far above any
+#: level's search on a slow machine (level 5: a few seconds).
+SEARCH_SECONDS = 120.0
+#: Seconds a cancelled ponder may take to report back before its worker is replaced: a
+#: ponder polls its stop event every few milliseconds.
+CANCEL_GRACE_SECONDS = 10.0
+
+
 @dataclass
 class Answer:
     """The AI's action and what its worker reported about the search (``info``:
@@ -219,6 +235,8 @@ class _Slot:
         #: The ponder running there (a future of the pool) and its game.
         self.pondering: Future[dict[str, Any]] | None = None
         self.ponder_game: str | None = None
+        #: Workers of this slot stopped because they were stuck (missed a bound).
+        self.replaced = 0
 
     def lock(self) -> asyncio.Lock:
         if self._lock is None:
@@ -236,8 +254,11 @@ class _Slot:
                                             initializer=_init_worker, initargs=(self.cancel,))
         return self.pool
 
-    async def stop_pondering(self) -> tuple[str | None, dict[str, Any] | None]:
-        """Cancel the ponder running here (if any); (its game, its report)."""
+    async def stop_pondering(self, grace: float = CANCEL_GRACE_SECONDS
+                             ) -> tuple[str | None, dict[str, Any] | None]:
+        """Cancel the ponder running here (if any); (its game, its report). A ponder
+        that does not stop within ``grace`` seconds is stuck: its worker is stopped
+        (the caller's search starts a fresh one) and the report is None."""
         future, game = self.pondering, self.ponder_game
         self.pondering = self.ponder_game = None
         if future is None:
@@ -245,7 +266,13 @@ class _Slot:
         if self.cancel is not None:
             self.cancel.set()
         try:
-            return game, await asyncio.wrap_future(future)
+            return game, await asyncio.wait_for(asyncio.wrap_future(future), grace)
+        except TimeoutError:
+            log.warning("an AI worker did not stop pondering within %.0f s; replacing "
+                        "worker %d of the %s lane", grace, self.index, self.lane)
+            self.replaced += 1
+            self.stop()
+            return game, None
         except Exception:  # the worker died meanwhile: the next search notices
             return game, None
 
@@ -256,6 +283,23 @@ class _Slot:
             self.cancel.set()
         if pool is not None:
             _stop(pool)
+
+    async def call(self, seconds: float, function: Callable[..., T], *args: Any) -> T:
+        """``function(*args)`` in this slot's worker, bounded by ``seconds``: a worker
+        that misses the bound is stuck (a search that does not stop), so it is stopped
+        (the next call starts a fresh one) and :class:`TimeoutError` raised."""
+        pool = self.executor()
+        loop = asyncio.get_running_loop()
+        try:
+            return await asyncio.wait_for(loop.run_in_executor(pool, function, *args),
+                                          seconds)
+        except TimeoutError:
+            if self.pool is pool:
+                log.warning("an AI worker missed its %.0f s bound; replacing worker %d "
+                            "of the %s lane", seconds, self.index, self.lane)
+                self.replaced += 1
+                self.stop()
+            raise
 
 
 class _Lane:
@@ -335,6 +379,9 @@ def _stop(pool: ProcessPoolExecutor) -> None:
             process.terminate()
     for process in processes:
         process.join(timeout=5)
+        if process.is_alive():  # stuck in compiled code that ignores SIGTERM's handler
+            process.kill()
+            process.join(timeout=5)
 
 
 class AiWorkers:
@@ -361,7 +408,9 @@ class AiWorkers:
     def __init__(self, processes: int | None = None, max_waiting: int = 8, *,
                  max_sessions: int = 16, idle_seconds: float = 600.0,
                  ponder_levels: frozenset[int] | set[int] = frozenset({5}),
-                 ponder_seconds: float = 30.0, sessions: bool = True) -> None:
+                 ponder_seconds: float = 30.0, sessions: bool = True,
+                 search_seconds: float = SEARCH_SECONDS,
+                 cancel_grace: float = CANCEL_GRACE_SECONDS) -> None:
         cores = usable_cores()
         # One core stays for the server itself; past 16 workers memory matters more.
         self.processes = max(1, processes if processes else min(16, cores - 1))
@@ -370,6 +419,8 @@ class AiWorkers:
         self.ponder_levels = frozenset(ponder_levels)
         self.ponder_seconds = ponder_seconds
         self.sessions = sessions
+        self.search_seconds = search_seconds
+        self.cancel_grace = cancel_grace
         #: Ponders started, and those stopped by a request (for tests and diagnostics).
         self.ponders = 0
         self.ponders_cancelled = 0
@@ -409,29 +460,18 @@ class AiWorkers:
             lane.waiting -= 1
         lane.running += 1
         try:
-            pondered_game, pondered = await slot.stop_pondering()
+            pondered_game, pondered = await slot.stop_pondering(self.cancel_grace)
             if pondered is not None:
                 self.ponders_cancelled += pondered.get("stopped") == "cancelled"
-            for attempt in (1, 2):
-                pool = None
-                try:
-                    pool = slot.executor()
-                    loop = asyncio.get_running_loop()
-                    if use_session and game_id is not None:
-                        info = await loop.run_in_executor(
-                            pool, session_choose, game_id, game_name, options,
-                            list(actions), level, seed, start, self.max_sessions,
-                            self.idle_seconds)
-                    else:
-                        action = await loop.run_in_executor(
-                            pool, choose_action, game_name, options, list(actions), level,
-                            seed, start, not self.sessions)
-                        info = {"action": action, "session": None}
-                    break
-                except BrokenProcessPool:
-                    lane.restart(slot, pool)
-                    if attempt == 2:
-                        raise
+            if use_session and game_id is not None:
+                info = await self._bounded(lane, slot, session_choose, game_id, game_name,
+                                           options, list(actions), level, seed, start,
+                                           self.max_sessions, self.idle_seconds)
+            else:
+                action = await self._bounded(lane, slot, choose_action, game_name, options,
+                                             list(actions), level, seed, start,
+                                             not self.sessions)
+                info = {"action": action, "session": None}
             info["slot"] = (lane.name, slot.index)
             if pondered_game is not None and pondered_game == game_id:
                 info["ponder"] = pondered
@@ -471,21 +511,37 @@ class AiWorkers:
             lane.waiting -= 1
         lane.running += 1
         try:
-            await slot.stop_pondering()  # a ponder must not hold the worker
-            for attempt in (1, 2):
-                pool = None
-                try:
-                    pool = slot.executor()
-                    loop = asyncio.get_running_loop()
-                    return await loop.run_in_executor(pool, function, *args)
-                except BrokenProcessPool:
-                    lane.restart(slot, pool)
-                    if attempt == 2:
-                        raise
-            raise AssertionError("unreachable")  # pragma: no cover
+            await slot.stop_pondering(self.cancel_grace)  # a ponder must not hold the worker
+            return await self._bounded(lane, slot, function, *args)
         finally:
             lane.running -= 1
             slot.lock().release()
+
+    async def _bounded(self, lane: _Lane, slot: _Slot, function: Callable[..., T],
+                       *args: Any) -> T:
+        """``function(*args)`` in ``slot``'s worker within ``search_seconds``; a worker
+        that dies or misses the bound is replaced and the call made once more on the
+        fresh one (a session lost with it is rebuilt from the game's history). Raises
+        :class:`AiStuck` when the second worker misses the bound too."""
+        for attempt in (1, 2):
+            pool = None
+            try:
+                pool = slot.executor()
+                return await slot.call(self.search_seconds, function, *args)
+            except BrokenProcessPool:
+                lane.restart(slot, pool)
+                if attempt == 2:
+                    raise
+            except TimeoutError:
+                lane.restarts += 1
+                if attempt == 2:
+                    raise AiStuck("the computer could not finish its search in time; "
+                                  "try again") from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def replaced_workers(self) -> int:
+        """Workers stopped because they were stuck (missed a bound), in all lanes."""
+        return sum(slot.replaced for lane in self.lanes.values() for slot in lane.slots)
 
     def worker_pids(self) -> list[int]:
         """Process ids of the running workers (for tests and diagnostics)."""

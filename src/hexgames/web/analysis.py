@@ -12,14 +12,20 @@ search is capped at :data:`SEARCH_SECONDS`; a graph request evaluates at most
 :data:`MAX_PER_CLIENT` analysis requests in flight (429 beyond); lines are at most
 :data:`MAX_LINE` actions. A request whose client goes away is cancelled
 (:func:`unless_abandoned`), so work nobody will read does not wait for the engine.
+
+No engine help in a game being played (:class:`LivePositions`): an evaluation or graph
+whose line passes through the position now on the board of an online game in progress
+(by position key: a transposition counts, and so does any continuation from it), a hint
+in a game standing on such a position, and a game against the computer started from one
+are refused (403). A game's start position (nothing played yet) stays open to analysis.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections import Counter
-from collections.abc import Awaitable, Iterator
-from contextlib import contextmanager, suppress
+import time
+from collections.abc import Awaitable
+from contextlib import suppress
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -31,9 +37,11 @@ from hexgames.ai.analysis import MISTAKE_DROP, analyse_line, line_values
 from hexgames.editing import EditorSpec
 from hexgames.errors import IllegalAction
 from hexgames.game import Game, GameState, game_names, get_game
-from hexgames.web.matches import MAX_ACTION_LENGTH, rebuild, render
+from hexgames.web.limits import ClientLimit, limits_of
+from hexgames.web.matches import MAX_ACTION_LENGTH, rebuild, render, start_position
 from hexgames.web.options import parse_options
 from hexgames.web.service import GameService
+from hexgames.web.storage import StorageUnavailable
 
 STATIC = Path(__file__).parent / "static"
 
@@ -56,6 +64,14 @@ MAX_TEXT = 20_000
 #: How often (seconds) a request waiting for the engine checks that its client is still
 #: there.
 DISCONNECT_POLL = 0.25
+#: Online games in progress whose positions are closed to analysis: at most this many
+#: (most recently updated first), their list re-read from storage every
+#: ``LIVE_REFRESH`` seconds (the positions themselves are read live).
+LIVE_LIMIT = 2000
+LIVE_REFRESH = 2.0
+#: The refusal of analysis of a position being played.
+LIVE_REFUSAL = ("this position is on the board of an online game being played: it can be "
+                "analysed once that game is over")
 
 T = TypeVar("T")
 
@@ -102,29 +118,6 @@ class EditorReadIn(Strict):
     flip: StrictBool = False
 
 
-class ClientLimit:
-    """At most ``limit`` requests in flight per client address (429 beyond)."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.active: Counter[str] = Counter()
-
-    @contextmanager
-    def hold(self, request: Request) -> Iterator[None]:
-        client = request.client.host if request.client else "?"
-        if self.active[client] >= self.limit:
-            raise HTTPException(
-                429, f"at most {self.limit} analyses at a time per client; wait for one to end"
-            )
-        self.active[client] += 1
-        try:
-            yield
-        finally:
-            self.active[client] -= 1
-            if not self.active[client]:
-                del self.active[client]
-
-
 async def unless_abandoned(request: Request, work: Awaitable[T]) -> T:
     """Await ``work`` (a search in the AI workers) while its client is connected.
 
@@ -148,6 +141,84 @@ async def unless_abandoned(request: Request, work: Awaitable[T]) -> T:
             task.cancel()
             with suppress(asyncio.CancelledError):
                 await task
+
+
+class LivePositions:
+    """The position keys (``GameState.key``) on the boards of online games in progress,
+    per game name: what analysis refuses. The list of such games comes from storage
+    (every process sees every game); each game's position from the service's copy of
+    it (loaded once, then kept current by its moves and the other processes'
+    notifications)."""
+
+    def __init__(self, service: GameService) -> None:
+        self.service = service
+        self._ids: list[str] = []
+        self._read_at = -1e9
+
+    async def keys(self, game_name: str) -> set[int]:
+        now = time.monotonic()
+        if now - self._read_at >= LIVE_REFRESH:
+            stored = await self.service.call_storage(
+                self.service.storage.games_with_status, "playing", LIVE_LIMIT)
+            self._ids = [g.id for g in stored if g.mode == "online"]
+            self._read_at = now
+        keys: set[int] = set()
+        for game_id in list(self._ids):
+            try:
+                match = await self.service.get(game_id)
+            except (LookupError, ValueError, StorageUnavailable):
+                continue  # gone, or not replayable: nothing to protect
+            if (match.game.name == game_name and match.stored.mode == "online"
+                    and not match.is_over and match.plies):
+                keys.add(match.position.key)
+        return keys
+
+    async def refuse(self, game: Game, options: dict[str, Any], start: str | None,
+                     actions: list[str]) -> None:
+        """``PermissionError`` (403) when the line passes through a live position; also
+        checks that the line replays (``IllegalAction`` naming the action)."""
+        live = await self.keys(game.name)
+        if await asyncio.to_thread(passes_through, game, options, start, actions, live):
+            raise PermissionError(LIVE_REFUSAL)
+
+    async def refuse_start(self, game_name: str, options: dict[str, Any] | None,
+                           start: str | None) -> None:
+        """``PermissionError`` when ``start`` (a board text) is a live position: a game
+        against the computer from there would be engine help."""
+        if not start:
+            return
+        game = get_game(game_name)
+        live = await self.keys(game.name)
+        if not live:
+            return
+        rules_options = parse_options(game, options or {})
+        if await asyncio.to_thread(live_start, game, rules_options, start, live):
+            raise PermissionError(LIVE_REFUSAL)
+
+
+def passes_through(game: Game, options: dict[str, Any], start: str | None,
+                   actions: list[str], keys: set[int]) -> bool:
+    """Does the line (replayed: errors as :func:`rebuild`'s) reach a position of
+    ``keys``, at its end or on the way?"""
+    position, _ = rebuild(game, options, list(actions), start)
+    if not keys:
+        return False
+    for _ in range(len(actions) + 1):
+        if position.key in keys:
+            return True
+        if position.ply == 0:
+            break
+        position.undo()
+    return False
+
+
+def live_start(game: Game, options: dict[str, Any], start: str, keys: set[int]) -> bool:
+    """Is the board text ``start`` one of ``keys``? (A text that does not read is left
+    to the game's creation to refuse.)"""
+    try:
+        return start_position(game, options, start).key in keys
+    except ValueError:
+        return False
 
 
 # ------------------------------------------------------------------ positions
@@ -275,6 +346,7 @@ def editor_start(game: Game, options: dict[str, Any]) -> dict[str, Any]:
 def add_analysis_routes(app: FastAPI, service: GameService) -> None:
     """The analysis, hint and editor API and pages (called by ``create_app``)."""
     limit = ClientLimit(MAX_PER_CLIENT)
+    live = app.state.live_positions = LivePositions(service)
 
     @app.post("/api/analysis/position")
     async def analysis_position(body: LineIn) -> dict[str, Any]:
@@ -288,7 +360,7 @@ def add_analysis_routes(app: FastAPI, service: GameService) -> None:
         if not 0 <= body.depth < len(BUDGETS):
             raise ValueError(f"depth must be 0..{len(BUDGETS) - 1}, got {body.depth}")
         game, options = checked_line(body)
-        await asyncio.to_thread(rebuild, game, options, list(body.actions), body.start)
+        await live.refuse(game, options, body.start, list(body.actions))
         with limit.hold(request):
             found = await unless_abandoned(request, service.workers.run(
                 analyse_line, game.name, options, body.start, list(body.actions),
@@ -307,7 +379,7 @@ def add_analysis_routes(app: FastAPI, service: GameService) -> None:
         if not 0 <= body.first <= len(body.actions):
             raise ValueError(f"first must be 0..{len(body.actions)}, got {body.first}")
         game, options = checked_line(body)
-        await asyncio.to_thread(rebuild, game, options, list(body.actions), body.start)
+        await live.refuse(game, options, body.start, list(body.actions))
         with limit.hold(request):
             values = await unless_abandoned(request, service.workers.run(
                 line_values, game.name, options, body.start, list(body.actions),
@@ -331,7 +403,7 @@ def add_analysis_routes(app: FastAPI, service: GameService) -> None:
                 "result": match.result_text() if match.is_over else None}
 
     @app.post("/api/games/{game_id}/hint")
-    async def hint(game_id: str, body: HintIn) -> dict[str, Any]:
+    async def hint(game_id: str, body: HintIn, request: Request) -> dict[str, Any]:
         """The engine's suggestion for the player to act (games against the computer and
         hot-seat games only: refused in online games)."""
         match = await service.get(game_id)
@@ -344,12 +416,15 @@ def add_analysis_routes(app: FastAPI, service: GameService) -> None:
             raise IllegalAction(f"the game is over: {match.result_text()}")
         if match.position.current_seat not in seats or match.ai_to_move():
             raise IllegalAction("it is not your turn")
+        if match.position.key in await live.keys(match.game.name):
+            raise PermissionError(LIVE_REFUSAL)  # e.g. an imported copy of a live game
         revision = match.revision
         actions = [ply.notation for ply in match.plies]
-        choice = await service.workers.choose(
-            match.stored.game, match.stored.options, actions, HINT_LEVEL,
-            start=match.stored.start or None,
-        )
+        with limits_of(app).hints.hold(request):  # a few searches per address at once
+            choice = await service.workers.choose(
+                match.stored.game, match.stored.options, actions, HINT_LEVEL,
+                start=match.stored.start or None,
+            )
         if match.revision != revision:
             raise IllegalAction("the position changed while the engine was thinking")
         action = match.position.parse_action(choice)

@@ -38,6 +38,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from hexgames.ai import LEVELS
 from hexgames.errors import IllegalAction
 from hexgames.game import game_names, get_game
+from hexgames.web.accounts import CrossSiteGuard, RatedPlay, takes_rated_seat
 from hexgames.web.ai_worker import AiWorkers
 from hexgames.web.analysis import add_analysis_routes
 from hexgames.web.hub import Hub
@@ -48,7 +49,7 @@ from hexgames.web.identity import (
     current_player,
     known_player,
 )
-from hexgames.web.limits import BodyLimit, RateLimiter, SecurityHeaders
+from hexgames.web.limits import BodyLimit, PerClient, RateLimiter, SecurityHeaders, limits_of
 from hexgames.web.matches import Match, render
 from hexgames.web.options import describe_options
 from hexgames.web.players import add_player_routes
@@ -184,6 +185,7 @@ def create_app(
     storage = open_storage(data_dir=data_dir, database_url=database_url or None)
     service = GameService(storage, AiWorkers(ai_processes), Hub())
     seek_posts = RateLimiter(SEEKS_PER_ADDRESS, SEEK_WINDOW)
+    rated_play = RatedPlay()  # guests play no rated games; rated games per hour
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -196,9 +198,13 @@ def create_app(
     app = FastAPI(title="hexgames", lifespan=lifespan, docs_url=None, redoc_url=None,
                   openapi_url="/api/openapi.json")
     app.state.service = service
+    app.state.rated_play = rated_play
     app.add_middleware(IdentityCookie)
+    app.add_middleware(CrossSiteGuard)  # other sites' pages change nothing (403)
     app.add_middleware(BodyLimit, limit=MAX_BODY)
     app.add_middleware(SecurityHeaders)
+    # Outermost: sockets and requests in flight per client address (docs/web.md, "Limits").
+    app.add_middleware(PerClient, limits=limits_of(app))
 
     # -------------------------------------------------------------- errors
     @app.exception_handler(RequestValidationError)
@@ -225,7 +231,9 @@ def create_app(
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         if exc.status_code == 404 and wants_page(request):
             return HTMLResponse(not_found_page(request.url.path), status_code=404)
-        return error(exc.status_code, str(exc.detail))
+        refused = error(exc.status_code, str(exc.detail))
+        refused.headers.update(exc.headers or {})  # e.g. a 429's Retry-After
+        return refused
 
     @app.exception_handler(LobbyFull)
     async def lobby_full(request: Request, exc: LobbyFull) -> JSONResponse:
@@ -280,6 +288,10 @@ def create_app(
 
     @app.post("/api/games", status_code=201)
     async def new_game(body: NewGame, player: KnownPlayer) -> dict[str, Any]:
+        if body.rated and body.mode == "online":
+            rated_play.check(player)
+        if body.mode == "ai" and body.start:  # not the engine on a live game's board
+            await app.state.live_positions.refuse_start(body.game, body.options, body.start)
         match, tokens = await service.create(
             body.game, body.options, body.mode, seat=body.seat, level=body.level,
             start=body.start,
@@ -354,6 +366,8 @@ def create_app(
             refused = error(429, f"too many challenges posted; try again in {int(wait) + 1} s")
             refused.headers["Retry-After"] = str(int(wait) + 1)
             return refused
+        if body.rated:
+            rated_play.check(await current_player(request))
         creator = await player_entry(request)
         seek, token = await service.create_seek(
             body.game, body.options, body.control, body.color, body.rated, creator,
@@ -377,6 +391,8 @@ def create_app(
 
     @app.post("/api/seeks/{seek_id}/accept", status_code=201)
     async def accept_seek(seek_id: str, request: Request) -> dict[str, Any]:
+        if (await service.seek_status(seek_id))["rated"]:
+            rated_play.check(await current_player(request))
         acceptor = await player_entry(request)
         match, token = await service.accept_seek(seek_id, acceptor)
         return {"id": match.id, "token": token, "links": links(match, [None, None])}
@@ -395,6 +411,8 @@ def create_app(
         """Open a seat link from a browser: an online invitation is claimed once (the
         first browser gets a credential of its own; later ones watch and are told so).
         Without a link, a browser of an identity holding a seat gets its credential."""
+        if takes_rated_seat(await service.get(game_id), body.token, player):
+            rated_play.check(player)
         return await service.claim(game_id, body.token, body.have, player)
 
     @app.get("/api/games/{game_id}/record")
@@ -407,8 +425,9 @@ def create_app(
         )
 
     @app.post("/api/records", status_code=201)
-    async def upload(body: RecordIn) -> dict[str, Any]:
-        match, token = await service.import_record(body.text, body.game)
+    async def upload(body: RecordIn, request: Request) -> dict[str, Any]:
+        with limits_of(app).uploads.hold(request):  # a few parses per address at once
+            match, token = await service.import_record(body.text, body.game)
         return {"id": match.id, "token": token, "links": links(match, [token, token])}
 
     @app.get("/api/games/{game_id}/replay")

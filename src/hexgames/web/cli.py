@@ -27,6 +27,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "needs PostgreSQL (--database-url): a supervisor starts N "
                              "'hexgames serve' processes with SO_REUSEPORT and restarts any "
                              "that dies")
+    parser.add_argument("--trusted-proxy", action="append", default=[], metavar="ADDRESS",
+                        help="a reverse proxy (IP address or network, e.g. 127.0.0.1) whose "
+                             "X-Forwarded-For names the client; repeat for several "
+                             "(default: none: the connection's own address is the client)")
     parser.add_argument("--reuse-port", action="store_true", help=argparse.SUPPRESS)
 
 
@@ -151,6 +155,14 @@ def run(args: argparse.Namespace) -> int:
     if args.workers < 1:
         print(f"error: --workers must be at least 1, got {args.workers}")
         return 2
+    from hexgames.web.limits import parse_proxies
+
+    trusted = list(getattr(args, "trusted_proxy", None) or [])
+    try:
+        parse_proxies(trusted)
+    except ValueError as bad:
+        print(f"error: --trusted-proxy: {bad}")
+        return 2
     # Before the URL is printed: the first game must not wait for the compiler.
     warm_up_visibly()
     if args.workers > 1:
@@ -190,15 +202,23 @@ def run(args: argparse.Namespace) -> int:
             print(f"on your network: http://{lan}:{port}/  (open the site by this address "
                   "so that invitation links work for friends on other machines)", flush=True)
     print("Press Ctrl+C to stop.", flush=True)
-    from hexgames.web.limits import guarded_http_protocol
+    from hexgames.web.limits import MAX_CONNECTIONS, guarded_http_protocol, raise_open_files
 
+    # Sockets and idle connections are bounded per address and in all by the protocol and
+    # the app (docs/web.md, "Limits"), not by limit_concurrency, so they never make HTTP
+    # answer 503; the file limit must leave room for the connections allowed.
+    connections = min(MAX_CONNECTIONS, max(256, raise_open_files() - 256))
     config = uvicorn.Config(
         app,
         log_level="warning",
-        http=guarded_http_protocol(),  # header timeout (see docs/web.md, "Limits")
+        # header timeout, TCP connections per address and in all (docs/web.md, "Limits")
+        http=guarded_http_protocol(trusted, max_connections=connections),
+        # X-Forwarded-For only from --trusted-proxy (default: none, the peer is the client)
+        proxy_headers=bool(trusted),
+        forwarded_allow_ips=trusted or None,
         timeout_keep_alive=5,  # an idle kept-alive connection is closed after 5 s
         h11_max_incomplete_event_size=16 * 1024,
-        limit_concurrency=1500,  # connections + tasks; past it new requests get 503
+        limit_concurrency=None,  # (sockets and requests are bounded by limits.py)
         ws=fast_deflate_websockets(),
         ws_max_size=64 * 1024,  # a WebSocket message (an action) is tiny
         ws_ping_interval=20.0,

@@ -31,9 +31,13 @@ log = logging.getLogger(__name__)
 QUEUE_SIZE = 8
 #: A single send blocked this long (a client that does not read) closes the connection.
 SEND_TIMEOUT = 10.0
-#: Open game sockets per game and in total (spectators included); see docs/web.md.
+#: Open game sockets per game and in total (spectators included); see docs/web.md. A
+#: player (a socket presenting a seat token of its game) is never refused for viewers:
+#: when the game or the total is full, the oldest viewer makes room (:meth:`Hub.admit`).
 MAX_PER_GAME = 64
 MAX_TOTAL = 1000
+#: What a viewer closed to make room for a player is told (then closed with 1013).
+MAKE_ROOM = "a player of the game needed this place; you may watch again later"
 
 
 class Connection:
@@ -140,6 +144,18 @@ class Connection:
             with contextlib.suppress(BaseException):
                 await asyncio.wait_for(self.socket.close(code=1008), 1.0)
 
+    async def evict(self, message: str) -> None:
+        """Tell this client ``message`` and close it with 1013 (try again later)."""
+        self.closed = True
+        self._writer.cancel()
+        with contextlib.suppress(BaseException):
+            await self._writer
+        with contextlib.suppress(Exception):
+            text = json.dumps({"type": "error", "message": message})
+            await asyncio.wait_for(self.socket.send_text(text), 1.0)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.socket.close(code=1013), 1.0)
+
     async def close(self, code: int = 1001) -> None:
         self.closed = True
         self._writer.cancel()
@@ -160,14 +176,49 @@ class Hub:
         self.max_per_game = max_per_game
         self.max_total = max_total
         self._total = 0
+        self._evictions: set[asyncio.Task[None]] = set()
 
     def refusal(self, game_id: str) -> str | None:
-        """Why a new socket for this game cannot be accepted now (None: it can)."""
+        """Why a new viewer's socket for this game cannot be accepted now (None: it can)."""
         if self._total >= self.max_total:
             return "the server has too many open games right now; try again later"
         if len(self._connections.get(game_id, {})) >= self.max_per_game:
             return f"this game already has {self.max_per_game} viewers; try again later"
         return None
+
+    def admit(self, game_id: str, player: bool) -> str | None:
+        """Make room for a new socket of this game, or say why there is none (call just
+        before :meth:`join`, with no await between). A viewer is refused when the game or
+        the server is full (:meth:`refusal`); a player (``player``: its token holds a
+        seat of the game) is refused only when no viewer can make room: the oldest viewer
+        of the game (when the game is full), else the oldest viewer of any game (when the
+        server is), is closed with 1013 and :data:`MAKE_ROOM`."""
+        if not player:
+            return self.refusal(game_id)
+        full = len(self._connections.get(game_id, {})) >= self.max_per_game
+        if full and not self._evict_viewer(game_id):
+            return (f"this game already has {self.max_per_game} sockets of its players; "
+                    "close one, or try again later")
+        if self._total >= self.max_total and not (
+                self._evict_viewer(game_id)
+                or any(self._evict_viewer(other) for other in list(self._connections))):
+            return "the server has too many open games right now; try again later"
+        return None
+
+    def _evict_viewer(self, game_id: str) -> bool:
+        """Close the oldest viewer of ``game_id`` (at once for the counts); False: none."""
+        connections = self._connections.get(game_id, {})
+        for socket, connection in list(connections.items()):
+            if connection.closed:  # a broken socket whose handler has not left yet
+                self.leave(game_id, socket)
+                return True
+            if connection.token is None:
+                self.leave(game_id, socket)
+                task = asyncio.get_running_loop().create_task(connection.evict(MAKE_ROOM))
+                self._evictions.add(task)
+                task.add_done_callback(self._evictions.discard)
+                return True
+        return False
 
     def join(self, game_id: str, socket: WebSocket, token: str | None,
              delta: bool = False, svg_patch: bool = False) -> Connection:

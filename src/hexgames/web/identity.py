@@ -318,6 +318,12 @@ async def login(request: HTTPConnection, name: str, password: str) -> Player | N
     return player
 
 
+def current_session(request: HTTPConnection) -> str | None:
+    """The hashed secret this browser acts with (its cookie), if any."""
+    secret = request.cookies.get(COOKIE)
+    return hash_secret(str(secret)) if _well_formed(secret) else None
+
+
 async def logout(request: HTTPConnection) -> None:
     """Forget this browser's secret (the player stays; other browsers stay logged in)."""
     secret = request.cookies.get(COOKIE)

@@ -1,13 +1,22 @@
-"""ASGI middleware guarding the site: a request body limit and the browser security headers.
+"""ASGI middleware guarding the site: a request body limit, the browser security headers
+and what one client address may hold (:class:`PerClient`: sockets and requests in
+flight); uvicorn's HTTP protocol with a header timeout and bounded TCP connections
+(:func:`guarded_http_protocol`); rate limits.
 
-Both are plain ASGI (no Starlette ``BaseHTTPMiddleware``), so they cost one function call
-per message and never buffer a body.
+The middleware is plain ASGI (no Starlette ``BaseHTTPMiddleware``), so it costs one
+function call per message and never buffers a body.
+
+No bound here counts idle connections or open sockets against HTTP requests: one address
+holding many sockets or connections gets its own refusals (1013, or connections closed at
+once) while everybody else's requests are answered (docs/web.md, "Limits and hardening").
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+from collections.abc import Iterator
 from typing import Any
 
 from starlette.exceptions import HTTPException
@@ -115,16 +124,88 @@ class SecurityHeaders:
 HEADER_TIMEOUT = 10.0
 
 
-def guarded_http_protocol() -> type:
+# ----------------------------------------------------------- per-client bounds
+#: WebSockets (game and lobby sockets together) one client address may hold open; past it
+#: a socket is accepted, told why and closed with 1013 ("try again later").
+MAX_SOCKETS_PER_ADDRESS = 32
+#: HTTP requests one client address may have in flight at once (429 beyond).
+MAX_REQUESTS_PER_ADDRESS = 32
+#: HTTP requests in flight in the whole process (503 beyond): the bound that uvicorn's
+#: ``limit_concurrency`` was, counting requests only (an idle connection or a socket is
+#: no request, so it cannot make the site answer 503).
+MAX_REQUESTS = 1000
+#: TCP connections one peer address may hold open (HTTP and WebSocket alike; a trusted
+#: proxy is exempt); past it a new connection is closed as soon as it is accepted.
+MAX_CONNECTIONS_PER_ADDRESS = 64
+#: TCP connections in the whole process (kept below the file-descriptor limit).
+MAX_CONNECTIONS = 4096
+#: Record uploads (``POST /api/records``) and hints one client address may have in flight.
+MAX_UPLOADS_PER_ADDRESS = 2
+MAX_HINTS_PER_ADDRESS = 2
+#: Seconds a refused client is told to wait (``Retry-After``).
+RETRY_AFTER = 5
+
+
+def guarded_http_protocol(trusted_proxies: Any = (),
+                          max_per_address: int = MAX_CONNECTIONS_PER_ADDRESS,
+                          max_connections: int = MAX_CONNECTIONS) -> type:
     """uvicorn's httptools protocol with a header timeout (uvicorn has none: a client
-    sending half a request line would hold its connection open for ever)."""
+    sending half a request line would hold its connection open for ever) and bounded TCP
+    connections: at most ``max_per_address`` per peer address (``trusted_proxies``, the
+    addresses or networks of ``--trusted-proxy``, are exempt: each carries many clients)
+    and ``max_connections`` in all; past either, a new connection is closed as soon as it
+    is accepted. The count covers a connection for its whole life, after an upgrade to a
+    WebSocket too (the upgraded protocol releases it when the connection is lost)."""
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+    networks = parse_proxies(trusted_proxies)
+    #: peer address -> its open transports (not a trusted proxy's); every transport
+    #: counted -> its peer's key (None: a trusted proxy).
+    by_peer: dict[str, set[Any]] = {}
+    counted: dict[Any, str | None] = {}
+
+    def release(transport: Any) -> None:
+        if transport in counted:
+            key = counted.pop(transport)
+            mine = by_peer.get(key) if key is not None else None
+            if key is not None and mine is not None:
+                mine.discard(transport)
+                if not mine:
+                    del by_peer[key]
+
+    def prune(transports: list[Any]) -> None:
+        """Forget transports already closed (a safety net: each is released when its
+        connection is lost)."""
+        for transport in transports:
+            if transport.is_closing():
+                release(transport)
+
+    def admit(peer: str | None, transport: Any) -> bool:
+        if len(counted) >= max_connections:
+            prune(list(counted))
+            if len(counted) >= max_connections:
+                return False
+        key = None if is_trusted(peer, networks) else (peer or "?")
+        if key is not None:
+            if len(by_peer.get(key, ())) >= max_per_address:
+                prune(list(by_peer[key]))
+                if len(by_peer.get(key, ())) >= max_per_address:
+                    return False
+            by_peer.setdefault(key, set()).add(transport)
+        counted[transport] = key
+        return True
 
     class GuardedHttpProtocol(HttpToolsProtocol):
         _header_timer: asyncio.TimerHandle | None = None
+        _refused = False
+        open_by_peer = by_peer  # (read by tests and for debugging)
 
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
+            if not admit(self.client[0] if self.client else None, transport):
+                self._refused = True
+                transport.close()  # connection_lost follows: nothing else to undo
+                return
             self._arm()
 
         def _arm(self) -> None:
@@ -142,6 +223,8 @@ def guarded_http_protocol() -> type:
                 self.transport.close()
 
         def data_received(self, data: bytes) -> None:
+            if self._refused:
+                return  # too many connections: read nothing
             idle = self.cycle is None or self.cycle.response_complete
             if idle and self._header_timer is None:
                 self._arm()  # a new request begins: its headers must arrive in time
@@ -151,8 +234,23 @@ def guarded_http_protocol() -> type:
             self._disarm()
             super().on_headers_complete()
 
+        def handle_websocket_upgrade(self) -> None:
+            transport = self.transport
+            super().handle_websocket_upgrade()
+            upgraded = transport.get_protocol()
+            if upgraded is self:  # pragma: no cover - uvicorn did not switch protocols
+                return
+            lost = upgraded.connection_lost
+
+            def connection_lost(exc: Exception | None) -> None:
+                release(transport)
+                lost(exc)
+
+            upgraded.connection_lost = connection_lost  # type: ignore[method-assign]
+
         def connection_lost(self, exc: Exception | None) -> None:
             self._disarm()
+            release(self.transport)
             super().connection_lost(exc)
 
     return GuardedHttpProtocol
@@ -190,3 +288,196 @@ class RateLimiter:
         while len(self._hits) > self.max_keys:
             self._hits.popitem(last=False)
         return None
+
+
+def client_address(scope: Scope) -> str:
+    """The address limits are counted by: the peer of the connection, or the client a
+    trusted proxy names (``hexgames serve --trusted-proxy``: uvicorn rewrites
+    ``scope["client"]`` only for the proxies it was told to trust)."""
+    client = scope.get("client")
+    return str(client[0]) if client else "?"
+
+
+class ClientLimit:
+    """At most ``limit`` requests in flight per client address (429 with ``Retry-After``
+    beyond); ``what`` names them in the refusal."""
+
+    def __init__(self, limit: int, what: str = "analyses") -> None:
+        from collections import Counter
+
+        self.limit = limit
+        self.what = what
+        self.active: Counter[str] = Counter()
+
+    @contextlib.contextmanager
+    def hold(self, request: Any) -> Iterator[None]:
+        from fastapi import HTTPException as FastAPIHTTPException
+
+        client = request.client.host if request.client else "?"
+        if self.active[client] >= self.limit:
+            raise FastAPIHTTPException(
+                429, f"at most {self.limit} {self.what} at a time per client; wait for one "
+                     "to end", headers={"Retry-After": "2"})
+        self.active[client] += 1
+        try:
+            yield
+        finally:
+            self.active[client] -= 1
+            if not self.active[client]:
+                del self.active[client]
+
+
+class ClientLimits:
+    """The per-address counters of one app (``app.state.client_limits``; tests lower the
+    bounds on it): open WebSockets and HTTP requests in flight per address and in total,
+    and the in-flight caps of uploads and hints."""
+
+    def __init__(self, sockets_per_address: int = MAX_SOCKETS_PER_ADDRESS,
+                 requests_per_address: int = MAX_REQUESTS_PER_ADDRESS,
+                 max_requests: int = MAX_REQUESTS) -> None:
+        from collections import Counter
+
+        self.sockets_per_address = sockets_per_address
+        self.requests_per_address = requests_per_address
+        self.max_requests = max_requests
+        self.sockets: Counter[str] = Counter()
+        self.requests: Counter[str] = Counter()
+        self.total_requests = 0
+        self.uploads = ClientLimit(MAX_UPLOADS_PER_ADDRESS, "uploads")
+        self.hints = ClientLimit(MAX_HINTS_PER_ADDRESS, "hints")
+
+
+def limits_of(app: Any) -> ClientLimits:
+    """``app.state.client_limits`` (created if the app has none)."""
+    limits = getattr(app.state, "client_limits", None)
+    if limits is None:
+        limits = app.state.client_limits = ClientLimits()
+    return limits
+
+
+class PerClient:
+    """Bound what one client address holds: open WebSockets (refused with 1013 and a
+    message past :attr:`ClientLimits.sockets_per_address`) and HTTP requests in flight
+    (429 with ``Retry-After`` past :attr:`ClientLimits.requests_per_address`; 503 past
+    :attr:`ClientLimits.max_requests` in total). The outermost middleware: a refusal
+    costs no identity, no body and no storage call."""
+
+    def __init__(self, app: ASGIApp, limits: ClientLimits) -> None:
+        self.app = app
+        self.limits = limits
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            await self._socket(scope, receive, send)
+        elif scope["type"] == "http":
+            await self._request(scope, receive, send)
+        else:
+            await self.app(scope, receive, send)
+
+    async def _socket(self, scope: Scope, receive: Receive, send: Send) -> None:
+        limits = self.limits
+        address = client_address(scope)
+        if limits.sockets[address] >= limits.sockets_per_address:
+            await refuse_socket(receive, send, (
+                f"at most {limits.sockets_per_address} open sockets per client address; "
+                "close some pages, or try again later"))
+            return
+        limits.sockets[address] += 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            limits.sockets[address] -= 1
+            if limits.sockets[address] <= 0:
+                del limits.sockets[address]
+
+    async def _request(self, scope: Scope, receive: Receive, send: Send) -> None:
+        limits = self.limits
+        address = client_address(scope)
+        if limits.requests[address] >= limits.requests_per_address:
+            await refuse_request(send, 429, (
+                f"at most {limits.requests_per_address} requests at a time per client "
+                "address; try again in a moment"))
+            return
+        if limits.total_requests >= limits.max_requests:
+            await refuse_request(send, 503, "the server is busy; try again in a moment")
+            return
+        limits.requests[address] += 1
+        limits.total_requests += 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            limits.total_requests -= 1
+            limits.requests[address] -= 1
+            if limits.requests[address] <= 0:
+                del limits.requests[address]
+
+
+async def refuse_socket(receive: Receive, send: Send, message: str) -> None:
+    """Accept a WebSocket, send ``{"type": "error", "message"}`` and close it with 1013
+    (try again later), as the hub's own refusals do."""
+    with contextlib.suppress(Exception):  # a client gone meanwhile: nothing to tell
+        if (await receive())["type"] != "websocket.connect":
+            return
+        await send({"type": "websocket.accept"})
+        await send({"type": "websocket.send",
+                    "text": json.dumps({"type": "error", "message": message})})
+        await send({"type": "websocket.close", "code": 1013, "reason": "try again later"})
+
+
+async def refuse_request(send: Send, status: int, message: str) -> None:
+    body = json.dumps({"error": message}).encode()
+    await send({
+        "type": "http.response.start",
+        "status": status,
+        "headers": [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+            (b"retry-after", str(RETRY_AFTER).encode()),
+            (b"connection", b"close"),
+            *SECURITY_HEADERS,
+        ],
+    })
+    await send({"type": "http.response.body", "body": body})
+
+
+# ------------------------------------------------------------ TCP connections
+def parse_proxies(values: Any) -> list[Any]:
+    """``--trusted-proxy`` values (addresses or networks) as networks; ``ValueError``
+    names a bad one."""
+    import ipaddress
+
+    networks = []
+    for value in values or ():
+        try:
+            networks.append(ipaddress.ip_network(str(value).strip(), strict=False))
+        except ValueError:
+            raise ValueError(f"not an IP address or network: {str(value)[:60]!r}") from None
+    return networks
+
+
+def is_trusted(host: str | None, networks: list[Any]) -> bool:
+    import ipaddress
+
+    if not host or not networks:
+        return False
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return any(address in network for network in networks)
+
+
+def raise_open_files(wanted: int = 65536) -> int:
+    """Raise this process's soft limit of open files towards ``wanted`` (never above the
+    hard limit); returns the soft limit now in force (``wanted`` where unknown)."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not on Unix
+        return wanted
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+    return wanted if soft == resource.RLIM_INFINITY else int(soft)

@@ -81,8 +81,44 @@ class GameSpec:
         return cls(name.strip(), options)
 
 
-def http_json(method: str, url: str, body: Any = None, timeout: float = 10.0) -> Any:
+def source_address(base: str, index: int) -> str | None:
+    """The address simulated game ``index`` connects from: a server counts sockets and
+    requests per client address (docs/web.md, "Limits"), and N games are N visitors, not
+    one. On Linux every 127.x.y.z is this machine, so against an IPv4 loopback server
+    each game gets one of its own; elsewhere None (the system's choice)."""
+    host = urllib.parse.urlsplit(base).hostname or ""
+    try:
+        loopback = ipaddress.ip_address(host).is_loopback and ":" not in host
+    except ValueError:
+        loopback = False
+    if not loopback or not sys.platform.startswith("linux"):
+        return None
+    return f"127.77.{index // 250 % 250}.{1 + index % 250}"
+
+
+def http_json(method: str, url: str, body: Any = None, timeout: float = 10.0,
+              source: str | None = None) -> Any:
     data = None if body is None else json.dumps(body).encode()
+    if source is not None:  # from this local address (see source_address)
+        import http.client
+
+        parts = urllib.parse.urlsplit(url)
+        kind = (http.client.HTTPSConnection if parts.scheme == "https"
+                else http.client.HTTPConnection)
+        connection = kind(parts.hostname or "", parts.port, timeout=timeout,
+                          source_address=(source, 0))
+        try:
+            path = parts.path + (f"?{parts.query}" if parts.query else "")
+            connection.request(method, path or "/", body=data,
+                               headers={"Content-Type": "application/json"})
+            response = connection.getresponse()
+            payload = response.read()
+            if response.status >= 400:
+                raise urllib.error.HTTPError(url, response.status, response.reason,
+                                             response.headers, None)
+            return json.loads(payload.decode())
+        finally:
+            connection.close()
     request = urllib.request.Request(url, data=data, method=method)
     request.add_header("Content-Type", "application/json")
     with urllib.request.urlopen(request, timeout=timeout) as response:
@@ -107,9 +143,11 @@ async def play_seat(
     stats: Stats,
     deadline: float,
     max_moves: int,
+    source: str | None = None,
 ) -> bool:
-    """One player: connect, answer every turn with a random legal action until the game
-    ends, the deadline passes or ``max_moves`` were made. True when the game ended."""
+    """One player: connect (from ``source``, if given), answer every turn with a random
+    legal action until the game ends, the deadline passes or ``max_moves`` were made.
+    True when the game ended."""
     import websockets
 
     sent_at: float | None = None
@@ -118,7 +156,8 @@ async def play_seat(
     board: list[str] = []  # the board's SVG cut into pieces, as patches edit it
     try:
         async with websockets.connect(
-            websocket_url(base, game_id, token, stats.delta), max_size=2**24, open_timeout=10
+            websocket_url(base, game_id, token, stats.delta), max_size=2**24, open_timeout=10,
+            **({"local_addr": (source, 0)} if source else {}),  # type: ignore[arg-type]
         ) as socket:
             while time.monotonic() < deadline:
                 try:
@@ -197,9 +236,11 @@ def note_acknowledged(stats: Stats, game_id: str, message: dict[str, Any]) -> No
 
 
 async def play_slot(
-    base: str, spec: GameSpec, seed: int, stats: Stats, deadline: float, max_moves: int
+    base: str, spec: GameSpec, seed: int, stats: Stats, deadline: float, max_moves: int,
+    source: str | None = None,
 ) -> list[str]:
-    """Keep one game slot busy until the deadline; returns the ids of its games."""
+    """Keep one game slot busy until the deadline (its client connecting from ``source``,
+    if given); returns the ids of its games."""
     rng = random.Random(seed)
     ids: list[str] = []
     while time.monotonic() < deadline:
@@ -209,6 +250,8 @@ async def play_slot(
                 "POST",
                 f"{base}/api/games",
                 {"game": spec.game, "mode": "online", "options": spec.options},
+                10.0,
+                source,
             )
         except (urllib.error.URLError, OSError, ValueError) as error:
             stats.error(f"create {spec.game}: {error}")
@@ -220,7 +263,7 @@ async def play_slot(
         urls = stats.urls or [base]
         players = [
             play_seat(urls[(seed + seat) % len(urls)], game_id, token,
-                      random.Random(rng.random()), stats, deadline, max_moves)
+                      random.Random(rng.random()), stats, deadline, max_moves, source)
             for seat, token in enumerate(tokens)
         ]
         results = await asyncio.gather(*players)
@@ -322,7 +365,8 @@ async def run_load(
     started = time.monotonic()
     deadline = started + seconds
     slots = [
-        play_slot(base, mix[i % len(mix)], seed * 100_003 + i, stats, deadline, max_moves or 10**9)
+        play_slot(base, mix[i % len(mix)], seed * 100_003 + i, stats, deadline, max_moves or 10**9,
+                  source_address(base, i))
         for i in range(games)
     ]
     id_lists = await asyncio.gather(*slots)

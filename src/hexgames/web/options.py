@@ -30,6 +30,9 @@ def describe_options(game: Game) -> list[dict[str, Any]]:
 
 
 def _coerce(option: Option, raw: Any) -> Any:
+    """One browser value as the option's type, range-checked by the option's own
+    declaration (:meth:`Option.validate`: the message names the option and its range,
+    and quotes a huge value only in part)."""
     if raw is None or (isinstance(raw, str) and not raw.strip() and option.nullable):
         if option.nullable:
             return None
@@ -38,20 +41,15 @@ def _coerce(option: Option, raw: Any) -> Any:
         value = parse_option_value(option, raw)
     elif option.kind == "bool":
         if not isinstance(raw, bool):
-            raise ValueError(f"option {option.name} expects true/false, got {raw!r}")
+            raise option.refusal(raw, "expects")
         value = raw
     elif option.kind == "int":
         if isinstance(raw, bool) or not isinstance(raw, int):
-            raise ValueError(f"option {option.name} expects an integer, got {raw!r}")
+            raise option.refusal(raw, "expects")
         value = raw
     else:
         raise ValueError(f"option {option.name} has unknown kind {option.kind!r}")
-    if value is not None and option.kind == "int":
-        if option.minimum is not None and value < option.minimum:
-            raise ValueError(f"option {option.name} must be at least {option.minimum}, got {value}")
-        if option.maximum is not None and value > option.maximum:
-            raise ValueError(f"option {option.name} must be at most {option.maximum}, got {value}")
-    return value
+    return option.validate(value)
 
 
 def parse_options(game: Game, raw: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -26,10 +26,13 @@ from hexgames.web.limits import RateLimiter
 from hexgames.web.ratings import rating_view
 from hexgames.web.rules_pages import not_found_page
 from hexgames.web.service import GameService
-from hexgames.web.storage import StoredGame
+from hexgames.web.storage import NameLookAlike, StoredGame
+from hexgames.web.storage.base import name_key
 
 STATIC = Path(__file__).parent / "static"
-#: Login and password attempts: per client address and per name, this many per window.
+#: Login and password attempts: per client address and per account (the name as the
+#: account lookup folds it: `` vic``, ``VIC`` and ``vic\t`` are one budget, whatever the
+#: address), this many per window.
 LOGIN_ATTEMPTS = 10
 LOGIN_WINDOW = 300.0
 #: Games listed on a player page.
@@ -114,7 +117,10 @@ def add_player_routes(app: FastAPI, service: GameService) -> None:
 
     def limited(request: Request, name: str) -> JSONResponse | None:
         address = request.client.host if request.client else "?"
-        wait = by_address.hit("ip:" + address) or by_name.hit("name:" + name.casefold()[:40])
+        # The key is what the lookup (``player_by_name(name[:40])``) compares: every
+        # spelling that reaches an account spends that account's one budget.
+        account = name_key(str(name)[:40])
+        wait = by_address.hit("ip:" + address) or by_name.hit("name:" + account)
         if wait is None:
             return None
         return _refuse(429, f"too many attempts; try again in {int(wait) + 1} s",
@@ -134,6 +140,8 @@ def add_player_routes(app: FastAPI, service: GameService) -> None:
         if name != player.name:
             try:
                 await service.call_storage(service.storage.rename_player, player.id, name)
+            except NameLookAlike as look_alike:
+                return _refuse(409, str(look_alike))
             except identity.NameTaken:
                 return _refuse(409, f"the name {name!r} is taken (names ignore case)")
             await service.renamed(player.id, name)
@@ -157,7 +165,10 @@ def add_player_routes(app: FastAPI, service: GameService) -> None:
             if not ok:
                 return _refuse(403, "the current password is wrong")
         hashed = await service.call_thread(identity.hash_password, body.password)
-        await service.call_storage(service.storage.set_password, player.id, hashed)
+        # Every other browser of the player is logged out (a stolen cookie stops
+        # working); this one stays.
+        await service.call_storage(service.storage.change_password, player.id, hashed,
+                                   identity.current_session(request))
         return Player(player.id, player.name, True, player.created_at).me()
 
     @app.post("/api/login")

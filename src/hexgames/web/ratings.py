@@ -20,8 +20,10 @@ How the site applies it (docs/web.md, "Ratings"):
   makes a rating less certain, as in the paper.
 - **Who counts.** Only games created ``rated`` (online games; the lobby sets it), which
   ended with a result (a win or a draw; an aborted game has no winner), between two
-  different identities. :func:`record_rated_result` applies a game once, whoever calls it
-  and however often.
+  different identities that both picked a name (no guests), in which **each side made
+  at least one action of its own** (a resignation or a timeout before that is recorded
+  but unrated, like an abort: no farming of 0-move wins). :func:`record_rated_result`
+  applies a game once, whoever calls it and however often.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from hexgames.game import get_game
+from hexgames.web.identity import GUEST_PREFIX
 from hexgames.web.storage.base import RatingRecord, Storage, StoredGame, seat_holders
 
 #: Glicko-2 scale factor (400 / ln 10).
@@ -205,7 +208,8 @@ def record_rated_result(storage: Storage, game: Any, at: str | None = None
     to learn which seat won). Returns the rating changes, one entry per seat
     (``{"seat", "player_id", "pool", "before", "after", "change", "deviation",
     "games"}``), also when they were applied by an earlier call (idempotent); ``None``
-    when the game does not count (not rated, not over, no result, not two identities).
+    when the game does not count (not rated, not over, no result, not two named
+    identities, a side that made no action).
     Blocking (storage): call it from a thread.
     """
     if isinstance(game, StoredGame):
@@ -218,9 +222,15 @@ def record_rated_result(storage: Storage, game: Any, at: str | None = None
     holders = dict(seat_holders(stored.players))
     if set(holders) != {0, 1} or holders[0] == holders[1]:
         return None
+    if not (game.seat_has_moved(0) and game.seat_has_moved(1)):
+        return None  # a side never played: no rated result (as an abort)
     scores = seat_scores(game)
     if scores is None:
         return None
+    names = storage.player_names([holders[0], holders[1]])
+    if any(names.get(holders[seat], GUEST_PREFIX).startswith(GUEST_PREFIX)
+           for seat in (0, 1)):
+        return None  # guests do not play rated games (see hexgames.web.accounts)
     pool = rating_pool(stored.game, stored.options)
     at = at or now()
     ids = (holders[0], holders[1])

@@ -450,7 +450,9 @@ class GameService:
             start=start,
             rated=bool(rated),
         )
-        match = await self._adopt(Match(stored))
+        # built in a thread: a start position's reading and a new variant's tables take
+        # time that other clients must not wait for
+        match = await self._adopt(await asyncio.to_thread(Match, stored))
         match.now = self.now
         if mode == "online":
             self._start_clock(match, time_control)
@@ -1116,7 +1118,7 @@ class GameService:
                     created_at=stamp, updated_at=stamp,
                     rated=stored.rated, meta={"rematch_of": stored.id},
                 )
-                fresh = await self._adopt(Match(created))
+                fresh = await self._adopt(await asyncio.to_thread(Match, created))
                 fresh.now = self.now
                 self._start_clock(fresh, TimeControl.parse(match.meta.get("control")))
                 await self._store(self.storage.create_game, created)
@@ -1188,7 +1190,7 @@ class GameService:
                 raise PermissionError(f"this challenge is for {seek.target}")
         game = get_game(seek.game)
         color = seek.color if seek.color != "random" else secrets.choice(list(game.colors))
-        start = start_position(game, seek.options)
+        start = await asyncio.to_thread(start_position, game, seek.options)  # off the loop
         creator_seat = start.seat_of(color)
         token = new_token()
         players: list[dict[str, Any]] = [{}, {}]
@@ -1205,7 +1207,7 @@ class GameService:
             winner=None, reason=None, created_at=stamp, updated_at=stamp,
             rated=seek.rated, meta={"seek": seek.id},
         )
-        match = await self._adopt(Match(stored))
+        match = await self._adopt(await asyncio.to_thread(Match, stored))  # off the loop
         match.now = self.now
         self._start_clock(match, TimeControl.parse(seek.control))
         await self._store(self.storage.accept_seek, seek.id, stored)

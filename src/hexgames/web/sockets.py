@@ -63,7 +63,9 @@ def add_socket_route(app: FastAPI, service: GameService) -> None:
             await websocket.close(code=4403)  # the handshake is refused with HTTP 403
             return
         await websocket.accept()
-        refusal = service.hub.refusal(game_id)
+        # A viewer is refused before the game is read; a token is checked first (a player
+        # is never refused for viewers: see Hub.admit).
+        refusal = None if token else service.hub.refusal(game_id)
         if refusal is not None:
             await websocket.send_json({"type": "error", "message": refusal})
             await websocket.close(code=1013)  # try again later
@@ -82,6 +84,11 @@ def add_socket_route(app: FastAPI, service: GameService) -> None:
         if token and not match.seats_of(token):
             notice = {"type": "error", "message": "this token holds no seat here: you are watching"}
             token = None
+        refusal = service.hub.admit(game_id, player=bool(token))
+        if refusal is not None:
+            await websocket.send_json({"type": "error", "message": refusal})
+            await websocket.close(code=1013)
+            return
         connection = service.hub.join(game_id, websocket, token, delta=delta in ("1", "true"),
                                       svg_patch=svg == "patch")
         try:

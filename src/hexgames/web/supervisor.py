@@ -34,6 +34,8 @@ def worker_command(args: argparse.Namespace, port: int) -> list[str]:
                "--port", str(port), "--reuse-port", "--data-dir", str(args.data_dir)]
     if args.ai_processes is not None:
         command += ["--ai-processes", str(args.ai_processes)]
+    for proxy in getattr(args, "trusted_proxy", None) or ():
+        command += ["--trusted-proxy", str(proxy)]
     return command
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from hexgames.web.storage.base import (
     Change,
+    NameLookAlike,
     NameTaken,
     PlayerRecord,
     RatingRecord,
@@ -25,6 +26,7 @@ from hexgames.web.storage.base import (
 
 __all__ = [
     "Change",
+    "NameLookAlike",
     "NameTaken",
     "PlayerRecord",
     "RatingRecord",

@@ -18,6 +18,8 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any
 
+from hexgames.web.confusables import skeleton
+
 #: The schema, written once for both backends (only portable types: TEXT and INTEGER).
 SCHEMA: tuple[str, ...] = (
     """CREATE TABLE IF NOT EXISTS games (
@@ -63,13 +65,15 @@ SCHEMA: tuple[str, ...] = (
     )""",
     # Identities (hexgames.web.identity): a player, and the hashed secrets of the
     # browsers ("sessions") that act as it. ``name_key`` is the name folded for the
-    # case-insensitive uniqueness check.
+    # case-insensitive uniqueness check; ``name_skeleton`` its look-alike form
+    # (hexgames.web.confusables; added by ``_migrate`` to older databases).
     """CREATE TABLE IF NOT EXISTS players (
         id TEXT PRIMARY KEY,
         name TEXT NOT NULL,
         name_key TEXT NOT NULL UNIQUE,
         password TEXT,
-        created_at TEXT NOT NULL
+        created_at TEXT NOT NULL,
+        name_skeleton TEXT
     )""",
     """CREATE TABLE IF NOT EXISTS player_sessions (
         secret_hash TEXT PRIMARY KEY,
@@ -195,6 +199,16 @@ class StoredGame:
 
 class NameTaken(ValueError):
     """Another player already has this name (compared case-insensitively)."""
+
+
+class NameLookAlike(NameTaken):
+    """Another player has a name that reads the same (the same
+    :func:`~hexgames.web.confusables.skeleton`: ``AIice`` beside ``Alice``)."""
+
+    def __init__(self, name: str, other: str) -> None:
+        super().__init__(f"the name {name!r} looks too much like {other!r}, another "
+                         "player's name; pick another")
+        self.other = other
 
 
 @dataclass(frozen=True)
@@ -359,6 +373,13 @@ class Storage(ABC):
     def set_password(self, player_id: str, password_hash: str | None) -> None:
         raise NotImplementedError
 
+    def change_password(self, player_id: str, password_hash: str, keep_session: str | None
+                        ) -> None:
+        """Set the password and, in the same transaction, forget every browser of the
+        player except ``keep_session`` (a hashed secret): a password change logs the
+        player's other browsers out."""
+        raise NotImplementedError
+
     def games_of_player(self, player_id: str, limit: int = 100) -> list[StoredGame]:
         """The games in which the player holds a seat, most recently updated first
         (summaries: ``actions`` left empty)."""
@@ -472,6 +493,7 @@ class SqlStorage(Storage):
             except StorageUnavailable:
                 with self._transaction() as cursor:
                     cursor.execute(f"ALTER TABLE games ADD COLUMN {column} {kind}")
+        self._migrate_skeletons()
         with self._transaction() as cursor:
             cursor.execute(self._sql("SELECT id, seat_tokens FROM games"))
             rows = cursor.fetchall()
@@ -482,6 +504,23 @@ class SqlStorage(Storage):
                         self._sql("UPDATE games SET seat_tokens = ? WHERE id = ?"),
                         (json.dumps([hashed(t) for t in tokens]), game_id),
                     )
+
+    def _migrate_skeletons(self) -> None:
+        """Players' look-alike column: added to an older database, filled where empty."""
+        try:
+            with self._transaction() as cursor:
+                cursor.execute(self._sql("SELECT name_skeleton FROM players WHERE id = ?"),
+                               ("",))
+        except StorageUnavailable:
+            with self._transaction() as cursor:
+                cursor.execute("ALTER TABLE players ADD COLUMN name_skeleton TEXT")
+        with self._transaction() as cursor:
+            cursor.execute("CREATE INDEX IF NOT EXISTS players_by_skeleton "
+                           "ON players (name_skeleton)")
+            cursor.execute("SELECT id, name FROM players WHERE name_skeleton IS NULL")
+            for player_id, name in cursor.fetchall():
+                cursor.execute(self._sql("UPDATE players SET name_skeleton = ? WHERE id = ?"),
+                               (skeleton(name), player_id))
 
     # ------------------------------------------------------------------ helpers
     def _sql(self, text: str) -> str:
@@ -829,10 +868,10 @@ class SqlStorage(Storage):
         try:
             with self._transaction() as cursor:
                 cursor.execute(
-                    self._sql("INSERT INTO players (id, name, name_key, password, created_at) "
-                              "VALUES (?,?,?,?,?)"),
+                    self._sql("INSERT INTO players (id, name, name_key, password, created_at, "
+                              "name_skeleton) VALUES (?,?,?,?,?,?)"),
                     (player.id, player.name, name_key(player.name), player.password,
-                     player.created_at),
+                     player.created_at, skeleton(player.name)),
                 )
                 cursor.execute(
                     self._sql("INSERT INTO player_sessions (secret_hash, player_id, created_at) "
@@ -894,11 +933,21 @@ class SqlStorage(Storage):
             return {row[0]: row[1] for row in cursor.fetchall()}
 
     def rename_player(self, player_id: str, name: str) -> None:
+        look = skeleton(name)
         try:
             with self._transaction() as cursor:
                 cursor.execute(
-                    self._sql("UPDATE players SET name = ?, name_key = ? WHERE id = ?"),
-                    (name, name_key(name), player_id),
+                    self._sql("SELECT name FROM players WHERE name_skeleton = ? AND id <> ? "
+                              "AND name_key <> ?"),
+                    (look, player_id, name_key(name)),
+                )
+                row = cursor.fetchone()
+                if row is not None:
+                    raise NameLookAlike(name, row[0])
+                cursor.execute(
+                    self._sql("UPDATE players SET name = ?, name_key = ?, name_skeleton = ? "
+                              "WHERE id = ?"),
+                    (name, name_key(name), look, player_id),
                 )
         except StaleWrite:
             raise NameTaken(f"the name {name!r} is taken") from None
@@ -908,6 +957,19 @@ class SqlStorage(Storage):
             cursor.execute(
                 self._sql("UPDATE players SET password = ? WHERE id = ?"),
                 (password_hash, player_id),
+            )
+
+    def change_password(self, player_id: str, password_hash: str, keep_session: str | None
+                        ) -> None:
+        with self._transaction() as cursor:
+            cursor.execute(
+                self._sql("UPDATE players SET password = ? WHERE id = ?"),
+                (password_hash, player_id),
+            )
+            cursor.execute(
+                self._sql("DELETE FROM player_sessions WHERE player_id = ? "
+                          "AND secret_hash <> ?"),
+                (player_id, keep_session or ""),
             )
 
     def games_of_player(self, player_id: str, limit: int = 100) -> list[StoredGame]:
