@@ -75,17 +75,17 @@ def test_a_killed_ai_worker_does_not_break_the_ai_for_later_games(client: TestCl
 # ------------------------------------------------------------ 3. fair, bounded AI
 def test_the_ai_queue_is_bounded_and_cheap_levels_do_not_wait_behind_strong_ones(
         tmp_path: Path) -> None:
-    """Two long jobs fill the expensive lane (one runs, one waits); a third level-5
-    search is refused, and a level-1 search still answers. The long jobs stand for
-    strong searches but last until the test lets them go (a file appears), not for a
-    time: how long a real level-5 search takes depends on the engine (Dendria's went
-    from seconds to a fifth of one), and a test must not depend on that."""
+    """Two long jobs (analyses) fill the expensive lane's share for jobs (one runs, one
+    waits); a third job is refused, a level-5 game search is not (analyses have a share
+    of their own: issue 31, row 12), and a level-1 search still answers at once. The long
+    jobs last until the test lets them go (a file appears), not for a time: how long a
+    real search takes depends on the engine, and a test must not depend on that."""
     game = get_game("dendria")
     options = dict(game.rules_options(game.make_rules()))
     release = tmp_path / "release"
     hold = ["sh", "-c", f"until [ -e '{release}' ]; do sleep 0.05; done"]
 
-    async def scenario() -> tuple[list[str], bool]:
+    async def scenario() -> tuple[list[str], bool, bool]:
         workers = AiWorkers(processes=1, max_waiting=1)
         finished: list[str] = []
 
@@ -93,27 +93,36 @@ def test_the_ai_queue_is_bounded_and_cheap_levels_do_not_wait_behind_strong_ones
             await workers.run(subprocess.run, hold, level=5)
             finished.append(name)
 
+        async def game_search() -> None:
+            await workers.choose("dendria", options, [], 5, seed=1)
+            finished.append("game")
+
         try:
             tasks = [asyncio.create_task(strong(f"strong{i}")) for i in range(2)]
-            await asyncio.sleep(0)  # one runs, one waits: the lane is now full
+            await asyncio.sleep(0)  # one runs, one waits: the jobs' share is now full
             refused = False
             try:
-                await workers.choose("dendria", options, [], 5, seed=1)
+                await workers.run(subprocess.run, ["true"], level=5)
             except AiBusy as error:
                 refused = "busy" in str(error)
+            game_refused = workers.busy(5)
+            tasks.append(asyncio.create_task(game_search()))
+            await asyncio.sleep(0)
             # waiting behind the held lane would never end: a bound, not a race
             await asyncio.wait_for(workers.choose("dendria", options, [], 1, seed=1), 120)
             finished.append("cheap")
             release.touch()
-            await asyncio.gather(*tasks)
-            return finished, refused
+            await asyncio.wait_for(asyncio.gather(*tasks), 300)
+            return finished, refused, game_refused
         finally:
             release.touch()
             workers.shutdown()
 
-    finished, refused = asyncio.run(scenario())
-    assert refused, "past the bound a search is refused with 'the computer is busy'"
-    assert finished == ["cheap", "strong0", "strong1"], finished
+    finished, refused, game_refused = asyncio.run(scenario())
+    assert refused, "past the jobs' share a job is refused with 'the computer is busy'"
+    assert not game_refused, "a game's search is not refused for analyses waiting"
+    assert finished[0] == "cheap", finished
+    assert sorted(finished[1:]) == ["game", "strong0", "strong1"], finished
 
 
 def test_a_full_ai_queue_answers_503_when_a_game_is_created(client: TestClient) -> None:

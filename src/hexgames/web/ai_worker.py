@@ -320,7 +320,10 @@ class _Lane:
         self.slots = [_Slot(name, i) for i in range(self.workers)]
         #: game id -> (slot index, last use), most recently used last.
         self.affinity: OrderedDict[str, tuple[int, float]] = OrderedDict()
+        #: Calls waiting for a slot, and how many of them are jobs (:meth:`AiWorkers.run`:
+        #: analysis, hints) rather than games' searches.
         self.waiting = 0
+        self.waiting_jobs = 0
         self.running = 0
         self.restarts = 0
 
@@ -330,7 +333,16 @@ class _Lane:
         return self.slots[0].pool
 
     def full(self) -> bool:
-        return self.running >= self.workers and self.waiting >= self.max_waiting
+        """No room for another game's search: analysis and hints waiting do not count,
+        so no flood of them can make a game's move refused (they have their own share,
+        :meth:`jobs_full`)."""
+        games_waiting = self.waiting - self.waiting_jobs
+        return self.running >= self.workers and games_waiting >= self.max_waiting
+
+    def jobs_full(self) -> bool:
+        """No room for another job (analysis, a hint): half the games' share may wait."""
+        return (self.running >= self.workers
+                and self.waiting_jobs >= max(1, self.max_waiting // 2))
 
     def slot_for(self, game_id: str | None) -> _Slot:
         now = time.monotonic()
@@ -499,16 +511,19 @@ class AiWorkers:
     async def run(self, function: Callable[..., T], *args: Any, level: int = 3) -> T:
         """Run ``function(*args)`` (a module-level function of plain data, e.g. an
         analysis) in the lane of ``level``, with the same bounds as :meth:`choose`
-        (:class:`AiBusy` when too many searches wait; retried once if a worker died)."""
+        (:class:`AiBusy` when too many jobs wait: a share of their own, apart from the
+        games'; retried once if a worker died, replaced if stuck)."""
         lane = self.lane(level)
-        if lane.full():
-            raise AiBusy("the computer is busy with other games; try again in a minute")
+        if lane.jobs_full():
+            raise AiBusy("the computer is busy with other analyses; try again in a minute")
         slot = lane.slot_for(None)  # no session: the least loaded free worker
         lane.waiting += 1
+        lane.waiting_jobs += 1
         try:
             await slot.lock().acquire()
         finally:
             lane.waiting -= 1
+            lane.waiting_jobs -= 1
         lane.running += 1
         try:
             await slot.stop_pondering(self.cancel_grace)  # a ponder must not hold the worker
