@@ -195,8 +195,10 @@ def test_open_challenges_are_bounded_per_player_per_address_and_in_all(
         full = client.post("/api/seeks", json={"game": "dendria"})
     assert full.status_code == 503 and "lobby is full" in full.json()["error"]
     assert len(client.get("/api/seeks").json()["seeks"]) == 4
-    # One address, however many identities it makes up: 20 posts per window, then 429.
+    # One address, however many identities it makes up: 20 posts per window, then 429
+    # (its share of open challenges is tested in test_web_housekeeping.py).
     monkeypatch.setattr(service_module, "MAX_OPEN_SEEKS", 1000)
+    monkeypatch.setattr(service_module, "MAX_OPEN_SEEKS_PER_ADDRESS", 1000)
     codes = []
     for n in range(20):
         with visitor(client, f"sybil{n}"):
@@ -223,7 +225,9 @@ def test_the_clock_runs_out_and_the_server_ends_the_game(
     time_.ms += 4_999
     assert client.portal.call(service.check_clocks) == []
     assert state(client, game_id, blue)["clock"]["left_ms"] == [4100, 1]
-    time_.ms += 1
+    time_.ms += 1  # the deadline: a move within the lag credit after it still counts
+    assert client.portal.call(service.check_clocks) == []
+    time_.ms += 500  # clocks.LAG_ALLOWANCE_MS
     assert client.portal.call(service.check_clocks) == [game_id]
     for token in (red, blue, None):
         view = state(client, game_id, token)
@@ -257,7 +261,9 @@ def test_games_overdue_after_a_restart_are_adjudicated(
             client, {"kind": "realtime", "base_s": 10, "increment_s": 0})
         play_turn(client, game_id, red)
         play_turn(client, game_id, blue)
-    time_.ms += 11_000  # the server was down while the flag fell
+        # The flag fell before the server stopped (an outage is credited to the clocks:
+        # test_web_housekeeping.py).
+        time_.ms += 11_000
     app = create_app(data_dir=tmp_path, ai_processes=1)
     app.state.service.now = time_
     app.state.service.watch_clocks = False
@@ -276,7 +282,7 @@ def test_correspondence_lists_whose_turn_it_is(client: TestClient, time_: FakeTi
     assert view["clock"]["running"] == 0 and view["clock"]["left_ms"][0] == 2 * 86_400_000
     play_turn(client, game_id, red)
     assert client.get("/api/seeks").json()["playing"][0]["turn"] == 1
-    time_.ms += 2 * 86_400_000
+    time_.ms += 2 * 86_400_000 + 500  # the deadline and the lag credit after it
     assert client.portal.call(client.app.state.service.check_clocks) == [game_id]
     assert state(client, game_id, None)["result"] == "Red wins (Blue ran out of time)"
 
@@ -367,7 +373,7 @@ def test_a_rated_game_lost_on_time_changes_both_ratings(
     assert state(client, game_id, red)["rated"]
     play_turn(client, game_id, red)
     play_turn(client, game_id, blue)
-    time_.ms += 5_000
+    time_.ms += 5_500  # the deadline and the lag credit after it
     assert client.portal.call(client.app.state.service.check_clocks) == [game_id]
     view = state(client, game_id, None)
     assert view["result"] == "Blue wins (Red ran out of time)"
@@ -427,7 +433,9 @@ def test_clocks_on_both_storages_across_two_servers(
         assert state(client, game_id, None)["clock"]["left_ms"] == [7_000, 8_000]
         if kind == "sqlite":
             stack.close()  # one server per SQLite file
-        time_.ms += 8_000  # blue's flag has fallen
+        else:  # the first server keeps the clocks (its heartbeat): no outage to credit
+            client.portal.call(first.state.service.mark_clocks_kept)
+        time_.ms += 8_500  # blue's flag has fallen (and the lag credit after it)
         second = create_app(ai_processes=1, **args)
         second.state.service.now = time_
         second.state.service.watch_clocks = False

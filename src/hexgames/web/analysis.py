@@ -178,7 +178,7 @@ class LivePositions:
         """``PermissionError`` (403) when the line passes through a live position; also
         checks that the line replays (``IllegalAction`` naming the action)."""
         live = await self.keys(game.name)
-        if await asyncio.to_thread(passes_through, game, options, start, actions, live):
+        if await self.service.call_thread(passes_through, game, options, start, actions, live):
             raise PermissionError(LIVE_REFUSAL)
 
     async def refuse_start(self, game_name: str, options: dict[str, Any] | None,
@@ -192,7 +192,7 @@ class LivePositions:
         if not live:
             return
         rules_options = parse_options(game, options or {})
-        if await asyncio.to_thread(live_start, game, rules_options, start, live):
+        if await self.service.call_thread(live_start, game, rules_options, start, live):
             raise PermissionError(LIVE_REFUSAL)
 
 
@@ -351,7 +351,7 @@ def add_analysis_routes(app: FastAPI, service: GameService) -> None:
     @app.post("/api/analysis/position")
     async def analysis_position(body: LineIn) -> dict[str, Any]:
         """The board, move list and legal actions after a line of actions."""
-        return await asyncio.to_thread(line_view, body)
+        return await service.call_thread(line_view, body)
 
     @app.post("/api/analysis/evaluate")
     async def analysis_evaluate(body: EvaluateIn, request: Request) -> dict[str, Any]:
@@ -436,20 +436,20 @@ def add_analysis_routes(app: FastAPI, service: GameService) -> None:
     async def editor_spec(body: EditorSpecIn) -> dict[str, Any]:
         """The game's palette and settings, and its start position as an edited board."""
         game = get_game(body.game)
-        return await asyncio.to_thread(editor_start, game, parse_options(game, body.options))
+        return await service.call_thread(editor_start, game, parse_options(game, body.options))
 
     @app.post("/api/editor/board")
     async def editor_check(body: EditorBoardIn) -> dict[str, Any]:
         """An edited board: its text, and the engine's verdict (drawing or message)."""
         game = get_game(body.game)
         options = parse_options(game, body.options)
-        return await asyncio.to_thread(editor_board, game, options, body.cells,
-                                       body.settings, body.flip)
+        return await service.call_thread(editor_board, game, options, body.cells,
+                                         body.settings, body.flip)
 
     @app.post("/api/editor/read")
     async def editor_read(body: EditorReadIn) -> dict[str, Any]:
         """A pasted position text as an edited board (400 with the reader's message)."""
-        return await asyncio.to_thread(read_text, body.text, body.game, body.flip)
+        return await service.call_thread(read_text, body.text, body.game, body.flip)
 
     @app.get("/analysis", include_in_schema=False)
     async def analysis_page() -> FileResponse:

@@ -22,7 +22,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, Query, Request
+from fastapi import FastAPI, HTTPException, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import (
     FileResponse,
@@ -43,13 +43,22 @@ from hexgames.web.ai_worker import AiWorkers
 from hexgames.web.analysis import add_analysis_routes
 from hexgames.web.hub import Hub
 from hexgames.web.identity import (
+    NEW_IDENTITIES_PER_ADDRESS,
+    NEW_IDENTITY_WINDOW,
     IdentityCookie,
     KnownPlayer,
     PagePlayer,
     current_player,
     known_player,
 )
-from hexgames.web.limits import BodyLimit, PerClient, RateLimiter, SecurityHeaders, limits_of
+from hexgames.web.limits import (
+    BodyLimit,
+    PerClient,
+    RateLimiter,
+    SecurityHeaders,
+    client_address,
+    limits_of,
+)
 from hexgames.web.matches import Match, render
 from hexgames.web.options import describe_options
 from hexgames.web.players import add_player_routes
@@ -61,6 +70,7 @@ from hexgames.web.service import (
     GameService,
     LobbyFull,
     SeekTaken,
+    WriteUnconfirmed,
     public_seek,
 )
 from hexgames.web.sockets import add_lobby_route, add_socket_route, clip
@@ -136,6 +146,10 @@ class RecordIn(Strict):
 #: Challenges one client address may post per window of seconds (see ``new_seek``).
 SEEKS_PER_ADDRESS = 20
 SEEK_WINDOW = 600.0
+#: Games one client address may create per window of seconds (``POST /api/games``;
+#: issue 31: 1,000 in 4.5 s), then 429 with ``Retry-After``.
+GAMES_PER_ADDRESS = 30
+GAME_WINDOW = 60.0
 
 
 def error(status: int, message: str) -> JSONResponse:
@@ -185,6 +199,7 @@ def create_app(
     storage = open_storage(data_dir=data_dir, database_url=database_url or None)
     service = GameService(storage, AiWorkers(ai_processes), Hub())
     seek_posts = RateLimiter(SEEKS_PER_ADDRESS, SEEK_WINDOW)
+    game_posts = RateLimiter(GAMES_PER_ADDRESS, GAME_WINDOW)
     rated_play = RatedPlay()  # guests play no rated games; rated games per hour
 
     @asynccontextmanager
@@ -199,6 +214,8 @@ def create_app(
                   openapi_url="/api/openapi.json")
     app.state.service = service
     app.state.rated_play = rated_play
+    app.state.game_posts = game_posts
+    app.state.new_identities = RateLimiter(NEW_IDENTITIES_PER_ADDRESS, NEW_IDENTITY_WINDOW)
     app.add_middleware(IdentityCookie)
     app.add_middleware(CrossSiteGuard)  # other sites' pages change nothing (403)
     app.add_middleware(BodyLimit, limit=MAX_BODY)
@@ -225,6 +242,10 @@ def create_app(
 
     @app.exception_handler(StaleWrite)
     async def stale(request: Request, exc: StaleWrite) -> JSONResponse:
+        return error(409, str(exc))
+
+    @app.exception_handler(WriteUnconfirmed)  # may still commit: reload, never 503
+    async def unconfirmed(request: Request, exc: WriteUnconfirmed) -> JSONResponse:
         return error(409, str(exc))
 
     @app.exception_handler(StarletteHTTPException)
@@ -287,7 +308,11 @@ def create_app(
         }
 
     @app.post("/api/games", status_code=201)
-    async def new_game(body: NewGame, player: KnownPlayer) -> dict[str, Any]:
+    async def new_game(body: NewGame, player: KnownPlayer, request: Request) -> dict[str, Any]:
+        wait = game_posts.hit(client_address(request.scope))
+        if wait is not None:
+            raise HTTPException(429, f"too many games created; try again in {int(wait) + 1} s",
+                                headers={"Retry-After": str(int(wait) + 1)})
         if body.rated and body.mode == "online":
             rated_play.check(player)
         if body.mode == "ai" and body.start:  # not the engine on a live game's board
@@ -371,7 +396,7 @@ def create_app(
         creator = await player_entry(request)
         seek, token = await service.create_seek(
             body.game, body.options, body.control, body.color, body.rated, creator,
-            body.target,
+            body.target, address=client_address(request.scope),
         )
         return {"id": seek.id, "token": token, "seek": public_seek(seek)}
 
@@ -427,6 +452,12 @@ def create_app(
     @app.post("/api/records", status_code=201)
     async def upload(body: RecordIn, request: Request) -> dict[str, Any]:
         with limits_of(app).uploads.hold(request):  # a few parses per address at once
+            wait = limits_of(app).upload_rate.hit(request.client.host if request.client
+                                                  else "?")
+            if wait is not None:  # and a few per address per window
+                raise HTTPException(429, f"too many records uploaded; try again in "
+                                         f"{int(wait) + 1} s",
+                                    headers={"Retry-After": str(int(wait) + 1)})
             match, token = await service.import_record(body.text, body.game)
         return {"id": match.id, "token": token, "links": links(match, [token, token])}
 
@@ -439,7 +470,7 @@ def create_app(
         if ply > total:
             raise ValueError(f"ply {ply} is past the end of the game ({total} actions)")
         # From the nearest stored checkpoint: a bounded number of actions, off the loop.
-        svg = await asyncio.to_thread(match.replay_svg, ply, flip)
+        svg = await service.call_thread(match.replay_svg, ply, flip)
         return {"ply": ply, "total": total, "svg": svg}
 
     @app.get("/api/games/{game_id}/board")

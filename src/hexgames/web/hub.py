@@ -227,6 +227,10 @@ class Hub:
         self._total += 1
         return connection
 
+    def watchers(self, game_id: str) -> int:
+        """Sockets open on this game (a game with none may be dropped from memory)."""
+        return len(self._connections.get(game_id, ()))
+
     def leave(self, game_id: str, socket: WebSocket) -> None:
         connections = self._connections.get(game_id)
         if connections is not None:

@@ -29,10 +29,11 @@ from datetime import UTC, datetime
 from functools import cache
 from typing import TYPE_CHECKING, Annotated, Any
 
-from fastapi import Depends
+from fastapi import Depends, HTTPException
 from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from hexgames.web.limits import client_address
 from hexgames.web.storage import (
     NameTaken,
     PlayerRecord,
@@ -88,6 +89,10 @@ SCRYPT_LENGTH = 32
 SALT_BYTES = 16
 PASSWORD_MIN = 8
 PASSWORD_MAX = 200
+#: New identities one client address may create per window of seconds (issue 31:
+#: 10,000 in 53 s); past them 429 with ``Retry-After`` (a page still loads, without one).
+NEW_IDENTITIES_PER_ADDRESS = 60
+NEW_IDENTITY_WINDOW = 3600.0
 
 
 class InvalidName(ValueError):
@@ -227,6 +232,12 @@ async def current_player(request: HTTPConnection) -> Player:
     if player is not None:
         return player
     service = _service(request)
+    limiter = getattr(request.app.state, "new_identities", None)
+    wait = limiter.hit(client_address(request.scope)) if limiter is not None else None
+    if wait is not None:
+        raise HTTPException(429, "too many new players from this address; try again in "
+                                 f"{int(wait) // 60 + 1} min",
+                            headers={"Retry-After": str(int(wait) + 1)})
     secret = new_secret()
     for _ in range(5):  # a guest name may (rarely) be taken
         record = PlayerRecord(id=secrets.token_urlsafe(12), name=guest_name(),
@@ -255,6 +266,10 @@ async def page_player(request: HTTPConnection) -> Player | None:
         return await current_player(request)
     except StorageUnavailable:
         return None
+    except HTTPException as refused:  # too many new identities from this address
+        if refused.status_code == 429:
+            return None
+        raise
 
 
 #: ``player: PagePlayer`` in a page's route (see :func:`page_player`).

@@ -142,6 +142,10 @@ MAX_CONNECTIONS = 4096
 #: Record uploads (``POST /api/records``) and hints one client address may have in flight.
 MAX_UPLOADS_PER_ADDRESS = 2
 MAX_HINTS_PER_ADDRESS = 2
+#: Record uploads accepted per client address per ``UPLOAD_WINDOW`` seconds (429 with
+#: ``Retry-After`` past them): each stores and replays a game of up to 50,000 actions.
+UPLOADS_PER_WINDOW = 20
+UPLOAD_WINDOW = 600.0
 #: Seconds a refused client is told to wait (``Retry-After``).
 RETRY_AFTER = 5
 
@@ -344,6 +348,7 @@ class ClientLimits:
         self.requests: Counter[str] = Counter()
         self.total_requests = 0
         self.uploads = ClientLimit(MAX_UPLOADS_PER_ADDRESS, "uploads")
+        self.upload_rate = RateLimiter(UPLOADS_PER_WINDOW, UPLOAD_WINDOW)
         self.hints = ClientLimit(MAX_HINTS_PER_ADDRESS, "hints")
 
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from hexgames.errors import IllegalAction
 from hexgames.game import Game, GameState, Gesture, get_game
-from hexgames.web.clocks import Clock, wall_ms
+from hexgames.web.clocks import FIRST_TURN_LIMIT_MS, Clock, wall_ms
 from hexgames.web.identity import seat_token
 from hexgames.web.storage import StoredGame
 from hexgames.web.storage.base import HASH_PREFIX, seat_holders
@@ -638,8 +638,15 @@ class Match:
         meta, offers = self.stored.meta, self.stored.meta.get("offers", {})
         online = self.stored.mode == "online"
         takeback = offers.get("takeback")
+        view = clock.view(self.now()) if clock is not None else None
+        if (view is not None and clock is not None and view["abort_in_ms"] is None
+                and clock.control.kind == "realtime" and not clock.started()
+                and not self.is_over
+                and any(player.get("invite") for player in self.stored.players)):
+            # The first-turn limit waits for the invitation to be opened: all of it left.
+            view["abort_in_ms"] = FIRST_TURN_LIMIT_MS
         return {
-            "clock": clock.view(self.now()) if clock is not None else None,
+            "clock": view,
             "control": meta.get("control"),
             "takeback_offer": takeback,
             "can_request_takeback": online and bool(seats) and not self.is_over

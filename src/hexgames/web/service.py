@@ -12,11 +12,16 @@ from __future__ import annotations
 import asyncio
 import builtins
 import contextlib
+import hashlib
+import hmac
 import json
 import logging
 import secrets
+import threading
+import time
 from collections import defaultdict
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import Any
 
@@ -24,7 +29,7 @@ from hexgames.ai.levels import LEVELS
 from hexgames.errors import IllegalAction
 from hexgames.game import game_names, get_game
 from hexgames.web.ai_worker import AiBusy, AiWorkers
-from hexgames.web.clocks import Clock, TimeControl, wall_ms
+from hexgames.web.clocks import LAG_ALLOWANCE_MS, Clock, TimeControl, wall_ms
 from hexgames.web.hub import Connection, Hub
 from hexgames.web.identity import seat_token
 from hexgames.web.matches import MAX_PLIES, MODES, Match, start_position
@@ -32,6 +37,7 @@ from hexgames.web.options import parse_options
 from hexgames.web.ratings import record_rated_result
 from hexgames.web.storage import (
     Change,
+    MetaConflict,
     Seek,
     SeekTaken,
     StaleWrite,
@@ -41,16 +47,48 @@ from hexgames.web.storage import (
     hashed,
 )
 
-__all__ = ["AiBusy", "GameNotFound", "GameService", "SeekTaken"]
+__all__ = ["AiBusy", "GameNotFound", "GameService", "SeekTaken", "WriteUnconfirmed"]
 
 log = logging.getLogger(__name__)
 
 #: Largest record accepted by the upload (characters); see docs/web.md.
 MAX_RECORD = 1_000_000
-#: Seconds a storage call may take before the request is answered 503.
+#: Seconds a storage call may take before the request is answered 503 (a read, or a
+#: write that has not started: nothing was stored).
 STORAGE_TIMEOUT = 10.0
+#: Seconds a write that has started is waited for (it may still commit, so it is never
+#: answered 503); past them the answer is 409 :class:`WriteUnconfirmed` ("reload the
+#: game": the game is read again from storage, which shows whether it was stored).
+STORAGE_WRITE_TIMEOUT = 60.0
+#: Threads of the storage calls: their own, so a call never waits behind CPU work
+#: (parsing an upload, rebuilding a game, analysis), which has :data:`WORK_THREADS`.
+STORAGE_THREADS = 2
+WORK_THREADS = 2
+#: Storage calls that only read: past ``STORAGE_TIMEOUT`` they are answered 503 even
+#: once started. Every other call is a write (see ``STORAGE_WRITE_TIMEOUT``).
+READS = frozenset({
+    "load_game", "load_tail", "list_games", "clocked_games", "games_with_status",
+    "load_seek", "open_seeks", "player_by_session", "player_by_id", "player_by_name",
+    "player_names", "games_of_player", "ratings_of", "leaderboard", "rating_pools",
+    "site_value", "unopened_games",
+})
+#: A game held in memory that nobody watches (no socket, no AI turn, no change under
+#: way) is dropped after this many seconds unused; it is read from storage again when
+#: next opened. Beyond ``MAX_IDLE_GAMES`` such games, or ``MAX_IDLE_ACTIONS`` actions in
+#: them, the least recently used go first. Checked every ``EVICT_EVERY`` seconds.
+IDLE_SECONDS = 300.0
+MAX_IDLE_GAMES = 200
+MAX_IDLE_ACTIONS = 50_000
+EVICT_EVERY = 15.0
+NOT_ANSWERING = "the game storage is not answering; try again in a moment"
+UNCONFIRMED = ("the game storage has not confirmed this change yet; reload the game to "
+               "see whether it was stored")
 #: ``players[seat]["invite"]`` while a seat's invitation link has not been opened.
 INVITE_OPEN = "open"
+#: Times a write of a game's meta or seats is tried again on the re-read game when
+#: another request or server process wrote it first (the writes are conditional on the
+#: row's version: see docs/web.md, "Storage"); past them the client gets 409.
+META_RETRIES = 8
 #: Seconds between two looks at an AI turn that another server process is searching
 #: (if that process died, its claim is gone and this one takes over).
 AI_CLAIM_RETRY = 1.0
@@ -70,10 +108,75 @@ MAX_OPEN_SEEKS = LOBBY_LIMIT
 #: otherwise (a real-time challenge accepted long after its poster left starts a game
 #: nobody plays).
 SEEK_TTL = {"correspondence": 86_400.0, "realtime": 3_600.0, "untimed": 3_600.0}
+#: Open challenges posted from one client address at once (issue 31: 5 addresses filled
+#: the lobby of 100): past them 409, whatever identities the address makes up.
+MAX_OPEN_SEEKS_PER_ADDRESS = 5
+#: Seconds a poster's real-time or untimed challenges stay open once their last lobby
+#: socket (in this process) closed: then they are withdrawn (correspondence ones stay).
+LOBBY_LEAVE_GRACE = 60.0
+#: Housekeeping (issue 31): every ``HOUSEKEEPING_EVERY`` seconds at most
+#: ``HOUSEKEEPING_BATCH`` rows of each kind are expired: open challenges past their
+#: ``SEEK_TTL``; online games whose invitation nobody opened within ``INVITE_TTL``
+#: (aborted); guests with no name and no game (or only aborted ones) idle for
+#: ``GUEST_TTL`` (deleted).
+HOUSEKEEPING_EVERY = 600.0
+HOUSEKEEPING_BATCH = 200
+INVITE_TTL = {"correspondence": 7 * 86_400.0, "realtime": 86_400.0, "untimed": 86_400.0}
+GUEST_TTL = 30 * 86_400.0
+#: Seconds between two "the clocks are kept" marks in storage; at start, running clocks
+#: are credited the time since the last mark (a stop, or a crash after the last mark)
+#: when it is over ``2 * CLOCK_HEARTBEAT`` (no other process kept them meanwhile).
+CLOCK_HEARTBEAT = 5.0
+CLOCK_ALIVE = "clocks-alive"
 
 
 class LobbyFull(RuntimeError):
     """As many open challenges as the lobby lists: try again when one is taken (503)."""
+
+
+class WriteUnconfirmed(RuntimeError):
+    """A write that started was not confirmed within ``STORAGE_WRITE_TIMEOUT``: it may
+    still commit (HTTP 409: reload the game to see the stored outcome)."""
+
+
+class _Pending:
+    """A storage call handed to the storage threads: it either starts or is given up
+    (by a caller whose ``storage_timeout`` passed first), never both."""
+
+    __slots__ = ("state",)
+    _claim = threading.Lock()
+
+    def __init__(self) -> None:
+        self.state = "queued"
+
+    def start(self) -> bool:
+        with self._claim:
+            if self.state == "abandoned":
+                return False
+            self.state = "started"
+            return True
+
+    def abandon(self) -> bool:
+        """Give the call up if it has not started (True: it never will)."""
+        with self._claim:
+            if self.state == "started":
+                return False
+            self.state = "abandoned"
+            return True
+
+    def run(self, function: Any, args: tuple[Any, ...]) -> Any:
+        if not self.start():
+            raise asyncio.CancelledError  # given up: its caller has gone
+        return function(*args)
+
+
+def _release_memory() -> None:
+    """Hand the heap freed by dropped games back to the system (glibc keeps it
+    otherwise: 124 of 282 MB after four 18k-action uploads were dropped)."""
+    with contextlib.suppress(Exception):  # not glibc: nothing to do
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
 
 
 class GameNotFound(LookupError):
@@ -132,13 +235,30 @@ def checked_start(game: Any, options: dict[str, Any], start: str) -> str:
     return position.to_text()
 
 
-def _call_each(
-    batch: list[tuple[Any, tuple[Any, ...], asyncio.Future[Any]]],
-) -> list[tuple[bool, Any]]:
+Batch = list[tuple[Any, tuple[Any, ...], asyncio.Future[Any], _Pending]]
+
+
+def _clock_in(meta: dict[str, Any]) -> Clock | None:
+    """The clock kept in a game's meta (``None``: untimed); see ``Match.clock``."""
+    raw = meta.get("clock")
+    return Clock.from_dict(raw) if raw else None
+
+
+def _put_clock(meta: dict[str, Any], clock: Clock) -> None:
+    """Keep ``clock`` in a game's meta with its flag-fall deadline (``Match.set_clock``)."""
+    meta["clock"] = clock.to_dict()
+    deadline = clock.deadline()
+    meta["deadline"] = None if deadline is None else int(deadline)
+
+
+def _call_each(batch: Batch) -> list[tuple[bool, Any]]:
     """Run a batch of storage calls (in the storage thread): (True, result) or (False,
-    the exception) for each, in order."""
+    the exception) for each, in order; a call its caller gave up is skipped."""
     outcomes: list[tuple[bool, Any]] = []
-    for function, args, _ in batch:
+    for function, args, _, pending in batch:
+        if not pending.start():
+            outcomes.append((False, asyncio.CancelledError()))
+            continue
         try:
             outcomes.append((True, function(*args)))
         except Exception as error:
@@ -146,8 +266,7 @@ def _call_each(
     return outcomes
 
 
-def _settle(batch: list[tuple[Any, tuple[Any, ...], asyncio.Future[Any]]],
-            finished: asyncio.Future[list[tuple[bool, Any]]]) -> None:
+def _settle(batch: Batch, finished: asyncio.Future[list[tuple[bool, Any]]]) -> None:
     """Hand each caller of a batch its result (one that gave up meanwhile is skipped)."""
     if finished.cancelled():
         outcomes: list[tuple[bool, Any]] = [(False, asyncio.CancelledError())] * len(batch)
@@ -155,7 +274,7 @@ def _settle(batch: list[tuple[Any, tuple[Any, ...], asyncio.Future[Any]]],
         outcomes = [(False, finished.exception())] * len(batch)
     else:
         outcomes = finished.result()
-    for (_, _, future), (ok, value) in zip(batch, outcomes, strict=True):
+    for (_, _, future, _), (ok, value) in zip(batch, outcomes, strict=True):
         if future.done():
             continue
         if ok:
@@ -182,7 +301,17 @@ class GameService:
         self.workers = workers
         self.hub = hub
         self._matches: dict[str, Match] = {}
+        #: When each held game was last opened (``time.monotonic``): idle ones are
+        #: dropped from memory (:meth:`evict_idle`).
+        self._used: dict[str, float] = {}
+        self._evict_task: asyncio.Task[None] | None = None
         self.storage_timeout = STORAGE_TIMEOUT
+        self.storage_write_timeout = STORAGE_WRITE_TIMEOUT
+        #: Storage calls have threads of their own; CPU work (parsing, rebuilding,
+        #: drawing, analysis) has its own few (:meth:`call_thread`), so it never delays
+        #: a storage call, and at most ``WORK_THREADS`` of it compete with the event loop.
+        self._storage_threads = ThreadPoolExecutor(STORAGE_THREADS, "hexgames-storage")
+        self._work_threads = ThreadPoolExecutor(WORK_THREADS, "hexgames-work")
         self._locks: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
         self._ai_tasks: dict[str, asyncio.Task[None]] = {}
         # Changes stored by other server processes (PostgreSQL LISTEN/NOTIFY).
@@ -195,7 +324,16 @@ class GameService:
         self._loading: set[str] = set()
         self._seat_key: bytes | None = None
         #: Storage calls waiting for the next batch (see :meth:`_store_batched`).
-        self._batch: list[tuple[Any, tuple[Any, ...], asyncio.Future[Any]]] = []
+        self._batch: Batch = []
+        #: Run the housekeeping task (expiries, the clocks' heartbeat); tests with an
+        #: injected time turn it off and call :meth:`housekeep` themselves.
+        self.housekeeping = True
+        self._housekeeping_task: asyncio.Task[None] | None = None
+        #: The identity of each lobby socket that has one, and when each poster's last
+        #: lobby socket closed (ms; see :meth:`withdraw_departed`).
+        self._lobby_players: dict[Any, str] = {}
+        self._departed: dict[str, float] = {}
+        self._timers: set[asyncio.Task[Any]] = set()
 
     async def start(self) -> None:
         """Listen to the other server processes' changes (a shared storage only)."""
@@ -203,8 +341,15 @@ class GameService:
         if self.storage.shared:
             self._stop_listening = await asyncio.to_thread(self.storage.listen, self._on_change)
         self._clock_wake = asyncio.Event()
+        try:  # before the flag-fall watch first reads the deadlines
+            await self.credit_outage()
+        except Exception:
+            log.exception("could not credit the clocks with the server's downtime")
+        if self.housekeeping:
+            self._housekeeping_task = asyncio.create_task(self._housekeeping_loop())
         if self.watch_clocks:
             self._clock_task = asyncio.create_task(self._watch_clocks())
+        self._evict_task = asyncio.create_task(self._evict_loop())
 
     def _on_change(self, change: Change | None) -> None:
         """Called by the storage's listener thread: hand the change to the event loop."""
@@ -270,7 +415,7 @@ class GameService:
                 whole = await self._store(self.storage.load_game, game_id)
                 if whole is None:
                     return match
-                fresh = await self._adopt(await asyncio.to_thread(Match, whole))
+                fresh = await self._adopt(await self.call_thread(Match, whole))
                 fresh.now = self.now
                 fresh.thinking = match.thinking
                 self._matches[game_id] = match = fresh
@@ -291,6 +436,7 @@ class GameService:
                     await self._adopt(match)  # the ratings were applied since
                     changed = match.rating_changes is not None
                 mine.updated_at = stored.updated_at
+                mine.version = stored.version  # what the next conditional write expects
         if changed:
             self.hub.publish(match)
             self._schedule_ai(match)
@@ -302,10 +448,11 @@ class GameService:
         built on the service: identity, ratings, lobby)."""
         return await self._store(function, *args)
 
-    @staticmethod
-    async def call_thread(function: Any, *args: Any) -> Any:
-        """Run CPU work (a password hash) off the event loop."""
-        return await asyncio.to_thread(function, *args)
+    async def call_thread(self, function: Any, *args: Any) -> Any:
+        """Run CPU work (a password hash, parsing, rebuilding a game, drawing, analysis)
+        off the event loop, in the work threads: never in the storage threads."""
+        return await asyncio.get_running_loop().run_in_executor(
+            self._work_threads, function, *args)
 
     async def seat_key(self) -> bytes:
         """The site key of identity-derived seat tokens (stored once, shared by every
@@ -337,15 +484,42 @@ class GameService:
                 self.hub.publish(match)
 
     async def _store(self, function: Any, *args: Any) -> Any:
-        """Run a storage call in a thread, giving up after ``storage_timeout`` seconds (a
-        frozen database answers 503 rather than hanging the request)."""
+        """Run a storage call in a storage thread. Past ``storage_timeout`` seconds (a
+        frozen database) a read, or a call not started yet (then never started), is
+        answered 503; a write that started may still commit, so it is waited for, up
+        to ``storage_write_timeout`` (then :class:`WriteUnconfirmed`)."""
+        pending = _Pending()
+        future = asyncio.get_running_loop().run_in_executor(
+            self._storage_threads, pending.run, function, args)
         try:
-            async with asyncio.timeout(self.storage_timeout):  # no extra task per call
-                return await asyncio.to_thread(function, *args)
-        except TimeoutError:
-            raise StorageUnavailable(
-                "the game storage is not answering; try again in a moment"
-            ) from None
+            return await self._outcome(future, pending, not self._reads(function))
+        except WriteUnconfirmed:
+            if args and isinstance(args[0], str):  # a game's id: its copy may be stale
+                self._matches.pop(args[0], None)  # read from storage when next opened
+            raise
+
+    def _reads(self, function: Any) -> bool:
+        """Whether a storage call only reads (one of :data:`READS`, or a wrapper put in
+        its place on the storage object)."""
+        if getattr(function, "__name__", "") in READS:
+            return True
+        replaced = getattr(self.storage, "__dict__", {})
+        return any(replaced.get(name) is function for name in READS)
+
+    async def _outcome(self, future: asyncio.Future[Any], pending: _Pending,
+                       write: bool) -> Any:
+        try:
+            done, _ = await asyncio.wait((future,), timeout=self.storage_timeout)
+            if not done and (pending.abandon() or not write):
+                raise StorageUnavailable(NOT_ANSWERING)
+            if not done:
+                rest = max(0.0, self.storage_write_timeout - self.storage_timeout)
+                done, _ = await asyncio.wait((future,), timeout=rest)
+                if not done:
+                    raise WriteUnconfirmed(UNCONFIRMED)
+            return future.result()
+        finally:
+            future.cancel()  # given up (no effect once done): its outcome is not waited for
 
     async def _store_batched(self, function: Any, *args: Any) -> Any:
         """:meth:`_store` for the calls of every move: those made in the same turn of the
@@ -355,22 +529,18 @@ class GameService:
         or succeeds alone."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
-        self._batch.append((function, args, future))
+        pending = _Pending()
+        self._batch.append((function, args, future, pending))
         if len(self._batch) == 1:
             loop.call_soon(self._run_batch)  # after the other moves of this turn
-        try:
-            async with asyncio.timeout(self.storage_timeout):
-                return await future
-        except TimeoutError:
-            raise StorageUnavailable(
-                "the game storage is not answering; try again in a moment"
-            ) from None
+        return await self._outcome(future, pending, write=True)
 
     def _run_batch(self) -> None:
         batch, self._batch = self._batch, []
         if not batch:
             return
-        done = asyncio.get_running_loop().run_in_executor(None, _call_each, batch)
+        done = asyncio.get_running_loop().run_in_executor(
+            self._storage_threads, _call_each, batch)
         done.add_done_callback(lambda finished: _settle(batch, finished))
 
     # ---------------------------------------------------------------- creating
@@ -399,7 +569,7 @@ class GameService:
         game = get_game(game_name)
         rules_options = parse_options(game, options)
         if start is not None:
-            start = await asyncio.to_thread(checked_start, game, rules_options, start)
+            start = await self.call_thread(checked_start, game, rules_options, start)
         if mode not in MODES:
             raise ValueError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}")
         if seat not in (0, 1):
@@ -452,7 +622,7 @@ class GameService:
         )
         # built in a thread: a start position's reading and a new variant's tables take
         # time that other clients must not wait for
-        match = await self._adopt(await asyncio.to_thread(Match, stored))
+        match = await self._adopt(await self.call_thread(Match, stored))
         match.now = self.now
         if mode == "online":
             self._start_clock(match, time_control)
@@ -475,7 +645,7 @@ class GameService:
         if game_name is not None and game_name not in game_names():
             known = ", ".join(game_names())
             raise ValueError(f"unknown game {game_name[:40]!r}; known games: {known}")
-        match, token = await asyncio.to_thread(self._read_record, text, game_name)
+        match, token = await self.call_thread(self._read_record, text, game_name)
         await self._store(self.storage.create_game, match.stored)  # with its result
         self._matches[match.id] = await self._adopt(match)
         return match, token
@@ -522,6 +692,15 @@ class GameService:
 
     async def claim(self, game_id: str, token: str | None, have: str | None,
                     player: Any = None) -> dict[str, Any]:
+        """:meth:`_claim_once`, again on the re-read game when another process changed
+        its seats first: of two browsers claiming one invitation through two processes at
+        once, exactly one becomes its player."""
+        result: dict[str, Any] = await self._conditionally(
+            game_id, self._claim_once, game_id, token, have, player)
+        return result
+
+    async def _claim_once(self, game_id: str, token: str | None, have: str | None,
+                          player: Any = None) -> dict[str, Any]:
         """A browser opened a link with ``token`` (it already holds ``have``, if any; it
         is ``player``, an identity, if known).
 
@@ -534,6 +713,7 @@ class GameService:
         """
         match = await self.get(game_id)
         async with self._locks[game_id]:
+            match = self.current(game_id, match)  # reloaded while this waited
             seats = match.seats_of(token)
             mine = match.seats_of(have)
             owned = match.seats_of_player(player.id) if player is not None else frozenset()
@@ -565,9 +745,19 @@ class GameService:
             if player is not None:
                 new_players[seat]["player_id"] = player.id
             stamp = now()
-            await self._store(self.storage.set_seats, game_id, new_players, tokens, stamp)
+            match.stored.version = await self._store(
+                self.storage.set_seats, game_id, new_players, tokens, stamp,
+                match.stored.version)  # MetaConflict if another process claimed first
             match.stored.seat_tokens, match.stored.players = tokens, new_players
             match.stored.updated_at = stamp
+            clock = match.clock()
+            if (clock is not None and not match.is_over and not clock.started()
+                    and clock.abort_at is None):  # the first-turn limit starts again
+                clock.resume(match.position.current_seat, self.now())
+                match.set_clock(clock)
+                match.stored.version = await self._store(
+                    self.storage.set_meta, game_id, match.meta, stamp, match.stored.version)
+                self._watch(match)
             if player is not None:
                 match.names[player.id] = player.name
         self.hub.publish(match)  # a socket still using the old link now only watches
@@ -577,6 +767,7 @@ class GameService:
     async def get(self, game_id: str) -> Match:
         match = self._matches.get(game_id)
         if match is not None:
+            self._used[game_id] = time.monotonic()  # see evict_idle
             self._schedule_ai(match)  # retries after a failed search
             return match
         async with self._locks[game_id]:
@@ -588,9 +779,10 @@ class GameService:
                     if stored is None:
                         self._locks.pop(game_id, None)
                         raise GameNotFound(f"there is no game {game_id!r}")
-                    match = await self._adopt(await asyncio.to_thread(Match, stored))
+                    match = await self._adopt(await self.call_thread(Match, stored))
                     match.now = self.now
                     self._matches[game_id] = match
+                    self._used[game_id] = time.monotonic()
                 finally:
                     self._loading.discard(game_id)
         self._schedule_ai(match)  # a server restart interrupted the AI's turn
@@ -647,11 +839,14 @@ class GameService:
     async def undo(self, game_id: str, token: str | None) -> Match:
         match = await self.get(game_id)
         async with self._locks[game_id]:
+            match = self.current(game_id, match)  # reloaded while this waited
             match.undo(token)
             match.thinking = False
             stamp = now()
-            await self._store(self.storage.truncate_actions, game_id, len(match.plies), stamp)
-            await self._store(self.storage.finish_game, game_id, None, None, stamp)
+            self._bumped(match, await self._store(
+                self.storage.truncate_actions, game_id, len(match.plies), stamp))
+            self._bumped(match, await self._store(
+                self.storage.finish_game, game_id, None, None, stamp))
             match.stored.updated_at = stamp
         await self.hub.broadcast(match)
         self._schedule_ai(match)
@@ -660,21 +855,26 @@ class GameService:
     async def resign(self, game_id: str, token: str | None) -> Match:
         match = await self.get(game_id)
         async with self._locks[game_id]:
+            match = self.current(game_id, match)  # reloaded while this waited
             match.resign(token)
             match.thinking = False
             stamp = now()
             stored = match.stored
-            await self._store(
+            self._bumped(match, await self._store(
                 self.storage.finish_game, game_id, stored.winner, stored.reason, stamp
-            )
+            ))
             stored.updated_at = stamp
-            clock = match.clock()
-            if clock is not None:
-                clock.stop(self.now())
-                match.set_clock(clock)
+            moment = self.now()
+
+            def resigned(meta: dict[str, Any]) -> None:
+                clock = _clock_in(meta)
+                if clock is not None:
+                    clock.stop(moment)
+                    _put_clock(meta, clock)
+                meta["termination"] = "resignation"
+
             if match.stored.mode == "online":
-                match.meta["termination"] = "resignation"
-                await self._store(self.storage.set_meta, game_id, match.meta, stamp)
+                await self._write_meta(match, resigned)
             await self.on_game_over(match)
         await self.hub.broadcast(match)
         self._watch(match)
@@ -686,7 +886,7 @@ class GameService:
         so that memory and database never disagree (the error then reaches the caller)."""
         try:
             await self._save_actions(match, first, [notation])
-        except StaleWrite:
+        except (StaleWrite, WriteUnconfirmed):
             # The stored game is not what this server holds (another writer, or a write
             # that timed out and landed later): reload it from storage next time.
             match.take_back_unsaved()
@@ -700,14 +900,58 @@ class GameService:
         self, match: Match, first: int, actions: builtins.list[str]
     ) -> None:
         stamp = now()
-        await self._store_batched(self.storage.append_actions, match.id, first, actions, stamp)
+        self._bumped(match, await self._store_batched(
+            self.storage.append_actions, match.id, first, actions, stamp))
         match.stored.updated_at = stamp
         if match.sync_result():
             stored = match.stored
-            await self._store_batched(
+            self._bumped(match, await self._store_batched(
                 self.storage.finish_game, match.id, stored.winner, stored.reason, stamp
-            )
+            ))
             await self.on_game_over(match)
+
+    @staticmethod
+    def _bumped(match: Match, version: Any) -> None:
+        """After an unconditional write that returned the row's new ``version``: the
+        copy held here is that version only if nobody else wrote in between (else it is
+        left older, and the next conditional write re-reads the game)."""
+        if isinstance(version, int) and version == match.stored.version + 1:
+            match.stored.version = version
+
+    async def _write_meta(self, match: Match, change: Callable[[dict[str, Any]], None],
+                          batched: bool = False) -> bool:
+        """Apply ``change`` (a pure function of a meta dict, run in the storage thread)
+        to the game's meta *as stored* and store it, in one transaction that holds the
+        game's row (``Storage.update_meta``): a takeback offer written meanwhile through
+        another process is kept and never turns the clock back, and nothing needs a
+        retry. Under the game's lock. False when the game moved on meanwhile (other
+        actions, another status): it is then reloaded, and the stored game counts."""
+        store = self._store_batched if batched else self._store
+        written = await store(self.storage.update_meta, match.id, change, now(),
+                              len(match.plies), match.stored.status)
+        if written is None:
+            self._reload_later(match.id)
+            return False
+        mine = match.stored
+        mine.meta, mine.version, mine.updated_at = written.meta, written.version, \
+            written.updated_at
+        mine.players, mine.seat_tokens = written.players, written.seat_tokens
+        match.revision += 1
+        return True
+
+    async def _conditionally(self, game_id: str, operation: Any, *args: Any) -> Any:
+        """Run ``operation`` (a takeback answer, a rematch offer, a claim), whose writes
+        are conditional on the game's version; when another request or server process
+        wrote the game first (:class:`MetaConflict`, nothing stored), bring the game up
+        to the stored one and run it again, checked afresh (at most ``META_RETRIES``
+        times; then the conflict reaches the client: 409)."""
+        for attempt in range(META_RETRIES):
+            try:
+                return await operation(*args)
+            except MetaConflict:
+                if attempt == META_RETRIES - 1:
+                    raise
+                await self.refresh(game_id)
 
     async def on_game_over(self, match: Match) -> None:
         """A game just ended (the rules, a resignation, a flag fall...), its end already
@@ -727,8 +971,9 @@ class GameService:
         match.rating_changes = changes
         if self.storage.shared:  # the other processes reload the game and its changes
             stored = match.stored
-            await self._store(self.storage.finish_game, match.id, stored.winner,
-                              stored.reason, stored.updated_at)
+            self._bumped(match, await self._store(
+                self.storage.finish_game, match.id, stored.winner, stored.reason,
+                stored.updated_at))
 
     # ---------------------------------------------------------------------- AI
     def _schedule_ai(self, match: Match) -> None:
@@ -815,7 +1060,64 @@ class GameService:
             if self._matches.get(match.id) is match and match.revision == revision:
                 await self.refresh(match.id)  # in case a notification was missed
 
+    async def _evict_loop(self) -> None:
+        while True:
+            await asyncio.sleep(EVICT_EVERY)
+            try:
+                if self.evict_idle():
+                    await self.call_thread(_release_memory)
+            except Exception:
+                log.exception("could not drop idle games from memory")
+
+    def evict_idle(self, now: float | None = None) -> builtins.list[str]:
+        """Drop from memory the games nobody watches (no socket, AI turn, change or load
+        under way) unused for ``IDLE_SECONDS``, and the least recently used beyond
+        ``MAX_IDLE_GAMES`` games or ``MAX_IDLE_ACTIONS`` actions of such games; they are
+        read from storage again when next opened (:meth:`get`). Returns their ids."""
+        moment = time.monotonic() if now is None else now
+        idle, expired = [], []
+        for game_id, match in self._matches.items():
+            lock = self._locks.get(game_id)
+            if ((lock is not None and lock.locked()) or self.hub.watchers(game_id)
+                    or game_id in self._ai_tasks or game_id in self._refreshing
+                    or game_id in self._loading or match.thinking):
+                continue
+            used = self._used.setdefault(game_id, time.monotonic())  # first seen now
+            if match.stored.mode == "online" and not match.is_over:
+                # Being played (analysis reads its position: LivePositions): by time only.
+                if moment - used >= IDLE_SECONDS:
+                    expired.append(game_id)
+                continue
+            idle.append((used, game_id, len(match.plies)))
+        for gone in [game_id for game_id in self._used if game_id not in self._matches]:
+            del self._used[gone]  # dropped by a reload meanwhile
+        idle.sort()  # least recently used first
+        games, actions = len(idle), sum(plies for _, _, plies in idle)
+        for used, game_id, plies in idle:
+            if (moment - used < IDLE_SECONDS and games <= MAX_IDLE_GAMES
+                    and actions <= MAX_IDLE_ACTIONS):
+                break
+            expired.append(game_id)
+            games, actions = games - 1, actions - plies
+        for game_id in expired:
+            del self._matches[game_id]
+            self._used.pop(game_id, None)
+            lock = self._locks.get(game_id)
+            if lock is not None and not lock.locked() and not getattr(lock, "_waiters", None):
+                del self._locks[game_id]
+        return expired
+
     async def close(self) -> None:
+        if self._housekeeping_task is not None:
+            self._housekeeping_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._housekeeping_task
+        for timer in list(self._timers):
+            timer.cancel()
+        with contextlib.suppress(Exception):  # the clocks are kept until now
+            await self.mark_clocks_kept()
+        if self._evict_task is not None:
+            self._evict_task.cancel()
         if self._clock_task is not None:
             self._clock_task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -835,6 +1137,8 @@ class GameService:
         self.workers.shutdown()
         await self.hub.close_all()
         self.storage.close()
+        self._work_threads.shutdown(wait=False, cancel_futures=True)
+        self._storage_threads.shutdown(wait=False, cancel_futures=True)
 
     # ------------------------------------------------------------------ clocks
     def _start_clock(self, match: Match, control: TimeControl) -> None:
@@ -852,7 +1156,10 @@ class GameService:
         if deadline is None:
             self._deadlines.pop(match.id, None)
             return
-        self._deadlines[match.id] = float(deadline)
+        # A running clock's flag falls once the lag credit after its deadline is spent
+        # too (a move arriving within it still counts): the watch looks then.
+        running = (match.meta.get("clock") or {}).get("running") is not None
+        self._deadlines[match.id] = float(deadline) + (LAG_ALLOWANCE_MS if running else 0)
         if self._clock_wake is not None:
             self._clock_wake.set()
 
@@ -867,17 +1174,22 @@ class GameService:
         offers = match.meta.get("offers", {})
         if not turn_over and "takeback" not in offers:
             return
-        offers.pop("takeback", None)
-        clock = match.clock()
-        if clock is not None:
-            if match.is_over:
-                clock.turn_ended(mover, None, self.now(), lag_ms)
-            elif turn_over:
-                clock.turn_ended(mover, position.current_seat, self.now(), lag_ms)
-            match.set_clock(clock)
-        match.meta["turn"] = None if match.is_over else position.current_seat
+        moment = self.now()
+        over, next_seat = match.is_over, position.current_seat
+
+        def ended(meta: dict[str, Any]) -> None:  # on the stored meta (storage thread)
+            meta.get("offers", {}).pop("takeback", None)  # any move drops a request
+            clock = _clock_in(meta)
+            if clock is not None:
+                if over:
+                    clock.turn_ended(mover, None, moment, lag_ms)
+                elif turn_over:
+                    clock.turn_ended(mover, next_seat, moment, lag_ms)
+                _put_clock(meta, clock)
+            meta["turn"] = None if over else next_seat
+
         # With the other moves' writes of this loop turn (one thread hop for all).
-        await self._store_batched(self.storage.set_meta, match.id, match.meta, now())
+        await self._write_meta(match, ended, batched=True)
 
     async def _flag_fall(self, match: Match, clock: Clock) -> bool:
         """The running side's time is up: the game ends with a timeout (under the lock).
@@ -894,10 +1206,11 @@ class GameService:
         reason = f"{loser.capitalize()} ran out of time"
         stamp = now()
         done = await self._store(self.storage.end_if_playing, match.id, winner, reason,
-                                 match.meta, stamp)
-        if not done:  # another process ended it first: show its stored ending
-            self._reload_later(match.id)
+                                 match.meta, stamp, match.stored.version)
+        if not done:  # another process ended it first (or changed it: judged again on
+            self._reload_later(match.id)  # the stored game)
             return False
+        match.stored.version += 1
         match.stored.status, match.stored.winner, match.stored.reason = "over", winner, reason
         match.stored.updated_at = stamp
         match.revision += 1
@@ -933,17 +1246,25 @@ class GameService:
                     waiting = any(player.get("invite") for player in match.stored.players)
                     if (clock is not None and not match.is_over
                             and clock.abandoned(self.now()) and waiting):
-                        # The friend has not opened the invitation yet: wait on.
-                        clock.resume(match.position.current_seat, self.now())
+                        # The friend has not opened the invitation yet: the first-turn
+                        # limit waits (written once; it starts again when the link is
+                        # opened, see claim) and housekeeping ends the game after
+                        # INVITE_TTL (issue 31: rewritten every 60 s forever before).
+                        clock.abort_at = None
                         match.set_clock(clock)
-                        await self._store(self.storage.set_meta, game_id, match.meta, now())
+                        try:  # conditional: a claim written meanwhile wins
+                            match.stored.version = await self._store(
+                                self.storage.set_meta, game_id, match.meta, now(),
+                                match.stored.version)
+                        except MetaConflict:
+                            self._reload_later(game_id)
                         fell = False
                     elif (clock is not None and not match.is_over
                             and clock.abandoned(self.now()) and match.can_abort()):
                         fell = await self._abort_locked(match)
                     else:
                         fell = (clock is not None and not match.is_over
-                                and clock.flagged(self.now()) is not None
+                                and clock.flagged(self.now(), LAG_ALLOWANCE_MS) is not None
                                 and await self._flag_fall(match, clock))
                 if fell:
                     ended.append(game_id)
@@ -953,6 +1274,125 @@ class GameService:
             except Exception:
                 log.exception("could not adjudicate the clock of game %s", game_id)
         return ended
+
+    async def credit_outage(self) -> int:
+        """At start: when no server process kept the clocks for more than
+        ``2 * CLOCK_HEARTBEAT`` seconds (the last mark: a stop, or the heartbeat before a
+        crash), every running clock resumes from now, crediting that time (the player to
+        move is not charged the outage; a flag that fell before it still falls). Returns
+        how many games were credited. Marks the clocks as kept from now on."""
+        current = self.now()
+        raw = await self._store(self.storage.site_value, CLOCK_ALIVE)
+        await self._store(self.storage.set_site_value, CLOCK_ALIVE, repr(float(current)))
+        try:
+            last = float(raw) if raw is not None else None
+        except ValueError:
+            last = None
+        if last is None or current - last <= 2 * CLOCK_HEARTBEAT * 1000:
+            return 0
+        outage = current - last
+        credited = 0
+        for game_id, deadline in await self._store(self.storage.clocked_games):
+            if deadline <= last:
+                continue  # overdue before the outage: adjudicated as it is
+            loaded = await self._store(self.storage.load_tail, game_id, 1 << 30)
+            if loaded is None or loaded[0].status != "playing" or not loaded[0].meta.get("clock"):
+                continue
+            stored = loaded[0]
+            clock = Clock.from_dict(stored.meta["clock"])
+            if clock.running is not None and clock.since is not None:
+                clock.since += outage
+            if clock.abort_at is not None:
+                clock.abort_at += outage
+            meta = dict(stored.meta)
+            meta["clock"] = clock.to_dict()
+            moved = clock.deadline()
+            meta["deadline"] = None if moved is None else int(moved)
+            try:  # conditional: a game another process changed meanwhile is live there
+                await self._store(self.storage.set_meta, game_id, meta, now(), stored.version)
+            except MetaConflict:
+                continue
+            credited += 1
+        if credited:
+            log.info("credited %d running clocks with %.1f s of downtime", credited,
+                     outage / 1000)
+        return credited
+
+    async def _housekeeping_loop(self) -> None:
+        """Mark the clocks as kept every ``CLOCK_HEARTBEAT`` seconds and run
+        :meth:`housekeep` every ``HOUSEKEEPING_EVERY`` seconds."""
+        loop = asyncio.get_running_loop()
+        next_pass = loop.time() + HOUSEKEEPING_EVERY  # not in the start's rush
+        while True:
+            try:
+                await self.mark_clocks_kept()
+                if loop.time() >= next_pass:
+                    next_pass = loop.time() + HOUSEKEEPING_EVERY
+                    await self.housekeep()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("housekeeping failed; trying again")
+            await asyncio.sleep(CLOCK_HEARTBEAT)
+
+    async def mark_clocks_kept(self) -> None:
+        """Store "the clocks are kept until now" (the heartbeat :meth:`credit_outage`
+        reads at the next start)."""
+        await self._store(self.storage.set_site_value, CLOCK_ALIVE, repr(float(self.now())))
+
+    def _iso_before(self, seconds: float) -> str:
+        return datetime.fromtimestamp(self.now() / 1000 - seconds, UTC).isoformat(
+            timespec="seconds")
+
+    async def housekeep(self) -> dict[str, int]:
+        """One pass (at most ``HOUSEKEEPING_BATCH`` rows of each kind): expire open
+        challenges past ``SEEK_TTL``, abort online games whose invitation nobody opened
+        within ``INVITE_TTL``, delete idle guests (``GUEST_TTL``). Returns the counts."""
+        expired = 0
+        for seek in await self._store(self.storage.open_seeks, HOUSEKEEPING_BATCH):
+            if self.seek_expired(seek) and await self._store(self.storage.expire_seek, seek.id):
+                expired += 1
+        if expired:
+            self._lobby_changed()
+        aborted = 0
+        for correspondence, kind in ((False, "realtime"), (True, "correspondence")):
+            rows = await self._store(self.storage.unopened_games,
+                                     self._iso_before(INVITE_TTL[kind]),
+                                     HOUSEKEEPING_BATCH, correspondence)
+            for game_id, meta in rows:
+                if await self._expire_invitation(game_id, meta):
+                    aborted += 1
+        guests = await self._store(self.storage.delete_idle_guests,
+                                   self._iso_before(GUEST_TTL), ABORTED, HOUSEKEEPING_BATCH)
+        if aborted:
+            self._lobby_changed()
+        return {"seeks": expired, "invitations": aborted, "guests": len(guests)}
+
+    async def _expire_invitation(self, game_id: str, meta: dict[str, Any]) -> bool:
+        """Abort an online game whose invitation was never opened (no result)."""
+        match = self._matches.get(game_id)
+        if match is not None:
+            async with self._locks[game_id]:
+                if match.is_over or not any(player.get("invite")
+                                            for player in match.stored.players):
+                    return False
+                done = await self._abort_locked(match)
+            if done:
+                await self._finished(match)
+            return done
+        meta = dict(meta)
+        raw = meta.get("clock")
+        if raw:
+            clock = Clock.from_dict(raw)
+            clock.stop(self.now())
+            meta["clock"] = clock.to_dict()
+        meta["deadline"] = None
+        meta["termination"] = "aborted"
+        meta["turn"] = None
+        done = bool(await self._store(self.storage.end_if_playing, game_id, None, ABORTED,
+                                      meta, now()))
+        self._deadlines.pop(game_id, None)
+        return done
 
     async def resync_clocks(self) -> None:
         """Read every running clock's deadline from storage (at start: games overdue
@@ -996,11 +1436,19 @@ class GameService:
     async def takeback(self, game_id: str, token: str | None, answer: str) -> Match:
         """A takeback request in an online game: ``offer`` (ask to take back your last
         action), ``accept``/``decline`` (the opponent answers), ``cancel`` (withdraw).
-        Accepted, it works as undo against the computer does for the asking seat."""
+        Accepted, it works as undo against the computer does for the asking seat.
+        Stored only if the game is still what this process holds (its version), else
+        checked and applied again on the re-read game (:meth:`_conditionally`)."""
         if answer not in ("offer", "accept", "decline", "cancel"):
             raise ValueError("answer must be offer, accept, decline or cancel")
+        match: Match = await self._conditionally(
+            game_id, self._takeback_once, game_id, token, answer)
+        return match
+
+    async def _takeback_once(self, game_id: str, token: str | None, answer: str) -> Match:
         match = await self.get(game_id)
         async with self._locks[game_id]:
+            match = self.current(game_id, match)  # reloaded while this waited
             seats = match.seats_of(token)
             if not seats:
                 raise PermissionError("this link does not hold a seat in this game")
@@ -1032,13 +1480,19 @@ class GameService:
                     taken = match.take_back_for(pending)
             stamp = now()
             if taken:
-                await self._store(self.storage.truncate_actions, game_id, len(match.plies), stamp)
                 clock = match.clock()
                 if clock is not None:
                     clock.resume(match.position.current_seat, self.now())
                     match.set_clock(clock)
                 match.meta["turn"] = match.position.current_seat
-            await self._store(self.storage.set_meta, game_id, match.meta, stamp)
+            try:  # the meta and (accepted) the actions taken back, in one transaction
+                match.stored.version = await self._store(
+                    self.storage.set_meta, game_id, match.meta, stamp, match.stored.version,
+                    len(match.plies) if taken else None)
+            except MetaConflict:
+                if taken:  # read the whole game again (its actions were taken back here)
+                    self._matches.pop(game_id, None)
+                raise
             match.stored.updated_at = stamp
             match.revision += 1
         self.hub.publish(match)
@@ -1049,6 +1503,7 @@ class GameService:
         """End an online game before each side has moved: no result, no rating change."""
         match = await self.get(game_id)
         async with self._locks[game_id]:
+            match = self.current(game_id, match)  # reloaded while this waited
             if not match.seats_of(token):
                 raise PermissionError("this link does not hold a seat in this game")
             if not match.can_abort():
@@ -1072,9 +1527,10 @@ class GameService:
         match.meta["turn"] = None
         stamp = now()
         if not await self._store(self.storage.end_if_playing, game_id, None, ABORTED,
-                                 match.meta, stamp):
+                                 match.meta, stamp, match.stored.version):
             self._reload_later(game_id)
             return False
+        match.stored.version += 1
         match.stored.status, match.stored.winner, match.stored.reason = "over", None, ABORTED
         match.stored.updated_at = stamp
         match.revision += 1
@@ -1090,9 +1546,18 @@ class GameService:
         old game's ``rematch``."""
         if answer not in ("offer", "decline"):
             raise ValueError("answer must be offer or decline")
+        match: Match = await self._conditionally(
+            game_id, self._rematch_once, game_id, token, answer)
+        return match
+
+    async def _rematch_once(self, game_id: str, token: str | None, answer: str) -> Match:
+        """One try of :meth:`rematch`: the offers and the new game are stored together,
+        only if the old game's row is still at the version read here, so two offers
+        made at once through two processes make exactly one rematch."""
         match = await self.get(game_id)
         created = None
         async with self._locks[game_id]:
+            match = self.current(game_id, match)  # reloaded while this waited
             seats = match.seats_of(token)
             if not seats:
                 raise PermissionError("this link does not hold a seat in this game")
@@ -1118,14 +1583,16 @@ class GameService:
                     created_at=stamp, updated_at=stamp,
                     rated=stored.rated, meta={"rematch_of": stored.id},
                 )
-                fresh = await self._adopt(await asyncio.to_thread(Match, created))
+                fresh = await self._adopt(await self.call_thread(Match, created))
                 fresh.now = self.now
                 self._start_clock(fresh, TimeControl.parse(match.meta.get("control")))
-                await self._store(self.storage.create_game, created)
+                match.meta["rematch"] = created.id
+            match.stored.version = await self._store(
+                self.storage.set_meta, game_id, match.meta, stamp, match.stored.version,
+                None, created)
+            if created is not None:
                 self._matches[created.id] = fresh
                 self._watch(fresh)
-                match.meta["rematch"] = created.id
-            await self._store(self.storage.set_meta, game_id, match.meta, stamp)
             match.revision += 1
         self.hub.publish(match)
         if created is not None:
@@ -1136,9 +1603,11 @@ class GameService:
     async def create_seek(self, game_name: str, options: dict[str, Any] | None,
                           control: dict[str, Any] | None, color: str, rated: bool,
                           creator: dict[str, Any], target: str | None = None,
-                          ) -> tuple[Seek, str]:
+                          address: str | None = None) -> tuple[Seek, str]:
         """Post an open challenge (or a direct one to the player named ``target``).
-        Returns it with the seat credential its creator will hold in the game."""
+        Returns it with the seat credential its creator will hold in the game.
+        ``address``: the poster's client address (at most
+        ``MAX_OPEN_SEEKS_PER_ADDRESS`` open challenges each; kept as a keyed hash)."""
         game = get_game(game_name)
         rules_options = parse_options(game, options)
         time_control = TimeControl.parse(control)
@@ -1153,6 +1622,16 @@ class GameService:
                           for seek in open_now) >= MAX_OPEN_SEEKS_PER_PLAYER:
             raise IllegalAction(f"you already have {MAX_OPEN_SEEKS_PER_PLAYER} open "
                                 "challenges; withdraw one or wait for an opponent")
+        if address is not None:
+            key = await self.seat_key()
+            origin = hmac.new(key, b"address\x00" + address.encode("utf-8", "replace"),
+                              hashlib.sha256).hexdigest()[:24]
+            creator = {**creator, "from": origin}
+            if sum(seek.creator.get("from") == origin
+                   for seek in open_now) >= MAX_OPEN_SEEKS_PER_ADDRESS:
+                raise IllegalAction(f"{MAX_OPEN_SEEKS_PER_ADDRESS} open challenges come "
+                                    "from your address already; withdraw one or wait for "
+                                    "an opponent")
         if len(open_now) >= MAX_OPEN_SEEKS:
             raise LobbyFull("the lobby is full of open challenges; accept one, or try "
                             "again in a few minutes")
@@ -1190,7 +1669,7 @@ class GameService:
                 raise PermissionError(f"this challenge is for {seek.target}")
         game = get_game(seek.game)
         color = seek.color if seek.color != "random" else secrets.choice(list(game.colors))
-        start = await asyncio.to_thread(start_position, game, seek.options)  # off the loop
+        start = await self.call_thread(start_position, game, seek.options)  # off the loop
         creator_seat = start.seat_of(color)
         token = new_token()
         players: list[dict[str, Any]] = [{}, {}]
@@ -1207,7 +1686,7 @@ class GameService:
             winner=None, reason=None, created_at=stamp, updated_at=stamp,
             rated=seek.rated, meta={"seek": seek.id},
         )
-        match = await self._adopt(await asyncio.to_thread(Match, stored))  # off the loop
+        match = await self._adopt(await self.call_thread(Match, stored))  # off the loop
         match.now = self.now
         self._start_clock(match, TimeControl.parse(seek.control))
         await self._store(self.storage.accept_seek, seek.id, stored)
@@ -1268,15 +1747,58 @@ class GameService:
         """As many lobby sockets as the hub allows game sockets in total (1,000)."""
         return len(self._lobby) >= self.hub.max_total
 
-    def join_lobby(self, socket: Any) -> Connection:
+    def join_lobby(self, socket: Any, player_id: str | None = None) -> Connection:
+        """A lobby socket opened (``player_id``: its identity, if the cookie names one:
+        while it is open, that player's challenges are not withdrawn as departed)."""
         connection = Connection(socket, None)
         self._lobby[socket] = connection
+        if player_id:
+            self._lobby_players[socket] = player_id
+            self._departed.pop(player_id, None)
         return connection
 
     def leave_lobby(self, socket: Any) -> None:
         connection = self._lobby.pop(socket, None)
         if connection is not None:
             connection.stop()
+        player_id = self._lobby_players.pop(socket, None)
+        if player_id and player_id not in self._lobby_players.values():
+            # The poster's last lobby socket here closed: real-time challenges are
+            # withdrawn unless they are back within the grace period.
+            self._departed[player_id] = self.now()
+            with contextlib.suppress(RuntimeError):  # no running loop: tests call it
+                loop = asyncio.get_running_loop()
+                loop.call_later(LOBBY_LEAVE_GRACE + 0.5, self._withdraw_later)
+
+    def _withdraw_later(self) -> None:
+        task = asyncio.get_running_loop().create_task(self.withdraw_departed())
+        self._timers.add(task)
+        task.add_done_callback(self._timers.discard)
+
+    async def withdraw_departed(self) -> builtins.list[str]:
+        """Withdraw the real-time and untimed open challenges of posters whose last
+        lobby socket closed ``LOBBY_LEAVE_GRACE`` seconds ago or more and who did not
+        come back (status ``expired``; correspondence challenges stay). Returns their
+        ids. Called after each grace period; tests call it after moving their clock."""
+        current = self.now()
+        due = {player_id for player_id, since in self._departed.items()
+               if current - since >= LOBBY_LEAVE_GRACE * 1000}
+        if not due:
+            return []
+        for player_id in due:
+            self._departed.pop(player_id, None)
+        withdrawn = []
+        try:
+            for seek in await self._store(self.storage.open_seeks, 2 * LOBBY_LIMIT):
+                if (seek.creator.get("player_id") in due
+                        and seek.control.get("kind") != "correspondence"
+                        and await self._store(self.storage.expire_seek, seek.id)):
+                    withdrawn.append(seek.id)
+        except Exception:
+            log.exception("could not withdraw the challenges of departed posters")
+        if withdrawn:
+            self._lobby_changed()
+        return withdrawn
 
     def _lobby_changed(self, event: dict[str, Any] | None = None) -> None:
         """Send every lobby socket ``event`` (if any) and the new lobby (off the caller)."""

@@ -27,7 +27,8 @@ from urllib.parse import urlsplit
 from fastapi import FastAPI, WebSocket, WebSocketDisconnect
 
 from hexgames.errors import IllegalAction
-from hexgames.web.service import AiBusy, GameNotFound, GameService
+from hexgames.web.identity import known_player
+from hexgames.web.service import AiBusy, GameNotFound, GameService, WriteUnconfirmed
 from hexgames.web.storage import StaleWrite, StorageUnavailable
 
 #: Longest WebSocket message read (actions are short; see docs/web.md).
@@ -131,7 +132,11 @@ def add_lobby_route(app: FastAPI, service: GameService) -> None:
                                        "try again later"})
             await websocket.close(code=1013)
             return
-        connection = service.join_lobby(websocket)
+        try:  # the poster's identity: its challenges are withdrawn once it has left
+            player = await known_player(websocket)
+        except StorageUnavailable:
+            player = None
+        connection = service.join_lobby(websocket, player.id if player is not None else None)
         try:
             connection.send(await service.lobby_state())
             while not connection.closed:
@@ -192,7 +197,8 @@ async def handle_message(
             return {"type": "pong"}
         else:
             return {"type": "error", "message": f"unknown message type {kind[:ECHO_LIMIT]!r}"}
-    except (IllegalAction, PermissionError, ValueError, GameNotFound, StaleWrite) as exc:
+    except (IllegalAction, PermissionError, ValueError, GameNotFound, StaleWrite,
+            WriteUnconfirmed) as exc:
         return {"type": "error", "message": clip(str(exc))}
     except (StorageUnavailable, AiBusy) as exc:  # the socket stays open: try again later
         return {"type": "error", "message": clip(str(exc))}

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from hexgames.web.storage.base import (
     Change,
+    MetaConflict,
     NameLookAlike,
     NameTaken,
     PlayerRecord,
@@ -26,6 +27,7 @@ from hexgames.web.storage.base import (
 
 __all__ = [
     "Change",
+    "MetaConflict",
     "NameLookAlike",
     "NameTaken",
     "PlayerRecord",

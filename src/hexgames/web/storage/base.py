@@ -36,7 +36,8 @@ SCHEMA: tuple[str, ...] = (
         updated_at TEXT NOT NULL,
         start TEXT,
         meta TEXT,
-        deadline BIGINT
+        deadline BIGINT,
+        version INTEGER NOT NULL DEFAULT 0
     )""",
     """CREATE TABLE IF NOT EXISTS moves (
         game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
@@ -120,7 +121,7 @@ SCHEMA: tuple[str, ...] = (
 )
 #: Columns added after the first release, with their types (added to older databases).
 _ADDED_COLUMNS = (("start", "TEXT"), ("rated", "INTEGER NOT NULL DEFAULT 0"), ("meta", "TEXT"),
-                  ("deadline", "BIGINT"))
+                  ("deadline", "BIGINT"), ("version", "INTEGER NOT NULL DEFAULT 0"))
 
 _INSERT_MOVE = "INSERT INTO moves (game_id, ply, action, played_at) VALUES (?,?,?,?)"
 #: An action is stored only at the ply that follows the stored ones (so that two writers
@@ -131,7 +132,7 @@ _APPEND_MOVE = (
 )
 _GAME_COLUMNS = (
     "id, game, options, mode, players, seat_tokens, status, winner, reason, "
-    "created_at, updated_at, start, rated, meta"
+    "created_at, updated_at, start, rated, meta, version"
 )
 _SEEK_COLUMNS = (
     "id, game, options, control, color, rated, creator, creator_token, target, status, "
@@ -160,6 +161,13 @@ class StorageUnavailable(RuntimeError):
 class StaleWrite(RuntimeError):
     """An action was written for a ply that is not the next one (another writer got
     there first): nothing was stored."""
+
+
+class MetaConflict(StaleWrite):
+    """A conditional write of a game's row (meta: clock, offers, rematch; seats) found
+    another ``version`` than the one its writer read: another request or server process
+    wrote the game meanwhile, and nothing was stored. The writer re-reads the game and
+    applies its change again, or answers 409."""
 
 
 @dataclass
@@ -195,6 +203,10 @@ class StoredGame:
     #: (takeback/rematch), ``rematch`` (the next game's id), ``seek``,
     #: ``turn`` (the seat to move, for "your turn" lists), ``termination``.
     meta: dict[str, Any] = field(default_factory=dict)
+    #: The row's version: every write of the game (actions, meta, seats, result) adds
+    #: one, and the writes of meta and seats are conditional on the version their writer
+    #: read (:class:`MetaConflict` otherwise; see docs/web.md, "Storage").
+    version: int = 0
 
 
 class NameTaken(ValueError):
@@ -288,32 +300,43 @@ class Storage(ABC):
         """Most recently updated games first; ``actions`` is left empty (summaries)."""
 
     @abstractmethod
-    def append_actions(self, game_id: str, first_ply: int, actions: Sequence[str], at: str) -> None:
-        """Record actions played from ply ``first_ply`` on (0-based) and touch the game."""
+    def append_actions(self, game_id: str, first_ply: int, actions: Sequence[str],
+                       at: str) -> int | None:
+        """Record actions played from ply ``first_ply`` on (0-based) and touch the game
+        (the row's new version, when the backend keeps one)."""
 
     @abstractmethod
-    def truncate_actions(self, game_id: str, keep: int, at: str) -> None:
+    def truncate_actions(self, game_id: str, keep: int, at: str) -> int | None:
         """Forget every action from ply ``keep`` on (an undo) and touch the game."""
 
     @abstractmethod
-    def finish_game(self, game_id: str, winner: str | None, reason: str | None, at: str) -> None:
+    def finish_game(self, game_id: str, winner: str | None, reason: str | None,
+                    at: str) -> int | None:
         """Mark the game over (or playing again, with ``winner=reason=None`` after an undo)."""
 
     def set_seats(self, game_id: str, players: list[dict[str, Any]],
-                  seat_tokens: list[str | None], at: str) -> None:
+                  seat_tokens: list[str | None], at: str,
+                  version: int | None = None) -> int | None:
         """Replace the players and seat credentials (hashed) of a game (an invitation
-        was claimed)."""
+        was claimed); with ``version``, only if the row is still at it."""
         raise NotImplementedError
 
     @abstractmethod
     def close(self) -> None: ...
 
     # ------------------------------------------ clocks and the lobby (issue 11)
-    def set_meta(self, game_id: str, meta: dict[str, Any], at: str) -> None:
+    def set_meta(self, game_id: str, meta: dict[str, Any], at: str,
+                 version: int | None = None, keep: int | None = None,
+                 new_game: StoredGame | None = None) -> int | None:
+        raise NotImplementedError
+
+    def update_meta(self, game_id: str, change: Callable[[dict[str, Any]], None], at: str,
+                    plies: int | None = None, status: str | None = None,
+                    ) -> StoredGame | None:
         raise NotImplementedError
 
     def end_if_playing(self, game_id: str, winner: str | None, reason: str,
-                       meta: dict[str, Any], at: str) -> bool:
+                       meta: dict[str, Any], at: str, version: int | None = None) -> bool:
         raise NotImplementedError
 
     def clocked_games(self) -> list[tuple[str, int]]:
@@ -440,6 +463,30 @@ class Storage(ABC):
 
     def release_ai(self, game_id: str, ply: int) -> None:
         """Give back a claim of :meth:`claim_ai` (after the answer is stored, or not)."""
+        return None
+
+    # ------------------------------------------- housekeeping (issue 31, row 6)
+    def unopened_games(self, created_before: str, limit: int, correspondence: bool
+                       ) -> list[tuple[str, dict[str, Any]]]:
+        """(id, meta) of online games still being played whose invitation was never
+        opened, created before ``created_before``, oldest first (``correspondence``:
+        those with a correspondence clock, else the others)."""
+        return []
+
+    def delete_idle_guests(self, created_before: str, aborted_reason: str, limit: int
+                           ) -> list[str]:
+        """Delete at most ``limit`` guests (the site's ``Guest-`` name, no password)
+        created and last logged in before ``created_before`` that hold no seat but in
+        games ended ``aborted_reason`` without a winner and post no open challenge;
+        returns their ids."""
+        return []
+
+    def site_value(self, name: str) -> str | None:
+        """A value the site keeps (``set_site_value``), or ``None``."""
+        return None
+
+    def set_site_value(self, name: str, value: str) -> None:
+        """Keep ``value`` under ``name`` (replacing it)."""
         return None
 
 
@@ -586,6 +633,7 @@ class SqlStorage(Storage):
             start=row[11],
             rated=bool(row[12]),
             meta=json.loads(row[13]) if row[13] else {},
+            version=int(row[14] or 0),
         )
 
     # ---------------------------------------------------------------- interface
@@ -596,7 +644,7 @@ class SqlStorage(Storage):
     def _insert_game(self, cursor: Any, game: StoredGame) -> None:
         cursor.execute(
             self._sql(f"INSERT INTO games ({_GAME_COLUMNS}, deadline) "
-                      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"),
+                      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"),
             (
                 game.id,
                 game.game,
@@ -612,6 +660,7 @@ class SqlStorage(Storage):
                 game.start,
                 1 if game.rated else 0,
                 json.dumps(game.meta),
+                int(game.version),
                 _deadline(game.meta),
             ),
         )
@@ -624,25 +673,101 @@ class SqlStorage(Storage):
             )
 
     # ------------------------------------------------ clocks, offers (issue 11)
-    def set_meta(self, game_id: str, meta: dict[str, Any], at: str) -> None:
+    def _write_row(self, cursor: Any, game_id: str, assignments: str,
+                   values: Sequence[Any], version: int | None) -> int:
+        """``UPDATE`` the game's row (``assignments``: ``column = ?, ...``), adding one
+        to its version, and return the new version. With ``version``, only if the row is
+        still at that version (the one its writer read; PostgreSQL's row lock makes the
+        second of two concurrent writers see the first one's version): else
+        :class:`MetaConflict` and nothing is written. Without, -1 for a missing game."""
+        where = "WHERE id = ?" if version is None else "WHERE id = ? AND version = ?"
+        params = (*values, game_id) if version is None else (*values, game_id, version)
+        cursor.execute(
+            self._sql(f"UPDATE games SET {assignments}, version = version + 1 {where} "
+                      "RETURNING version"),
+            params,
+        )
+        rows = cursor.fetchall()
+        if not rows:
+            if version is None:
+                return -1
+            raise MetaConflict("the game was changed meanwhile (by another request or "
+                               "server); reload it and try again")
+        return int(rows[0][0])
+
+    def set_meta(self, game_id: str, meta: dict[str, Any], at: str,
+                 version: int | None = None, keep: int | None = None,
+                 new_game: StoredGame | None = None) -> int:
         """Replace the game's ``meta`` (clock, offers...) and its flag-fall deadline
-        (``meta["deadline"]``, ms since the epoch, or none)."""
+        (``meta["deadline"]``, ms since the epoch, or none); returns the row's new
+        version. ``version``: only if the row is still at it (:class:`MetaConflict`
+        otherwise). In the same transaction: ``keep``, the actions from that ply on are
+        deleted (an accepted takeback); ``new_game`` is stored (a rematch: with the
+        condition, exactly one per game)."""
+        with self._transaction() as cursor:
+            new = self._write_row(cursor, game_id, "meta = ?, deadline = ?, updated_at = ?",
+                                  (json.dumps(meta), _deadline(meta), at), version)
+            if keep is not None:
+                cursor.execute(self._sql("DELETE FROM moves WHERE game_id = ? AND ply >= ?"),
+                               (game_id, keep))
+                self._notify(cursor, game_id, "reset", keep)
+            else:
+                self._notify(cursor, game_id, "meta", -1)
+            if new_game is not None:
+                self._insert_game(cursor, new_game)
+                self._notify(cursor, "", "lobby", -1)
+            return new
+
+    def update_meta(self, game_id: str, change: Callable[[dict[str, Any]], None], at: str,
+                    plies: int | None = None, status: str | None = None,
+                    ) -> StoredGame | None:
+        """Apply ``change`` (a function of the meta dict, which it changes in place) to
+        the stored meta and store it, in one transaction that holds the game's row
+        (``SELECT ... FOR UPDATE``: a concurrent conditional write waits, then finds a new
+        version): for changes that must never be lost to a concurrent one nor retried (a
+        move's clock). Only while the game has ``plies`` stored actions and ``status``
+        (when given); else ``None`` and nothing is written. Returns the row as written
+        (without actions)."""
         with self._transaction() as cursor:
             cursor.execute(
-                self._sql("UPDATE games SET meta = ?, deadline = ?, updated_at = ? WHERE id = ?"),
-                (json.dumps(meta), _deadline(meta), at, game_id),
+                self._sql(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?{self.for_update}"),
+                (game_id,),
             )
+            row = cursor.fetchone()
+            if row is None:
+                return None
+            game = self._game_from_row(row)
+            if status is not None and game.status != status:
+                return None
+            if plies is not None:
+                cursor.execute(
+                    self._sql("SELECT COALESCE(MAX(ply), -1) + 1 FROM moves WHERE game_id = ?"),
+                    (game_id,),
+                )
+                if int(cursor.fetchone()[0]) != plies:
+                    return None
+            change(game.meta)
+            game.version = self._write_row(
+                cursor, game_id, "meta = ?, deadline = ?, updated_at = ?",
+                (json.dumps(game.meta), _deadline(game.meta), at), game.version)
+            game.updated_at = at
             self._notify(cursor, game_id, "meta", -1)
+            return game
 
     def end_if_playing(self, game_id: str, winner: str | None, reason: str,
-                       meta: dict[str, Any], at: str) -> bool:
+                       meta: dict[str, Any], at: str, version: int | None = None) -> bool:
         """End a game still being played (a flag fall, an abort): False when it was
-        already over (another process adjudicated it first)."""
+        already over (another process adjudicated it first) or, with ``version``, when
+        its row is no longer at that version (the ending was decided on an older state;
+        the row then has ``version + 1``)."""
+        condition = "" if version is None else " AND version = ?"
         with self._transaction() as cursor:
             cursor.execute(
                 self._sql("UPDATE games SET status = 'over', winner = ?, reason = ?, meta = ?, "
-                          "deadline = NULL, updated_at = ? WHERE id = ? AND status = 'playing'"),
-                (winner, reason, json.dumps(meta), at, game_id),
+                          "deadline = NULL, updated_at = ?, version = version + 1 "
+                          f"WHERE id = ? AND status = 'playing'{condition}"),
+                (winner, reason, json.dumps(meta), at, game_id,
+                 *(() if version is None else (version,))),
             )
             done = cursor.rowcount == 1
             if done:
@@ -746,6 +871,68 @@ class SqlStorage(Storage):
                 self._notify(cursor, "", "lobby", -1)
             return done
 
+    # ------------------------------------------- housekeeping (issue 31, row 6)
+    def unopened_games(self, created_before: str, limit: int, correspondence: bool
+                       ) -> list[tuple[str, dict[str, Any]]]:
+        kind = "" if correspondence else "NOT "
+        with self._transaction() as cursor:
+            cursor.execute(
+                self._sql("SELECT id, meta FROM games WHERE status = 'playing' "
+                          "AND mode = 'online' AND players LIKE ? AND created_at < ? "
+                          f"AND COALESCE(meta, '') {kind}LIKE ? ORDER BY created_at, id LIMIT ?"),
+                ('%"invite": "open"%', created_before, '%"kind": "correspondence"%', limit),
+            )
+            return [(row[0], json.loads(row[1]) if row[1] else {})
+                    for row in cursor.fetchall()]
+
+    def delete_idle_guests(self, created_before: str, aborted_reason: str, limit: int
+                           ) -> list[str]:
+        idle = (
+            "p.name LIKE ? AND p.password IS NULL AND p.created_at < ? "
+            "AND NOT EXISTS (SELECT 1 FROM player_sessions s WHERE s.player_id = p.id "
+            "AND s.created_at >= ?) "
+            "AND NOT EXISTS (SELECT 1 FROM game_players gp JOIN games g ON g.id = gp.game_id "
+            "WHERE gp.player_id = p.id AND NOT (g.status = 'over' AND g.winner IS NULL "
+            "AND g.reason = ?)) "
+            "AND NOT EXISTS (SELECT 1 FROM seeks k WHERE k.status = 'open' "
+            "AND k.creator LIKE ? || p.id || ?)"
+        )
+        args = ("Guest-%", created_before, created_before, aborted_reason, "%", "%")
+        with self._transaction() as cursor:
+            cursor.execute(self._sql(f"SELECT p.id FROM players p WHERE {idle} "
+                                     "ORDER BY p.created_at, p.id LIMIT ?"), (*args, limit))
+            ids = [str(row[0]) for row in cursor.fetchall()]
+            if not ids:
+                return []
+            marks = ",".join("?" * len(ids))
+            # Checked again as it is deleted (another process may have seated one since).
+            cursor.execute(self._sql(f"DELETE FROM players WHERE id IN ({marks}) AND id IN "
+                                     f"(SELECT p.id FROM players p WHERE {idle})"),
+                           (*ids, *args))
+            cursor.execute(self._sql(f"SELECT id FROM players WHERE id IN ({marks})"), tuple(ids))
+            kept = {str(row[0]) for row in cursor.fetchall()}
+            gone = [player_id for player_id in ids if player_id not in kept]
+            if gone:
+                marks = ",".join("?" * len(gone))
+                for table in ("player_sessions", "ratings", "game_players"):
+                    cursor.execute(self._sql(f"DELETE FROM {table} WHERE player_id IN ({marks})"),
+                                   tuple(gone))
+            return gone
+
+    def site_value(self, name: str) -> str | None:
+        with self._transaction() as cursor:
+            cursor.execute(self._sql("SELECT value FROM site_secrets WHERE name = ?"), (name,))
+            row = cursor.fetchone()
+            return None if row is None else str(row[0])
+
+    def set_site_value(self, name: str, value: str) -> None:
+        with self._transaction() as cursor:
+            cursor.execute(
+                self._sql("INSERT INTO site_secrets (name, value) VALUES (?, ?) "
+                          "ON CONFLICT (name) DO UPDATE SET value = excluded.value"),
+                (name, value),
+            )
+
     def load_game(self, game_id: str) -> StoredGame | None:
         with self._transaction() as cursor:
             cursor.execute(self._sql(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?"), (game_id,))
@@ -769,7 +956,9 @@ class SqlStorage(Storage):
             )
             return [self._game_from_row(row) for row in cursor.fetchall()]
 
-    def append_actions(self, game_id: str, first_ply: int, actions: Sequence[str], at: str) -> None:
+    def append_actions(self, game_id: str, first_ply: int, actions: Sequence[str], at: str) -> int:
+        """Store actions from ``first_ply`` on (:class:`StaleWrite` unless the stored game
+        ends there); returns the row's new version."""
         with self._transaction() as cursor:
             for offset, action in enumerate(actions):
                 ply = first_ply + offset
@@ -781,40 +970,40 @@ class SqlStorage(Storage):
                         f"action {ply + 1} was not stored: the stored game does not end at "
                         f"ply {ply} (changed by another server?); reload the game"
                     )
-            cursor.execute(self._sql("UPDATE games SET updated_at = ? WHERE id = ?"), (at, game_id))
+            new = self._write_row(cursor, game_id, "updated_at = ?", (at,), None)
             self._notify(cursor, game_id, "append", first_ply + len(actions))
+            return new
 
-    def truncate_actions(self, game_id: str, keep: int, at: str) -> None:
+    def truncate_actions(self, game_id: str, keep: int, at: str) -> int:
         with self._transaction() as cursor:
             cursor.execute(
                 self._sql("DELETE FROM moves WHERE game_id = ? AND ply >= ?"), (game_id, keep)
             )
-            cursor.execute(self._sql("UPDATE games SET updated_at = ? WHERE id = ?"), (at, game_id))
+            new = self._write_row(cursor, game_id, "updated_at = ?", (at,), None)
             self._notify(cursor, game_id, "reset", keep)
+            return new
 
-    def finish_game(self, game_id: str, winner: str | None, reason: str | None, at: str) -> None:
+    def finish_game(self, game_id: str, winner: str | None, reason: str | None, at: str) -> int:
         status = "playing" if winner is None and reason is None else "over"
         with self._transaction() as cursor:
-            cursor.execute(
-                self._sql(
-                    "UPDATE games SET status = ?, winner = ?, reason = ?, updated_at = ? "
-                    "WHERE id = ?"
-                ),
-                (status, winner, reason, at, game_id),
-            )
+            new = self._write_row(cursor, game_id,
+                                  "status = ?, winner = ?, reason = ?, updated_at = ?",
+                                  (status, winner, reason, at), None)
             self._notify(cursor, game_id, "row", -1)
+            return new
 
     def set_seats(self, game_id: str, players: list[dict[str, Any]],
-                  seat_tokens: list[str | None], at: str) -> None:
+                  seat_tokens: list[str | None], at: str, version: int | None = None) -> int:
+        """Replace the seats (players, hashed credentials); returns the row's new version.
+        ``version``: only if the row is still at it (:class:`MetaConflict` otherwise: an
+        invitation claimed through two processes at once has one claimant)."""
         with self._transaction() as cursor:
-            cursor.execute(
-                self._sql(
-                    "UPDATE games SET players = ?, seat_tokens = ?, updated_at = ? WHERE id = ?"
-                ),
-                (json.dumps(players), json.dumps([hashed(t) for t in seat_tokens]), at, game_id),
-            )
+            new = self._write_row(cursor, game_id, "players = ?, seat_tokens = ?, updated_at = ?",
+                                  (json.dumps(players),
+                                   json.dumps([hashed(t) for t in seat_tokens]), at), version)
             self._write_seat_holders(cursor, game_id, players)
             self._notify(cursor, game_id, "row", -1)
+            return new
 
     def load_tail(self, game_id: str, since: int) -> tuple[StoredGame, int] | None:
         """The game's row with only the actions from ply ``since`` on (in ``actions``),
