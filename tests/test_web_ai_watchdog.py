@@ -66,7 +66,9 @@ def test_level_5_answers_turn_after_turn_while_pondering(tmp_path: Path, game: s
             # filled after about 20,000 iterations of one ponder, a second or two)
             time.sleep(PERSON_THINKS)
         assert computer_turns >= 3 or state["is_over"]
-        assert workers.ponders >= 2, "level 5 pondered on the person's time"
+        # a ponder follows each computer turn that leaves the person to move (level 5
+        # may also win outright: Benediction's first-legal-action player loses fast)
+        assert workers.ponders >= 1, "level 5 pondered on the person's time"
         assert workers.replaced_workers() == 0, "no search needed its worker replaced"
 
 
