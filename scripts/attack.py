@@ -36,9 +36,33 @@ Issue 31 (``--probes 31``, or by name; each on a fresh server; one result line e
                   after 4 concurrent uploads of a 40,000-action record (QuietLimit
                   100000, out of range since issue 31), then of the longest game at
                   QuietLimit 1000, and 5 s after each.
-  Not here (row 6 and the rest): the offer storm and the housekeeping rows need two
-  server processes and PostgreSQL; they are covered by the tests
-  (tests/test_web_client_limits.py, tests/test_web_accounts_hardening.py, ...).
+  offer-storm     (row 6) two servers A and B on one PostgreSQL database (--database-url,
+                  else a throwaway cluster; "skipped: no PostgreSQL" without one): a
+                  rated Benediction game, 10+0, named players; for 20 turns the mover
+                  plays on its process while the other player sends takeback offer and
+                  cancel in a loop on the other: in how many turns the clock (GET
+                  /api/games/{id} on the other process, after the turn) runs for the
+                  wrong player.
+  login-guess     (row 7) "vic" has a password; 60 wrong passwords from 6 addresses
+                  (127.0.0.11-16, 10 each) under the spellings " vic", "vic\\t", "VIC",
+                  "Vic "...: how many got an answer (401) before 429.
+  cross-site-accept (row 8) "poster" posts a rated challenge; "taker" (its cookie) accepts
+                  it with Origin http://127.0.0.1:<another port>: 201 seated or 403.
+  password-change (row 9) "pat" logs in from a second browser (cookie jar), changes the
+                  password in the first: does the second's cookie still act as "pat"?
+  rating-farm     (row 10) "farmer" creates 30 rated online games; each time a new guest
+                  opens the invitation and resigns at once: games created, seats, results
+                  counted, and the farmer's rating.
+  lobby-flood     (row 11) 5 addresses (127.0.0.21-25) post up to 100 challenges, no
+                  cookies, as fast as allowed: how many accepted; can a 6th address post?
+  mass-creation   (row 13) one address, 10 s or 2,000 requests: cookie-less GET /api/me
+                  (a new guest each) and POST /api/games (hot seat) in turn: made per
+                  second, and whether a limit answered 429.
+  rematch-race    (row 14) two servers as offer-storm: 10 finished unrated games, both
+                  players offer a rematch at once, one on A and one on B: rematch games
+                  stored per race (read from the database).
+  look-alike      (row 17) "Alice" exists; another identity names itself "AIice" (capital
+                  i): accepted or refused?
 
 A memory guard kills a server whose RSS passes --max-rss-mb (reported). A server that
 fails to start is retried after a minute (once; --start-retries).
@@ -78,9 +102,11 @@ LOG: collections.deque[str] = collections.deque(maxlen=2000)
 START_SECONDS = 600.0
 
 
-def start(src: str, data: str, ai_processes: int) -> tuple[subprocess.Popen[str], str]:
-    """Start ``hexgames serve`` from ``src`` in a process group of its own."""
-    env = {**os.environ, "DATABASE_URL": "", "PYTHONPATH": src}
+def start(src: str, data: str, ai_processes: int,
+          database_url: str = "") -> tuple[subprocess.Popen[str], str]:
+    """Start ``hexgames serve`` from ``src`` in a process group of its own (on
+    ``database_url`` when given, else SQLite in ``data``)."""
+    env = {**os.environ, "DATABASE_URL": database_url, "PYTHONPATH": src}
     process = subprocess.Popen(
         [sys.executable, "-m", "hexgames", "serve", "--host", "127.0.0.1", "--port", "0",
          "--data-dir", data, "--ai-processes", str(ai_processes)],
@@ -379,11 +405,12 @@ PLAYER = re.compile(rb'"role"\s*:\s*"player"')
 class Served:
     """A running server of one probe, watched by a memory guard."""
 
-    def __init__(self, src: str, max_rss_mb: int, retries: int) -> None:
+    def __init__(self, src: str, max_rss_mb: int, retries: int,
+                 database_url: str = "") -> None:
         self.data = tempfile.mkdtemp(prefix="hexgames-attack-")
         for attempt in range(retries + 1):
             try:
-                self.process, self.url = start(src, self.data, 1)
+                self.process, self.url = start(src, self.data, 1, database_url)
                 break
             except RuntimeError as error:
                 if attempt == retries:
@@ -434,20 +461,46 @@ def tree_rss_kib(pid: int) -> int:
     return total
 
 
+class Jar:
+    """A browser's cookies (what ``Set-Cookie`` answers gave it)."""
+
+    def __init__(self) -> None:
+        self.cookies: dict[str, str] = {}
+
+    def header(self) -> str:
+        return "; ".join(f"{key}={value}" for key, value in self.cookies.items())
+
+    def take(self, response: http.client.HTTPResponse) -> None:
+        for line in response.msg.get_all("set-cookie") or []:
+            key, _, value = line.split(";", 1)[0].partition("=")
+            lowered = line.lower()
+            if not value.strip('"') or "max-age=0" in lowered or "1970" in lowered:
+                self.cookies.pop(key.strip(), None)
+            else:
+                self.cookies[key.strip()] = value
+
+
 def call(url: str, path: str, body: Any = None, source: str | None = None,
-         timeout: float = 30) -> tuple[int, bytes, float]:
-    """One request on a connection of its own from ``source``: (status or 0, body or the
-    error, seconds). ``timeout`` bounds each socket operation."""
+         timeout: float = 30, jar: Jar | None = None,
+         headers: dict[str, str] | None = None) -> tuple[int, bytes, float]:
+    """One request on a connection of its own from ``source`` (with ``jar``'s cookies,
+    kept up to date): (status or 0, body or the error, seconds). ``timeout`` bounds each
+    socket operation."""
     host, port = hostport(url)
     data = None if body is None else body if isinstance(body, bytes) else json.dumps(body).encode()
     connection = http.client.HTTPConnection(
         host, port, timeout=timeout, source_address=(source, 0) if source else None)
+    sent = {"content-type": "application/json", **(headers or {})}
+    if jar is not None and jar.cookies:
+        sent["cookie"] = jar.header()
     t = time.monotonic()
     try:
-        connection.request("GET" if data is None else "POST", path, body=data,
-                           headers={"content-type": "application/json"})
+        connection.request("GET" if data is None else "POST", path, body=data, headers=sent)
         response = connection.getresponse()
-        return response.status, response.read(), time.monotonic() - t
+        answer = response.read()
+        if jar is not None:
+            jar.take(response)
+        return response.status, answer, time.monotonic() - t
     except (OSError, http.client.HTTPException) as error:
         reason = "timeout" if isinstance(error, TimeoutError) else type(error).__name__
         return 0, reason.encode(), time.monotonic() - t
@@ -838,6 +891,528 @@ def probe_upload_memory(fresh: Callable[[], Served], uploads: int = 4) -> str:
         return "; ".join(parts)
 
 
+# ----------------------------------------------- issue 31: accounts, lobby, creation
+def answer_of(status: int, body: bytes) -> dict[str, Any]:
+    """A JSON answer as a dict (``{}`` when it is none), with ``_status``."""
+    try:
+        parsed = json.loads(body) if body else {}
+    except ValueError:
+        parsed = {}
+    if not isinstance(parsed, dict):
+        parsed = {"value": parsed}
+    parsed["_status"] = status
+    return parsed
+
+
+def web(url: str, path: str, body: Any = None, jar: Jar | None = None,
+        source: str | None = None, headers: dict[str, str] | None = None,
+        timeout: float = 30) -> dict[str, Any]:
+    status, answer, _ = call(url, path, body, source=source, timeout=timeout, jar=jar,
+                             headers=headers)
+    return answer_of(status, answer)
+
+
+def named(url: str, name: str, source: str | None = None,
+          password: str | None = None) -> tuple[Jar, str]:
+    """A browser whose identity picked ``name`` (and ``password``): the jar and what
+    went wrong ("" when nothing)."""
+    jar = Jar()
+    me = web(url, "/api/me", jar=jar, source=source)
+    if me["_status"] != 200:
+        return jar, f"GET /api/me: HTTP {me['_status']}"
+    renamed = web(url, "/api/me/name", {"name": name}, jar=jar, source=source)
+    if renamed["_status"] != 200:
+        return jar, f"naming {name!r}: HTTP {renamed['_status']} {renamed.get('error')!r:.80}"
+    if password is not None:
+        set_ = web(url, "/api/me/password", {"password": password}, jar=jar, source=source)
+        if set_["_status"] != 200:
+            return jar, f"password: HTTP {set_['_status']} {set_.get('error')!r:.80}"
+    return jar, ""
+
+
+def probe_login_guess(fresh: Callable[[], Served], guesses: int = 60) -> str:
+    variants = [" vic", "vic\t", "VIC", "Vic ", "\tvic", "vic  "]
+    with contextlib.closing(fresh()) as server:
+        url = server.url
+        _, problem = named(url, "vic", password="correct horse battery 1")
+        if problem:
+            return f"n/a ({problem})"
+        statuses: list[int] = []
+        first_429 = None
+        deadline = time.monotonic() + 120
+        for n in range(guesses):
+            if time.monotonic() > deadline:
+                break
+            source = f"127.0.0.{11 + n * 6 // guesses}"  # 6 addresses, 10 guesses each
+            status, _, _ = call(url, "/api/login", {"name": variants[n % len(variants)],
+                                                    "password": f"wrong guess {n}"},
+                                source=source, timeout=30)
+            statuses.append(status)
+            if status == 429 and first_429 is None:
+                first_429 = n + 1
+        real = statuses.count(401)
+        return (f"{len(statuses)} wrong passwords for {len(variants)} spellings of 'vic' "
+                f"from 6 addresses: {real} answered (401 wrong password), "
+                f"{statuses.count(429)} refused 429"
+                f"{f' from guess {first_429}' if first_429 else ''}; all: {tally(statuses)}")
+
+
+def probe_cross_site_accept(fresh: Callable[[], Served]) -> str:
+    with contextlib.closing(fresh()) as server:
+        url = server.url
+        poster, problem = named(url, "poster", ATTACKER)
+        taker, problem2 = named(url, "taker", BYSTANDER)
+        if problem or problem2:
+            return f"n/a ({problem or problem2})"
+        _, port = hostport(url)
+        foreign = {"Origin": f"http://127.0.0.1:{port + 1}"}
+
+        def post_seek() -> tuple[str | None, str]:
+            for rated in (True, False):
+                seek = web(url, "/api/seeks", {"game": "dendria", "rated": rated},
+                           jar=poster, source=ATTACKER)
+                if seek["_status"] == 201 and "id" in seek:
+                    return seek["id"], "rated" if rated else "unrated"
+            return None, f"HTTP {seek['_status']} {seek.get('error')!r:.60}"
+
+        seek, kind = post_seek()
+        if seek is None:
+            return f"n/a (posting a challenge: {kind})"
+        taken = web(url, f"/api/seeks/{seek}/accept", {}, jar=taker, source=BYSTANDER,
+                    headers=foreign)
+        seated = " (the taker seated in the new game)" if taken.get("id") else ""
+        out = (f"{kind} challenge accepted by another identity with Origin "
+               f"{foreign['Origin']}: HTTP {taken['_status']}{seated}")
+        if taken["_status"] != 201:  # refused: does the site's own page still work?
+            seek, kind = post_seek()
+            if seek is not None:
+                own = web(url, f"/api/seeks/{seek}/accept", {}, jar=taker, source=BYSTANDER,
+                          headers={"Origin": url})
+                out += f"; the same from the site's own Origin: HTTP {own['_status']}"
+        return out
+
+
+def probe_password_change(fresh: Callable[[], Served]) -> str:
+    first, second = "correct horse battery 1", "another horse battery 2"
+    with contextlib.closing(fresh()) as server:
+        url = server.url
+        browser1, problem = named(url, "pat", ATTACKER, password=first)
+        if problem:
+            return f"n/a ({problem})"
+        browser2 = Jar()
+        login = web(url, "/api/login", {"name": "pat", "password": first}, jar=browser2,
+                    source=BYSTANDER)
+        before = web(url, "/api/me", jar=browser2, source=BYSTANDER)
+        if login["_status"] != 200 or before.get("name") != "pat":
+            return (f"n/a (login from browser 2: HTTP {login['_status']}, it is "
+                    f"{before.get('name')!r})")
+        change = web(url, "/api/me/password", {"password": second, "current": first},
+                     jar=browser1, source=ATTACKER)
+        after = web(url, "/api/me", jar=browser2, source=BYSTANDER)
+        rename = web(url, "/api/me/name", {"name": "patsy"}, jar=browser2, source=BYSTANDER)
+        still = after.get("id") == before.get("id")
+        return (f"browser 1 changes the password: HTTP {change['_status']}; browser 2's "
+                f"cookie then: " + (f"still the account ({after.get('name')!r}); its rename "
+                                    f"of the account: HTTP {rename['_status']}" if still else
+                                    f"not the account (a new guest {after.get('name')!r}; "
+                                    f"HTTP {after['_status']})"))
+
+
+def probe_rating_farm(fresh: Callable[[], Served], games: int = 30) -> str:
+    with contextlib.closing(fresh()) as server:
+        url = server.url
+        farmer, problem = named(url, "farmer", ATTACKER)
+        if problem:
+            return f"n/a ({problem})"
+        created, claimed, resigned, counted = [], [], 0, 0
+        deadline = time.monotonic() + 180
+        for _ in range(games):
+            if time.monotonic() > deadline:
+                break
+            game = web(url, "/api/games", {"game": "dendria", "mode": "online", "rated": True},
+                       jar=farmer, source=ATTACKER)
+            created.append(game["_status"])
+            if game["_status"] != 201:
+                continue
+            guest = Jar()  # a throwaway guest opens the invitation and resigns at once
+            web(url, "/api/me", jar=guest, source=BYSTANDER)
+            seat = web(url, f"/api/games/{game['id']}/claim", {"token": game["tokens"][1]},
+                       jar=guest, source=BYSTANDER)
+            claimed.append(seat["_status"])
+            if seat["_status"] != 200 or seat.get("role") != "player":
+                continue
+            done = web(url, f"/api/games/{game['id']}/resign", {"token": seat["token"]},
+                       jar=guest, source=BYSTANDER)
+            resigned += done["_status"] == 200
+            state = web(url, f"/api/games/{game['id']}", source=BYSTANDER)
+            counted += bool(state.get("rating_changes"))
+        page = web(url, "/api/players/farmer", source=BYSTANDER)
+        ratings = [f"{r.get('rating', 0):.0f} ±{r.get('deviation', 0):.0f} after "
+                   f"{r.get('games')} games" for r in page.get("ratings") or []]
+        return (f"{len(created)} rated games by 'farmer': created {tally(created)}; guests "
+                f"opening the invitation: {tally(claimed) or 'none'}; resigned at once: "
+                f"{resigned}; results counted: {counted}; farmer's rating: "
+                f"{', '.join(ratings) or 'none (1500 unrated)'}")
+
+
+def probe_look_alike(fresh: Callable[[], Served]) -> str:
+    with contextlib.closing(fresh()) as server:
+        url = server.url
+        _, problem = named(url, "Alice", ATTACKER)
+        if problem:
+            return f"n/a ({problem})"
+        jar = Jar()
+        web(url, "/api/me", jar=jar, source=BYSTANDER)
+        answer = web(url, "/api/me/name", {"name": "AIice"}, jar=jar, source=BYSTANDER)
+        verdict = "accepted" if answer["_status"] == 200 else "refused"
+        why = f" {answer.get('error')!r:.90}" if verdict == "refused" else ""
+        return f"'Alice' taken, then 'AIice' (capital i): {verdict} (HTTP {answer['_status']}{why})"
+
+
+def probe_lobby_flood(fresh: Callable[[], Served], posts: int = 100,
+                      addresses: int = 5) -> str:
+    with contextlib.closing(fresh()) as server:
+        url = server.url
+        statuses: list[int] = []
+        deadline = time.monotonic() + 120
+        for n in range(posts):  # cookie-less: a new guest each time
+            if time.monotonic() > deadline:
+                break
+            status, _, _ = call(url, "/api/seeks", {"game": "dendria"},
+                                source=f"127.0.0.{21 + n % addresses}", timeout=30)
+            statuses.append(status)
+        lobby = web(url, "/api/seeks", source=BYSTANDER)
+        other = web(url, "/api/seeks", {"game": "dendria"}, source=f"127.0.0.{21 + addresses}")
+        return (f"{len(statuses)} challenges from {addresses} addresses: {tally(statuses)}; "
+                f"open in the lobby: {len(lobby.get('seeks') or [])}; then a 6th address "
+                f"posts one: HTTP {other['_status']}"
+                f"{' ' + repr(other.get('error'))[:60] if other['_status'] != 201 else ''}")
+
+
+def probe_mass_creation(fresh: Callable[[], Served], seconds: float = 10,
+                        most: int = 2000) -> str:
+    with contextlib.closing(fresh()) as server:
+        url = server.url
+        kinds: dict[str, list[int]] = {"identities": [], "games": []}
+        first_429: dict[str, float] = {}
+        t = time.monotonic()
+        for n in range(most):
+            if time.monotonic() - t > seconds:
+                break
+            if n % 2 == 0:  # a cookie-less GET /api/me: a new guest each time
+                kind, status = "identities", call(url, "/api/me", source=ATTACKER,
+                                                  timeout=10)[0]
+            else:
+                kind, status = "games", call(url, "/api/games", {
+                    "game": "dendria", "mode": "hotseat"}, source=ATTACKER, timeout=10)[0]
+            kinds[kind].append(status)
+            if status == 429:
+                first_429.setdefault(kind, time.monotonic() - t)
+        took = time.monotonic() - t
+        parts = []
+        for kind, ok in (("identities", 200), ("games", 201)):
+            made = kinds[kind].count(ok)
+            limit = (f"429 from {first_429[kind]:.1f} s" if kind in first_429
+                     else "no 429")
+            parts.append(f"{kind}: {made} made ({made / took:.1f}/s), {limit}; "
+                         f"{tally(kinds[kind])}")
+        return f"one address, {took:.0f} s, {len(kinds['games']) * 2} requests: " + \
+            "; ".join(parts)
+
+
+# ------------------------------------- issue 31: two server processes on PostgreSQL
+PG_BIN = Path("/usr/lib/postgresql/15/bin")
+
+
+class Cluster:
+    """``--database-url``, or a throwaway PostgreSQL cluster on a loopback port (started
+    on first use, stopped by :meth:`close`); each probe gets a database of its own."""
+
+    def __init__(self, given: str | None) -> None:
+        self.given, self.root, self.port = given, None, 0
+        self.problem: str | None = None
+
+    def _as_postgres(self, *command: str) -> list[str]:
+        return ["runuser", "-u", "postgres", "--", *command] if os.geteuid() == 0 \
+            else list(command)
+
+    def _start(self) -> None:
+        import pwd
+
+        initdb = PG_BIN / "initdb" if (PG_BIN / "initdb").exists() else shutil.which("initdb")
+        pg_ctl = PG_BIN / "pg_ctl" if (PG_BIN / "pg_ctl").exists() else shutil.which("pg_ctl")
+        if not initdb or not pg_ctl:
+            raise RuntimeError("no initdb/pg_ctl")
+        if os.geteuid() == 0:
+            pwd.getpwnam("postgres")  # KeyError: no user to run it as
+            if shutil.which("runuser") is None:
+                raise RuntimeError("no runuser")
+        self.pg_ctl = str(pg_ctl)
+        self.root = Path(tempfile.mkdtemp(prefix="hexgames-attack-pg-"))
+        if os.geteuid() == 0:
+            shutil.chown(self.root, user="postgres")
+        self.root.chmod(0o700)
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        subprocess.run(self._as_postgres(str(initdb), "-D", str(self.root / "data"), "-U",
+                                         "postgres", "-A", "trust", "--no-sync", "-E", "UTF8"),
+                       check=True, capture_output=True, timeout=120)
+        options = (f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.root} "
+                   "-c fsync=off -c full_page_writes=off -c max_connections=200")
+        subprocess.run(self._as_postgres(self.pg_ctl, "-D", str(self.root / "data"), "-o",
+                                         options, "-l", str(self.root / "server.log"), "-w",
+                                         "-t", "60", "start"),
+                       check=True, capture_output=True, timeout=90)
+
+    def database(self) -> str | None:
+        """A URL of a fresh database (the given URL as it is), or None (see problem)."""
+        if self.given:
+            return self.given
+        if self.problem:
+            return None
+        try:
+            if self.root is None:
+                self._start()
+            import psycopg
+
+            name = "attack_" + os.urandom(5).hex()
+            with psycopg.connect(f"postgresql://postgres@127.0.0.1:{self.port}/postgres",
+                                 autocommit=True, connect_timeout=10) as connection:
+                connection.execute(f'CREATE DATABASE "{name}"')
+            return f"postgresql://postgres@127.0.0.1:{self.port}/{name}"
+        except (OSError, KeyError, ImportError, RuntimeError,
+                subprocess.SubprocessError, Exception) as error:
+            self.problem = f"{type(error).__name__}: {str(error)[-200:]}"
+            return None
+
+    def close(self) -> None:
+        if self.root is None:
+            return
+        with contextlib.suppress(OSError, subprocess.SubprocessError):
+            subprocess.run(self._as_postgres(self.pg_ctl, "-D", str(self.root / "data"), "-m",
+                                             "immediate", "stop"),
+                           capture_output=True, timeout=60, check=False)
+        with contextlib.suppress(OSError, ValueError):  # pg_ctl failed: its postmaster
+            pid = int((self.root / "data" / "postmaster.pid").read_text().split()[0])
+            os.kill(pid, signal.SIGKILL)
+        shutil.rmtree(self.root, ignore_errors=True)
+        self.root = None
+
+
+def stored_rematches(database_url: str, game_id: str) -> int | None:
+    """Games stored as rematches of ``game_id`` (None: the database cannot be read)."""
+    try:
+        import psycopg
+
+        with psycopg.connect(database_url, connect_timeout=10) as connection:
+            row = connection.execute(
+                "SELECT count(*) FROM games WHERE meta LIKE %s AND meta LIKE %s",
+                ("%rematch_of%", f"%{game_id}%")).fetchone()
+        return int(row[0]) if row else None
+    except Exception:  # an old schema, no driver: counted from the answers instead
+        return None
+
+
+def two_processes(args: argparse.Namespace, cluster: Cluster) -> tuple[
+        list[Served], str] | str:
+    database = cluster.database()
+    if database is None:
+        return f"skipped: no PostgreSQL ({cluster.problem})"
+    servers: list[Served] = []
+    try:
+        for _ in range(2):
+            servers.append(Served(args.src, args.max_rss_mb, args.start_retries, database))
+    except Exception:
+        for server in servers:
+            server.close()
+        raise
+    return servers, database
+
+
+def poll(url: str, path: str, ready: Callable[[dict[str, Any]], bool], bound: float = 10,
+         jar: Jar | None = None) -> dict[str, Any]:
+    """GET until ``ready`` (at most ``bound`` seconds): the last answer."""
+    deadline, answer = time.monotonic() + bound, {"_status": 0}
+    while time.monotonic() < deadline:
+        answer = web(url, path, jar=jar, timeout=10)
+        if answer["_status"] == 200 and ready(answer):
+            return answer
+        time.sleep(0.05)
+    return answer
+
+
+def online_pair(a: str, b: str, body: dict[str, Any], jars: tuple[Jar | None, Jar | None]
+                = (None, None)) -> tuple[str, list[str]] | str:
+    """An online game created on A, its invitation claimed on B: the id and both seat
+    credentials, or why not."""
+    game = web(a, "/api/games", body, jar=jars[0])
+    if game["_status"] != 201:
+        return f"HTTP {game['_status']} {game.get('error')!r:.80}"
+    seat = web(b, f"/api/games/{game['id']}/claim", {"token": game["tokens"][1]}, jar=jars[1])
+    if seat["_status"] != 200 or not seat.get("token"):
+        return f"claim: HTTP {seat['_status']} {seat.get('error')!r:.80}"
+    poll(a, f"/api/games/{game['id']}?token={seat['token']}",
+         lambda state: state.get("your_seats") == [1])
+    return game["id"], [game["tokens"][0], seat["token"]]
+
+
+REALTIME = {"kind": "realtime", "base_s": 600, "increment_s": 0}
+
+
+def probe_offer_storm(args: argparse.Namespace, cluster: Cluster, turns: int = 20) -> str:
+    made = two_processes(args, cluster)
+    if isinstance(made, str):
+        return made
+    servers, _ = made
+    try:
+        a, b = servers[0].url, servers[1].url
+        suffix = os.urandom(3).hex()
+        red, problem = named(a, f"red{suffix}")
+        blue, problem2 = named(b, f"blue{suffix}")
+        if problem or problem2:
+            return f"n/a ({problem or problem2})"
+        kind = "rated"
+        pair = online_pair(a, b, {"game": "benediction", "mode": "online", "rated": True,
+                                  "control": REALTIME}, (red, blue))
+        if isinstance(pair, str):
+            kind = f"unrated (rated refused: {pair})"
+            pair = online_pair(a, b, {"game": "benediction", "mode": "online",
+                                      "control": REALTIME}, (red, blue))
+            if isinstance(pair, str):
+                return f"n/a (online game: {pair})"
+        game_id, tokens = pair
+        urls = [a, b]
+        wrong, checked, stored_offers, refused_moves = [], 0, 0, []
+        for turn in range(turns):
+            mover = turn % 2
+            mine, theirs = urls[mover], urls[1 - mover]
+            view = poll(mine, f"/api/games/{game_id}?token={tokens[mover]}",
+                        lambda state: state.get("your_turn") or state.get("is_over"))
+            if view.get("is_over") or not view.get("your_turn"):
+                break
+            stop_storm, answers = threading.Event(), []
+
+            def storm(url: str = theirs, token: str = tokens[1 - mover],
+                      stop_storm: threading.Event = stop_storm,
+                      answers: list[int] = answers) -> None:
+                host, port = hostport(url)
+                connection = http.client.HTTPConnection(host, port, timeout=10)
+                try:
+                    for n in range(4000):
+                        if stop_storm.is_set():
+                            break
+                        try:
+                            connection.request("POST", f"/api/games/{game_id}/takeback",
+                                               json.dumps({"token": token, "answer": (
+                                                   "offer", "cancel")[n % 2]}),
+                                               {"content-type": "application/json"})
+                            response = connection.getresponse()
+                            response.read()
+                            answers.append(response.status)
+                        except (OSError, http.client.HTTPException):
+                            connection.close()
+                            connection = http.client.HTTPConnection(host, port, timeout=10)
+                finally:
+                    connection.close()
+
+            spammer = threading.Thread(target=storm, daemon=True)
+            spammer.start()
+            try:
+                for _ in range(40):  # the mover's turn, on its own process
+                    if not view.get("your_turn") or not view.get("legal"):
+                        break
+                    moved = web(mine, f"/api/games/{game_id}/actions", {
+                        "token": tokens[mover], "action": view["legal"][0]["action"],
+                        "ply": view["ply"]})
+                    if moved["_status"] == 200:
+                        view = moved
+                    else:
+                        refused_moves.append(moved["_status"])
+                        view = web(mine, f"/api/games/{game_id}?token={tokens[mover]}")
+                time.sleep(0.2)  # the storm goes on a moment after the turn
+            finally:
+                stop_storm.set()
+                spammer.join(30)
+            stored_offers += answers.count(200)
+            if view.get("is_over"):
+                break
+            ply = view.get("ply")
+            seen = poll(theirs, f"/api/games/{game_id}",
+                        lambda state, ply=ply: state.get("ply") == ply, 5)
+            time.sleep(0.3)
+            seen = web(theirs, f"/api/games/{game_id}")
+            clock = seen.get("clock") or {}
+            if turn >= 1 and clock:  # it runs once each side has had its free first turn
+                checked += 1
+                if clock.get("running") != 1 - mover:
+                    wrong.append(turn + 1)
+        return (f"{kind} Benediction, 10+0, {checked} turns checked (GET on the other "
+                f"process): the clock ran for the wrong player in {len(wrong)}"
+                f"{' (turns ' + ', '.join(map(str, wrong[:12])) + ')' if wrong else ''}; "
+                f"takeback requests stored during the turns: {stored_offers}; moves "
+                f"refused: {tally(refused_moves) or 'none'}")
+    finally:
+        for server in servers:
+            server.close()
+
+
+def probe_rematch_race(args: argparse.Namespace, cluster: Cluster, races: int = 10) -> str:
+    made = two_processes(args, cluster)
+    if isinstance(made, str):
+        return made
+    servers, database = made
+    try:
+        a, b = servers[0].url, servers[1].url
+        counts: list[str] = []
+        left: list[int] = []
+        for _ in range(races):
+            pair = online_pair(a, b, {"game": "benediction", "mode": "online",
+                                      "control": REALTIME})
+            if isinstance(pair, str):
+                counts.append("n/a")
+                continue
+            game_id, (red, blue) = pair
+            web(a, f"/api/games/{game_id}/resign", {"token": red})
+            for url, token in ((a, red), (b, blue)):
+                poll(url, f"/api/games/{game_id}?token={token}",
+                     lambda state: bool(state.get("can_rematch")))
+            barrier = threading.Barrier(2, timeout=30)
+            answers: list[dict[str, Any]] = []
+
+            def offer(url: str, token: str, barrier: threading.Barrier = barrier,
+                      answers: list[dict[str, Any]] = answers,
+                      game_id: str = game_id) -> None:
+                with contextlib.suppress(threading.BrokenBarrierError):
+                    barrier.wait()
+                answers.append(web(url, f"/api/games/{game_id}/rematch",
+                                   {"token": token, "answer": "offer"}))
+
+            threads = [threading.Thread(target=offer, args=(url, token))
+                       for url, token in ((a, red), (b, blue))]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join(60)
+            time.sleep(1.0)
+            after = [web(url, f"/api/games/{game_id}?token={token}")
+                     for url, token in ((a, red), (b, blue))]
+            seen = {answer.get("rematch") for answer in answers + after}
+            stored = stored_rematches(database, game_id)
+            counts.append(str(stored if stored is not None else len(seen - {None})))
+            if counts[-1] == "0":  # what became of the two offers
+                left.append(len(after[1].get("rematch_offers") or []))
+        made = collections.Counter(counts)
+        return (f"{races} races of two rematch offers at once (A and B): rematch games "
+                f"made per race: {', '.join(counts)} ("
+                + ", ".join(f"{c} in {n} race(s)" for c, n in sorted(made.items()))
+                + (f"; in the races with none, offers still stored: "
+                   f"{', '.join(map(str, left))} of 2" if left else "") + ")")
+    finally:
+        for server in servers:
+            server.close()
+
+
 PROBES_31: dict[str, tuple[str, Callable[..., str]]] = {
     "ai-ponder": ("row 0", probe_ai_ponder),
     "huge-option": ("row 1", probe_huge_option),
@@ -845,7 +1420,18 @@ PROBES_31: dict[str, tuple[str, Callable[..., str]]] = {
     "viewer-lockout": ("row 3", probe_viewer_lockout),
     "slow-work": ("row 4", probe_slow_work),
     "upload-memory": ("row 5", probe_upload_memory),
+    "offer-storm": ("row 6", probe_offer_storm),
+    "login-guess": ("row 7", probe_login_guess),
+    "cross-site-accept": ("row 8", probe_cross_site_accept),
+    "password-change": ("row 9", probe_password_change),
+    "rating-farm": ("row 10", probe_rating_farm),
+    "lobby-flood": ("row 11", probe_lobby_flood),
+    "mass-creation": ("row 13", probe_mass_creation),
+    "rematch-race": ("row 14", probe_rematch_race),
+    "look-alike": ("row 17", probe_look_alike),
 }
+#: Probes on two server processes over PostgreSQL.
+PG_PROBES = ("offer-storm", "rematch-race")
 
 
 def selected(spec: str) -> tuple[list[str], list[str]]:
@@ -884,6 +1470,10 @@ def main() -> int:
     parser.add_argument("--only", default=None, help="issue 9's probes to run (as --probes)")
     parser.add_argument("--max-rss-mb", type=int, default=3072,
                         help="issue 31's probes: kill a server past this RSS (MiB)")
+    parser.add_argument("--database-url", default=None,
+                        help="offer-storm, rematch-race: the PostgreSQL database their two "
+                        "servers share (default: a throwaway cluster of initdb/pg_ctl on a "
+                        "loopback port, a fresh database per probe, stopped at the end)")
     parser.add_argument("--start-retries", type=int, default=1,
                         help="issue 31's probes: restarts of a server that does not start")
     args = parser.parse_args()
@@ -891,16 +1481,22 @@ def main() -> int:
     print(f"sources {args.src}, {os.cpu_count()} cores", flush=True)
     if old:
         run_issue9(args, old)
-    for name in new:
-        row, probe = PROBES_31[name]
-        t = time.monotonic()
-        try:
-            fresh = lambda: Served(args.src, args.max_rss_mb, args.start_retries)  # noqa: E731
-            result = (probe(fresh, args.ponder, args.turns) if name == "ai-ponder"
-                      else probe(fresh))
-        except Exception as error:  # report it, go on with the next
-            result = f"probe failed: {type(error).__name__}: {str(error)[-300:]}"
-        print(f"31/{row} {name} ({time.monotonic() - t:.0f} s): {result}", flush=True)
+    cluster = Cluster(args.database_url)
+    try:
+        for name in new:
+            row, probe = PROBES_31[name]
+            t = time.monotonic()
+            try:
+                fresh = lambda: Served(args.src, args.max_rss_mb,  # noqa: E731
+                                       args.start_retries)
+                result = (probe(fresh, args.ponder, args.turns) if name == "ai-ponder"
+                          else probe(args, cluster) if name in PG_PROBES
+                          else probe(fresh))
+            except Exception as error:  # report it, go on with the next
+                result = f"probe failed: {type(error).__name__}: {str(error)[-300:]}"
+            print(f"31/{row} {name} ({time.monotonic() - t:.0f} s): {result}", flush=True)
+    finally:
+        cluster.close()
     return 0
 
 
