@@ -20,7 +20,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import selectors
 import socket
 import subprocess
@@ -38,6 +37,7 @@ from fastapi.testclient import TestClient
 from hexgames.web import limits
 from hexgames.web.app import create_app
 from hexgames.web.hub import MAX_PER_GAME
+from server_support import start_serve, stop_serve
 
 websockets_sync = pytest.importorskip("websockets.sync.client")
 ConnectionClosed = pytest.importorskip("websockets.exceptions").ConnectionClosed
@@ -53,34 +53,14 @@ SMALL = {"game": "dendria", "mode": "online", "options": {"board_side": 3}}
 
 # ------------------------------------------------------------------ the servers
 def start_server(data: Path, *args: str) -> tuple[subprocess.Popen[str], str]:
-    """``hexgames serve`` on a free loopback port; returns the process and its URL."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "hexgames", "serve", "--port", "0", "--data-dir", str(data),
-         "--ai-processes", "1", *args],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        env={key: value for key, value in os.environ.items()
-             if key.upper() != "FORWARDED_ALLOW_IPS"},
-    )
-    seen: list[str] = []
-    assert process.stdout is not None
-    for line in process.stdout:
-        seen.append(line)
-        found = re.search(r"http://\S+?(?=/?\s)", line + " ")
-        if found:
-            threading.Thread(target=seen.extend, args=(process.stdout,), daemon=True).start()
-            return process, found.group(0).rstrip("/")
-    process.wait(timeout=60)
-    raise AssertionError(f"the server did not start: {''.join(seen)!r}")
+    """``hexgames serve`` on a free loopback port (SQLite; no proxy trusted through the
+    environment); returns the process and its URL."""
+    env = {key: value for key, value in os.environ.items()
+           if key.upper() != "FORWARDED_ALLOW_IPS"}
+    return start_serve(data, *args, env={**env, "DATABASE_URL": ""})
 
 
-def stop(process: subprocess.Popen[str]) -> None:
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=30)
+stop = stop_serve
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,6 @@ import asyncio
 import json
 import os
 import random
-import re
 import signal
 import subprocess
 import sys
@@ -26,6 +25,7 @@ import pytest
 from hexgames.web.loadtest import GameSpec, run_load
 from hexgames.web.matches import Match
 from hexgames.web.storage import StaleWrite, StoredGame, open_storage
+from server_support import start_serve, stop_serve
 from test_web_storage import postgres_cluster, postgres_url  # noqa: F401 - fixtures
 
 websockets_sync = pytest.importorskip("websockets.sync.client")
@@ -36,33 +36,11 @@ SMALL = {"game": "dendria", "mode": "online", "options": {"board_side": 3}}
 
 def start(args: list[str], database_url: str, data: Path) -> tuple[subprocess.Popen[str], str]:
     """``hexgames serve`` on a free port; returns the process and its URL."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "hexgames", "serve", "--port", "0", "--data-dir", str(data),
-         "--ai-processes", "1", *args],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        env={**os.environ, "DATABASE_URL": database_url},
-    )
-    seen: list[str] = []
-    process.output = seen  # type: ignore[attr-defined]  # shown when a test fails
-    assert process.stdout is not None
-    for line in process.stdout:
-        seen.append(line)
-        found = re.search(r"http://\S+?(?=/?\s)", line + " ")
-        if found:
-            threading.Thread(target=seen.extend, args=(process.stdout,), daemon=True).start()
-            return process, found.group(0).rstrip("/")
-    process.wait(timeout=30)
-    raise AssertionError(f"the server did not start: {''.join(seen)!r}")
+    return start_serve(data, *args, env={**os.environ, "DATABASE_URL": database_url})
 
 
 def stop(process: subprocess.Popen[str]) -> None:
-    if process.poll() is None:
-        process.terminate()
-    try:
-        process.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=20)
+    stop_serve(process, timeout=20)
 
 
 @pytest.fixture

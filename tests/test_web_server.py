@@ -7,11 +7,9 @@ from __future__ import annotations
 import base64
 import json
 import os
-import re
 import socket
 import subprocess
 import sys
-import threading
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,35 +17,17 @@ from typing import Any
 
 import pytest
 
+from server_support import start_serve, stop_serve
+
 websockets_sync = pytest.importorskip("websockets.sync.client")
 
 
 def start_server(data: Path) -> tuple[subprocess.Popen[str], str]:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "hexgames", "serve", "--port", "0", "--data-dir", str(data),
-         "--ai-processes", "1"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        env={**os.environ, "DATABASE_URL": ""},
-    )
-    seen = []
-    assert process.stdout is not None
-    for line in process.stdout:
-        seen.append(line)
-        found = re.search(r"http://\S+?(?=/?\s)", line + " ")
-        if found:
-            threading.Thread(target=seen.extend, args=(process.stdout,), daemon=True).start()
-            return process, found.group(0).rstrip("/")
-    process.wait(timeout=30)
-    raise AssertionError(f"the server did not start: {''.join(seen)!r}")
+    return start_serve(data)
 
 
 def stop(process: subprocess.Popen[str]) -> None:
-    process.terminate()
-    try:
-        process.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=15)
+    stop_serve(process, timeout=15)
 
 
 @pytest.fixture(scope="module")
