@@ -9,10 +9,10 @@ nothing here imports it before a command asks for a cluster.
 * ``local`` starts Ray inside this process with ``--jobs`` CPUs (and stops it at the end).
 
 Every game is one Ray task that rebuilds game and players from plain data
-(:func:`~hexgames.arena.tournament.run_pairing`, as a worker process of the pool does),
+(:func:`~hexgames.arena.work.run_pairing`, as a worker process of the pool does),
 so a re-run with the same seed plays the same games. A task whose worker dies (a node
 lost, a process killed) is run again by Ray (``max_retries``); since a game's seeds come
-only from its :class:`~hexgames.arena.tournament.Pairing`, the repeated game is the same
+only from its :class:`~hexgames.arena.work.Pairing`, the repeated game is the same
 game. At most ``2 x`` the cluster's CPUs tasks are in flight; results come back as they
 finish (a ``ray.wait`` loop), so progress bars and records advance game by game.
 """
@@ -25,12 +25,10 @@ import os
 import socket
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from hexgames.arena.match import GameResult
-
-if TYPE_CHECKING:
-    from hexgames.arena.tournament import Pairing, Setup, Work
+from hexgames.arena.work import Pairing, Setup, Work, run_pairing
 
 #: Values of ``--cluster``.
 MODES = ("auto", "local")
@@ -172,14 +170,12 @@ def ray_results(
 ) -> Iterator[tuple[int, GameResult]]:
     """``(position in work, result)`` for every game, as the Ray tasks finish.
 
-    ``play`` (default :func:`~hexgames.arena.tournament.run_pairing`) runs in the Ray
+    ``play`` (default :func:`~hexgames.arena.work.run_pairing`) runs in the Ray
     worker; it must be importable there, or a closure Ray can pickle by value.
     ``in_flight`` bounds the tasks submitted and not yet collected (default: twice the
     cluster's CPUs).
     """
     if play is None:
-        from hexgames.arena.tournament import run_pairing
-
         play = run_pairing
     with session(mode, jobs) as ray:
         remote = ray.remote(num_cpus=1, max_retries=max_retries)(play)

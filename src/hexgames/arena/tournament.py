@@ -12,24 +12,13 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from hexgames.ai.levels import from_spec
-from hexgames.arena.match import GameResult, play_game
-from hexgames.game import Game, get_game
-
-
-@dataclass(frozen=True)
-class Pairing:
-    """One game to play: ``specs[s]`` sits in seat s."""
-
-    index: int
-    specs: tuple[str, str]
-    seed: int
+from hexgames.arena.match import GameResult
+from hexgames.arena.work import Pairing, Setup, Work, run_pairing
+from hexgames.game import Game
 
 
 def round_robin(specs: Sequence[str], games_per_pair: int, seed: int = 0) -> list[Pairing]:
@@ -66,36 +55,6 @@ def _schedule(pairs: Sequence[tuple[str, str]], games: int, seed: int) -> list[P
     return tasks
 
 
-@dataclass(frozen=True)
-class Setup:
-    """What every game of a tournament shares."""
-
-    game: str
-    options: Mapping[str, Any]
-    max_actions: int | None = None
-    track_branching: bool = False
-
-
-def run_pairing(setup: Setup, task: Pairing, game: Game | None = None) -> GameResult:
-    """Play one scheduled game (in whichever process calls it)."""
-    game = game or get_game(setup.game)
-    rules = game.make_rules(**dict(setup.options))
-    players = [from_spec(game, spec, seed=task.seed * 2 + seat)
-               for seat, spec in enumerate(task.specs)]
-    for player, spec in zip(players, task.specs, strict=True):
-        player.name = spec  # results are reported per spec, e.g. "L3"
-    tags = {"Game": game.title, "Options": _options_text(setup.options)}
-    max_actions = setup.max_actions
-    if max_actions is None:
-        max_actions = game.max_game_length(rules)
-    return play_game(game, rules, players, index=task.index, max_actions=max_actions,
-                     track_branching=setup.track_branching, tags=tags)
-
-
-def _options_text(options: Mapping[str, Any]) -> str:
-    return " ".join(f"{k}={v}" for k, v in sorted(options.items())) or "default"
-
-
 def run_all(
     setup: Setup,
     tasks: Sequence[Pairing],
@@ -126,7 +85,6 @@ def run_all(
 
 
 #: One game of a batch: the shared setup (rules, cap) and the scheduled pairing.
-Work = tuple[Setup, Pairing]
 
 
 def run_many(
