@@ -14,8 +14,8 @@ from hexgames.ai import levels
 from hexgames.ai.mcts import MCTSPlayer
 from hexgames.benediction import Position, Rules
 from hexgames.benediction import _search as search
-from hexgames.benediction.core import kernel
 from hexgames.benediction.evaluation import action_priors
+from hexgames.benediction.kernel import kernel
 from hexgames.game import get_game
 
 SETTINGS = (0.6, 3.0, 1.0, True)  # exploration, widen_base, widen_factor, tactics

@@ -13,8 +13,8 @@ from hexgames.ai import levels
 from hexgames.ai.mcts import MCTSPlayer
 from hexgames.dendria import Position, Rules
 from hexgames.dendria import _search as search
-from hexgames.dendria.core import kernel
 from hexgames.dendria.evaluation import action_priors, winning_actions
+from hexgames.dendria.kernel import kernel
 
 SETTINGS = (0.6, 3.0, 1.0, True)  # exploration, widen_base, widen_factor, tactics
 SMALL = Rules(board_side=4)

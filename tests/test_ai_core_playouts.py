@@ -8,7 +8,7 @@ import pytest
 
 from hexgames.ai.mcts import MCTSPlayer
 from hexgames.benediction import Position, Rules
-from hexgames.benediction.core import kernel
+from hexgames.benediction.kernel import kernel
 from hexgames.game import get_game
 
 

@@ -32,7 +32,8 @@ import pytest
 
 from hexgames import IllegalAction
 from hexgames.dendria import Position, Rules, Step
-from hexgames.dendria.core import M_SCANNED, Core, CoreState, _scan_once, core_for, kernel
+from hexgames.dendria.core import M_SCANNED, Core, CoreState, _scan_once, core_for
+from hexgames.dendria.kernel import kernel
 from oracles.dendria_position import AFTER_STOP
 from oracles.dendria_position import Position as Oracle
 

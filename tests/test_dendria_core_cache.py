@@ -39,7 +39,7 @@ def test_the_cache_can_live_in_a_user_directory(tmp_path):
 
 
 def test_warm_up_announces_only_a_cold_start():
-    from hexgames.dendria.core import warm_up
+    from hexgames.dendria.kernel import warm_up
 
     said: list[str] = []
     warm_up(said.append)

@@ -29,7 +29,6 @@ use on a machine compiles for a few seconds, which :func:`warm_up` announces.
 
 from __future__ import annotations
 
-import random
 from functools import cache, lru_cache
 from typing import Any
 
@@ -1457,7 +1456,6 @@ class CoreState:
         return winners, lengths, int(total)
 
 
-
 def _skey(core: Core, meta: np.ndarray) -> int:
     t = core.tables
     w = int(meta[M_WIN])
@@ -1466,123 +1464,7 @@ def _skey(core: Core, meta: np.ndarray) -> int:
     return (t.zblue if meta[M_TO] == BLUE else 0) ^ (t.ztwo if meta[M_AL] == 2 else 0)
 
 
-def warm_up(announce: Any = None) -> float:
-    """Compile (or load from the cache) every kernel by playing one short game; returns
-    the seconds it took. ``announce(text)`` is called first when nothing is cached yet."""
-    import time
-
-    from hexgames.benediction import _search, evaluation
-    from hexgames.benediction.position import Position
-
-    if announce is not None and not is_warm():
-        announce("compiling the rules engine, once...")
-    start = time.perf_counter()
-    state = Core().initial()
-    state.random_playouts(1, seed=0, max_actions=4)
-    codes = state.legal_codes()
-    state.play_code(int(codes[0]))
-    state.undo()
-    state.step(int(codes[0]))
-    _ = state.key
-    position = Position.initial()
-    position.play(position.legal_actions()[0])
-    position.undo()
-    position.reach_indices(0, 1, RED)
-    position.immediate_wins()
-    evaluation.heuristic(position)  # the AI's compiled heuristic
-    search = _search.TreeSearch()  # the AI's compiled tree (level 5)
-    search.set_root(position)
-    search.run(4, 0, 0.6, 3.0, 1.0, True)
-    return time.perf_counter() - start
-
-
-#: Compiled functions called from Python (each has its own entry in numba's cache).
-_ENTRY_POINTS = (
-    "pos_generate", "pos_play", "pos_undo", "pos_recount", "pos_reach", "pos_wins",
-    "random_playouts",
-    "play_and_generate", "generate", "apply", "undo",
-)
-
-
-def is_warm() -> bool:
-    """Whether numba's cache holds this game's compiled code (rules, heuristic, search):
-    :func:`warm_up` then loads instead of compiling."""
-    from hexgames._jit import is_cached
-    from hexgames.benediction import _fasteval, _search
-
-    return (is_cached(__name__, _ENTRY_POINTS) and is_cached(_search.__name__)
-            and is_cached(_fasteval.__name__))
-
-
-class Kernel:
-    """The batched kernels of this game behind a game-agnostic face: what
-    ``Game.extras["kernel"]()`` returns (the AI, the arena and the benchmark use only
-    these methods, so they need not know the game).
-
-    Winners are **seats** (0 red, 1 blue) and ``-1`` for a draw or a game cut off at
-    ``max_actions``.
-    """
-
-    name = "benediction"
-
-    def random_games(
-        self, options: Any, games: int, seed: int = 0, max_actions: int = 100_000
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """``(winner_seats, lengths)`` of ``games`` random games from the start position
-        of the variant ``options`` (a mapping of rules options), in one compiled call."""
-        return self.playouts(core_for(Rules(**dict(options))).initial(), games, seed, max_actions)
-
-    def playouts(
-        self, state: Any, games: int, seed: int = 0, max_actions: int = 100_000
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """``(winner_seats, lengths)`` of random games from ``state`` (a
-        :class:`Position` or a :class:`CoreState`)."""
-        if not hasattr(state, "random_playouts"):  # a Position of another engine
-            state = CoreState.from_position(state)
-        # a CoreState, or a Position (which plays from its own arrays)
-        winners, lengths, _ = state.random_playouts(games, seed, max_actions)
-        seats = np.where((winners == RED) | (winners == BLUE), winners - 1, -1)
-        return seats, lengths
-
-    def driven_games(self, options: Any, games: int, seed: int = 0) -> int:
-        """Play ``games`` random games with a Python loop driving the core (one legal
-        action list per action, as a thin Python layer over the core would); returns the
-        actions played. Measures the call-boundary cost, not a kernel."""
-        start = core_for(Rules(**dict(options))).initial()
-        total = 0
-        randrange = random.Random(seed).randrange
-        for _ in range(games):
-            state = start.copy()
-            codes = state.legal_codes()
-            while len(codes):
-                codes = state.step(codes[randrange(len(codes))])
-                total += 1
-        return total
-
-    def tree_search(self) -> Any:
-        """A fresh compiled MCTS tree (:class:`._search.TreeSearch`): the search of
-        :class:`~hexgames.ai.mcts.MCTSPlayer` with random games at the leaves, run in
-        compiled code."""
-        from hexgames.benediction._search import TreeSearch
-
-        return TreeSearch()
-
-    def warm_up(self, announce: Any = None) -> float:
-        return warm_up(announce)
-
-    def is_cached(self) -> bool:
-        return is_warm()
-
-
-_KERNEL = Kernel()
-
-
-def kernel() -> Kernel:
-    """The shared :class:`Kernel` (``Game.extras["kernel"]`` calls this)."""
-    return _KERNEL
-
-
-__all__ = ["Core", "CoreState", "Kernel", "kernel", "random_playouts", "warm_up"]
+__all__ = ["Core", "CoreState", "random_playouts"]
 
 # the compiled code here has _jit.view_nd built in (see drop_stale_cache)
 drop_stale_cache(__name__, _jit.__file__)

@@ -78,7 +78,7 @@ GAME = Game(
         "bench_variants": ({"max_turns": 200},),
         "ai": lazy("hexgames.benediction.evaluation:ai_hooks"),
         # Batched compiled kernels (numba): random playouts of many games in one call.
-        "kernel": lazy("hexgames.benediction.core:kernel"),
+        "kernel": lazy("hexgames.benediction.kernel:kernel"),
         # The vectorized research environment's batch of games (hexgames.integrations.vector).
         "vector_batch": lazy("hexgames.benediction.vector:Batch"),
     },

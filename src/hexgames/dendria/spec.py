@@ -80,7 +80,7 @@ GAME = Game(
         "bench_variants": ({"board_side": 5}, {"board_side": 7}),
         "ai": lazy("hexgames.dendria.evaluation:ai_hooks"),
         # Batched compiled kernels (numba): random playouts of many games in one call.
-        "kernel": lazy("hexgames.dendria.core:kernel"),
+        "kernel": lazy("hexgames.dendria.kernel:kernel"),
         # The vectorized research environment's batch of games (hexgames.integrations.vector).
         "vector_batch": lazy("hexgames.dendria.vector:Batch"),
         # Names `render_svg(..., overlays=...)` accepts; the web app offers them as toggles.

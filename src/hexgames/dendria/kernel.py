@@ -1,0 +1,112 @@
+"""Dendria's compiled engine behind the game-agnostic face the AI, the arena, the
+web app and the benchmark use: :class:`Kernel` (what ``Game.extras["kernel"]()``
+returns), :func:`warm_up` and :func:`is_warm`.
+
+The top of the package: it imports the core, the search and the position, and nothing
+below imports it, so the core stays the bottom layer (no import circle).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any
+
+import numpy as np
+
+from hexgames._jit import is_cached
+from hexgames.dendria import _search, leaf_value
+from hexgames.dendria import core as _core
+from hexgames.dendria.core import Core, core_for
+from hexgames.dendria.position import Position
+from hexgames.dendria.rules import Rules
+
+
+def is_warm() -> bool:
+    """Whether numba's cache holds this game's compiled code (rules and search):
+    :func:`warm_up` then loads instead of compiling."""
+    return all(is_cached(module.__name__) for module in (_core, _search, leaf_value))
+
+
+def warm_up(announce: Any = None) -> float:
+    """Compile (or load from the cache) every kernel by playing a short game; returns the
+    seconds it took. ``announce(text)`` is called first when nothing is cached yet."""
+    if announce is not None and not is_warm():
+        announce("compiling the rules engine, once...")
+    begin = time.perf_counter()
+    rules = Rules(board_side=3, quiet_limit=1)
+    state = Core(rules).initial()
+    state.random_playouts(1, seed=0, max_actions=8)
+    codes = state.legal_codes()
+    state.play_code(int(codes[0]))
+    state.undo()
+    _ = state.key, state.scores()
+    search = _search.TreeSearch()  # the AI's compiled tree
+    search.set_root(Position.initial(rules))
+    search.run(4, 0, 0.6, 3.0, 1.0, True)
+    return time.perf_counter() - begin
+
+
+class Kernel:
+    """The batched kernels of Dendria behind a game-agnostic face: what
+    ``Game.extras["kernel"]()`` returns (the AI, the arena and the benchmark use only
+    these methods). Winners are **seats** (0 first player, 1 second; the pie rule's swap
+    is followed) and ``-1`` for equal scores or a game cut off at ``max_actions``."""
+    name = "dendria"
+
+    def random_games(
+        self, options: Any, games: int, seed: int = 0, max_actions: int = 100_000
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``(winner_seats, lengths)`` of ``games`` random games from the start of the
+        variant ``options`` (a mapping of rules options), in one compiled call."""
+        return self.playouts(core_for(Rules(**dict(options))).initial(), games, seed,
+                             max_actions)
+
+    def playouts(
+        self, state: Any, games: int, seed: int = 0, max_actions: int = 100_000
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``(winner_seats, lengths)`` of random games from ``state`` (a
+        :class:`Position` or a :class:`CoreState`)."""
+        # a CoreState, or a Position (which plays from its own state, left as it was)
+        winners, lengths, _ = state.random_playouts(games, seed, max_actions)
+        return winners, lengths
+
+    def driven_games(self, options: Any, games: int, seed: int = 0) -> int:
+        """Play ``games`` random games with a Python loop driving the core (one legal
+        step list per step); returns the steps played."""
+        start = core_for(Rules(**dict(options))).initial()
+        total = 0
+        randrange = random.Random(seed).randrange
+        for _ in range(games):
+            state = start.copy()
+            codes = state.legal_codes()
+            while len(codes):
+                state.play_code(codes[randrange(len(codes))])
+                codes = state.legal_codes()
+                total += 1
+        return total
+
+    def tree_search(self) -> Any:
+        """A fresh compiled MCTS tree (:class:`._search.TreeSearch`): the search of
+        :class:`~hexgames.ai.mcts.MCTSPlayer` with random games at the leaves, run in
+        compiled code (a short random game each, then the expected result of the rest,
+        estimated by :mod:`.leaf_value`)."""
+
+        return _search.TreeSearch()
+
+    def warm_up(self, announce: Any = None) -> float:
+        return warm_up(announce)
+
+    def is_cached(self) -> bool:
+        return is_warm()
+
+
+_KERNEL = Kernel()
+
+
+def kernel() -> Kernel:
+    """The shared :class:`Kernel` (``Game.extras["kernel"]`` calls this)."""
+    return _KERNEL
+
+
+__all__ = ["Kernel", "is_warm", "kernel", "warm_up"]
