@@ -17,11 +17,21 @@ import numpy as np
 
 from hexgames import _jit
 from hexgames._jit import drop_stale_cache, njit, njit_inner
+from hexgames.benediction import _tables
 from hexgames.benediction import core as _core
-from hexgames.benediction._tables import BLESSED, BLOCK, BLUE, CURSED, EMPTY, KING, RED, tables
+from hexgames.benediction._tables import (
+    BLESSED,
+    BLOCK,
+    BLUE,
+    CURSED,
+    EMPTY,
+    KING,
+    MAX_TRAVEL,
+    RED,
+    wall_distance,
+)
 from hexgames.benediction.core import _BIG, _geometry_arrays, _reach
 
-MAX_TRAVEL = 15
 # Weights of the heuristic's terms (each term lies roughly in [-1, 1]); the sum goes
 # through tanh. :mod:`.evaluation` imports them for its Python definition.
 W_MATERIAL = 1.0
@@ -38,16 +48,10 @@ W_PORTAL = 0.9  # per side: one of its kings stands one action from a blessing
 def geometry(side: int) -> tuple[np.ndarray, ...]:
     """``(rays, portal, nbr, wall_pts, dist)`` of a board side: the core's ray, portal,
     neighbour and wall tables and ``dist[c, i]``, hex steps from ``i`` to the enemy wall
-    of colour ``c`` (the same as :func:`.evaluation._wall_distance`)."""
-    t = tables(side)
-    b = t.board
-    n = b.size
+    of colour ``c`` (:func:`._tables.wall_distance`)."""
     rays, portal, nbr, _badj, _wall, _zm, _zf, _zc, wall_pts = _geometry_arrays(side)
-    dist = np.zeros((3, n), np.int64)
-    for c in (RED, BLUE):
-        enemy_wall = t.wall_points[3 - c]
-        for i in range(n):
-            dist[c, i] = min(b.distance(i, w) for w in enemy_wall)
+    red, blue = wall_distance(side)[1:]
+    dist = np.array([(0,) * len(red), red, blue], np.int64)
     return rays, portal, nbr, wall_pts, dist
 
 
@@ -228,4 +232,4 @@ def heuristic_value(owner, size, flags, rays, portal, nbr, wall_pts, dist, far, 
 
 
 # the compiled code here has the core's compiled functions built in (see drop_stale_cache)
-drop_stale_cache(__name__, _core.__file__, _jit.__file__)
+drop_stale_cache(__name__, _core.__file__, _jit.__file__, _tables.__file__)

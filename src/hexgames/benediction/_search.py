@@ -34,7 +34,7 @@ from hexgames._ctree import (
 )
 from hexgames._jit import drop_stale_cache, njit, njit_inner, view_nd
 from hexgames.benediction import core as _core
-from hexgames.benediction._tables import BLUE, KING, RED
+from hexgames.benediction._tables import BLUE, KING, RED, wall_distance
 from hexgames.benediction.core import (
     FRAME_LEN,
     M_FCAP,
@@ -245,9 +245,7 @@ def _playout(geo, params, owner, size, flags, near, meta, winners, lengths):  # 
 def _distances(side: int) -> np.ndarray:
     """``dist[colour, point]``: hex steps to the wall that colour must pass (as in the
     Python priors), one row per colour code (row 0 unused)."""
-    from hexgames.benediction.evaluation import _wall_distance
-
-    red, blue = _wall_distance(side)[1:]
+    red, blue = wall_distance(side)[1:]
     return np.array([(0,) * len(red), red, blue], np.int64)
 
 

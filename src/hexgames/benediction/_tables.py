@@ -218,3 +218,17 @@ def tables(side: int) -> Tables:
         zwin=(0, rng.getrandbits(64), rng.getrandbits(64), rng.getrandbits(64)),
         index={label: i for i, label in enumerate(b.labels)},
     )
+
+
+@cache
+def wall_distance(side: int) -> tuple[tuple[int, ...], ...]:
+    """``dist[c][i]``: hex steps from point ``i`` to the nearest point of the wall that
+    colour ``c`` must pass (the enemy's wall); row 0 (no colour) is empty. The one
+    definition: the heuristic, its compiled twin and the search's priors all read it."""
+    t = tables(side)
+    b = t.board
+    out: list[tuple[int, ...]] = [()]
+    for c in (RED, BLUE):
+        enemy_wall = t.wall_points[3 - c]
+        out.append(tuple(min(b.distance(i, w) for w in enemy_wall) for i in range(b.size)))
+    return tuple(out)

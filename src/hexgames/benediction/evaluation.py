@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from functools import cache
 from typing import Any
 
 from hexgames.benediction import _fasteval
@@ -48,7 +47,7 @@ from hexgames.benediction._fasteval import (
     W_MEN_PROGRESS,
     W_PORTAL,
 )
-from hexgames.benediction._tables import tables
+from hexgames.benediction._tables import wall_distance
 from hexgames.benediction.actions import Action
 from hexgames.benediction.position import (
     BLESSED,
@@ -74,19 +73,6 @@ def _ints(values: Sequence[int]) -> list[int]:
     """A board array as a list of Python ints (the engine's are numpy views)."""
     tolist = getattr(values, "tolist", None)
     return tolist() if tolist is not None else list(values)
-
-
-@cache
-def _wall_distance(side: int) -> tuple[tuple[int, ...], ...]:
-    """``dist[c][i]``: hex steps from point ``i`` to the nearest point of the wall that
-    colour ``c`` must pass (the enemy's wall)."""
-    t = tables(side)
-    b = t.board
-    out: list[tuple[int, ...]] = [()]
-    for c in (RED, BLUE):
-        enemy_wall = t.wall_points[3 - c]
-        out.append(tuple(min(b.distance(i, w) for w in enemy_wall) for i in range(b.size)))
-    return tuple(out)
 
 
 def _kings(position: Position, color: int) -> list[int]:
@@ -173,7 +159,7 @@ def heuristic_reference(position: Position) -> float:
     if winning_actions(position):
         return sign * WON
     side = position.tables.board.side
-    dist = _wall_distance(side)
+    dist = wall_distance(side)
     far = float(2 * (side - 1))
     owner, size, flags = _ints(position.owners), _ints(position.sizes), _ints(position.flags)
     count = position.checker_counts
@@ -285,7 +271,7 @@ def action_priors(position: Position, actions: Sequence[Action]) -> list[float]:
     owner, flags, size = _ints(position.owners), _ints(position.flags), _ints(position.sizes)
     color = position.to_move_code
     enemy = 3 - color
-    dist = _wall_distance(side)[color]
+    dist = wall_distance(side)[color]
     near_king: set[int] = set()
     neighbours = t.board.neighbours
     for k, o in enumerate(owner):
@@ -327,7 +313,7 @@ def action_priors_reference(position: Position, actions: Sequence[Action]) -> li
     owner, flags, size = _ints(position.owners), _ints(position.flags), _ints(position.sizes)
     color = position.to_move_code
     enemy = 3 - color
-    dist = _wall_distance(t.board.side)[color]
+    dist = wall_distance(t.board.side)[color]
     near_king: set[int] = set()
     for k in _kings(position, color) + _kings(position, enemy):
         near_king.update(t.board.neighbours[k])
