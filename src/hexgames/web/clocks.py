@@ -245,3 +245,16 @@ class Clock:
             [int(x) for x in raw.get("turns", [0, 0])],
             raw.get("abort_at"),
         )
+
+
+def clock_in(meta: dict[str, Any]) -> Clock | None:
+    """The clock kept in a game's meta (``None``: untimed)."""
+    raw = meta.get("clock")
+    return Clock.from_dict(raw) if raw else None
+
+
+def put_clock(meta: dict[str, Any], clock: Clock) -> None:
+    """Keep ``clock`` in a game's meta with its flag-fall deadline (stored and indexed)."""
+    meta["clock"] = clock.to_dict()
+    deadline = clock.deadline()
+    meta["deadline"] = None if deadline is None else int(deadline)

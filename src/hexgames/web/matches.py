@@ -24,7 +24,7 @@ from typing import Any
 
 from hexgames.errors import IllegalAction
 from hexgames.game import Game, GameState, Gesture, get_game
-from hexgames.web.clocks import FIRST_TURN_LIMIT_MS, Clock, wall_ms
+from hexgames.web.clocks import FIRST_TURN_LIMIT_MS, Clock, clock_in, put_clock, wall_ms
 from hexgames.web.identity import seat_token
 from hexgames.web.storage import StoredGame
 from hexgames.web.storage.base import HASH_PREFIX, seat_holders
@@ -211,16 +211,12 @@ class Match:
 
     def clock(self) -> Clock | None:
         """The game's clock as stored (``None``: untimed)."""
-        raw = self.stored.meta.get("clock")
-        return Clock.from_dict(raw) if raw else None
+        return clock_in(self.stored.meta)
 
     def set_clock(self, clock: Clock | None) -> None:
         """Keep ``clock`` in the meta, with its flag-fall deadline (stored and indexed)."""
-        if clock is None:
-            return
-        self.stored.meta["clock"] = clock.to_dict()
-        deadline = clock.deadline()
-        self.stored.meta["deadline"] = None if deadline is None else int(deadline)
+        if clock is not None:
+            put_clock(self.stored.meta, clock)
 
     def offers(self) -> dict[str, Any]:
         return self.stored.meta.setdefault("offers", {})

@@ -29,7 +29,14 @@ from hexgames.ai.levels import LEVELS
 from hexgames.errors import IllegalAction
 from hexgames.game import game_names, get_game
 from hexgames.web.ai_worker import AiBusy, AiWorkers
-from hexgames.web.clocks import LAG_ALLOWANCE_MS, Clock, TimeControl, wall_ms
+from hexgames.web.clocks import (
+    LAG_ALLOWANCE_MS,
+    Clock,
+    TimeControl,
+    clock_in,
+    put_clock,
+    wall_ms,
+)
 from hexgames.web.hub import Connection, Hub
 from hexgames.web.identity import seat_token
 from hexgames.web.matches import MAX_PLIES, MODES, Match, start_position
@@ -236,19 +243,6 @@ def checked_start(game: Any, options: dict[str, Any], start: str) -> str:
 
 
 Batch = list[tuple[Any, tuple[Any, ...], asyncio.Future[Any], _Pending]]
-
-
-def _clock_in(meta: dict[str, Any]) -> Clock | None:
-    """The clock kept in a game's meta (``None``: untimed); see ``Match.clock``."""
-    raw = meta.get("clock")
-    return Clock.from_dict(raw) if raw else None
-
-
-def _put_clock(meta: dict[str, Any], clock: Clock) -> None:
-    """Keep ``clock`` in a game's meta with its flag-fall deadline (``Match.set_clock``)."""
-    meta["clock"] = clock.to_dict()
-    deadline = clock.deadline()
-    meta["deadline"] = None if deadline is None else int(deadline)
 
 
 def _call_each(batch: Batch) -> list[tuple[bool, Any]]:
@@ -867,10 +861,10 @@ class GameService:
             moment = self.now()
 
             def resigned(meta: dict[str, Any]) -> None:
-                clock = _clock_in(meta)
+                clock = clock_in(meta)
                 if clock is not None:
                     clock.stop(moment)
-                    _put_clock(meta, clock)
+                    put_clock(meta, clock)
                 meta["termination"] = "resignation"
 
             if match.stored.mode == "online":
@@ -1179,13 +1173,13 @@ class GameService:
 
         def ended(meta: dict[str, Any]) -> None:  # on the stored meta (storage thread)
             meta.get("offers", {}).pop("takeback", None)  # any move drops a request
-            clock = _clock_in(meta)
+            clock = clock_in(meta)
             if clock is not None:
                 if over:
                     clock.turn_ended(mover, None, moment, lag_ms)
                 elif turn_over:
                     clock.turn_ended(mover, next_seat, moment, lag_ms)
-                _put_clock(meta, clock)
+                put_clock(meta, clock)
             meta["turn"] = None if over else next_seat
 
         # With the other moves' writes of this loop turn (one thread hop for all).
@@ -1299,15 +1293,14 @@ class GameService:
             if loaded is None or loaded[0].status != "playing" or not loaded[0].meta.get("clock"):
                 continue
             stored = loaded[0]
-            clock = Clock.from_dict(stored.meta["clock"])
+            meta = dict(stored.meta)
+            clock = clock_in(meta)
+            assert clock is not None  # checked above
             if clock.running is not None and clock.since is not None:
                 clock.since += outage
             if clock.abort_at is not None:
                 clock.abort_at += outage
-            meta = dict(stored.meta)
-            meta["clock"] = clock.to_dict()
-            moved = clock.deadline()
-            meta["deadline"] = None if moved is None else int(moved)
+            put_clock(meta, clock)
             try:  # conditional: a game another process changed meanwhile is live there
                 await self._store(self.storage.set_meta, game_id, meta, now(), stored.version)
             except MetaConflict:
@@ -1381,11 +1374,10 @@ class GameService:
                 await self._finished(match)
             return done
         meta = dict(meta)
-        raw = meta.get("clock")
-        if raw:
-            clock = Clock.from_dict(raw)
+        clock = clock_in(meta)
+        if clock is not None:
             clock.stop(self.now())
-            meta["clock"] = clock.to_dict()
+            put_clock(meta, clock)
         meta["deadline"] = None
         meta["termination"] = "aborted"
         meta["turn"] = None
