@@ -13,7 +13,6 @@ Every wait is bounded; slow work is held by events the tests release, not by tim
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections.abc import Iterator
@@ -23,7 +22,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from hexgames.web import service as service_module
+from hexgames.web import live_games, storage_calls
 from hexgames.web.app import create_app
 from hexgames.web.limits import limits_of
 
@@ -92,17 +91,17 @@ def test_a_move_is_stored_and_answered_while_slow_work_fills_the_threads(
 
     # Every upload's parsing is held until the end of the test: the threads of CPU work
     # (before: the event loop's default executor, shared with storage) are all busy.
-    threads = getattr(service_module, "WORK_THREADS", min(32, (os.cpu_count() or 1) + 4))
+    threads = storage_calls.WORK_THREADS
     entered = threading.Semaphore(0)
     release = threading.Event()
-    original = service._read_record
+    original = service.setup.read_record
 
     def held(text: str, game_name: str | None) -> Any:
         entered.release()
         assert release.wait(WAIT)
         return original(text, game_name)
 
-    service._read_record = held
+    service.setup.read_record = held
     uploads = [in_thread(lambda: client.post("/api/records", json={"text": record}))
                for _ in range(threads + 2)]
     try:
@@ -189,7 +188,7 @@ def test_a_write_slower_than_the_storage_bound_is_answered_with_its_stored_outco
     assert not answered_early
     history = [ply["notation"] for ply in response.json()["history"]]
     assert history == stored_actions(client, game["id"]) and len(history) == 1
-    service.storage_timeout = service_module.STORAGE_TIMEOUT
+    service.storage_timeout = storage_calls.STORAGE_TIMEOUT
     assert [ply["notation"] for ply in view(client, game["id"])["history"]] == history
     assert move(client, game).status_code == 200  # memory and storage agree: it goes on
 
@@ -215,7 +214,7 @@ def test_a_write_past_the_hard_bound_says_reload_and_the_reload_shows_the_stored
     finally:
         release.set()
     service.storage.append_actions = original
-    service.storage_timeout = service_module.STORAGE_TIMEOUT
+    service.storage_timeout = storage_calls.STORAGE_TIMEOUT
     deadline = time.monotonic() + WAIT
     while not stored_actions(client, game["id"]):  # the held write commits once let go
         assert time.monotonic() < deadline
@@ -230,7 +229,7 @@ def test_a_read_slower_than_the_storage_bound_is_still_answered_503(
         client: TestClient) -> None:
     service = client.app.state.service
     game = create(client)
-    service.evict_idle(now=time.monotonic() + service_module.IDLE_SECONDS + 1)
+    service.evict_idle(now=time.monotonic() + live_games.IDLE_SECONDS + 1)
     service.storage_timeout = 0.05
     release = threading.Event()
     original = service.storage.load_game
@@ -257,19 +256,19 @@ def test_idle_games_are_dropped_from_memory_and_rebuilt_the_same(
         assert move(client, game).status_code == 200
     before = view(client, game["id"], game["token"])
     watched = create(client)
-    assert game["id"] in service._matches
+    assert game["id"] in service.games.matches
 
     with client.websocket_connect(f"/ws/games/{watched['id']}") as socket:
         assert socket.receive_json()["type"] == "state"
         assert service.evict_idle() == []  # just used: kept
-        later = time.monotonic() + service_module.IDLE_SECONDS + 1
+        later = time.monotonic() + live_games.IDLE_SECONDS + 1
         dropped = service.evict_idle(now=later)
-        assert game["id"] in dropped and game["id"] not in service._matches
+        assert game["id"] in dropped and game["id"] not in service.games.matches
         assert watched["id"] not in dropped  # a socket watches it
-        assert watched["id"] in service._matches
+        assert watched["id"] in service.games.matches
 
     after = view(client, game["id"], game["token"])  # rebuilt from storage
-    assert game["id"] in service._matches
+    assert game["id"] in service.games.matches
     assert after == before
     assert move(client, game).status_code == 200  # and it goes on
     assert len(stored_actions(client, game["id"])) == 4
@@ -282,10 +281,10 @@ def test_beyond_the_cap_the_least_recently_used_idle_games_go_first(
     service.evict_idle()  # every game gets its time of last use
     for game in games:
         view(client, game["id"])  # used in this order: the first is the oldest
-    monkeypatch.setattr(service_module, "MAX_IDLE_GAMES", 1)
+    monkeypatch.setattr(live_games, "MAX_IDLE_GAMES", 1)
     dropped = service.evict_idle()
     assert dropped == [games[0]["id"], games[1]["id"]]
-    assert games[2]["id"] in service._matches
+    assert games[2]["id"] in service.games.matches
     assert view(client, games[0]["id"])["history"] == []  # rebuilt on demand
 
 

@@ -1,5 +1,12 @@
 """Where the web app keeps its games: SQLite by default, PostgreSQL when asked.
 
+Import storage names from here. The package reads bottom-up: :mod:`.records` (what is
+stored) and :mod:`.errors`; :mod:`.interface` (the :class:`Storage` the rest of the app is
+written against); :mod:`.schema` (tables and migrations); the SQL, one module per group of
+tables (:mod:`.sql_connection`, :mod:`.sql_games`, :mod:`.sql_lobby`,
+:mod:`.sql_players`, :mod:`.sql_ratings`, assembled in :mod:`.sql`); and the two
+backends, :mod:`.sqlite` and :mod:`.postgres`, which only connect.
+
 >>> storage = open_storage(data_dir="data")  # data/hexgames.sqlite3  # doctest: +SKIP
 >>> storage = open_storage(database_url="postgresql://user@host/db")  # doctest: +SKIP
 """
@@ -8,24 +15,30 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hexgames.web.storage.base import (
-    Change,
+from hexgames.web.storage.errors import (
     MetaConflict,
     NameLookAlike,
     NameTaken,
+    SeekTaken,
+    StaleWrite,
+    StorageUnavailable,
+)
+from hexgames.web.storage.interface import Storage
+from hexgames.web.storage.records import (
+    HASH_PREFIX,
+    Change,
     PlayerRecord,
     RatingRecord,
     Seek,
-    SeekTaken,
-    StaleWrite,
-    Storage,
-    StorageUnavailable,
     StoredGame,
     hash_token,
     hashed,
+    name_key,
+    seat_holders,
 )
 
 __all__ = [
+    "HASH_PREFIX",
     "Change",
     "MetaConflict",
     "NameLookAlike",
@@ -40,7 +53,9 @@ __all__ = [
     "StoredGame",
     "hash_token",
     "hashed",
+    "name_key",
     "open_storage",
+    "seat_holders",
 ]
 
 SQLITE_FILE = "hexgames.sqlite3"

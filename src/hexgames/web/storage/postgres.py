@@ -13,7 +13,10 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from hexgames.web.storage.base import Change, SqlStorage, StorageUnavailable
+from hexgames.web.storage.errors import StorageUnavailable
+from hexgames.web.storage.records import Change
+from hexgames.web.storage.sql import SqlStorage
+from hexgames.web.storage.sql_connection import UNAVAILABLE
 
 #: Seconds to wait for a connection, and milliseconds for any one statement.
 CONNECT_TIMEOUT = 5
@@ -157,9 +160,7 @@ class PostgresStorage(SqlStorage):
                     return False
                 return True
             except self.driver_error as error:
-                raise StorageUnavailable(
-                    "the game storage is not answering; try again in a moment"
-                ) from error
+                raise StorageUnavailable(UNAVAILABLE) from error
 
     def release_ai(self, game_id: str, ply: int) -> None:
         with self._claims_lock:
@@ -183,6 +184,4 @@ class PostgresStorage(SqlStorage):
             try:
                 self._connection = self._connect()
             except Exception as error:
-                raise StorageUnavailable(
-                    "the game storage is not answering; try again in a moment"
-                ) from error
+                raise StorageUnavailable(UNAVAILABLE) from error

@@ -7,7 +7,7 @@ import os
 import sqlite3
 from pathlib import Path
 
-from hexgames.web.storage.base import SqlStorage
+from hexgames.web.storage.sql import SqlStorage
 
 
 class DatabaseInUse(RuntimeError):

@@ -1,0 +1,225 @@
+"""What the rest of the web app may ask of a storage, and what each call promises.
+
+The service, identities and rating recording are written against :class:`Storage`, not
+against the SQL: this is the one page that lists the whole surface (the SQL behind it is
+spread over a module per group of tables) and says what is atomic, what is conditional and
+which errors come back. mypy checks that both backends keep to it, since
+:func:`~hexgames.web.storage.open_storage` returns them as a ``Storage``.
+
+Every call may raise :class:`~.errors.StorageUnavailable` (the database failed or did not
+answer in time). Times (``at``, ``created_before``) are ISO 8601 strings in UTC.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from hexgames.web.storage.records import Change, PlayerRecord, RatingRecord, Seek, StoredGame
+
+
+class Storage(Protocol):
+    """A place where games live between requests and across restarts."""
+
+    #: True when several server processes may use this storage at once (PostgreSQL):
+    #: they then learn of each other's changes through :meth:`listen`.
+    shared: bool
+
+    def close(self) -> None:
+        """Release the connection (and, for SQLite, the file's lock)."""
+
+    # ---------------------------------------------------------------- games
+    def create_game(self, game: StoredGame) -> None:
+        """Store a new game together with its initial actions (an uploaded record has some)."""
+
+    def load_game(self, game_id: str) -> StoredGame | None:
+        """The game with its actions in order, or ``None`` when there is no such game."""
+
+    def load_tail(self, game_id: str, since: int) -> tuple[StoredGame, int] | None:
+        """The game's row with only the actions from ply ``since`` on (in ``actions``),
+        and the number of stored actions; ``None`` when there is no such game. What a
+        process that holds the first ``since`` actions reads when told of a change."""
+
+    def list_games(self, limit: int = 50) -> list[StoredGame]:
+        """Most recently updated games first; ``actions`` is left empty (summaries)."""
+
+    def games_with_status(self, status: str, limit: int = 200) -> list[StoredGame]:
+        """Summaries (no actions) of games with ``status``, most recently updated first."""
+
+    def clocked_games(self) -> list[tuple[str, int]]:
+        """(id, deadline in ms since the epoch) of every game being played whose clock
+        is running."""
+
+    def append_actions(self, game_id: str, first_ply: int, actions: Sequence[str],
+                       at: str) -> int | None:
+        """Record actions played from ply ``first_ply`` on (0-based) and touch the game;
+        returns the row's new version. :class:`~.errors.StaleWrite`, and nothing stored,
+        unless the stored game ends at ``first_ply`` (another writer got there first)."""
+
+    def truncate_actions(self, game_id: str, keep: int, at: str) -> int | None:
+        """Forget every action from ply ``keep`` on (an undo) and touch the game;
+        returns the row's new version."""
+
+    def finish_game(self, game_id: str, winner: str | None, reason: str | None,
+                    at: str) -> int | None:
+        """Mark the game over (or playing again, with ``winner=reason=None`` after an
+        undo); returns the row's new version."""
+
+    def set_seats(self, game_id: str, players: list[dict[str, Any]],
+                  seat_tokens: list[str | None], at: str,
+                  version: int | None = None) -> int | None:
+        """Replace the players and seat credentials (stored hashed) of a game (an
+        invitation was claimed); returns the row's new version. With ``version``, only
+        if the row is still at it (:class:`~.errors.MetaConflict` otherwise: an
+        invitation claimed through two processes at once has one claimant)."""
+
+    def set_meta(self, game_id: str, meta: dict[str, Any], at: str,
+                 version: int | None = None, keep: int | None = None,
+                 new_game: StoredGame | None = None) -> int | None:
+        """Replace the game's ``meta`` (clock, offers...) and its flag-fall deadline
+        (``meta["deadline"]``, ms since the epoch, or none); returns the row's new
+        version. ``version``: only if the row is still at it (:class:`~.errors.MetaConflict`
+        otherwise). In the same transaction: ``keep``, the actions from that ply on are
+        deleted (an accepted takeback); ``new_game`` is stored (a rematch: with the
+        condition, exactly one per game)."""
+
+    def update_meta(self, game_id: str, change: Callable[[dict[str, Any]], None], at: str,
+                    plies: int | None = None, status: str | None = None,
+                    ) -> StoredGame | None:
+        """Apply ``change`` (a function of the meta dict, which it changes in place) to
+        the stored meta and store it, in one transaction that holds the game's row (a
+        concurrent conditional write waits, then finds a new version): for changes that
+        must never be lost to a concurrent one nor retried (a move's clock). Only while
+        the game has ``plies`` stored actions and ``status`` (when given); else ``None``
+        and nothing is written. Returns the row as written (without actions)."""
+
+    def end_if_playing(self, game_id: str, winner: str | None, reason: str,
+                       meta: dict[str, Any], at: str, version: int | None = None) -> bool:
+        """End a game still being played (a flag fall, an abort): False when it was
+        already over (another process adjudicated it first) or, with ``version``, when
+        its row is no longer at that version (the ending was decided on an older state;
+        the row then has ``version + 1``)."""
+
+    def unopened_games(self, created_before: str, limit: int, correspondence: bool
+                       ) -> list[tuple[str, dict[str, Any]]]:
+        """(id, meta) of online games still being played whose invitation was never
+        opened, created before ``created_before``, oldest first (``correspondence``:
+        those with a correspondence clock, else the others)."""
+
+    # ------------------------------------------------------------ the lobby
+    def create_seek(self, seek: Seek) -> None:
+        """Post a challenge (its ``creator_token`` is stored hashed)."""
+
+    def load_seek(self, seek_id: str) -> Seek | None:
+        """The challenge, in any status, or ``None``."""
+
+    def open_seeks(self, limit: int = 200) -> list[Seek]:
+        """Open challenges, oldest first."""
+
+    def accept_seek(self, seek_id: str, game: StoredGame) -> None:
+        """Take the open challenge ``seek_id`` and store ``game`` for it, in one
+        transaction: of two acceptors racing (in any processes) exactly one gets a game;
+        the other gets :class:`~.errors.SeekTaken` and nothing is stored for it."""
+
+    def expire_seek(self, seek_id: str) -> bool:
+        """Close an open challenge nobody accepted in time (status ``expired``); False
+        when it was no longer open."""
+
+    def cancel_seek(self, seek_id: str, creator_token: str) -> bool:
+        """Withdraw an open challenge; only its creator (who holds the token) may.
+        False when it was not open or the token is not the creator's."""
+
+    # ----------------------------------------------------------- identities
+    # See hexgames.web.identity.
+    def create_player(self, player: PlayerRecord, secret_hash: str) -> None:
+        """Store a new player with its first browser's hashed secret
+        (:class:`~.errors.NameTaken` when another player has the name, ignoring case)."""
+
+    def add_session(self, secret_hash: str, player_id: str, at: str) -> None:
+        """Let one more browser (hashed secret) act as the player (a login)."""
+
+    def delete_session(self, secret_hash: str) -> None:
+        """Forget one browser of a player (a logout)."""
+
+    def player_by_session(self, secret_hash: str) -> PlayerRecord | None:
+        """The player the browser with this hashed secret acts as, or ``None``."""
+
+    def player_by_id(self, player_id: str) -> PlayerRecord | None:
+        """The player, or ``None``."""
+
+    def player_by_name(self, name: str) -> PlayerRecord | None:
+        """The player whose name equals ``name`` ignoring case."""
+
+    def player_names(self, player_ids: Sequence[str]) -> dict[str, str]:
+        """The current name of each player found among ``player_ids``."""
+
+    def rename_player(self, player_id: str, name: str) -> None:
+        """Change the name (:class:`~.errors.NameTaken` when another player has it,
+        :class:`~.errors.NameLookAlike` when another's reads the same)."""
+
+    def set_password(self, player_id: str, password_hash: str | None) -> None:
+        """Set (or, with ``None``, remove) the player's password hash."""
+
+    def change_password(self, player_id: str, password_hash: str, keep_session: str | None
+                        ) -> None:
+        """Set the password and, in the same transaction, forget every browser of the
+        player except ``keep_session`` (a hashed secret): a password change logs the
+        player's other browsers out."""
+
+    def games_of_player(self, player_id: str, limit: int = 100) -> list[StoredGame]:
+        """The games in which the player holds a seat, most recently updated first
+        (summaries: ``actions`` left empty)."""
+
+    def delete_idle_guests(self, created_before: str, aborted_reason: str, limit: int
+                           ) -> list[str]:
+        """Delete at most ``limit`` guests (the site's ``Guest-`` name, no password)
+        created and last logged in before ``created_before`` that hold no seat but in
+        games ended ``aborted_reason`` without a winner and post no open challenge;
+        returns their ids."""
+
+    # ---------------------------------------------------------- site values
+    def site_secret(self, name: str, make: Callable[[], str]) -> str:
+        """The site-wide secret ``name``, created with ``make()`` the first time (the
+        first process to store it wins; every process then reads the same value)."""
+
+    def site_value(self, name: str) -> str | None:
+        """A value the site keeps (``set_site_value``), or ``None``."""
+
+    def set_site_value(self, name: str, value: str) -> None:
+        """Keep ``value`` under ``name`` (replacing it)."""
+
+    # -------------------------------------------------------------- ratings
+    # The Glicko-2 maths is hexgames.web.glicko2; the storage applies its results.
+    def ratings_of(self, player_id: str) -> list[RatingRecord]:
+        """The player's ratings in the pools where it has rated games, by pool."""
+
+    def leaderboard(self, pool: str, limit: int = 100) -> list[tuple[RatingRecord, str]]:
+        """The pool's ratings, best first, with the players' names."""
+
+    def rating_pools(self) -> list[str]:
+        """The pools in which some rated game was played, in order."""
+
+    def apply_rated_result(
+        self, game_id: str, pool: str, player_ids: tuple[str, str], at: str,
+        compute: Callable[[RatingRecord | None, RatingRecord | None],
+                          tuple[RatingRecord, RatingRecord, Any]],
+    ) -> tuple[bool, Any]:
+        """Apply a rated game's result once: in one transaction, mark the game as rated
+        (a second call finds the mark and changes nothing), read both players' ratings
+        (locked against a concurrent update), store what ``compute`` returns and keep its
+        third element (JSON) as the game's rating changes. Returns ``(applied now,
+        changes)``; a repeated call returns ``(False, the changes stored the first time)``."""
+
+    # ------------------------------------- several processes on one database
+    def listen(self, callback: Callable[[Change | None], None]) -> Callable[[], None] | None:
+        """Call ``callback`` (from another thread) for every change another process
+        stores; ``callback(None)`` when changes may have been missed (reload everything).
+        Returns a function that stops listening, or ``None`` for a single-process storage."""
+
+    def claim_ai(self, game_id: str, ply: int) -> bool:
+        """Reserve the AI search of ``game_id`` at ``ply`` for this process: False when
+        another process holds it, or when the stored game is not at ``ply`` any more.
+        A single-process storage always grants it."""
+
+    def release_ai(self, game_id: str, ply: int) -> None:
+        """Give back a claim of :meth:`claim_ai` (after the answer is stored, or not)."""

@@ -1,0 +1,142 @@
+"""What the web app stores, as plain records, and the stored forms of names and tokens.
+
+The server never keeps a position in the database: a game is its options, its players and
+the list of actions in notation. Positions are rebuilt by replaying the actions, so a game
+survives a restart (and an engine speed-up) without any migration of stored boards.
+These records are what the storage hands out and takes in; they know nothing of SQL, so
+the service, identities and ratings can use them without touching a database.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+#: Stored seat tokens are ``sha256:<hex>`` of the token, never the token itself.
+HASH_PREFIX = "sha256:"
+
+
+def hash_token(token: str) -> str:
+    """The stored form of a seat credential: a database leak must not hand out seats."""
+    return HASH_PREFIX + hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
+
+
+def hashed(token: str | None) -> str | None:
+    """A seat credential as stored: hashed (idempotent; ``None`` stays ``None``)."""
+    if token is None or token.startswith(HASH_PREFIX):
+        return token
+    return hash_token(token)
+
+
+def name_key(name: str) -> str:
+    """A name as compared for uniqueness (names are ASCII: see hexgames.web.identity)."""
+    return name.strip().casefold()
+
+
+def seat_holders(players: Sequence[dict[str, Any]]) -> list[tuple[int, str]]:
+    """``(seat, player id)`` of the seats held by an identity."""
+    return [(seat, str(player["player_id"])) for seat, player in enumerate(players)
+            if isinstance(player, dict) and player.get("player_id")]
+
+
+@dataclass
+class StoredGame:
+    """One game as stored: everything needed to rebuild and present it.
+
+    ``players`` has one entry per seat (``{"kind": "human"|"ai", "level": int|None}``);
+    ``seat_tokens`` holds the secret that lets a browser act for each seat (``None`` for a
+    seat nobody may act for, i.e. the AI's). ``status`` is ``"playing"`` or ``"over"``;
+    ``winner``/``reason`` are set when the game is over (including by resignation, which is
+    not a property of the position and so must be stored).
+    """
+
+    id: str
+    game: str
+    options: dict[str, Any]
+    mode: str
+    players: list[dict[str, Any]]
+    seat_tokens: list[str | None]
+    status: str
+    winner: str | None
+    reason: str | None
+    created_at: str
+    updated_at: str
+    actions: list[str] = field(default_factory=list)
+    #: The start position in the game's board-text format when it is not the standard
+    #: one (an uploaded record with a ``[Start]`` tag); ``None`` for the standard start.
+    start: str | None = None
+    #: A rated game: its result updates the players' ratings (see hexgames.web.rated_results).
+    rated: bool = False
+    #: What the site keeps beside the actions: ``control`` (time control),
+    #: ``clock`` (:meth:`hexgames.web.clocks.Clock.to_dict`), ``offers``
+    #: (takeback/rematch), ``rematch`` (the next game's id), ``seek``,
+    #: ``turn`` (the seat to move, for "your turn" lists), ``termination``.
+    meta: dict[str, Any] = field(default_factory=dict)
+    #: The row's version: every write of the game (actions, meta, seats, result) adds
+    #: one, and the writes of meta and seats are conditional on the version their writer
+    #: read (:class:`~hexgames.web.storage.errors.MetaConflict` otherwise; see
+    #: docs/web.md, "Storage").
+    version: int = 0
+
+
+@dataclass
+class Seek:
+    """An open challenge of the lobby. ``creator`` is the creator's player entry
+    (``{"player_id", "name"}``: the name as it was when posted); ``color`` a colour of the game
+    or ``"random"``; ``target`` a player's name for a direct challenge. ``creator_token``
+    is the (hashed) seat credential the creator will hold in the game; ``status`` goes
+    ``open`` -> ``taken``, ``cancelled`` or ``expired``, exactly once."""
+
+    id: str
+    game: str
+    options: dict[str, Any]
+    control: dict[str, Any]
+    color: str
+    rated: bool
+    creator: dict[str, Any]
+    creator_token: str
+    target: str | None
+    status: str
+    game_id: str | None
+    created_at: str
+
+
+@dataclass(frozen=True)
+class PlayerRecord:
+    """A player as stored: ``password`` is the scrypt hash (``None``: no password)."""
+
+    id: str
+    name: str
+    created_at: str
+    password: str | None = None
+
+
+@dataclass(frozen=True)
+class RatingRecord:
+    """A player's Glicko-2 rating in one pool, as of ``rated_at`` (its last rated game)."""
+
+    player_id: str
+    pool: str
+    rating: float
+    deviation: float
+    volatility: float
+    games: int
+    wins: int
+    losses: int
+    draws: int
+    rated_at: str
+
+
+@dataclass(frozen=True)
+class Change:
+    """A change another server process stored: ``kind`` is ``append`` (actions up to
+    ``ply`` exclusive are stored), ``reset`` (actions from ``ply`` on were taken back),
+    ``row`` (result, players or seats changed), ``meta`` (only the meta: clock,
+    offers; the actions are read from ``load_tail``, no full reload) or ``lobby`` (the
+    open challenges changed; ``game_id`` empty)."""
+
+    game_id: str
+    kind: str
+    ply: int
