@@ -11,7 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from hexgames.game import game_names, get_game
-from hexgames.learn import Lesson, attempt, lessons, puzzles
+from hexgames.tutorial import Lesson, attempt, lessons, puzzles
 from hexgames.web.app import create_app
 
 ALL_LESSONS = [

@@ -29,7 +29,7 @@ from hexgames.web.accounts import NEW_RATED_PER_HOUR
 from hexgames.web.app import create_app
 from hexgames.web.confusables import skeleton
 from hexgames.web.identity import COOKIE, hash_secret
-from hexgames.web.ratings import record_rated_result
+from hexgames.web.rated_results import record_rated_result
 from hexgames.web.storage import StoredGame, open_storage
 
 FOREIGN = "http://testserver:8001"  # the same host, another port: another origin
@@ -76,7 +76,7 @@ def online_game(creator: TestClient, friend: TestClient, rated: bool,
 def each_side_moves(client: TestClient, game_id: str, tokens: list[str]) -> None:
     """The seat to act plays its first legal action until both seats have acted and a
     turn is complete (the position at a turn start)."""
-    match = client.app.state.service._matches[game_id]  # type: ignore[attr-defined]
+    match = client.app.state.service.games.matches[game_id]  # type: ignore[attr-defined]
     moved: set[int] = set()
     for _ in range(40):
         if moved == {0, 1} and match.position.is_turn_start():

@@ -1,5 +1,5 @@
 """The analysis board's engine, the hint and the board editor: the game-agnostic analysis
-(:mod:`hexgames.ai.analysis`), the editor protocol (:mod:`hexgames.editing`) of both
+(:mod:`hexgames.ai.review`), the editor protocol (:mod:`hexgames.editing`) of both
 games, and their HTTP API (results by increasing depth, bounded budgets and requests,
 bad input answered 4xx, hints refused online, games started from an edited position)."""
 
@@ -18,10 +18,10 @@ from fastapi import HTTPException
 from fastapi.testclient import TestClient
 from starlette.requests import Request
 
-from hexgames.ai.analysis import MISTAKE_DROP, evaluate, game_curve
+from hexgames.ai.review import MISTAKE_DROP, evaluate, game_curve
 from hexgames.editing import EditorSpec
 from hexgames.game import game_names, get_game
-from hexgames.web import analysis as web_analysis
+from hexgames.web import analysis_board as web_analysis
 from hexgames.web.app import create_app
 
 GAMES = ["benediction", "dendria"]
@@ -82,7 +82,7 @@ def test_dendria_is_analysed_in_compiled_code_and_its_tree_read_back() -> None:
     """Dendria's levels search in compiled code, and so does its analysis: the readout
     is the compiled tree's (same seed, same search), its best line follows the tree's
     most visited children, and every iteration reached one root child."""
-    from hexgames.ai.analysis import _Analyser, _mirrored, _ranked
+    from hexgames.ai.review import _Analyser, _mirrored, _ranked
 
     game = get_game("dendria")
     position = game.new(board_side=5)

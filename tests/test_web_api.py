@@ -298,7 +298,7 @@ def test_overlays_are_those_the_game_offers(client: TestClient) -> None:
         game_id, _ = new_game(client, game, mode="hotseat")
         plain = state(client, game_id)
         offered = plain["overlays"]
-        assert offered == list(get_game(game).extras.get("overlays", ()))
+        assert offered == list(get_game(game).overlays)
         if offered:
             board = client.get(f"/api/games/{game_id}/board",
                                params={"overlays": ",".join(offered)})

@@ -52,7 +52,7 @@ def test_serve_warms_the_engines_and_says_so_on_a_cold_cache(tmp_path) -> None:
     interpreter and an empty cache directory: nothing is compiled or loaded before."""
     script = textwrap.dedent("""
         import json
-        import hexgames.benediction.core as benediction
+        import hexgames.benediction._position_kernels as benediction
         import hexgames.dendria.core as dendria
         from hexgames.game import get_game
         from hexgames.web.ai_worker import usable_cores

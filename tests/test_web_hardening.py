@@ -243,7 +243,7 @@ def test_a_long_record_uploads_and_replays_anywhere(client: TestClient) -> None:
     probe = game.new(quiet_limit=1000, size=5)
     for action in position.history[:4321]:
         probe.play(action)
-    match = client.app.state.service._matches[gid]
+    match = client.app.state.service.games.matches[gid]
     assert match.replay_svg(4321) == str(game.render_svg(
         probe, last_action=match.latest_turn(4321) or None))
 
@@ -499,7 +499,7 @@ def test_the_encoded_state_is_the_state(client: TestClient) -> None:
         client.post(f"/api/games/{game['id']}/actions",
                     json={"token": game["token"], "action": legal[-1]["action"]})
     client.post(f"/api/games/{game['id']}/undo", json={"token": game["token"]})
-    match = client.app.state.service._matches[game["id"]]
+    match = client.app.state.service.games.matches[game["id"]]
     for token in (game["token"], None):
         assert json.loads(match.view_json(token, present=[0])) == {
             **match.view(token), "present": [0]}

@@ -168,10 +168,10 @@ def test_new_identities_and_games_are_limited_per_address(client: TestClient) ->
 
 # ------------------------------------------------------------- row 11: the lobby
 def test_one_address_has_a_small_share_of_the_lobby(client: TestClient) -> None:
-    from hexgames.web import service as service_module
+    from hexgames.web import lobby as lobby_module
 
-    share = service_module.MAX_OPEN_SEEKS_PER_ADDRESS
-    assert share * 10 <= service_module.MAX_OPEN_SEEKS
+    share = lobby_module.MAX_OPEN_SEEKS_PER_ADDRESS
+    assert share * 10 <= lobby_module.MAX_OPEN_SEEKS
     codes = []
     for n in range(share + 1):
         with visitor(client, f"sybil{n}"):
@@ -201,7 +201,7 @@ def wait_for(condition: Any, client: TestClient) -> None:
 
 def test_a_departed_posters_realtime_challenges_are_withdrawn(
         client: TestClient, time_: FakeTime) -> None:
-    from hexgames.web.service import LOBBY_LEAVE_GRACE
+    from hexgames.web.lobby import LOBBY_LEAVE_GRACE
 
     service = client.app.state.service
     me = client.get("/api/me").json()["id"]
@@ -210,15 +210,15 @@ def test_a_departed_posters_realtime_challenges_are_withdrawn(
         quick = client.post("/api/seeks", json={"game": "dendria", "control": REALTIME}).json()
         slow = client.post("/api/seeks", json={"game": "dendria", "control": {
             "kind": "correspondence", "days": 2}}).json()
-    wait_for(lambda: me in service._departed, client)
+    wait_for(lambda: me in service.lobby.departed, client)
     # Back within the grace period: nothing is withdrawn.
     time_.ms += LOBBY_LEAVE_GRACE * 1000 / 2
     with client.websocket_connect("/ws/lobby") as socket:
         assert socket.receive_json()["type"] == "lobby"
-        wait_for(lambda: me not in service._departed, client)
+        wait_for(lambda: me not in service.lobby.departed, client)
         time_.ms += LOBBY_LEAVE_GRACE * 1000
         assert client.portal.call(service.withdraw_departed) == []
-    wait_for(lambda: me in service._departed, client)
+    wait_for(lambda: me in service.lobby.departed, client)
     time_.ms += LOBBY_LEAVE_GRACE * 1000 - 1
     assert client.portal.call(service.withdraw_departed) == []
     time_.ms += 1

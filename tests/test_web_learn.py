@@ -100,7 +100,7 @@ def test_a_two_step_lesson_and_a_puzzle(page: Any, server: str) -> None:
     puzzle = httpx.get(f"{server}/api/learn/benediction/puzzle-1", timeout=30).json()
     assert puzzle["kind"] == "puzzle"
     from hexgames.game import get_game
-    from hexgames.learn import find_lesson
+    from hexgames.tutorial import find_lesson
 
     solution = list(find_lesson(get_game("benediction"), "puzzle-1").solution)
     open_lesson(page, server, "benediction", "puzzle-1")
@@ -189,7 +189,7 @@ def test_the_learn_page_obeys_its_csp(browser: Any, server: str) -> None:
 
 def test_a_puzzle_on_a_phone(phone: Any, server: str) -> None:
     from hexgames.game import get_game
-    from hexgames.learn import find_lesson
+    from hexgames.tutorial import find_lesson
 
     solution = list(find_lesson(get_game("dendria"), "puzzle-1").solution)
     open_lesson(phone, server, "dendria", "puzzle-1")

@@ -177,7 +177,7 @@ def test_a_challenge_is_withdrawn_by_its_creator_only(client: TestClient) -> Non
 def test_open_challenges_are_bounded_per_player_per_address_and_in_all(
         client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
     """Nobody can push the other players' challenges out of the lobby's list."""
-    from hexgames.web import service as service_module
+    from hexgames.web import lobby as lobby_module
 
     posted = [client.post("/api/seeks", json={"game": "dendria"}) for _ in range(3)]
     assert [r.status_code for r in posted] == [201, 201, 201]
@@ -189,7 +189,7 @@ def test_open_challenges_are_bounded_per_player_per_address_and_in_all(
     client.post(f"/api/seeks/{first['id']}/cancel", json={"token": first["token"]})
     assert client.post("/api/seeks", json={"game": "dendria"}).status_code == 201
     # The whole lobby: past its size, a clear 503 for everyone.
-    monkeypatch.setattr(service_module, "MAX_OPEN_SEEKS", 4)
+    monkeypatch.setattr(lobby_module, "MAX_OPEN_SEEKS", 4)
     with visitor(client, "carol"):
         assert client.post("/api/seeks", json={"game": "dendria"}).status_code == 201
         full = client.post("/api/seeks", json={"game": "dendria"})
@@ -197,8 +197,8 @@ def test_open_challenges_are_bounded_per_player_per_address_and_in_all(
     assert len(client.get("/api/seeks").json()["seeks"]) == 4
     # One address, however many identities it makes up: 20 posts per window, then 429
     # (its share of open challenges is tested in test_web_housekeeping.py).
-    monkeypatch.setattr(service_module, "MAX_OPEN_SEEKS", 1000)
-    monkeypatch.setattr(service_module, "MAX_OPEN_SEEKS_PER_ADDRESS", 1000)
+    monkeypatch.setattr(lobby_module, "MAX_OPEN_SEEKS", 1000)
+    monkeypatch.setattr(lobby_module, "MAX_OPEN_SEEKS_PER_ADDRESS", 1000)
     codes = []
     for n in range(20):
         with visitor(client, f"sybil{n}"):
@@ -271,7 +271,7 @@ def test_games_overdue_after_a_restart_are_adjudicated(
         service = client.app.state.service
         client.portal.call(service.resync_clocks)  # what the watch does when it starts
         assert client.portal.call(service.check_clocks) == [game_id]
-        assert client.app.state.service._deadlines == {}
+        assert client.app.state.service.clocks.deadlines == {}
         stored = client.app.state.service.storage.load_game(game_id)
         assert (stored.status, stored.reason) == ("over", "Red ran out of time")
 

@@ -167,9 +167,9 @@ def test_moves_of_many_games_at_once_are_stored_in_batches_each_on_its_own(
                     moves.append(service.act(match.id, tokens[0], action, len(match.plies)))
                 await asyncio.gather(*moves)
             first, _ = games[0]
-            clash = service._store_batched(service.storage.append_actions, first.id, 1,
+            clash = service.calls.call_batched(service.storage.append_actions, first.id, 1,
                                            ["x"], "now")  # ply 1 is taken: refused
-            fine = service._store_batched(service.storage.set_seats, first.id,
+            fine = service.calls.call_batched(service.storage.set_seats, first.id,
                                           first.stored.players, first.stored.seat_tokens,
                                           "now")
             results = await asyncio.gather(clash, fine, return_exceptions=True)

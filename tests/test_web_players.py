@@ -18,6 +18,7 @@ from fastapi import WebSocket
 from fastapi.testclient import TestClient
 
 from hexgames.web.app import create_app
+from hexgames.web.glicko2 import Rating, idle, periods_between, update
 from hexgames.web.identity import (
     COOKIE,
     InvalidName,
@@ -29,14 +30,7 @@ from hexgames.web.identity import (
     verify_password,
 )
 from hexgames.web.limits import RateLimiter
-from hexgames.web.ratings import (
-    Rating,
-    idle,
-    periods_between,
-    rating_pool,
-    record_rated_result,
-    update,
-)
+from hexgames.web.rated_results import rating_pool, record_rated_result
 from hexgames.web.storage import StoredGame, open_storage
 from test_web_storage import postgres_cluster, postgres_url  # noqa: F401 - fixtures
 
@@ -322,7 +316,7 @@ def test_a_rated_game_updates_ratings_once_and_shows_the_change(app: Any) -> Non
     assert [g["id"] for g in profile["finished"]] == [game_id]
     # Idempotent: applying the same game again changes nothing and answers the same.
     storage = app.state.service.storage
-    match = app.state.service._matches[game_id]
+    match = app.state.service.games.matches[game_id]
     assert record_rated_result(storage, match) == changes
     assert record_rated_result(storage, storage.load_game(game_id)) == changes
     assert ann.get("/api/leaderboard").json()["players"] == board["players"]

@@ -9,7 +9,7 @@ import pytest
 
 from hexgames.ai import player
 from hexgames.game import get_game
-from hexgames.web.rules_pages import LEGENDS, _point_centres, legend_html
+from hexgames.web.rules_pages import _point_centres, legend_html
 
 GAMES = ["benediction", "dendria"]
 
@@ -49,7 +49,8 @@ def test_flip_puts_the_second_player_at_the_bottom() -> None:
 @pytest.mark.parametrize("name", GAMES)
 def test_the_legend_shows_each_marker_from_one_drawn_position(name: str) -> None:
     game = get_game(name)
-    legend = LEGENDS[name]
+    legend = get_game(name).legend
+    assert legend is not None
     text = legend_html(game)
     assert text.count('class="legend-item"') == len(legend.items)
     assert text.count(f'<use href="#legend-{name}"/>') == len(legend.items)
@@ -61,7 +62,7 @@ def test_the_legend_shows_each_marker_from_one_drawn_position(name: str) -> None
 
 def test_the_blessing_has_rays_and_a_possible_click_is_dashed() -> None:
     game = get_game("benediction")
-    svg = game.render_svg(game.position_from_text(LEGENDS["benediction"].text), ["F4"])
+    svg = game.render_svg(game.position_from_text(get_game("benediction").legend.text), ["F4"])
     assert re.search(r'<g class="man red blessed[^"]*"', svg)
     assert 'class="rays"' in svg
     assert re.search(r"\.hit\.highlighted \{[^}]*stroke-dasharray", svg)

@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 from fastapi import HTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from hexgames.web.game_setup import INVITE_OPEN
 from hexgames.web.identity import Player
 from hexgames.web.limits import RateLimiter
 
@@ -143,8 +144,6 @@ class RatedPlay:
 def takes_rated_seat(match: Any, token: str | None, player: Player | None) -> bool:
     """Would claiming ``token`` seat ``player`` in a rated game (an invitation still
     open, and the player holds no seat of the game yet)?"""
-    from hexgames.web.service import INVITE_OPEN
-
     stored = match.stored
     if not stored.rated or match.is_over or player is None:
         return False

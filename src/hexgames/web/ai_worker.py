@@ -41,20 +41,13 @@ log = logging.getLogger(__name__)
 
 
 def choose_action(game_name: str, options: dict[str, Any], actions: list[str], level: int,
-                  seed: int | None, start: str | None = None,
-                  old_budget: bool = False) -> str:
-    """Runs in a worker: the AI's action (in notation) after ``actions``, by a new player.
-
-    ``old_budget``: cut a continuation's budget although no tree is kept, as the web app
-    did before sessions (kept only to measure what sessions gain).
-    """
+                  seed: int | None, start: str | None = None) -> str:
+    """Runs in a worker: the AI's action (in notation) after ``actions``, by a new player
+    (a search without a game: no session to keep its tree)."""
     from hexgames.ai import player
 
     position = _replay(game_name, options, actions, start)
-    chooser = player(game_name, level, seed=seed)
-    if old_budget and hasattr(chooser, "continuation_needs_reuse"):
-        chooser.continuation_needs_reuse = False
-    return str(chooser.choose(position))
+    return str(player(game_name, level, seed=seed).choose(position))
 
 
 def _replay(game_name: str, options: dict[str, Any], actions: list[str],
@@ -408,10 +401,8 @@ class AiWorkers:
 
     With a ``game_id``, a search goes to that game's session (see the module's
     docstring); ``max_sessions`` bounds the sessions per worker and ``idle_seconds``
-    evicts unused ones. ``sessions=False`` plays as the web app did before sessions
-    (a new player per action, a continuation's budget halved all the same): kept only to
-    measure what sessions gain. ``ponder_levels`` think on the opponent's time for at most
-    ``ponder_seconds``.
+    evicts unused ones; without a ``game_id`` a new player searches. ``ponder_levels``
+    think on the opponent's time for at most ``ponder_seconds``.
 
     ``spawn`` rather than ``fork``: the server process runs threads (uvicorn, storage), and
     forking a threaded process can deadlock the child.
@@ -420,7 +411,7 @@ class AiWorkers:
     def __init__(self, processes: int | None = None, max_waiting: int = 8, *,
                  max_sessions: int = 16, idle_seconds: float = 600.0,
                  ponder_levels: frozenset[int] | set[int] = frozenset({5}),
-                 ponder_seconds: float = 30.0, sessions: bool = True,
+                 ponder_seconds: float = 30.0,
                  search_seconds: float = SEARCH_SECONDS,
                  cancel_grace: float = CANCEL_GRACE_SECONDS) -> None:
         cores = usable_cores()
@@ -430,7 +421,6 @@ class AiWorkers:
         self.idle_seconds = idle_seconds
         self.ponder_levels = frozenset(ponder_levels)
         self.ponder_seconds = ponder_seconds
-        self.sessions = sessions
         self.search_seconds = search_seconds
         self.cancel_grace = cancel_grace
         #: Ponders started, and those stopped by a request (for tests and diagnostics).
@@ -463,7 +453,7 @@ class AiWorkers:
         lane = self.lane(level)
         if lane.full():
             raise AiBusy("the computer is busy with other games; try again in a minute")
-        use_session = self.sessions and game_id is not None
+        use_session = game_id is not None
         slot = lane.slot_for(game_id if use_session else None)
         lane.waiting += 1
         try:
@@ -481,8 +471,7 @@ class AiWorkers:
                                            self.max_sessions, self.idle_seconds)
             else:
                 action = await self._bounded(lane, slot, choose_action, game_name, options,
-                                             list(actions), level, seed, start,
-                                             not self.sessions)
+                                             list(actions), level, seed, start)
                 info = {"action": action, "session": None}
             info["slot"] = (lane.name, slot.index)
             if pondered_game is not None and pondered_game == game_id:

@@ -40,7 +40,7 @@ from hexgames.errors import IllegalAction
 from hexgames.game import game_names, get_game
 from hexgames.web.accounts import CrossSiteGuard, RatedPlay, takes_rated_seat
 from hexgames.web.ai_worker import AiWorkers
-from hexgames.web.analysis import add_analysis_routes
+from hexgames.web.analysis_board import add_analysis_routes
 from hexgames.web.hub import Hub
 from hexgames.web.identity import (
     NEW_IDENTITIES_PER_ADDRESS,
@@ -296,7 +296,7 @@ def create_app(
                     "title": game.title,
                     "colors": list(game.colors),
                     "options": describe_options(game),
-                    "blurb": str(game.extras.get("tagline", "")),
+                    "blurb": game.tagline,
                     "preview_svg": preview(game.name),
                 }
                 for game in map(get_game, game_names())
@@ -476,10 +476,10 @@ def create_app(
     @app.get("/api/games/{game_id}/board")
     async def board(game_id: str, overlays: str = "", flip: bool = False) -> dict[str, Any]:
         """The current board with optional overlays (those the game lists in
-        ``extras["overlays"]``, e.g. Dendria's fertilized and plantable cells), turned
+        ``Game.overlays``, e.g. Dendria's fertilized and plantable cells), turned
         half a turn when ``flip`` (the second player's side at the bottom)."""
         match = await service.get(game_id)
-        offered = tuple(match.game.extras.get("overlays", ()))
+        offered = match.game.overlays
         chosen = tuple(name for name in overlays.split(",") if name)
         unknown = [name for name in chosen if name not in offered]
         if unknown:
@@ -524,7 +524,7 @@ def create_app(
         # The first request draws a sample game (AI moves): keep it off the event loop.
         return HTMLResponse(await asyncio.to_thread(rules_page, get_game(game_name)))
 
-    from hexgames.web.learn import add_learn_routes  # (a hook kept to one place)
+    from hexgames.web.learn_pages import add_learn_routes  # (a hook kept to one place)
 
     add_learn_routes(app)  # /learn/<game> and /api/learn/...: lessons and puzzles
 

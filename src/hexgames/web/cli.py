@@ -36,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def warm_up_engines(announce: Any = None) -> float:
     """Compile (or load from the on-disk cache) the compiled rules engine of every
-    registered game that has one (``Game.extras["kernel"]``), so that the first action of
+    registered game that has one (``Game.kernel``), so that the first action of
     a game or of an AI does not wait for it; returns the seconds it took. ``announce(text)``
     hears "compiling the rules engine, once..." when a game's code is not cached yet (a
     cold start takes a minute or more; later starts load the cache in about a second).
@@ -53,18 +53,16 @@ def warm_up_engines(announce: Any = None) -> float:
     start = time.perf_counter()
     kernels = {}
     for name in game_names():
-        factory = get_game(name).extras.get("kernel")
+        factory = get_game(name).kernel
         if factory is not None:
             kernels[name] = factory()
-    # a kernel that cannot tell (no ``is_cached``) warms up here and announces itself
-    known = {name for name, kernel in kernels.items() if hasattr(kernel, "is_cached")}
-    cold = [name for name in kernels if name in known and not kernels[name].is_cached()]
+    cold = [name for name, kernel in kernels.items() if not kernel.is_cached()]
     if cold and announce is not None:
         announce("compiling the rules engine, once...")
     if len(cold) > 1 and usable_cores() > 1:
         _compile_in_processes(cold)
-    for name, kernel in kernels.items():
-        kernel.warm_up(None if name in known else announce)
+    for kernel in kernels.values():
+        kernel.warm_up()
     return time.perf_counter() - start
 
 
@@ -86,7 +84,7 @@ def _compile_in_processes(games: list[str]) -> None:
             try:
                 children.append(subprocess.Popen(
                     [sys.executable, "-c", "from hexgames.game import get_game; "
-                     f"get_game({name!r}).extras['kernel']().warm_up()"],
+                     f"get_game({name!r}).kernel().warm_up()"],
                     env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                     stderr=subprocess.DEVNULL))
             except OSError:

@@ -10,6 +10,9 @@ the mover's request cannot await anybody else's socket). A state is a complete s
 so when a queue is full the oldest state in it is dropped (the client loses nothing it
 needs: a newer state follows). A client that stays too slow (a send blocked for
 ``SEND_TIMEOUT`` seconds) is disconnected.
+
+A socket is anything with ``send_text`` and ``close`` (:class:`Socket`: Starlette's
+WebSocket in the app), so the hub, and the service built on it, need no web framework.
 """
 
 from __future__ import annotations
@@ -19,9 +22,7 @@ import contextlib
 import json
 import logging
 from collections import defaultdict, deque
-from typing import Any
-
-from fastapi import WebSocket
+from typing import Any, Protocol
 
 from hexgames.web.matches import Match
 
@@ -40,10 +41,18 @@ MAX_TOTAL = 1000
 MAKE_ROOM = "a player of the game needed this place; you may watch again later"
 
 
+class Socket(Protocol):
+    """What the hub needs of a WebSocket (Starlette's has both)."""
+
+    async def send_text(self, data: str) -> None: ...
+
+    async def close(self, code: int = 1000, reason: str | None = None) -> None: ...
+
+
 class Connection:
     """One WebSocket with its outgoing queue and writer task."""
 
-    def __init__(self, socket: WebSocket, token: str | None, delta: bool = False,
+    def __init__(self, socket: Socket, token: str | None, delta: bool = False,
                  svg_patch: bool = False) -> None:
         self.socket = socket
         self.token = token
@@ -172,7 +181,7 @@ class Connection:
 
 class Hub:
     def __init__(self, max_per_game: int = MAX_PER_GAME, max_total: int = MAX_TOTAL) -> None:
-        self._connections: dict[str, dict[WebSocket, Connection]] = defaultdict(dict)
+        self._connections: dict[str, dict[Socket, Connection]] = defaultdict(dict)
         self.max_per_game = max_per_game
         self.max_total = max_total
         self._total = 0
@@ -220,7 +229,7 @@ class Hub:
                 return True
         return False
 
-    def join(self, game_id: str, socket: WebSocket, token: str | None,
+    def join(self, game_id: str, socket: Socket, token: str | None,
              delta: bool = False, svg_patch: bool = False) -> Connection:
         connection = Connection(socket, token, delta, svg_patch)
         self._connections[game_id][socket] = connection
@@ -231,7 +240,7 @@ class Hub:
         """Sockets open on this game (a game with none may be dropped from memory)."""
         return len(self._connections.get(game_id, ()))
 
-    def leave(self, game_id: str, socket: WebSocket) -> None:
+    def leave(self, game_id: str, socket: Socket) -> None:
         connections = self._connections.get(game_id)
         if connections is not None:
             connection = connections.pop(socket, None)

@@ -1,49 +1,54 @@
-"""Who is playing: persistent identities behind a cookie, display names and passwords.
+"""Who is playing, as the HTTP side sees it: the identity cookie and the request's player.
 
 A visitor gets an identity on the first page or API call that asks for one
-(:func:`current_player`): a player row with a guest name (``Guest-k3x9q2``) and a long
-random secret (32 bytes) sent to the browser in the ``hexgames_id`` cookie (HttpOnly,
-SameSite=Lax, Secure over https). The database keeps only the secret's SHA-256, so a
-copy of the database does not let anyone act as a player. One player may have several
-such secrets (one per browser: a login from another device adds one).
+(:func:`current_player`, a FastAPI dependency): a player row with a guest name
+(``Guest-k3x9q2``) and a long random secret sent to the browser in the ``hexgames_id``
+cookie (HttpOnly, SameSite=Lax, Secure over https). The database keeps only the secret's
+SHA-256. One player may have several such secrets (one per browser: a login from another
+device adds one). A password lets a player claim their identity from another browser
+(:func:`login`).
 
-A player may pick a display name (:func:`validate_name`: unique ignoring case) and protect
-the identity with a password (scrypt from the standard library, a per-password salt,
-compared in constant time), which lets them claim it from another browser
-(``POST /api/login``).
-
-Seats: a seat held by an identity (``players[seat]["player_id"]``) can be taken up again
-from any browser of that identity without the seat's link: :func:`seat_token` derives,
-from a site secret, a seat credential that :meth:`Match.seats_of` accepts.
+The credentials themselves (name rules, scrypt, secrets, seat tokens) are pure functions in
+:mod:`hexgames.web.credentials`; the names documented here before that split
+(``validate_name``, ``hash_password``, ``verify_password``, ``seat_token``...) are still
+importable from this module. Storage calls go through the app's service (anything with
+``storage``, ``call_storage`` and ``call_thread``: :class:`StorageCaller`), so this module
+does not depend on the service's class.
 """
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import hmac
-import re
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import cache
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any, Protocol
 
 from fastapi import Depends, HTTPException
 from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from hexgames.web.credentials import (
+    GUEST_PREFIX,
+    InvalidName,
+    check_password_rules,
+    dummy_hash,
+    guest_name,
+    hash_password,
+    hash_secret,
+    new_secret,
+    seat_token,
+    validate_name,
+    verify_password,
+    well_formed,
+)
 from hexgames.web.limits import client_address
 from hexgames.web.storage import (
     NameTaken,
     PlayerRecord,
     Storage,
     StorageUnavailable,
-    hash_token,
 )
-
-if TYPE_CHECKING:
-    from hexgames.web.service import GameService
 
 __all__ = [
     "COOKIE",
@@ -54,49 +59,36 @@ __all__ = [
     "NameTaken",
     "PagePlayer",
     "Player",
+    "StorageCaller",
+    "check_password_rules",
     "current_player",
     "hash_password",
+    "hash_secret",
     "known_player",
+    "seat_token",
     "validate_name",
     "verify_password",
 ]
 
 #: The cookie holding a browser's identity secret.
 COOKIE = "hexgames_id"
-#: Random bytes in a secret (the cookie holds them base64url-encoded: 43 characters).
-SECRET_BYTES = 32
 #: Cookie lifetime: 400 days, the most browsers keep (renewed by every login).
 COOKIE_MAX_AGE = 400 * 24 * 3600
-#: Names: 3 to 20 characters, ASCII letters, digits, ``_`` and ``-``, starting with a
-#: letter (ASCII only: no look-alike letters from other scripts).
-NAME_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9_-]{2,19}")
-NAME_RULES = ("3 to 20 characters: letters A-Z, digits, '_' and '-', starting with a letter")
-#: Names nobody may pick (compared ignoring case), and prefixes the site uses itself.
-RESERVED_NAMES = frozenset({
-    "admin", "administrator", "anonymous", "api", "bot", "computer", "guest", "hexgames",
-    "me", "mod", "moderator", "none", "null", "owner", "player", "root", "server", "site",
-    "staff", "support", "system", "undefined", "you", "leaderboard", "lobby",
-})
-RESERVED_PREFIXES = ("guest-", "guest_", "computer", "admin", "mod-", "mod_")
-GUEST_PREFIX = "Guest-"
-_GUEST_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
-
-#: scrypt parameters (RFC 7914's interactive setting, n=2^14, r=8: 16 MiB, tens of ms).
-SCRYPT_N = 2**14
-SCRYPT_R = 8
-SCRYPT_P = 1
-SCRYPT_LENGTH = 32
-SALT_BYTES = 16
-PASSWORD_MIN = 8
-PASSWORD_MAX = 200
 #: New identities one client address may create per window of seconds (issue 31:
 #: 10,000 in 53 s); past them 429 with ``Retry-After`` (a page still loads, without one).
 NEW_IDENTITIES_PER_ADDRESS = 60
 NEW_IDENTITY_WINDOW = 3600.0
 
 
-class InvalidName(ValueError):
-    """A display name that breaks the rules (the message says which)."""
+class StorageCaller(Protocol):
+    """What this module needs of the app's service (``app.state.service``)."""
+
+    @property
+    def storage(self) -> Storage: ...
+
+    async def call_storage(self, function: Callable[..., Any], *args: Any) -> Any: ...
+
+    async def call_thread(self, function: Callable[..., Any], *args: Any) -> Any: ...
 
 
 @dataclass(frozen=True)
@@ -126,80 +118,10 @@ class Player:
         return cls(record.id, record.name, record.password is not None, record.created_at)
 
 
-# ---------------------------------------------------------------------- names
-def validate_name(name: Any) -> str:
-    """The name as it will be stored (surrounding spaces dropped), or ``InvalidName``."""
-    if not isinstance(name, str):
-        raise InvalidName("a name must be a string")
-    name = name.strip()
-    if not NAME_PATTERN.fullmatch(name):
-        raise InvalidName(f"a name has {NAME_RULES}")
-    folded = name.casefold()
-    if folded in RESERVED_NAMES or folded.startswith(RESERVED_PREFIXES):
-        raise InvalidName(f"the name {name!r} is reserved")
-    return name
-
-
-def guest_name() -> str:
-    return GUEST_PREFIX + "".join(secrets.choice(_GUEST_ALPHABET) for _ in range(6))
-
-
-# ---------------------------------------------------------------- passwords
-def hash_password(password: str, salt: bytes | None = None) -> str:
-    """``scrypt$n$r$p$<salt hex>$<hash hex>`` of ``password`` (a fresh salt by default)."""
-    check_password_rules(password)
-    salt = secrets.token_bytes(SALT_BYTES) if salt is None else salt
-    digest = hashlib.scrypt(password.encode("utf-8"), salt=salt, n=SCRYPT_N, r=SCRYPT_R,
-                            p=SCRYPT_P, dklen=SCRYPT_LENGTH)
-    return f"scrypt${SCRYPT_N}${SCRYPT_R}${SCRYPT_P}${salt.hex()}${digest.hex()}"
-
-
-def verify_password(password: str, stored: str | None) -> bool:
-    """True when ``password`` hashes to ``stored`` (constant-time comparison)."""
-    if not stored or not isinstance(password, str) or len(password) > PASSWORD_MAX:
-        return False
-    try:
-        kind, n, r, p, salt, digest = stored.split("$")
-        if kind != "scrypt":
-            return False
-        computed = hashlib.scrypt(password.encode("utf-8"), salt=bytes.fromhex(salt),
-                                  n=int(n), r=int(r), p=int(p), dklen=len(digest) // 2,
-                                  maxmem=256 * 1024 * 1024)
-    except ValueError:
-        return False
-    return hmac.compare_digest(computed.hex(), digest)
-
-
-def check_password_rules(password: Any) -> None:
-    if not isinstance(password, str) or not PASSWORD_MIN <= len(password) <= PASSWORD_MAX:
-        raise ValueError(f"a password has {PASSWORD_MIN} to {PASSWORD_MAX} characters")
-
-
-# ------------------------------------------------------------------ secrets
-def new_secret() -> str:
-    return secrets.token_urlsafe(SECRET_BYTES)
-
-
-def hash_secret(secret: str) -> str:
-    """The stored form of a cookie secret: ``sha256:<hex>``."""
-    return hash_token(secret)
-
-
-def _well_formed(secret: str | None) -> bool:
-    return bool(secret) and len(secret or "") <= 100
-
-
-def seat_token(key: bytes, game_id: str, seat: int, player_id: str) -> str:
-    """The seat credential of ``player_id`` in seat ``seat`` of ``game_id``: an HMAC
-    under the site's key, so any browser of that identity can get it (``claim``) and
-    nobody else can compute it. Starts with ``id.`` (other tokens never do)."""
-    mac = hmac.new(key, f"{game_id}\x00{seat}\x00{player_id}".encode(), hashlib.sha256)
-    return "id." + base64.urlsafe_b64encode(mac.digest()).decode().rstrip("=")
-
-
 # ---------------------------------------------------------------- requests
-def _service(connection: HTTPConnection) -> GameService:
-    return connection.app.state.service
+def _service(connection: HTTPConnection) -> StorageCaller:
+    service: StorageCaller = connection.app.state.service
+    return service
 
 
 def _now() -> str:
@@ -213,7 +135,7 @@ async def known_player(connection: HTTPConnection) -> Player | None:
     if cached is not None:
         return cached
     secret = connection.cookies.get(COOKIE)
-    if not _well_formed(secret):
+    if not well_formed(secret):
         return None
     service = _service(connection)
     record = await service.call_storage(service.storage.player_by_session,
@@ -336,20 +258,14 @@ async def login(request: HTTPConnection, name: str, password: str) -> Player | N
 def current_session(request: HTTPConnection) -> str | None:
     """The hashed secret this browser acts with (its cookie), if any."""
     secret = request.cookies.get(COOKIE)
-    return hash_secret(str(secret)) if _well_formed(secret) else None
+    return hash_secret(str(secret)) if well_formed(secret) else None
 
 
 async def logout(request: HTTPConnection) -> None:
     """Forget this browser's secret (the player stays; other browsers stay logged in)."""
     secret = request.cookies.get(COOKIE)
-    if _well_formed(secret):
+    if well_formed(secret):
         service = _service(request)
         await service.call_storage(service.storage.delete_session, hash_secret(str(secret)))
     request.scope.pop("hexgames.player", None)
     set_identity_cookie(request, None)
-
-
-@cache
-def dummy_hash() -> str:
-    """A hash to check against when the name is unknown (same cost as a real one)."""
-    return hash_password("not-a-real-password", salt=b"\0" * SALT_BYTES)

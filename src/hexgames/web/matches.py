@@ -25,9 +25,8 @@ from typing import Any
 from hexgames.errors import IllegalAction
 from hexgames.game import Game, GameState, Gesture, get_game
 from hexgames.web.clocks import FIRST_TURN_LIMIT_MS, Clock, clock_in, put_clock, wall_ms
-from hexgames.web.identity import seat_token
-from hexgames.web.storage import StoredGame
-from hexgames.web.storage.base import HASH_PREFIX, seat_holders
+from hexgames.web.credentials import seat_token
+from hexgames.web.storage import HASH_PREFIX, StoredGame, seat_holders
 
 MODES = ("ai", "hotseat", "online")
 #: Longer input is refused before it reaches an engine's parser.
@@ -199,7 +198,7 @@ class Match:
         self.seat_key: bytes | None = None
         #: Names of the identities holding seats (player id -> name; set by the service).
         self.names: dict[str, str] = {}
-        #: A rated game's rating changes once applied (see hexgames.web.ratings).
+        #: A rated game's rating changes once applied (see hexgames.web.rated_results).
         self.rating_changes: list[dict[str, Any]] | None = None
         #: The wall clock (ms) for clocks in views (the service injects its own).
         self.now: Any = wall_ms
@@ -611,7 +610,7 @@ class Match:
             "actions_left": game.actions_left(position) if game.actions_left else None,
             "score": _describe(game.live_score(position)) if game.live_score else None,
             "final": _final(position, game),
-            "overlays": list(self.game.extras.get("overlays", ())),
+            "overlays": list(self.game.overlays),
             "your_turn": my_turn,
             "legal": (_LEGAL_SPLICE if encoded else self.legal_for_client()) if my_turn else [],
             "can_undo": self.stored.mode != "online"

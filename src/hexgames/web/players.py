@@ -20,14 +20,14 @@ from fastapi.responses import FileResponse, JSONResponse
 from pydantic import BaseModel, ConfigDict, StrictStr
 
 from hexgames.game import get_game
-from hexgames.web import identity
-from hexgames.web.identity import CurrentPlayer, PagePlayer, Player, validate_name
+from hexgames.web import credentials, identity
+from hexgames.web.credentials import validate_name
+from hexgames.web.identity import CurrentPlayer, PagePlayer, Player
 from hexgames.web.limits import RateLimiter
-from hexgames.web.ratings import rating_view
+from hexgames.web.rated_results import pool_title, rating_view
 from hexgames.web.rules_pages import not_found_page
 from hexgames.web.service import GameService
-from hexgames.web.storage import NameLookAlike, StoredGame
-from hexgames.web.storage.base import name_key
+from hexgames.web.storage import NameLookAlike, NameTaken, StoredGame, name_key
 
 STATIC = Path(__file__).parent / "static"
 #: Login and password attempts: per client address and per account (the name as the
@@ -142,7 +142,7 @@ def add_player_routes(app: FastAPI, service: GameService) -> None:
                 await service.call_storage(service.storage.rename_player, player.id, name)
             except NameLookAlike as look_alike:
                 return _refuse(409, str(look_alike))
-            except identity.NameTaken:
+            except NameTaken:
                 return _refuse(409, f"the name {name!r} is taken (names ignore case)")
             await service.renamed(player.id, name)
         return Player(player.id, name, player.has_password, player.created_at).me()
@@ -152,7 +152,7 @@ def add_player_routes(app: FastAPI, service: GameService) -> None:
                            player: CurrentPlayer) -> Any:
         if not same_origin(request):
             return _refuse(403, "cross-site request refused")
-        identity.check_password_rules(body.password)
+        credentials.check_password_rules(body.password)
         if player.guest:
             return _refuse(400, "pick a name before setting a password (you log in by name)")
         if player.has_password:
@@ -160,11 +160,11 @@ def add_player_routes(app: FastAPI, service: GameService) -> None:
             if refused is not None:
                 return refused
             record = await service.call_storage(service.storage.player_by_id, player.id)
-            ok = await service.call_thread(identity.verify_password, body.current or "",
+            ok = await service.call_thread(credentials.verify_password, body.current or "",
                                            record.password if record else None)
             if not ok:
                 return _refuse(403, "the current password is wrong")
-        hashed = await service.call_thread(identity.hash_password, body.password)
+        hashed = await service.call_thread(credentials.hash_password, body.password)
         # Every other browser of the player is logged out (a stolen cookie stops
         # working); this one stays.
         await service.call_storage(service.storage.change_password, player.id, hashed,
@@ -221,8 +221,6 @@ def add_player_routes(app: FastAPI, service: GameService) -> None:
         rows = []
         if chosen is not None:
             rows = await service.call_storage(service.storage.leaderboard, chosen[:120], limit)
-        from hexgames.web.ratings import pool_title
-
         return {
             "pools": [{"pool": name, "title": pool_title(name)} for name in pools],
             "pool": chosen,

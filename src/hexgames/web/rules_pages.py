@@ -15,7 +15,6 @@ from __future__ import annotations
 import html
 import math
 import re
-from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -195,63 +194,6 @@ def sample_game(game: Game, actions: int = 120, seed: int = 2024) -> tuple[str, 
 
 
 # ---------------------------------------------------------------------------- legend
-@dataclass(frozen=True)
-class LegendBoard:
-    """A small position showing every marker of a game, and what to say about each."""
-
-    text: str
-    items: tuple[tuple[str, str], ...]  # (point, what the marker there means)
-    highlights: tuple[str, ...] = ()
-    selected: tuple[str, ...] = ()
-    last_action: tuple[str, ...] = ()
-    overlays: tuple[str, ...] = ()
-
-
-#: The legend of each game (the game page opens it from the board; the rules page ends
-#: with it). Markers common to every game: a possible click, the selection, the last turn.
-LEGENDS: dict[str, LegendBoard] = {
-    "benediction": LegendBoard(
-        text="Benediction v1: R-E2 B E8\nR:C3b++D4cE2k3l++F3G3\nB:D78E78k9F78\nX:E5",
-        items=(
-            ("F3", "A man: a stack of checkers; the number is its size. A thick blue ring: "
-                   "the man you selected."),
-            ("E2", "King (crown). Red's starting point is the shaded hexagon: a man that "
-                   "stands on it becomes a king."),
-            ("C3", "Blessed man: gold halo with rays. A blessed king wins."),
-            ("D4", "Cursed man: the ✕ badge."),
-            ("E3", "Locked man: the padlock badge."),
-            ("E5", "Block: no man may stand on it."),
-            ("F4", "Dashed cyan ring: a point you can click (a destination of the selected "
-                   "man, or the start of an action)."),
-            ("G3", "Orange arrow or ring: the last turn's actions."),
-            ("B1", "The thick red and blue lines along the edges are the walls."),
-        ),
-        highlights=("F4",),
-        selected=("F3",),
-        last_action=("g2g3",),
-    ),
-    "dendria": LegendBoard(
-        text=("Dendria v1: size=5 to-move=dark\ndark seeds: c3 c4\ndark trees: e5 e6 f6\n"
-              "dark dendrids: b2\nlight seeds: g7\nlight trees: g4\nlight dendrids: h5\n"),
-        items=(
-            ("c3", "Dark seed (a seedbed is a group of seeds)."),
-            ("g7", "Light seed."),
-            ("e5", "Dark tree (a forest is a group of trees)."),
-            ("g4", "Light tree."),
-            ("b2", "Dark dendrid; a thick blue outline: the dendrid you selected."),
-            ("h5", "Light dendrid."),
-            ("a2", "Small dots: fertilized soil (shown with the \u201cFertilized\u201d "
-                   "overlays)."),
-            ("d2", "Dashed cyan outline: a cell you can click."),
-            ("b3", "Orange arrow or outline: the last turn's steps."),
-        ),
-        highlights=("d2",),
-        selected=("b2",),
-        last_action=("b4-b2",),
-        overlays=("fertilized-dark",),
-    ),
-}
-
 _HIT = re.compile(r'<(?:circle|polygon)\s[^>]*class="hit[^"]*"[^>]*>')
 
 
@@ -276,7 +218,7 @@ def _point_centres(svg: str) -> dict[str, tuple[float, float]]:
 
 def legend_html(game: Game) -> str:
     """The legend section: one picture per marker, cut from one small drawn position."""
-    legend = LEGENDS.get(game.name)
+    legend = game.legend
     if legend is None:
         return ""
     board_id = f"legend-{game.name}"

@@ -2,7 +2,7 @@
 
 Stateless: a try is the list of actions the player made since the lesson's position, sent
 whole with every click (a lesson needs a handful), so nothing is stored. Game-agnostic:
-lessons and puzzles come from :mod:`hexgames.learn` (each game's ``Game.lessons`` and its
+lessons and puzzles come from :mod:`hexgames.tutorial` (each game's ``Game.lessons`` and its
 shipped ``puzzles.json``); the board and its click gestures from the game's renderer and
 ``gesture`` like on the play page.
 
@@ -25,7 +25,7 @@ from fastapi.responses import FileResponse, HTMLResponse
 from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
 from hexgames.game import Game, GameState, game_names, get_game
-from hexgames.learn import MAX_TRY, Lesson, Verdict, attempt, find_lesson, lessons, puzzles
+from hexgames.tutorial import MAX_TRY, Lesson, Verdict, attempt, find_lesson, lessons, puzzles
 
 STATIC = Path(__file__).parent / "static"
 

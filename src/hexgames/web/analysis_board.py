@@ -2,7 +2,7 @@
 
 Everything here is game-agnostic: positions are rebuilt from a game name, rules options,
 an optional start text and actions in notation; searches run in the AI workers
-(:meth:`hexgames.web.ai_worker.AiWorkers.run`) through :mod:`hexgames.ai.analysis`; the
+(:meth:`hexgames.web.ai_worker.AiWorkers.run`) through :mod:`hexgames.ai.review`; the
 editor's palette and text come from the game's ``Game.editor`` (:mod:`hexgames.editing`).
 
 Bounds (see docs/web.md, "Analysis board"): an evaluation asks for one ``depth`` of
@@ -33,7 +33,7 @@ from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import FileResponse
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 
-from hexgames.ai.analysis import MISTAKE_DROP, analyse_line, line_values
+from hexgames.ai.review import MISTAKE_DROP, analyse_line, line_values
 from hexgames.editing import EditorSpec
 from hexgames.errors import IllegalAction
 from hexgames.game import Game, GameState, game_names, get_game
