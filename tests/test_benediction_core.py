@@ -24,6 +24,7 @@ from hexgames.benediction import Action, Position, Rules
 from hexgames.benediction.core import Core, CoreState
 from hexgames.benediction.position import BLOCK
 from oracles.benediction_position import Position as Oracle
+from oracles.core_states import benediction_core_state
 
 FUZZING = os.environ.get("HEXGAMES_FUZZ", "") not in {"", "0"}
 FACTOR = int(os.environ.get("HEXGAMES_FUZZ_FACTOR", "20")) if FUZZING else 1
@@ -189,7 +190,7 @@ def test_a_position_read_from_text_converts_with_its_blocks_and_locks():
         blocks = [a for a in legal if a.kind == "block"]
         p.play(rng.choice(blocks) if blocks and rng.random() < 0.3 else rng.choice(legal))
     q = Position.from_text(p.to_text())
-    s = CoreState.from_position(q)
+    s = benediction_core_state(q)
     same(q, s)
     assert int(np.sum(s.owner == BLOCK)) == len(q.blocks)
     assert sorted(map(str, s.legal_actions())) == sorted(map(str, q.legal_actions()))
@@ -256,17 +257,17 @@ def test_no_legal_action_after_the_action_agrees_on_every_path():
         q.play(str(action))
         p = start.copy()
         p.play(action)
-        a = CoreState.from_position(start)
+        a = benediction_core_state(start)
         a.play_code(a.core.code_of(action))
         same(p, a)
-        b = CoreState.from_position(start)
+        b = benediction_core_state(start)
         codes = b.step(b.core.code_of(action))
         assert sorted(map(str, map(b.to_action, codes))) == sorted(map(str, p.legal_actions()))
         assert (b.winner, b.reason, b.key) == (a.winner, a.reason, a.key)
         stuck += p.win_reason == "no legal action"
         same_position(p, q, full=True)
     assert stuck > 0
-    winners, lengths, _ = CoreState.from_position(start).random_playouts(200, seed=1)
+    winners, lengths, _ = benediction_core_state(start).random_playouts(200, seed=1)
     assert (winners[lengths == 1] == 1).all() and (lengths == 1).any()
 
 
@@ -297,3 +298,30 @@ def test_a_position_plays_random_games_from_its_own_arrays_as_its_core_state_doe
                 p.undo()  # the undo log is intact
             checked += 1
     assert checked >= 20
+
+
+def test_the_kernel_plays_out_positions_and_states_of_this_engine_only():
+    """The product turns no foreign object into a state: an oracle position (the same
+    read API, another engine) is refused, the product's Position and a CoreState play."""
+    from hexgames.benediction.kernel import kernel
+
+    p = Position.initial(Rules(max_turns=40))
+    for state in (p, p.core_state()):
+        seats, lengths = kernel().playouts(state, 5, seed=2)
+        assert (lengths > 0).all()
+        assert len(seats) == 5 and set(seats.tolist()) <= {-1, 0, 1}
+    with pytest.raises(ValueError, match="Benediction Position or CoreState"):
+        kernel().playouts(Oracle.initial(Rules(max_turns=40)), 5)
+
+
+def test_is_warm_names_compiled_functions_that_exist():
+    """``is_warm`` asks numba's cache about these functions: each must be a compiled
+    function of its module (a renamed one would make ``is_warm`` false for ever)."""
+    from numba.core.registry import CPUDispatcher
+
+    from hexgames.benediction import kernel as face
+
+    assert face._ENTRY_POINTS
+    for module, names in face._ENTRY_POINTS.items():
+        for name in names:
+            assert isinstance(getattr(module, name), CPUDispatcher), (module.__name__, name)

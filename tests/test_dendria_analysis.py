@@ -11,7 +11,7 @@ import pytest
 import hexgames.dendria
 from hexgames.dendria import Analysis, Group, Position, Rules
 from hexgames.dendria._scoring import scores
-from hexgames.dendria.analysis import (
+from hexgames.dendria.board_analysis import (
     COLOR_OF,
     DARK,
     DENDRID,

@@ -32,7 +32,9 @@ import pytest
 
 from hexgames import IllegalAction
 from hexgames.dendria import Position, Rules, Step
-from hexgames.dendria.core import M_SCANNED, Core, CoreState, _scan_once, core_for
+from hexgames.dendria._layout import M_SCANNED
+from hexgames.dendria._sight import _scan_once
+from hexgames.dendria.core import Core, CoreState, core_for
 from hexgames.dendria.kernel import kernel
 from oracles.dendria_position import AFTER_STOP
 from oracles.dendria_position import Position as Oracle
@@ -201,7 +203,7 @@ def test_mid_game_positions_convert_with_their_history_and_turn_state():
             step = pick("mover", legal, rng)
             o.play(step)
             p.play(step)
-        s = CoreState.from_position(p)
+        s = p.core_state()
         assert s.undoable == 0  # a fresh state: the position's undo history stays there
         same(o, s)
         for _ in range(30):
@@ -225,7 +227,7 @@ def test_positions_read_from_text_convert():
             break
     o = Oracle.from_text(p.to_text())
     q = Position.from_text(p.to_text())
-    s = CoreState.from_position(q)
+    s = q.core_state()
     same(o, s)
     same_position(o, q, deep=True)
     assert [str(x) for x in s.legal_steps()] == [str(x) for x in o.legal_actions()]
@@ -285,6 +287,28 @@ def test_playouts_from_a_position_mid_turn_follow_the_seats():
     assert (cut == -1).all() and (cut_lengths == 1).all()
 
 
+def test_the_kernel_plays_out_positions_and_states_of_this_engine_only():
+    p = Position.initial(Rules(board_side=4))
+    for state in (p, p.core_state()):
+        seats, _ = kernel().playouts(state, 3, seed=2)
+        assert len(seats) == 3 and set(seats.tolist()) <= {-1, 0, 1}
+    with pytest.raises(ValueError, match="Dendria Position or CoreState"):
+        kernel().playouts(Oracle.initial(Rules(board_side=4)), 3)
+
+
+def test_is_warm_names_compiled_functions_that_exist():
+    """``is_warm`` asks numba's cache about these functions: each must be a compiled
+    function of its module (a renamed one would make ``is_warm`` false for ever)."""
+    from numba.core.registry import CPUDispatcher
+
+    from hexgames.dendria import kernel as face
+
+    assert face._ENTRY_POINTS
+    for module, names in face._ENTRY_POINTS.items():
+        for name in names:
+            assert isinstance(getattr(module, name), CPUDispatcher), (module.__name__, name)
+
+
 def test_kernel_random_games_and_driven_games():
     k = kernel()
     seats, lengths = k.random_games({"board_side": 3}, 10, seed=4)
@@ -295,7 +319,7 @@ def test_kernel_random_games_and_driven_games():
 def test_the_kernel_is_the_games_kernel():
     from hexgames.dendria import GAME
 
-    assert GAME.extras["kernel"]() is kernel()
+    assert GAME.kernel is not None and GAME.kernel() is kernel()
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -406,9 +430,10 @@ def test_the_earlier_positions_table_grows_in_long_games_and_playouts_get_full_r
 
 def _rehashed_in_python(seen: np.ndarray, slots: int) -> tuple[np.ndarray, int]:
     """The table widening as it was written before it was compiled (the reference)."""
-    from hexgames.dendria.core import M_USED, META_LEN, _empty_seen, _seen_add
+    from hexgames.dendria._layout import M_USED, META_LEN
+    from hexgames.dendria._repetition import _seen_add, empty_seen
 
-    table = _empty_seen(slots)
+    table = empty_seen(slots)
     meta = np.zeros(META_LEN, np.int64)
     for key, count in seen.tolist():
         for _ in range(count):
@@ -421,7 +446,7 @@ def test_a_position_plays_random_games_as_its_core_state_does_and_keeps_its_tabl
     gives the games of ``core_state().random_playouts`` from positions deep in games
     (earlier positions in the no-repetition table, mid-turn), leaves the position as it
     was, and the compiled table widening keeps every key with its count."""
-    from hexgames.dendria.core import _rehashed
+    from hexgames.dendria._repetition import rehashed
 
     rng = random.Random(11)
     checked = 0
@@ -443,7 +468,7 @@ def test_a_position_plays_random_games_as_its_core_state_does_and_keeps_its_tabl
             assert (p.to_text(), p.key, p.ply) == (before, key, ply)
             seen = p.core_state().seen
             slots = p.core_state().core.seen_slots
-            table, used = _rehashed(seen, slots)
+            table, used = rehashed(seen, slots)
             reference = _rehashed_in_python(seen, slots)
             assert used == reference[1] and (table == reference[0]).all()
             checked += 1

@@ -4,14 +4,13 @@ O(1) history accessors."""
 
 import pytest
 
+from hexgames import IllegalAction
 from hexgames.dendria import Position, Rules, Step, Termination
+from hexgames.dendria._refusal import resolve
 from hexgames.dendria.position import (
     PIE_ARMED,
     PIE_OFF,
     PIE_PENDING,
-    EndTurn,
-    Move,
-    Plant,
     _TurnState,
     _UndoRecord,
 )
@@ -136,12 +135,21 @@ def test_history_is_a_live_read_only_view_with_last_action_and_ply():
     assert p.ply == 1 and copy.ply == 2 and copy.history is not p.history
 
 
-def test_steps_become_typed_operations_with_named_undo_records():
+def test_refused_steps_resolve_by_the_rules_and_undo_records_are_named():
     p = Position.from_text(DENDRIDS, Rules(board_side=5))
     a1, a3 = p.board.index("a1"), p.board.index("a3")
-    assert p._resolve(Step.parse("a1-a3"))[1] == Move(origin=a1, target=a3, direction=0)
-    assert p._resolve(Step.parse("c3"))[1] == Plant(cell=p.board.index("c3"))
-    assert p._resolve(Step("pass"))[1] == EndTurn(how="pass")
+
+    def check(text: str) -> tuple[Step, bool]:
+        return resolve(p, Step.parse(text), -1, lambda: None)
+
+    # (the step to record, whether the turn stays open after it)
+    assert check("a1-a3") == (Step.parse("a1-a3"), True)
+    assert check("c3") == (Step.parse("c3"), False)
+    assert check("pass") == (Step("pass"), False)
+    with pytest.raises(IllegalAction, match="a turn starts with a plant"):
+        check("end")
+    with pytest.raises(IllegalAction, match="is not a dark dendrid"):
+        check("i1-i3")
     p.play("a1-a3")
     record = p._undo_stack[-1]
     assert isinstance(record, _UndoRecord) and isinstance(record.state, _TurnState)

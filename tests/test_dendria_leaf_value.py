@@ -12,7 +12,7 @@ import pytest
 
 from hexgames.dendria import Position, Rules, leaf_value
 from hexgames.dendria import _search as search
-from hexgames.dendria.analysis import DENDRID, SEED, TREE
+from hexgames.dendria.board_analysis import DENDRID, SEED, TREE
 
 
 def random_position(seed: int, rules: Rules) -> Position:
@@ -181,17 +181,6 @@ def test_the_compiled_search_values_a_new_leaf_by_the_estimate() -> None:
     assert child["value"] == pytest.approx(seat0 if child["mover"] == 0 else -seat0)
 
 
-def test_the_compiled_search_can_still_play_whole_random_games() -> None:
-    p = random_position(12, Rules(board_side=5))
-    values = set()
-    for steps in (None, 0):
-        tree = search.TreeSearch(leaf_steps=steps)
-        tree.set_root(p)
-        tree.run(1, 1, 0.6, 3.0, 1.0, False)
-        (child,) = [c for c in tree.children() if c["visits"]]
-        values.add(child["value"])
-        if steps is None:  # one whole game: a result, never an estimate
-            assert child["value"] in (-1.0, 0.0, 1.0)
-    assert len(values) == 2
-    with pytest.raises(ValueError, match="leaf_steps"):
+def test_a_negative_count_of_random_steps_is_refused() -> None:
+    with pytest.raises(ValueError, match="leaf_steps must be at least 0"):
         search.TreeSearch(leaf_steps=-1)

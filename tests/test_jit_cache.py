@@ -74,7 +74,7 @@ def test_direct_calls_the_compiled_code_for_the_same_argument_types():
     import numpy as np
 
     from hexgames._jit import direct
-    from hexgames.benediction import core
+    from hexgames.benediction import _position_kernels as core
     from hexgames.benediction import position as engine
 
     p = engine.Position.initial()

@@ -29,7 +29,7 @@ from hexgames.game import game_names, get_game
 _PROBE = """\
 import json, sys
 from hexgames.game import get_game
-get_game(sys.argv[1]).extras["kernel"]().warm_up()
+get_game(sys.argv[1]).kernel().warm_up()
 from numba.core.registry import CPUDispatcher
 found = {}
 for name, module in list(sys.modules.items()):
@@ -57,7 +57,7 @@ def _differ_only_in_scalars(signatures: list[list[str]]) -> bool:
 
 
 @pytest.mark.parametrize(
-    "game", [name for name in game_names() if get_game(name).extras.get("kernel")]
+    "game", [name for name in game_names() if get_game(name).kernel is not None]
 )
 def test_a_cold_warm_up_compiles_each_function_once(game: str, tmp_path: Path) -> None:
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))

@@ -314,7 +314,7 @@ def test_the_svg_options_every_game_accepts(game: Game) -> None:
     assert not find_class(parse_svg(game.render_svg(position, show_labels=False)), "edge-label")
     # Overlays: none is the plain drawing; the declared ones draw; others are named.
     assert game.render_svg(position, overlays=()) == game.render_svg(position)
-    for overlay in game.extras.get("overlays", ()):
+    for overlay in game.overlays:
         parse_svg(game.render_svg(position, overlays=(overlay,)))
     with pytest.raises(ValueError, match="no-such-overlay"):
         game.render_svg(position, overlays=("no-such-overlay",))

@@ -186,7 +186,7 @@ def test_svg_is_deterministic_and_reached_through_the_game_description(midgame):
 
 
 def test_the_documentation_examples_render_to_png(tmp_path):
-    script = Path(__file__).resolve().parents[1] / "scripts" / "render_examples.py"
+    script = Path(__file__).resolve().parents[1] / "tools" / "render_examples.py"
     result = subprocess.run(
         [sys.executable, str(script), "--out", str(tmp_path), "--width", "240"],
         capture_output=True, text=True, timeout=120,

@@ -4,7 +4,7 @@ A web server's threads may play a variant for the first time together. Each engi
 its shared action objects back to codes by identity (``id``), which is only sound while
 those very objects live: if two threads each made a table and one replaced the other,
 the map could keep the identities of freed objects, and a later, unrelated object at the
-same address would be taken for that action (found by ``scripts/old_vs_new.py``, whose
+same address would be taken for that action (found by ``experiments/old_vs_new.py``, whose
 referee threads refused legal Dendria steps: "end: not a legal step now"). The tests
 make switching between threads as frequent as CPython allows while several threads
 first touch the tables of a fresh core.

@@ -17,9 +17,12 @@ from pathlib import Path
 from typing import Any
 
 _HERE = Path(__file__).resolve().parent
-#: Game packages with a compiled core: numba caches next to their sources (and next
-#: to the package's own compiled modules, such as ``_ctree``).
-_CORE_PACKAGES = ("benediction", "dendria")
+
+
+def _subpackages() -> list[Path]:
+    """The package's subpackages: numba caches next to the sources of the compiled cores
+    they hold (and next to the package's own compiled modules, such as ``_ctree``)."""
+    return [path for path in _HERE.iterdir() if (path / "__init__.py").is_file()]
 
 
 def user_cache_dir() -> Path:
@@ -40,7 +43,7 @@ def ensure_cache_dir() -> None:
     """Point numba at a writable cache directory when the package is not writable."""
     if os.environ.get("NUMBA_CACHE_DIR"):
         return
-    if _writable(_HERE) and all(_writable(_HERE / name) for name in _CORE_PACKAGES):
+    if _writable(_HERE) and all(_writable(path) for path in _subpackages()):
         return
     path = user_cache_dir()
     path.mkdir(parents=True, exist_ok=True)

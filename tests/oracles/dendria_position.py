@@ -5,7 +5,7 @@ It is kept here, independent of the core, so that differential tests compare the
 product's :class:`hexgames.dendria.Position` (a thin layer over the core) with a second
 implementation of the same rules at every step of many random games
 (``tests/test_dendria_core.py``). Its public API is the product's; it shares with the
-product only the Python helpers that are not the core (tables, :mod:`.analysis`,
+product only the Python helpers that are not the core (tables, :mod:`.board_analysis`,
 scoring from forest sizes, the text format, steps). The text below is its original
 design note.
 
@@ -54,14 +54,14 @@ from hexgames.dendria._tables import (
     mix,
     tables,
 )
-from hexgames.dendria.analysis import (
+from hexgames.dendria.board_analysis import (
     Analysis,
     Group,
     cells_of_mask,
     dendrid_stops,
     sprout_refusal,
 )
-from hexgames.dendria.analysis import (
+from hexgames.dendria.board_analysis import (
     nourishers as first_on_roots,
 )
 from hexgames.dendria.rules import Rules, Termination
@@ -357,13 +357,13 @@ class Position:
     @property
     def tables(self) -> Tables:
         """The lookup tables of this board side (bit of each cell, mask layout, rays,
-        Zobrist terms); shared and immutable. See :mod:`hexgames.dendria.analysis`."""
+        Zobrist terms); shared and immutable. See :mod:`hexgames.dendria.board_analysis`."""
         return self._t
 
     @property
     def cells(self) -> HistoryView[int]:
         """The piece code on each cell, in board order: a live, read-only view (not a
-        copy). 0 is empty; see :mod:`hexgames.dendria.analysis` for the codes."""
+        copy). 0 is empty; see :mod:`hexgames.dendria.board_analysis` for the codes."""
         return HistoryView(self._cells)
 
     @property
@@ -592,7 +592,7 @@ class Position:
         return [labels[i] for i in cells]
 
     def analysis(self) -> Analysis:
-        """The whole-board :class:`~hexgames.dendria.analysis.Analysis` of the board as it
+        """The whole-board :class:`~hexgames.dendria.board_analysis.Analysis` of the board as it
         stands (masks of plantable cells, fertilized cells, sproutable seeds, seedbeds,
         forests and what may grow or be converted). Read-only; valid for this board only.
 

@@ -4,7 +4,7 @@
 computes once the winning-action test is done -- the same terms, the same float
 operations in the same order, so the same bits -- from the position's public read-only
 arrays (``owners``, ``sizes``, ``flags``) and the board geometry of
-:func:`.core._geometry_arrays`. ``tests/test_mcts_identical.py`` compares the two on
+:func:`._layout.geometry_arrays`. ``tests/test_mcts_identical.py`` compares the two on
 many random positions.
 """
 
@@ -17,8 +17,9 @@ import numpy as np
 
 from hexgames import _jit
 from hexgames._jit import drop_stale_cache, njit, njit_inner
-from hexgames.benediction import _tables
-from hexgames.benediction import core as _core
+from hexgames.benediction import _layout, _legal_actions, _tables
+from hexgames.benediction._layout import BIG, geometry_arrays
+from hexgames.benediction._legal_actions import _reach
 from hexgames.benediction._tables import (
     BLESSED,
     BLOCK,
@@ -30,7 +31,6 @@ from hexgames.benediction._tables import (
     RED,
     wall_distance,
 )
-from hexgames.benediction.core import _BIG, _geometry_arrays, _reach
 
 # Weights of the heuristic's terms (each term lies roughly in [-1, 1]); the sum goes
 # through tanh. :mod:`.evaluation` imports them for its Python definition.
@@ -49,7 +49,7 @@ def geometry(side: int) -> tuple[np.ndarray, ...]:
     """``(rays, portal, nbr, wall_pts, dist)`` of a board side: the core's ray, portal,
     neighbour and wall tables and ``dist[c, i]``, hex steps from ``i`` to the enemy wall
     of colour ``c`` (:func:`._tables.wall_distance`)."""
-    rays, portal, nbr, _badj, _wall, _zm, _zf, _zc, wall_pts = _geometry_arrays(side)
+    rays, portal, nbr, _badj, _wall, _zm, _zf, _zc, wall_pts = geometry_arrays(side)
     red, blue = wall_distance(side)[1:]
     dist = np.array([(0,) * len(red), red, blue], np.int64)
     return rays, portal, nbr, wall_pts, dist
@@ -84,8 +84,8 @@ def _attacked(owner, size, flags, rays, portal, color, scratch):  # type: ignore
         hit = False
         for t in range(nt):
             j = touched[t]
-            fnp[j] = _BIG
-            fp[j] = _BIG
+            fnp[j] = BIG
+            fp[j] = BIG
             if owner[j] == color and flags[j] & KING:
                 hit = True
         if hit:
@@ -115,8 +115,8 @@ def _portal_threat(owner, size, flags, rays, portal, color, scratch):  # type: i
             j = touched[t]
             if fp[j] <= steps and (owner[j] != color or not flags[j] & KING):
                 hit = True
-            fnp[j] = _BIG
-            fp[j] = _BIG
+            fnp[j] = BIG
+            fp[j] = BIG
         if hit:
             return 1
     return 0
@@ -205,7 +205,7 @@ def heuristic_value(owner, size, flags, rays, portal, nbr, wall_pts, dist, far, 
     if total < 1:
         total = 1
     work = np.empty(3 * n, np.int32)
-    work[:] = _BIG
+    work[:] = BIG
     mark = np.zeros(n, np.int8)
     queue = np.empty(n, np.int64)
     bridge_r = _bridge(owner, nbr, wall_pts, dist, far, np.int64(RED), mark, queue)
@@ -231,5 +231,7 @@ def heuristic_value(owner, size, flags, rays, portal, nbr, wall_pts, dist, far, 
     return 0.9 * math.tanh(value)
 
 
-# the compiled code here has the core's compiled functions built in (see drop_stale_cache)
-drop_stale_cache(__name__, _core.__file__, _jit.__file__, _tables.__file__)
+# the compiled code here has the generation's compiled functions and the layout's and the
+# tables' constants built in (see drop_stale_cache)
+drop_stale_cache(__name__, _legal_actions.__file__, _layout.__file__, _jit.__file__,
+                 _tables.__file__)

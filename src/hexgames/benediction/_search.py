@@ -33,9 +33,8 @@ from hexgames._ctree import (
     select,
 )
 from hexgames._jit import drop_stale_cache, njit, njit_inner, view_nd
-from hexgames.benediction import core as _core
-from hexgames.benediction._tables import BLUE, KING, RED, wall_distance
-from hexgames.benediction.core import (
+from hexgames.benediction import _layout, _legal_actions, _position_kernels, _tables, core
+from hexgames.benediction._layout import (
     FRAME_LEN,
     M_FCAP,
     M_LCAP,
@@ -46,16 +45,24 @@ from hexgames.benediction.core import (
     P_K,
     P_N,
     WIN_NONE,
-    _apply_rules,
+    meta_at,
+)
+from hexgames.benediction._legal_actions import generate, passed_wall
+from hexgames.benediction._position_kernels import (
     _core_parts,
     _fill,
     _pos_parts,
+    _unpack,
+    buffer_of,
+    doubled_room,
+    pos_wins,
+)
+from hexgames.benediction._tables import BLUE, KING, RED, wall_distance
+from hexgames.benediction.core import (
+    CoreState,
+    _apply_rules,
     _settle,
     _stuck,
-    _unpack,
-    generate,
-    passed_wall,
-    pos_wins,
     random_playouts,
     state_key,
     undo,
@@ -252,22 +259,21 @@ def _distances(side: int) -> np.ndarray:
 def priors_of(position: Any, actions: Any) -> list[float]:
     """:func:`priors` of ``actions`` (legal in ``position``), for the tests to compare
     with :func:`.evaluation.action_priors`."""
-    core = position._core
+    state = position.core_state()
+    core = state.core
     dist = _distances(core.rules.board_side)
     codes = np.array([core.ext_of(a) for a in actions], np.int32)
     out = np.zeros(len(codes), np.float64)
-    n = core.n
-    pb = position._PB
-    meta = pb[_core._meta_at(n) :].view(np.int64)
-    priors(core.geo, core.params, pb[:n], pb[n : 2 * n], pb[2 * n : 3 * n], meta[M_TO], dist,
-           codes, len(codes), np.zeros(n, np.bool_), out)
+    priors(core.geo, core.params, state.owner, state.size, state.flags, state.meta[M_TO],
+           dist, codes, len(codes), np.zeros(core.n, np.bool_), out)
     return out.tolist()
 
 
 class TreeSearch(CompiledTree):
     """The compiled tree of one :class:`~hexgames.ai.mcts.MCTSPlayer` (what
-    ``Kernel.tree_search()`` returns). Works on copies of a position's buffers: the
-    position handed to :meth:`set_root` is never changed."""
+    ``Kernel.tree_search()`` returns). Works on copies of a position's buffers
+    (:meth:`~hexgames.benediction.position.Position.core_state`): the position handed to
+    :meth:`set_root` is never changed."""
 
     #: Undo frames of a search: room for lines far deeper than a search goes (a deeper
     #: one stops, values its node by a random game and asks for more,
@@ -277,9 +283,11 @@ class TreeSearch(CompiledTree):
     def __init__(self, nodes: int = 4096, pool: int = 65536) -> None:
         super().__init__(nodes, pool)
         self._core: Any = None
+        self._root_state: CoreState | None = None
 
     def set_root(self, position: Any) -> int:
-        if position._core is not self._core:  # another variant: other action codes
+        state = self._root_state = position.core_state()
+        if state.core is not self._core:  # another variant: other action codes
             self.reset()
         return super().set_root(position)
 
@@ -290,14 +298,17 @@ class TreeSearch(CompiledTree):
         return self._core.actions[code]
 
     def _load(self, position: Any) -> None:
-        """Copy the position's board and state; the search's undo room starts empty
-        (it takes back only its own actions, never the game's)."""
-        core = position._core
+        """Copy the position's board and state (taken by :meth:`set_root`); the search's
+        undo room starts empty (it takes back only its own actions, never the game's)."""
+        state = self._root_state
+        assert state is not None  # set by set_root, the only caller
+        self._root_state = None
+        core = state.core
         self._core = core
         self._dist = _distances(core.rules.board_side)
         self._CW = core.CW
-        self._PB = position._PB.copy()
-        self._meta = self._PB[_core._meta_at(core.n) :].view(np.int64)
+        self._PB = buffer_of(state)
+        self._meta = self._PB[meta_at(core.n) :].view(np.int64)
         self._meta[M_NFRAME] = self._meta[M_NLOG] = 0
         self._meta[M_FCAP] = self.room_frames
         self._meta[M_LCAP] = self.room_frames * (3 * core.n + 16)
@@ -305,7 +316,7 @@ class TreeSearch(CompiledTree):
         self._lx = np.zeros(core.num_actions + 8, np.int32)
 
     def _grow_room(self) -> None:
-        self._FL = _core.doubled_room(self._meta, self._FL)
+        self._FL = doubled_room(self._meta, self._FL)
 
     def _run(self, iterations: int, seed: int, settings: np.ndarray) -> int:
         return int(run(self._CW, self._PB, self._FL, self._lx, self._dist,
@@ -313,8 +324,9 @@ class TreeSearch(CompiledTree):
                        self._path_for(iterations), self.root, iterations, seed, settings))
 
 
-# the compiled code here has the core's and the tree's compiled functions built in
-# (see drop_stale_cache)
-drop_stale_cache(__name__, _core.__file__, _ctree.__file__, _jit.__file__)
+# the compiled code here has the rules', the position kernels' and the tree's compiled
+# functions and the layout's and the tables' constants built in (see drop_stale_cache)
+drop_stale_cache(__name__, core.__file__, _legal_actions.__file__, _position_kernels.__file__,
+                 _layout.__file__, _tables.__file__, _ctree.__file__, _jit.__file__)
 
 __all__ = ["TreeSearch", "priors", "priors_of", "run"]

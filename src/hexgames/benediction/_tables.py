@@ -56,7 +56,7 @@ class Tables:
     #: colour-``c`` stack at ``i`` within ``steps`` steps (the blocks that matter to it).
     raymask: list[int]
     actions: dict[int, Action] = field(default_factory=dict)
-    #: Reach results shared by all positions of this side (see ``Position._reach_list``).
+    #: Reach results shared by all positions of this side (the tests' oracle engine fills it).
     reach_cache: dict[int, tuple[tuple[int, int, int], ...]] = field(default_factory=dict)
     #: Rows of shared action instances, filled on first use: ``moves[i][j]``,
     #: ``merges[i][j]``, ``splits[i][j][k]`` (index 0 unused), ``drops[j]``, ``blocks[j]``.

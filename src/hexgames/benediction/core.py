@@ -1,41 +1,78 @@
-"""Benediction's compiled rules core: the same rules as :mod:`.position`, in numba.
+"""Benediction's compiled rules core: playing an action with the after-action rules
+(rules section 6), undo, the position key and whole random games, in numba, and the two
+Python classes over them: :class:`Core` (one variant's compiled tables and the mapping
+between action codes and :class:`~hexgames.benediction.actions.Action` values) and
+:class:`CoreState` (one game on the core, with make/unmake).
 
 The state of one game is a handful of numpy arrays (``owner``, ``size``, ``flags``,
 ``near`` per point, and ``meta``: side to act, actions left, turn, result, counters and
-the Zobrist key), and every rule is an ``@njit`` function over them: legal
-action generation, apply with the after-action steps (rules section 6), undo, and the
-position key (the same key as :attr:`Position.key`). :func:`random_playouts` plays many
-whole random games inside one compiled call, which is what makes random playouts, the
-random player and the benchmark's ``kernel_actions_per_s`` fast.
+the Zobrist key; see :mod:`._layout`), and every rule is an ``@njit`` function over them:
+legal action generation (:mod:`._legal_actions`), apply with the after-action steps,
+undo, and the position key (the same key as :attr:`Position.key`). :func:`random_playouts`
+plays many whole random games inside one compiled call, which is what makes random
+playouts, the random player and the benchmark's ``kernel_actions_per_s`` fast.
 
-Actions are integer **codes** in a fixed action space per variant (``K`` =
-``max_stack``, ``n`` = points of the board):
+:meth:`Core.to_action` and :meth:`Core.code_of` map action codes (see
+:mod:`._legal_actions`) to and from the :class:`~hexgames.benediction.actions.Action`
+values of the Python engine.
 
-* ``(origin * n + target) * K + k``: a man action; ``k = 0`` moves the whole stack
-  (a Move, or a Merge when the target holds a friendly man), ``k >= 1`` splits ``k``
-  checkers off (a split or split-merge);
-* ``n*n*K + target``: a Drop; ``n*n*K + n + target``: a Block.
+The pure-Python engine this replaced lives on in the tests as the reference (oracle):
+``tests/test_benediction_core.py`` plays random games on both and compares legal action
+sets, boards, keys and results at every step.
 
-:meth:`Core.to_action` and :meth:`Core.code_of` map codes to and from the
-:class:`~hexgames.benediction.actions.Action` values of the Python engine.
-
-The Python :class:`~hexgames.benediction.position.Position` stays the reference
-(oracle): ``tests/test_benediction_core.py`` plays random games on both and compares
-legal action sets, boards, keys and results at every step.
-
-Compiled code is cached on disk (see :mod:`hexgames._jit`); the first
-use on a machine compiles for a few seconds, which :func:`warm_up` announces.
+Compiled code is cached on disk (see :mod:`hexgames._jit`); the first use on a machine
+compiles for a few seconds, which :func:`.kernel.warm_up` announces. A leading
+underscore marks a compiled helper without a Python entry (``njit_inner``), which the
+package's other compiled modules call.
 """
 
 from __future__ import annotations
 
-from functools import cache, lru_cache
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 from hexgames import _jit
-from hexgames._jit import drop_stale_cache, njit, njit_inner, signed64, view_as, view_nd
+from hexgames._jit import drop_stale_cache, njit, njit_inner
+from hexgames.benediction import _layout, _legal_actions, _tables
+from hexgames.benediction import rules as _rules
+from hexgames.benediction._layout import (
+    BIG,
+    FRAME_LEN,
+    G_LAYOUT,
+    M_ACTED,
+    M_AL,
+    M_BK,
+    M_BKEY,
+    M_CNT,
+    M_LOGGING,
+    M_NFRAME,
+    M_NLOG,
+    M_REASON,
+    M_TO,
+    M_TURN,
+    M_WIN,
+    MASK64,
+    META_LEN,
+    P_FIRST,
+    P_K,
+    P_MAXTURNS,
+    P_N,
+    P_START,
+    P_SUPPLY,
+    P_ZLEN,
+    PARAMS_LEN,
+    R_BLESSED,
+    R_KING,
+    R_LIMIT,
+    R_STUCK,
+    REASONS,
+    WIN_DRAW,
+    WIN_NONE,
+    pack_geometry,
+)
+from hexgames.benediction._legal_actions import _has_action, generate, passed_wall
 from hexgames.benediction._tables import (
     BLESSED,
     BLOCK,
@@ -44,7 +81,6 @@ from hexgames.benediction._tables import (
     EMPTY,
     KING,
     LOCKED,
-    MAX_TRAVEL,
     MERGE,
     MOVE,
     RED,
@@ -52,34 +88,7 @@ from hexgames.benediction._tables import (
     tables,
 )
 from hexgames.benediction.actions import Action
-from hexgames.benediction.rules import START_CHECKERS, Rules, Termination
-
-# ------------------------------------------------------------------ layout of meta
-M_TO, M_AL, M_ACTED, M_TURN, M_WIN = 0, 1, 2, 3, 4
-M_CNT = 5  # M_CNT + colour: checkers of that colour on the board (6, 7); meta[5] is 0
-M_BK = 7  # M_BK + colour: blessed kings of that colour (8, 9)
-M_BKEY, M_NLOG, M_NFRAME, M_LOGGING = 10, 11, 12, 13
-M_REASON = 14
-M_FCAP, M_LCAP = 15, 16  # capacity of the frames and of the log in a Position's buffer
-META_LEN = 20
-# ------------------------------------------------------------------ layout of params
-P_N, P_K, P_SUPPLY, P_MAXTURNS, P_FIRST, P_START = 0, 1, 2, 3, 4, 5  # starts at 6, 7
-P_ZLEN = 7  # P_ZLEN + 8 * (colour - 1): zone length, then the zone points
-PARAMS_LEN = 24
-#: Result codes in ``meta[M_WIN]``: nobody yet, red, blue, draw (turn cap).
-WIN_NONE, WIN_DRAW = 0, 3
-#: Reason codes in ``meta[M_REASON]``.
-REASONS: tuple[Termination | None, ...] = (
-    None,
-    Termination.KING_CAPTURED,
-    Termination.BLESSED_KING,
-    Termination.NO_LEGAL_ACTION,
-    Termination.TURN_LIMIT,
-)
-R_KING, R_BLESSED, R_STUCK, R_LIMIT = 1, 2, 3, 4
-_BIG = 1 << 20
-_MASK64 = (1 << 64) - 1
-FRAME_LEN = 8
+from hexgames.benediction.rules import Rules, Termination
 
 
 # ====================================================================== kernels
@@ -120,160 +129,6 @@ def _put(geo, owner, size, flags, meta, log, i, o, s, f):  # type: ignore[no-unt
     owner[i] = o
     size[i] = s
     flags[i] = f
-
-
-@njit_inner(nrt=False)
-def _reach(geo, owner, i, steps, c, fnp, fp, touched):  # type: ignore[no-untyped-def]
-    """Targets within ``steps`` of ``i`` for colour ``c``: fills ``fnp``/``fp`` (fewest
-    steps without / through the portal) for each target listed in ``touched``."""
-    rays = geo[0]
-    portal = geo[1]
-    nt = 0
-    for d in range(6):
-        pa = portal[c, i, d]
-        n = 0
-        for step in range(MAX_TRAVEL):
-            j = rays[c, i, d, step]
-            if j < 0 or n >= steps or owner[j] == BLOCK:
-                break
-            n += 1
-            if j == i:
-                continue
-            if fnp[j] == _BIG and fp[j] == _BIG:
-                touched[nt] = j
-                nt += 1
-            if n <= pa:
-                if n < fnp[j]:
-                    fnp[j] = n
-            elif n < fp[j]:
-                fp[j] = n
-    return nt
-
-
-@njit_inner(nrt=False)
-def _merge_ok(f, s, ft, st, passed, max_stack):  # type: ignore[no-untyped-def]
-    if f & ft & KING:
-        return False
-    gains = passed and not (f & CURSED)
-    if f & CURSED and not (ft & BLESSED):
-        return False
-    if ft & CURSED and not ((f & BLESSED) or gains):
-        return False
-    total = s + st
-    if total > 2 and not ((f & BLESSED) or (ft & BLESSED) or gains):
-        return False
-    return total <= max_stack
-
-
-@njit_inner(nrt=False)
-def _can_drop(params, meta, c):  # type: ignore[no-untyped-def]
-    supply = params[P_SUPPLY]
-    return supply < 0 or meta[M_CNT + c] < supply + START_CHECKERS
-
-
-@njit(nrt=False)
-def generate(geo, params, owner, size, flags, near, meta, out, outp, scratch):  # type: ignore[no-untyped-def]
-    """Write the legal action codes to ``out`` (and whether each passed the enemy wall
-    to ``outp``); return how many. ``scratch``: ``3 n`` int32, first ``2 n`` = _BIG."""
-    if meta[M_WIN] != WIN_NONE:
-        return 0
-    c = meta[M_TO]
-    n = params[P_N]
-    kk = params[P_K]
-    ms = params[P_K]
-    fnp = scratch[0:n]
-    fp = scratch[n : 2 * n]
-    touched = scratch[2 * n : 3 * n]
-    cnt = 0
-    for i in range(n):
-        if owner[i] != c:
-            continue
-        s = size[i]
-        f = flags[i]
-        movable = not (f & LOCKED)
-        nt = _reach(geo, owner, i, np.int64(s), c, fnp, fp, touched)
-        for t in range(nt):
-            j = touched[t]
-            a = fnp[j]
-            mp = fp[j]
-            fewest = a if a < mp else mp
-            fnp[j] = _BIG
-            fp[j] = _BIG
-            base = (i * n + j) * kk
-            if owner[j] == c:
-                fj = flags[j]
-                sj = size[j]
-                passed = mp <= s
-                if _merge_ok(f, np.int64(s), fj, sj, passed, ms):
-                    out[cnt] = base
-                    outp[cnt] = passed
-                    cnt += 1
-                for k in range(fewest, s):
-                    passed = mp <= k
-                    if _merge_ok(f, np.int64(k), fj, sj, passed, ms):
-                        out[cnt] = base + k
-                        outp[cnt] = passed
-                        cnt += 1
-            else:
-                if movable:
-                    out[cnt] = base
-                    outp[cnt] = mp <= s
-                    cnt += 1
-                for k in range(fewest, s):
-                    out[cnt] = base + k
-                    outp[cnt] = mp <= k
-                    cnt += 1
-    man_space = n * n * kk
-    if _can_drop(params, meta, c):
-        zo = P_ZLEN + 8 * (c - 1)
-        for z in range(params[zo]):
-            p = params[zo + 1 + z]
-            if owner[p] == EMPTY:
-                out[cnt] = man_space + p
-                outp[cnt] = False
-                cnt += 1
-    s0 = params[P_START]
-    s1 = params[P_START + 1]
-    for i in range(n):
-        if owner[i] == EMPTY and near[i] == 0 and i != s0 and i != s1:
-            out[cnt] = man_space + n + i
-            outp[cnt] = False
-            cnt += 1
-    return cnt
-
-
-@njit_inner(nrt=False)
-def _has_action(geo, params, owner, size, flags, near, meta, out, outp, scratch):  # type: ignore[no-untyped-def]
-    n = params[P_N]
-    s0 = params[P_START]
-    s1 = params[P_START + 1]
-    for i in range(n):
-        if owner[i] == EMPTY and near[i] == 0 and i != s0 and i != s1:
-            return True
-    return generate(geo, params, owner, size, flags, near, meta, out, outp, scratch) > 0
-
-
-@njit(nrt=False)
-def passed_wall(geo, params, owner, size, meta, code, scratch):  # type: ignore[no-untyped-def]
-    """Whether the man action ``code`` (legal) passes the enemy wall on its way."""
-    n = params[P_N]
-    kk = params[P_K]
-    if code >= n * n * kk:
-        return False
-    k = code % kk
-    j = (code // kk) % n
-    i = code // kk // n
-    steps = k if k > 0 else size[i]
-    fnp = scratch[0:n]
-    fp = scratch[n : 2 * n]
-    touched = scratch[2 * n : 3 * n]
-    nt = _reach(geo, owner, i, steps, meta[M_TO], fnp, fp, touched)
-    result = fp[j] <= steps
-    for t in range(nt):
-        fnp[touched[t]] = _BIG
-        fp[touched[t]] = _BIG
-    return result
-
 
 @njit(nrt=False)
 def apply(geo, params, owner, size, flags, near, meta, log, frames, code, passed, out, outp, scratch):  # type: ignore[no-untyped-def]  # noqa: E501
@@ -548,7 +403,7 @@ def random_playouts(geo, params, owner0, size0, flags0, near0, meta0, games, see
     cap = n * n * params[P_K] + 2 * n
     out = np.empty(cap, np.int32)
     outp = np.empty(cap, np.bool_)
-    scratch = np.full(5 * n, _BIG, np.int32)
+    scratch = np.full(5 * n, BIG, np.int32)
     log = np.empty((1, 4), np.int64)
     frames = np.empty((1, FRAME_LEN), np.int64)
     owner = owner0.copy()
@@ -579,439 +434,16 @@ def random_playouts(geo, params, owner0, size0, flags0, near0, meta0, games, see
     return total
 
 
-@njit
-def observe(params, coords, owner, size, flags, meta, seat, cap_turns, out):  # type: ignore[no-untyped-def]
-    """Fill ``out`` (``(18, W, W)`` float32) with the planes of
-    :func:`hexgames.benediction.encoding.observation` for ``seat``."""
-    out[:] = 0.0
-    n = params[P_N]
-    ms = params[P_K]
-    for i in range(n):
-        x = coords[i, 0]
-        y = coords[i, 1]
-        out[10, x, y] = 1.0
-        o = owner[i]
-        if EMPTY < o < BLOCK:
-            out[o - 1, x, y] = 1.0
-            v = size[i] / ms
-            out[2, x, y] = v if v < 1.0 else 1.0
-            f = flags[i]
-            if f & KING:
-                out[3, x, y] = 1.0
-            if f & BLESSED:
-                out[4, x, y] = 1.0
-            if f & CURSED:
-                out[5, x, y] = 1.0
-            if f & LOCKED:
-                out[6, x, y] = 1.0
-        elif o == BLOCK:
-            out[7, x, y] = 1.0
-    for h in range(2):
-        p = params[P_START + h]
-        out[8 + h, coords[p, 0], coords[p, 1]] = 1.0
-    supply = params[P_SUPPLY]
-    owned = START_CHECKERS + (supply if supply > 0 else 0)
-    values = np.zeros(7, np.float64)
-    values[0] = 1.0 if meta[M_TO] == RED else 0.0
-    values[1] = 1.0 if meta[M_ACTED] != 0 else 0.0
-    values[2] = 1.0 if meta[M_AL] == 1 else 0.0
-    values[3] = 1.0 if seat == 0 else 0.0
-    for c in range(1, 3):
-        if supply < 0:
-            values[3 + c] = 1.0
-        else:
-            left = supply + START_CHECKERS - meta[M_CNT + c]
-            values[3 + c] = (left if left > 0 else 0) / owned
-    v = (meta[M_TURN] - 1) / cap_turns
-    values[6] = v if v < 1.0 else 1.0
-    for q in range(7):
-        if values[q] != 0.0:
-            for i in range(n):
-                out[11 + q, coords[i, 0], coords[i, 1]] = values[q]
-
-
-@njit
-def vector_step(geo, params, owners, sizes, flagss, nears, metas, start, actions, lengths, max_len, id_to_core, core_to_id, rewards, terminated, truncated, mask, legal, nlegal, obs, coords, cap_turns, scratch, out, outp):  # type: ignore[no-untyped-def]  # noqa: E501
-    """One step of a batch of games (research ids in ``actions``; ``-1`` = no step, used
-    to reset): play, score, auto-reset finished games, then fill the legal-action mask
-    and list and the observation of the player to act."""
-    owner0, size0, flags0, near0, meta0 = start
-    log = np.empty((1, 4), np.int64)
-    frames = np.empty((1, FRAME_LEN), np.int64)
-    for b in range(owners.shape[0]):
-        owner = owners[b]
-        size = sizes[b]
-        flags = flagss[b]
-        near = nears[b]
-        meta = metas[b]
-        rewards[b, 0] = 0.0
-        rewards[b, 1] = 0.0
-        terminated[b] = False
-        truncated[b] = False
-        done = actions[b] < 0
-        m = 0
-        if not done:
-            code = np.int64(id_to_core[actions[b]])
-            passed = passed_wall(geo, params, owner, size, meta, code, scratch)
-            _apply_rules(geo, params, owner, size, flags, near, meta, log, frames, code,
-                         passed, scratch)
-            if meta[M_WIN] == WIN_NONE:
-                # the list for the mask is also rule 6.6's test
-                m = generate(geo, params, owner, size, flags, near, meta, out, outp, scratch)
-                if m == 0:
-                    _stuck(meta)
-            _settle(meta)
-            lengths[b] += 1
-            w = meta[M_WIN]
-            if w != WIN_NONE:
-                terminated[b] = True
-                done = True
-                if w == RED:
-                    rewards[b, 0] = 1.0
-                    rewards[b, 1] = -1.0
-                elif w == BLUE:
-                    rewards[b, 0] = -1.0
-                    rewards[b, 1] = 1.0
-            elif lengths[b] >= max_len:
-                truncated[b] = True
-                done = True
-        if done:
-            _reset_state(owner0, size0, flags0, near0, meta0, owner, size, flags, near, meta)
-            lengths[b] = 0
-            m = generate(geo, params, owner, size, flags, near, meta, out, outp, scratch)
-        for x in range(nlegal[b]):
-            mask[b, legal[b, x]] = False
-        for x in range(m):
-            a = core_to_id[out[x]]
-            legal[b, x] = a
-            mask[b, a] = True
-        nlegal[b] = m
-        observe(params, coords, owner, size, flags, meta, meta[M_TO] - 1, cap_turns, obs[b])
-
-
-# ====================================================================== Position drivers
-# The entry points of :class:`hexgames.benediction.position.Position`: few arguments
-# (each costs at the call boundary), the geometry unpacked from ``G`` inside compiled code.
-# A position's state is ``S8`` (int8: owner, size, flags, near; ``n`` each), ``meta``,
-# ``FL`` (int64: ``meta[M_FCAP]`` undo frames of FRAME_LEN, then ``meta[M_LCAP]`` log
-# entries of 4) and ``lx`` (its legal action list as *extended* codes: a merge is its
-# code plus the size of the action space, so that an extended code names one Action).
-# ``W`` (int32: the generation's output, then the scratch) and ``WB`` (bool) are work
-# buffers shared by the positions of a core (a compiled call holds the GIL).
-@njit_inner
-def _v2(G, h):  # type: ignore[no-untyped-def]
-    """The 2-d geometry array whose header entry is at ``G[h]`` (offset, dimensions), as
-    a view (``view_nd``: no checks, no copy; the header was written by :func:`_pack`)."""
-    o = G[h]
-    return view_nd(G[o : o + G[h + 1] * G[h + 2]], (G[h + 1], G[h + 2]))
-
-
-@njit_inner
-def _unpack(G):  # type: ignore[no-untyped-def]
-    h = G_HEADER
-    o = G[h]
-    d1, d2, d3, d4 = G[h + 1], G[h + 2], G[h + 3], G[h + 4]
-    rays = view_nd(G[o : o + d1 * d2 * d3 * d4], (d1, d2, d3, d4))
-    h += 5
-    o = G[h]
-    d1, d2, d3 = G[h + 1], G[h + 2], G[h + 3]
-    portal = view_nd(G[o : o + d1 * d2 * d3], (d1, d2, d3))
-    h += 5
-    nbr = _v2(G, h)
-    badj = _v2(G, h + 5)
-    wall = _v2(G, h + 10)
-    zman = _v2(G, h + 15)
-    zflag = _v2(G, h + 20)
-    o = G[h + 25]
-    zconst = G[o : o + G[h + 26]]
-    wall_pts = _v2(G, h + 30)
-    geo = (rays, portal, nbr, badj, wall, zman, zflag, zconst, wall_pts)
-    return geo, G[0:PARAMS_LEN]
-
-
-@njit
-def _fill(params, owner, meta, out, m, lx):  # type: ignore[no-untyped-def]
-    """Copy the ``m`` codes of ``out`` into ``lx`` as extended codes; returns ``m``, or
-    ``-3 - m`` when ``lx`` is too short (the caller grows it and generates again)."""
-    if m > lx.shape[0]:
-        return -3 - m
-    n = params[P_N]
-    kk = params[P_K]
-    man_space = n * n * kk
-    na = man_space + 2 * n
-    c = meta[M_TO]
-    for x in range(m):
-        code = out[x]
-        if code < man_space and code % kk == 0 and owner[(code // kk) % n] == c:
-            code += na
-        lx[x] = code
-    return m
-
-
-@njit_inner
-def _core_parts(CW):  # type: ignore[no-untyped-def]
-    """``G``, ``W`` and ``WB`` of a core's one buffer ``CW`` (see :meth:`Core.__init__`)."""
-    L = G_LAYOUT
-    return (CW[0 : CW[L]], view_as(CW[CW[L + 1] : CW[L + 1] + CW[L + 2]], np.int32),
-            view_as(CW[CW[L + 3] : CW[L + 3] + CW[L + 4]], np.bool_))
-
-
-@njit_inner
-def _pos_parts(PB, n):  # type: ignore[no-untyped-def]
-    """``S8`` and ``meta`` of a position's one buffer ``PB`` (int8: ``4 n`` board bytes,
-    padded to 8, then ``meta`` as int64)."""
-    mo = (4 * n + 7) // 8 * 8
-    return PB[0 : 4 * n], view_as(PB[mo : mo + 8 * META_LEN], np.int64)
-
-
-@njit
-def pos_generate(CW, PB, lx):  # type: ignore[no-untyped-def]
-    """List the legal actions into ``lx``; returns how many (see :func:`_fill`)."""
-    G, W, WB = _core_parts(CW)
-    geo, params = _unpack(G)
-    S8, meta = _pos_parts(PB, params[P_N])
-    n = params[P_N]
-    na = n * n * params[P_K] + 2 * n
-    owner = S8[0:n]
-    m = generate(geo, params, owner, S8[n : 2 * n], S8[2 * n : 3 * n], S8[3 * n : 4 * n],
-                 meta, W[0:na], WB, W[na : na + 5 * n])
-    return _fill(params, owner, meta, W, m, lx)
-
-
-@njit
-def pos_play(CW, PB, FL, lx, out, nleg, ext):  # type: ignore[no-untyped-def]
-    """Play the action with extended code ``ext`` if it is among the ``nleg`` listed in
-    ``lx`` (else return -1, changing nothing; -2 when ``FL`` needs room first), log it for
-    undo, settle its consequences and list the next legal actions in ``out`` (which may
-    be ``lx``); returns how many (see :func:`_fill`)."""
-    G, W, WB = _core_parts(CW)
-    geo, params = _unpack(G)
-    n = params[P_N]
-    S8, meta = _pos_parts(PB, n)
-    found = False
-    for x in range(nleg):
-        if lx[x] == ext:
-            found = True
-            break
-    if not found:
-        return -1
-    fcap = meta[M_FCAP]
-    lcap = meta[M_LCAP]
-    if meta[M_NFRAME] + 1 >= fcap or meta[M_NLOG] + 3 * n + 16 > lcap:
-        return -2
-    frames = view_nd(FL[0 : fcap * FRAME_LEN], (fcap, FRAME_LEN))
-    log = view_nd(FL[fcap * FRAME_LEN : fcap * FRAME_LEN + lcap * 4], (lcap, 4))
-    na = n * n * params[P_K] + 2 * n
-    code = ext - na if ext >= na else ext
-    owner = S8[0:n]
-    size = S8[n : 2 * n]
-    flags = S8[2 * n : 3 * n]
-    near = S8[3 * n : 4 * n]
-    work = W[0:na]
-    scratch = W[na : na + 5 * n]
-    passed = passed_wall(geo, params, owner, size, meta, code, scratch)
-    _apply_rules(geo, params, owner, size, flags, near, meta, log, frames, code, passed, scratch)
-    m = 0
-    if meta[M_WIN] == WIN_NONE:
-        m = generate(geo, params, owner, size, flags, near, meta, work, WB, scratch)
-        if m == 0:
-            _stuck(meta)
-    _settle(meta)
-    return _fill(params, owner, meta, work, m, out)
-
-
-@njit
-def pos_undo(CW, PB, FL, lx):  # type: ignore[no-untyped-def]
-    """Take back the last logged action and list the legal actions again (returns how
-    many, see :func:`_fill`; -1 when there is nothing to take back)."""
-    G, W, WB = _core_parts(CW)
-    geo, params = _unpack(G)
-    n = params[P_N]
-    S8, meta = _pos_parts(PB, n)
-    if meta[M_NFRAME] == 0:
-        return -1
-    fcap = meta[M_FCAP]
-    lcap = meta[M_LCAP]
-    frames = view_nd(FL[0 : fcap * FRAME_LEN], (fcap, FRAME_LEN))
-    log = view_nd(FL[fcap * FRAME_LEN : fcap * FRAME_LEN + lcap * 4], (lcap, 4))
-    owner = S8[0:n]
-    size = S8[n : 2 * n]
-    flags = S8[2 * n : 3 * n]
-    near = S8[3 * n : 4 * n]
-    undo(geo, params, owner, size, flags, near, meta, log, frames)
-    na = n * n * params[P_K] + 2 * n
-    m = generate(geo, params, owner, size, flags, near, meta, W[0:na], WB, W[na : na + 5 * n])
-    return _fill(params, owner, meta, W, m, lx)
-
-
-@njit
-def pos_wins(CW, PB, FL, lx, nleg, out):  # type: ignore[no-untyped-def]
-    """The listed actions (``lx[:nleg]``) after which the player to act has won at once
-    (king captured, blessed king, or the opponent left without a legal action): writes
-    their extended codes to ``out`` and returns how many (-2 when ``FL`` needs room).
-
-    Only the actions that *can* win are tried (played and taken back inside this call;
-    the position is left unchanged): the same list as :func:`pos_wins_all`, which tries
-    every action. An action of colour ``c`` wins only by (rules section 6)
-
-    * capturing an enemy king: its target holds one;
-    * making a blessed king of ``c``. The acting man's new flags hold BLESSED and KING
-      together only when it was a king that passed the enemy wall (crowning drops
-      BLESSED; a merge keeps only KING, a split's origin neither), so that needs a king
-      acting through the portal, or a bridge of ``c``
-      blessing a king, which needs a man of ``c`` on the enemy wall after the action:
-      one there already (then every action is tried) or the action's target there;
-    * leaving the opponent without a legal action when the turn passes: a man action
-      or a drop takes at most one point off the points a block could be placed on (its
-      target), and a block its own point and its block-adjacent points; while one is
-      left, the opponent can place a block (with fewer than two such points before the
-      action, every action is tried).
-
-    Blessed kings already on the board (a game about to be decided; only possible in a
-    position read from text) also make it try every action.
-    """
-    G = _core_parts(CW)[0]
-    geo, params = _unpack(G)
-    n = params[P_N]
-    S8, meta = _pos_parts(PB, n)
-    owner = S8[0:n]
-    flags = S8[2 * n : 3 * n]
-    near = S8[3 * n : 4 * n]
-    c = meta[M_TO]
-    e = 3 - c
-    every = meta[M_BK + c] > 0 or meta[M_BK + e] > 0
-    wall = geo[4]
-    if not every:
-        for p in geo[8][e]:
-            if p < 0:
-                break
-            if owner[p] == c:
-                every = True
-                break
-    s0 = params[P_START]
-    s1 = params[P_START + 1]
-    free = n  # points a block could be placed on, counted when the turn ends now
-    if not every and meta[M_AL] == 1:
-        free = 0
-        for i in range(n):
-            if owner[i] == EMPTY and near[i] == 0 and i != s0 and i != s1:
-                free += 1
-        every = free < 2
-    if every:
-        return pos_wins_all(CW, PB, FL, lx, np.int64(nleg), out)
-    kk = params[P_K]
-    size = S8[n : 2 * n]
-    man_space = n * n * kk
-    na = man_space + 2 * n
-    W = _core_parts(CW)[1]
-    fnp = W[na : na + n]  # the scratch of generate: _BIG between calls
-    fp = W[na + n : na + 2 * n]
-    touched = W[na + 2 * n : na + 3 * n]
-    tried = np.empty(nleg, lx.dtype)
-    m = 0
-    reached = -1  # the king whose reach fills fnp/fp
-    nt = 0
-    for x in range(nleg):
-        ext = lx[x]
-        code = ext - na if ext >= na else ext
-        if code < man_space:
-            t = (code // kk) % n
-            o = code // kk // n
-            if not (wall[e, t] or (owner[t] == e and flags[t] & KING)):
-                if not flags[o] & KING:
-                    continue
-                # a king action blesses the king only when it passes the enemy wall
-                # (as passed_wall finds: through the portal within its steps)
-                if o != reached:
-                    for y in range(nt):
-                        fnp[touched[y]] = _BIG
-                        fp[touched[y]] = _BIG
-                    nt = _reach(geo, owner, o, np.int64(size[o]), c, fnp, fp, touched)
-                    reached = o
-                k = code % kk
-                if fp[t] > (k if k > 0 else size[o]):
-                    continue
-        elif code < man_space + n:  # a drop
-            if not wall[e, code - man_space]:
-                continue
-        else:  # a block: the opponent may be left without one
-            t = code - man_space - n
-            lost = 1
-            for q in geo[3][t]:
-                if q < 0:
-                    break
-                if owner[q] == EMPTY and near[q] == 0 and q != s0 and q != s1:
-                    lost += 1
-            if lost < free:
-                continue
-        tried[m] = ext
-        m += 1
-    for y in range(nt):
-        fnp[touched[y]] = _BIG
-        fp[touched[y]] = _BIG
-    if m == 0:
-        return 0
-    return pos_wins_all(CW, PB, FL, tried, np.int64(m), out)
-
-
-@njit_inner
-def pos_wins_all(CW, PB, FL, lx, nleg, out):  # type: ignore[no-untyped-def]
-    """:func:`pos_wins` trying every listed action (each played and taken back)."""
-    G, W, WB = _core_parts(CW)
-    geo, params = _unpack(G)
-    n = params[P_N]
-    S8, meta = _pos_parts(PB, n)
-    fcap = meta[M_FCAP]
-    lcap = meta[M_LCAP]
-    if meta[M_NFRAME] + 1 >= fcap or meta[M_NLOG] + 3 * n + 16 > lcap:
-        return -2
-    frames = FL[0 : fcap * FRAME_LEN].reshape((fcap, FRAME_LEN))
-    log = FL[fcap * FRAME_LEN : fcap * FRAME_LEN + lcap * 4].reshape((lcap, 4))
-    na = n * n * params[P_K] + 2 * n
-    owner = S8[0:n]
-    size = S8[n : 2 * n]
-    flags = S8[2 * n : 3 * n]
-    near = S8[3 * n : 4 * n]
-    work = W[0:na]
-    scratch = W[na : na + 5 * n]
-    c = meta[M_TO]
-    logging = meta[M_LOGGING]
-    meta[M_LOGGING] = 1
-    k = 0
-    for x in range(nleg):
-        ext = lx[x]
-        code = ext - na if ext >= na else ext
-        passed = passed_wall(geo, params, owner, size, meta, code, scratch)
-        _apply_rules(geo, params, owner, size, flags, near, meta, log, frames, code, passed,
-                     scratch)
-        won = meta[M_WIN] == c
-        if meta[M_WIN] == WIN_NONE and meta[M_TO] != c:  # rule 6.6, for the opponent
-            won = not _has_action(geo, params, owner, size, flags, near, meta, work, WB,
-                                  scratch)
-        undo(geo, params, owner, size, flags, near, meta, log, frames)
-        if won:
-            out[k] = ext
-            k += 1
-    meta[M_LOGGING] = logging
-    return k
-
-
-@njit
-def pos_recount(CW, PB):  # type: ignore[no-untyped-def]
+@njit(nrt=False)
+def recount(geo, owner, size, flags, near, meta):  # type: ignore[no-untyped-def]
     """Recompute what follows from the board (the key of the men and blocks, checkers
     and blessed kings per colour, block adjacency) after the board was written whole."""
-    G, _, _ = _core_parts(CW)
-    geo, params = _unpack(G)
-    n = params[P_N]
-    S8, meta = _pos_parts(PB, n)
     badj = geo[3]
     zman = geo[5]
     zflag = geo[6]
-    owner = S8[0:n]
-    size = S8[n : 2 * n]
-    flags = S8[2 * n : 3 * n]
-    near = S8[3 * n : 4 * n]
-    near[:] = 0
+    n = owner.shape[0]
+    for i in range(n):
+        near[i] = 0
     for c in range(1, 3):
         meta[M_CNT + c] = 0
         meta[M_BK + c] = 0
@@ -1033,89 +465,7 @@ def pos_recount(CW, PB):  # type: ignore[no-untyped-def]
     meta[M_BKEY] = key
 
 
-@njit
-def pos_reach(CW, PB, i, steps, c, out):  # type: ignore[no-untyped-def]
-    """Where a stack of colour ``c`` on ``i`` can travel in at most ``steps`` steps:
-    writes ``(target, passed the enemy wall)`` pairs to ``out``; returns how many."""
-    G, _, _ = _core_parts(CW)
-    geo, params = _unpack(G)
-    n = params[P_N]
-    S8 = PB[0 : 4 * n]
-    scratch = np.full(3 * n, _BIG, np.int32)
-    fnp = scratch[0:n]
-    fp = scratch[n : 2 * n]
-    touched = scratch[2 * n : 3 * n]
-    nt = _reach(geo, S8[0:n], i, steps, c, fnp, fp, touched)
-    for t in range(nt):
-        j = touched[t]
-        out[t, 0] = j
-        out[t, 1] = 1 if fp[j] <= steps else 0
-    return nt
-
-
 # ====================================================================== Python side
-#: Where the geometry starts in a core's flat ``G`` buffer: ``G[:PARAMS_LEN]`` are the
-#: parameters, then one header entry (offset and four dimensions) per geometry array.
-G_HEADER = PARAMS_LEN
-_GEO_ARRAYS = 9
-#: Where a core's ``CW`` buffer says where its parts are (in int64 words): the length of
-#: ``G``, then offset and length of ``W`` (int32 work) and of ``WB`` (bool work).
-G_LAYOUT = G_HEADER + 5 * _GEO_ARRAYS
-G_DATA = G_LAYOUT + 5
-
-
-@cache
-def _geometry_arrays(side: int) -> tuple[np.ndarray, ...]:
-    t = tables(side)
-    b = t.board
-    n = len(b.labels)
-    rays = np.full((3, n, 6, MAX_TRAVEL), -1, np.int64)
-    portal = np.full((3, n, 6), MAX_TRAVEL, np.int64)
-    for c in (RED, BLUE):
-        for i in range(n):
-            for d, (points, portal_at) in enumerate(t.rays[c][i]):
-                rays[c, i, d, : len(points)] = points
-                portal[c, i, d] = portal_at
-    nbr = np.full((n, 6), -1, np.int64)
-    badj = np.full((n, 12), -1, np.int64)
-    for i in range(n):
-        nbr[i, : len(b.neighbours[i])] = b.neighbours[i]
-        badj[i, : len(t.block_adjacent[i])] = t.block_adjacent[i]
-    wall = np.array(t.wall, np.int64)
-
-    def signed(values: Any) -> np.ndarray:
-        return np.array([v - (1 << 64) if v >= 1 << 63 else v for v in values], np.int64)
-
-    zman = np.stack([signed(row) for row in t.zman])
-    zflag = np.stack([signed(row) for row in t.zflag])
-    zconst = signed([t.zblue, t.ztwo, t.zwin[1], t.zwin[2], t.zwin[3], 0])
-    wall_pts = np.full((3, n), -1, np.int64)
-    for c in (RED, BLUE):
-        wall_pts[c, : len(t.wall_points[c])] = t.wall_points[c]
-    return (rays, portal, nbr, badj, wall, zman, zflag, zconst, wall_pts)
-
-
-def _pack(
-    params: np.ndarray, side: int, extra: int = 0
-) -> tuple[np.ndarray, int, tuple[np.ndarray, ...]]:
-    """One flat int64 buffer ``G`` holding the parameters and the geometry (so that a
-    compiled call takes one argument for both), and the geometry as views of it."""
-    arrays = _geometry_arrays(side)
-    total = G_DATA + sum(a.size for a in arrays)
-    g = np.zeros(total + extra, np.int64)
-    g[:PARAMS_LEN] = params
-    offset = G_DATA
-    views = []
-    for x, array in enumerate(arrays):
-        h = G_HEADER + 5 * x
-        g[h] = offset
-        g[h + 1 : h + 1 + array.ndim] = array.shape
-        g[offset : offset + array.size] = array.ravel()
-        views.append(g[offset : offset + array.size].reshape(array.shape))
-        offset += array.size
-    return g, total, tuple(views)
-
-
 class Core:
     """The compiled rules for one variant (rules options and starting points): geometry,
     parameters, code <-> :class:`Action` mapping, and fresh states."""
@@ -1153,13 +503,13 @@ class Core:
         # returns, so threads cannot see each other's work there.
         wlen = (na + 5 * n + 1) // 2
         wblen = (na + 7) // 8
-        cw, glen, self.geo = _pack(params, self.rules.board_side, wlen + wblen)
+        cw, glen, self.geo = pack_geometry(params, self.rules.board_side, wlen + wblen)
         cw[G_LAYOUT : G_LAYOUT + 5] = (glen, glen, wlen, glen + wlen, wblen)
         self.CW = cw
         self.G = cw[:glen]
         self.params = self.G[:PARAMS_LEN]
         self.W = cw[glen : glen + wlen].view(np.int32)
-        self.W[:] = _BIG
+        self.W[:] = BIG
         self.WB = cw[glen + wlen :].view(np.bool_)
         self.man_space = n * n * self.k
         #: Extended code -> shared :class:`Action` (filled on demand) and back by the
@@ -1201,17 +551,12 @@ class Core:
     def initial(self) -> CoreState:
         """The start position of this variant (as :meth:`Position.initial`)."""
         s = CoreState(self)
-        n = self.n
-        pb = np.zeros(_pb_len(n), np.int8)
-        s8 = pb[: 4 * n]
-        self.set_up(s8[:n], s8[n : 2 * n], s8[2 * n : 3 * n])
-        pos_recount(self.CW, pb)
-        s.meta[:] = pb[_meta_at(n) :].view(np.int64)
+        self.set_up(s.owner, s.size, s.flags)
+        recount(self.geo, s.owner, s.size, s.flags, s.near, s.meta)
         s.meta[M_TO] = RED
         s.meta[M_AL] = self.rules.first_turn_actions
         s.meta[M_TURN] = 1
         s.meta[M_LOGGING] = 1
-        s.owner[:], s.size[:], s.flags[:] = s8[:n], s8[n : 2 * n], s8[2 * n : 3 * n]
         return s
 
     def set_up(self, owner: np.ndarray, size: np.ndarray, flags: np.ndarray) -> None:
@@ -1233,28 +578,6 @@ class Core:
             return -1
         code = self.code_of(action)
         return code + self.num_actions if action.kind == "merge" else code
-
-
-def doubled_room(meta: np.ndarray, FL: np.ndarray) -> np.ndarray:
-    """A position buffer's undo room doubled: a new ``FL`` holding the frames and log of
-    ``FL``, with ``meta``'s capacities (``M_FCAP``, ``M_LCAP``) updated to match."""
-    fcap, lcap = int(meta[M_FCAP]), int(meta[M_LCAP])
-    fl = np.zeros(2 * (fcap * FRAME_LEN + lcap * 4), np.int64)
-    fl[: fcap * FRAME_LEN] = FL[: fcap * FRAME_LEN]
-    start = 2 * fcap * FRAME_LEN
-    fl[start : start + lcap * 4] = FL[fcap * FRAME_LEN : fcap * FRAME_LEN + lcap * 4]
-    meta[M_FCAP] = 2 * fcap
-    meta[M_LCAP] = 2 * lcap
-    return fl
-
-
-def _meta_at(n: int) -> int:
-    """Where ``meta`` starts in a position's buffer ``PB`` (see :func:`_pos_parts`)."""
-    return (4 * n + 7) // 8 * 8
-
-
-def _pb_len(n: int) -> int:
-    return _meta_at(n) + 8 * META_LEN
 
 
 class _ActionTable(dict[int, Action]):
@@ -1317,38 +640,7 @@ class CoreState:
         self.frames = np.zeros((64, FRAME_LEN), np.int64)
         self.out = np.empty(core.num_actions, np.int32)
         self.outp = np.empty(core.num_actions, np.bool_)
-        self.scratch = np.full(5 * n, _BIG, np.int32)
-
-    @classmethod
-    def from_position(cls, position: Any, core: Core | None = None) -> CoreState:
-        """The core state of a Python :class:`Position` (without its history)."""
-        if core is None:
-            board = position.board
-            starts = tuple(board.index(label) for label in position.starting_points)
-            core = core_for(position.rules, (starts[0], starts[1]))
-        s = cls(core)
-        s.owner[:] = position.owners
-        s.size[:] = position.sizes
-        s.flags[:] = position.flags
-        badj = core.geo[3]
-        for i in np.flatnonzero(s.owner == BLOCK):
-            for j in badj[i]:
-                if j >= 0:
-                    s.near[j] += 1
-        m = s.meta
-        m[M_TO] = position.to_move_code
-        m[M_AL] = position.actions_left
-        m[M_ACTED] = 0 if position.is_turn_start() else 1
-        m[M_TURN] = position.turn_number
-        result = position.winner
-        m[M_WIN] = {None: 0, "red": 1, "blue": 2, "draw": 3}[result]
-        outcome = position.outcome()
-        m[M_REASON] = 0 if outcome is None else REASONS.index(outcome.termination)
-        m[M_CNT + RED], m[M_CNT + BLUE] = position.checker_counts[1:3]
-        m[M_BK + RED] = int(np.sum((s.owner == RED) & ((s.flags & 3) == 3)))
-        m[M_BK + BLUE] = int(np.sum((s.owner == BLUE) & ((s.flags & 3) == 3)))
-        m[M_BKEY] = signed64(position.key ^ _skey(core, m))
-        return s
+        self.scratch = np.full(5 * n, BIG, np.int32)
 
     def copy(self) -> CoreState:
         other = object.__new__(CoreState)
@@ -1386,7 +678,7 @@ class CoreState:
     @property
     def key(self) -> int:
         """The Zobrist key, equal to :attr:`Position.key` of the same position."""
-        return int(state_key(self.core.geo, self.meta)) & _MASK64
+        return int(state_key(self.core.geo, self.meta)) & MASK64
 
     def legal_codes(self) -> np.ndarray:
         """The legal action codes (a fresh int32 array; empty once the game is over)."""
@@ -1456,15 +748,9 @@ class CoreState:
         return winners, lengths, int(total)
 
 
-def _skey(core: Core, meta: np.ndarray) -> int:
-    t = core.tables
-    w = int(meta[M_WIN])
-    if w:
-        return t.zwin[w]
-    return (t.zblue if meta[M_TO] == BLUE else 0) ^ (t.ztwo if meta[M_AL] == 2 else 0)
+__all__ = ["Core", "CoreState", "core_for", "random_playouts", "recount"]
 
-
-__all__ = ["Core", "CoreState", "random_playouts"]
-
-# the compiled code here has _jit.view_nd built in (see drop_stale_cache)
-drop_stale_cache(__name__, _jit.__file__)
+# the compiled code here has the generation's compiled functions and the layout's and
+# the tables' constants built in (see drop_stale_cache)
+drop_stale_cache(__name__, _jit.__file__, _layout.__file__, _legal_actions.__file__,
+                 _tables.__file__, _rules.__file__)

@@ -5,7 +5,7 @@ Everything here reads the engine's public read API only (the live read-only arra
 :meth:`Position.reach_indices` and :meth:`Position.immediate_wins`, which tries the
 legal actions inside the compiled core), never copies a position and never plays an
 action. The AI reaches these functions only through
-``GAME.heuristic`` and ``GAME.extras["ai"]`` (:func:`ai_hooks`).
+``GAME.heuristic`` and ``GAME.ai_hooks`` (:func:`ai_hooks`).
 
 How the game is won shapes the heuristic (rules section 6): a king is captured, or a king
 gets blessed (passing the enemy wall through the portal, or being in a bridge). So the
@@ -59,6 +59,7 @@ from hexgames.benediction.position import (
     RED,
     Position,
 )
+from hexgames.hooks import AiHooks
 
 _heuristic_value = _fasteval.heuristic_value
 #: Value of a position whose side to act can win at once (not 1: not yet played).
@@ -349,11 +350,10 @@ def turn_continues(position: Position) -> bool:
     return position.actions_left > 1
 
 
-def ai_hooks() -> dict[str, Any]:
-    """The optional AI hooks (``GAME.extras["ai"]``) described in
-    :mod:`hexgames.ai.knowledge`."""
-    return {
-        "winning_actions": winning_actions,
-        "action_priors": action_priors,
-        "turn_continues": turn_continues,
-    }
+def ai_hooks() -> AiHooks:
+    """The optional AI hooks (``GAME.ai_hooks``) described in :mod:`hexgames.hooks`."""
+    return AiHooks(
+        winning_actions=winning_actions,
+        action_priors=action_priors,
+        turn_continues=turn_continues,
+    )

@@ -1,5 +1,5 @@
 """Benediction's compiled engine behind the game-agnostic face the AI, the arena, the
-web app and the benchmark use: :class:`Kernel` (what ``Game.extras["kernel"]()``
+web app and the benchmark use: :class:`Kernel` (what ``Game.kernel()``
 returns), :func:`warm_up` and :func:`is_warm`.
 
 The top of the package: it imports the core, the search and the position, and nothing
@@ -15,8 +15,14 @@ from typing import Any
 import numpy as np
 
 from hexgames._jit import is_cached
-from hexgames.benediction import _fasteval, _search, evaluation
-from hexgames.benediction import core as _core
+from hexgames.benediction import (
+    _fasteval,
+    _legal_actions,
+    _position_kernels,
+    _search,
+    core,
+    evaluation,
+)
 from hexgames.benediction._tables import BLUE, RED
 from hexgames.benediction.core import Core, CoreState, core_for
 from hexgames.benediction.position import Position
@@ -48,24 +54,27 @@ def warm_up(announce: Any = None) -> float:
     return time.perf_counter() - start
 
 
-#: Compiled functions called from Python (each has its own entry in numba's cache).
-_ENTRY_POINTS = (
-    "pos_generate", "pos_play", "pos_undo", "pos_recount", "pos_reach", "pos_wins",
-    "random_playouts",
-    "play_and_generate", "generate", "apply", "undo",
-)
+#: The compiled functions Python calls, by module (numba caches each one in a file of its
+#: own; a module's inner functions are built into these).
+_ENTRY_POINTS = {
+    _legal_actions: ("generate", "passed_wall"),
+    core: ("apply", "play_and_generate", "random_playouts", "recount", "state_key", "undo"),
+    _position_kernels: ("pos_generate", "pos_play", "pos_reach", "pos_recount", "pos_undo",
+                        "pos_wins"),
+    _fasteval: ("heuristic_value",),
+    _search: ("run",),
+}
 
 
 def is_warm() -> bool:
     """Whether numba's cache holds this game's compiled code (rules, heuristic, search):
     :func:`warm_up` then loads instead of compiling."""
-    return (is_cached(_core.__name__, _ENTRY_POINTS) and is_cached(_search.__name__)
-            and is_cached(_fasteval.__name__))
+    return all(is_cached(module.__name__, names) for module, names in _ENTRY_POINTS.items())
 
 
 class Kernel:
     """The batched kernels of this game behind a game-agnostic face: what
-    ``Game.extras["kernel"]()`` returns (the AI, the arena and the benchmark use only
+    ``Game.kernel()`` returns (the AI, the arena and the benchmark use only
     these methods, so they need not know the game).
 
     Winners are **seats** (0 red, 1 blue) and ``-1`` for a draw or a game cut off at
@@ -84,9 +93,11 @@ class Kernel:
         self, state: Any, games: int, seed: int = 0, max_actions: int = 100_000
     ) -> tuple[np.ndarray, np.ndarray]:
         """``(winner_seats, lengths)`` of random games from ``state`` (a
-        :class:`Position` or a :class:`CoreState`)."""
-        if not hasattr(state, "random_playouts"):  # a Position of another engine
-            state = CoreState.from_position(state)
+        :class:`Position` or a :class:`CoreState`; ``ValueError`` for anything else)."""
+        if not isinstance(state, (Position, CoreState)):
+            raise ValueError(
+                f"playouts need a Benediction Position or CoreState, got {type(state).__name__}"
+            )
         # a CoreState, or a Position (which plays from its own arrays)
         winners, lengths, _ = state.random_playouts(games, seed, max_actions)
         seats = np.where((winners == RED) | (winners == BLUE), winners - 1, -1)
@@ -125,7 +136,7 @@ _KERNEL = Kernel()
 
 
 def kernel() -> Kernel:
-    """The shared :class:`Kernel` (``Game.extras["kernel"]`` calls this)."""
+    """The shared :class:`Kernel` (``Game.kernel`` calls this)."""
     return _KERNEL
 
 

@@ -1,7 +1,7 @@
 """Benediction's interactive tutorial: one rule per lesson, each with a small position, a
 task checked by the engine, a hint, and an explanation of every try that falls short.
 
-Served by the game-agnostic learn page (:mod:`hexgames.learn`); the positions are in the
+Served by the game-agnostic learn page (:mod:`hexgames.tutorial`); the positions are in the
 board-text format (rules section 8; ``R=`` means Red acts with one action left this turn,
 ``R-`` with two).
 """
@@ -13,7 +13,7 @@ from typing import Any
 
 from hexgames.benediction.position import Position
 from hexgames.game import GameState
-from hexgames.learn import Lesson
+from hexgames.tutorial import Lesson
 
 
 def _pos(position: GameState) -> Position:

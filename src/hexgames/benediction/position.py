@@ -50,7 +50,31 @@ from typing import Any, NamedTuple, overload
 import numpy as np
 
 from hexgames._jit import direct
-from hexgames.benediction import core as _core
+from hexgames.benediction import _position_kernels as _kernels
+from hexgames.benediction._layout import (
+    FRAME_LEN,
+    M_ACTED,
+    M_AL,
+    M_BK,
+    M_BKEY,
+    M_CNT,
+    M_FCAP,
+    M_LCAP,
+    M_LOGGING,
+    M_NFRAME,
+    M_NLOG,
+    M_REASON,
+    M_TO,
+    M_TURN,
+    M_WIN,
+    MASK64,
+    REASONS,
+    WIN_DRAW,
+    WIN_NONE,
+    meta_at,
+    pb_len,
+)
+from hexgames.benediction._refusal import explain, merge_problem, point_of
 from hexgames.benediction._tables import (
     BLESSED,
     BLOCK,
@@ -66,21 +90,14 @@ from hexgames.benediction._tables import (
     tables,
 )
 from hexgames.benediction.actions import Action
+from hexgames.benediction.core import CoreState, core_for, random_playouts
 from hexgames.benediction.rules import START_CHECKERS, Rules, Termination
 from hexgames.benediction.textformat import TextPosition, format_text, parse_text
 from hexgames.errors import IllegalAction
 from hexgames.game import HistoryView, Outcome
 from hexgames.hexgrid import HexBoard
 
-_WIN_NONE, _DRAW = 0, 3
 _COLOR_CODE = {"red": RED, "blue": BLUE}
-_MASK64 = (1 << 64) - 1
-_REASONS = _core.REASONS
-_M_TO, _M_AL, _M_ACTED, _M_TURN, _M_WIN = (
-    _core.M_TO, _core.M_AL, _core.M_ACTED, _core.M_TURN, _core.M_WIN,
-)
-_M_REASON, _M_BKEY, _M_NFRAME = _core.M_REASON, _core.M_BKEY, _core.M_NFRAME
-_FRAME_LEN = _core.FRAME_LEN
 
 
 def _first_play(*args: Any) -> int:
@@ -88,22 +105,22 @@ def _first_play(*args: Any) -> int:
     then later plays call that code directly (:func:`hexgames._jit.direct`: the
     arguments of a position always have the same types), skipping the type dispatch."""
     global _pos_play
-    m: int = _core.pos_play(*args)
-    _pos_play = direct(_core.pos_play, args)
+    m: int = _kernels.pos_play(*args)
+    _pos_play = direct(_kernels.pos_play, args)
     return m
 
 
 def _first_undo(*args: Any) -> int:
     """As :func:`_first_play`, for undo."""
     global _pos_undo
-    m: int = _core.pos_undo(*args)
-    _pos_undo = direct(_core.pos_undo, args)
+    m: int = _kernels.pos_undo(*args)
+    _pos_undo = direct(_kernels.pos_undo, args)
     return m
 
 
 _pos_play: Any = _first_play
 _pos_undo: Any = _first_undo
-_pos_generate = _core.pos_generate
+_pos_generate = _kernels.pos_generate
 #: Room for undo frames and log entries a new position starts with (grows as needed).
 _FRAMES0 = 64
 _refcount = sys.getrefcount
@@ -156,33 +173,6 @@ class Man:
     blessed: bool = False
     cursed: bool = False
     locked: bool = False
-
-
-def merge_problem(
-    src_flags: int, src_size: int, tgt_flags: int, tgt_size: int, passed: bool, max_stack: int
-) -> str | None:
-    """Why a merge (or split-merge) is illegal, or ``None`` when conditions 1-4 hold.
-
-    ``passed``: the source's path passed the enemy wall; a non-cursed source gains a
-    blessing on the way, which satisfies conditions 2 and 3. (Used to explain a refused
-    action; the compiled core decides legality.)
-    """
-    if src_flags & tgt_flags & KING:
-        return "two kings may not merge"
-    gains = passed and not src_flags & CURSED
-    if src_flags & CURSED and not tgt_flags & BLESSED:
-        return "a cursed man may only merge onto a blessed man"
-    if tgt_flags & CURSED and not (src_flags & BLESSED or gains):
-        return "merging onto a cursed man needs a blessed source or a blessing on the way"
-    total = src_size + tgt_size
-    if total > 2 and not (src_flags & BLESSED or tgt_flags & BLESSED or gains):
-        return (
-            f"a stack of {total} needs a blessing: one of the men blessed, "
-            "or the source passing the enemy wall"
-        )
-    if total > max_stack:
-        return f"the stack would have {total} checkers; the largest allowed is {max_stack}"
-    return None
 
 
 class ActionList(Sequence[Action]):
@@ -324,20 +314,20 @@ class Position:
             (red_start, *t.board.neighbours[red_start]),
             (blue_start, *t.board.neighbours[blue_start]),
         )
-        core = self._core = _core.core_for(self._rules, self._starts)
+        core = self._core = core_for(self._rules, self._starts)
         self._CW = core.CW
         self._acts, self._ids = core.actions, core.ids
-        self._PB = np.zeros(_core._pb_len(n), np.int8)
+        self._PB = np.zeros(pb_len(n), np.int8)
         self._views()
         meta = self._meta
-        meta[_M_TO] = RED
-        meta[_M_AL] = 2
-        meta[_M_TURN] = 1
-        meta[_core.M_LOGGING] = 1
+        meta[M_TO] = RED
+        meta[M_AL] = 2
+        meta[M_TURN] = 1
+        meta[M_LOGGING] = 1
         lcap = 4 * n + 64
-        meta[_core.M_FCAP] = _FRAMES0
-        meta[_core.M_LCAP] = lcap
-        self._FL = np.zeros(_FRAMES0 * _FRAME_LEN + lcap * 4, np.int64)
+        meta[M_FCAP] = _FRAMES0
+        meta[M_LCAP] = lcap
+        self._FL = np.zeros(_FRAMES0 * FRAME_LEN + lcap * 4, np.int64)
         self._lx = np.zeros(256, np.int32)
         self._spare = np.zeros(256, np.int32)
         self._nleg = 0
@@ -353,7 +343,7 @@ class Position:
         self._ov = _readonly(pb[:n])
         self._sv = _readonly(pb[n : 2 * n])
         self._fv = _readonly(pb[2 * n : 3 * n])
-        self._meta = pb[_core._meta_at(n) :].view(np.int64)
+        self._meta = pb[meta_at(n) :].view(np.int64)
 
     def _regenerate(self) -> None:
         """List the legal actions again (after the board was written whole)."""
@@ -375,8 +365,8 @@ class Position:
         n = len(p._is_start)
         s8 = p._PB
         p._core.set_up(s8[:n], s8[n : 2 * n], s8[2 * n : 3 * n])
-        p._meta[_M_AL] = p._rules.first_turn_actions
-        _core.pos_recount(p._CW, s8)
+        p._meta[M_AL] = p._rules.first_turn_actions
+        _kernels.pos_recount(p._CW, s8)
         p._regenerate()
         return p
 
@@ -405,31 +395,31 @@ class Position:
         for label in parsed.blocks:
             s8[index[label]] = BLOCK
         meta = p._meta
-        _core.pos_recount(p._CW, s8)
+        _kernels.pos_recount(p._CW, s8)
         winner = parsed.winner
-        if winner == _WIN_NONE:
-            meta[_M_TO] = parsed.to_move
-            meta[_M_AL] = parsed.actions_left
-            meta[_M_ACTED] = 2 - parsed.actions_left
+        if winner == WIN_NONE:
+            meta[M_TO] = parsed.to_move
+            meta[M_AL] = parsed.actions_left
+            meta[M_ACTED] = 2 - parsed.actions_left
             p._regenerate()
             if p._nleg == 0:  # rule 6.6: the player due to act has no legal action
-                meta[_M_WIN] = 3 - parsed.to_move
-                meta[_M_REASON] = _REASONS.index(Termination.NO_LEGAL_ACTION)
-        elif winner == _DRAW:
-            meta[_M_WIN] = _DRAW
-            meta[_M_REASON] = _REASONS.index(Termination.TURN_LIMIT)
+                meta[M_WIN] = 3 - parsed.to_move
+                meta[M_REASON] = REASONS.index(Termination.NO_LEGAL_ACTION)
+        elif winner == WIN_DRAW:
+            meta[M_WIN] = WIN_DRAW
+            meta[M_REASON] = REASONS.index(Termination.TURN_LIMIT)
         else:
-            meta[_M_TO] = 3 - winner
-            meta[_M_WIN] = winner
+            meta[M_TO] = 3 - winner
+            meta[M_WIN] = winner
             if parsed.king_taken:
                 reason = Termination.KING_CAPTURED
-            elif meta[_core.M_BK + winner]:
+            elif meta[M_BK + winner]:
                 reason = Termination.BLESSED_KING
             else:
                 reason = Termination.NO_LEGAL_ACTION
-            meta[_M_REASON] = _REASONS.index(reason)
-        if meta[_M_WIN]:
-            meta[_M_AL] = 0
+            meta[M_REASON] = REASONS.index(reason)
+        if meta[M_WIN]:
+            meta[M_AL] = 0
         p._regenerate()
         p._start_text = p.to_text()
         return p
@@ -449,9 +439,9 @@ class Position:
                     if o in (RED, BLUE)
                 },
                 blocks=[labels[i] for i, o in enumerate(owner) if o == BLOCK],
-                to_move=int(meta[_M_TO]),
-                actions_left=int(meta[_M_AL]),
-                winner=int(meta[_M_WIN]),
+                to_move=int(meta[M_TO]),
+                actions_left=int(meta[M_AL]),
+                winner=int(meta[M_WIN]),
                 king_taken=self._reason_code() == Termination.KING_CAPTURED,
             )
         )
@@ -504,34 +494,34 @@ class Position:
     def to_move(self) -> str:
         """Colour to act now. Once the game is over: the loser (after a draw: the side
         that was due to act)."""
-        return COLOR_NAMES[self._meta.item(_M_TO)]
+        return COLOR_NAMES[self._meta.item(M_TO)]
 
     @property
     def current_seat(self) -> int:
-        return int(self._meta.item(_M_TO)) - 1
+        return int(self._meta.item(M_TO)) - 1
 
     @property
     def actions_left(self) -> int:
         """Actions the player to act still has in this turn (1 or 2; 0 once over)."""
-        return int(self._meta.item(_M_AL))
+        return int(self._meta.item(M_AL))
 
     @property
     def turn_number(self) -> int:
         """1-based count of turns (one player's one or two actions) from the start."""
-        return int(self._meta.item(_M_TURN))
+        return int(self._meta.item(M_TURN))
 
     @property
     def is_over(self) -> bool:
         # a position with legal actions goes on (the core lists none once it is over)
-        return not self._nleg and self._meta.item(_M_WIN) != _WIN_NONE
+        return not self._nleg and self._meta.item(M_WIN) != WIN_NONE
 
     @property
     def winner(self) -> str | None:
         """``"red"``, ``"blue"``, ``"draw"`` (only by the ``max_turns`` cap) or ``None``."""
-        return (None, "red", "blue", "draw")[self._meta.item(_M_WIN)]
+        return (None, "red", "blue", "draw")[self._meta.item(M_WIN)]
 
     def _reason_code(self) -> Termination | None:
-        return _REASONS[self._meta.item(_M_REASON)]
+        return REASONS[self._meta.item(M_REASON)]
 
     @property
     def win_reason(self) -> str | None:
@@ -545,12 +535,12 @@ class Position:
         """How the game ended by the rules, ``None`` while it goes on: the
         :class:`Termination`, the winning colour and seat (``None`` for a draw by the
         ``max_turns`` cap). Resignations and timeouts are decided outside the engine."""
-        winner = self._meta.item(_M_WIN)
-        if winner == _WIN_NONE:
+        winner = self._meta.item(M_WIN)
+        if winner == WIN_NONE:
             return None
         reason = self._reason_code()
         assert reason is not None
-        if winner == _DRAW:
+        if winner == WIN_DRAW:
             return Outcome(reason, None, None)
         return Outcome(reason, COLOR_NAMES[winner], winner - 1)
 
@@ -560,14 +550,14 @@ class Position:
         (the supply is a function of the men). Not the turn number."""
         meta = self._meta
         t = self._tables
-        w = meta.item(_M_WIN)
+        w = meta.item(M_WIN)
         if w:
             skey = t.zwin[w]
         else:
-            skey = (t.zblue if meta.item(_M_TO) == BLUE else 0) ^ (
-                t.ztwo if meta.item(_M_AL) == 2 else 0
+            skey = (t.zblue if meta.item(M_TO) == BLUE else 0) ^ (
+                t.ztwo if meta.item(M_AL) == 2 else 0
             )
-        return (meta.item(_M_BKEY) & _MASK64) ^ skey
+        return (meta.item(M_BKEY) & MASK64) ^ skey
 
     @property
     def history(self) -> HistoryView[Action]:
@@ -607,13 +597,13 @@ class Position:
     @property
     def to_move_code(self) -> int:
         """:attr:`to_move` as a colour code (``RED`` or ``BLUE``)."""
-        return int(self._meta.item(_M_TO))
+        return int(self._meta.item(M_TO))
 
     @property
     def checker_counts(self) -> Sequence[int]:
         """``[0, red, blue]``: checkers of each colour code on the board (a snapshot)."""
         meta = self._meta
-        return [0, meta.item(_core.M_CNT + RED), meta.item(_core.M_CNT + BLUE)]
+        return [0, meta.item(M_CNT + RED), meta.item(M_CNT + BLUE)]
 
     @property
     def tables(self) -> Tables:
@@ -673,7 +663,7 @@ class Position:
         return COLOR_NAMES[seat + 1]
 
     def returns(self) -> tuple[float, float]:
-        winner = self._meta.item(_M_WIN)
+        winner = self._meta.item(M_WIN)
         if winner == RED:
             return (1.0, -1.0)
         if winner == BLUE:
@@ -681,7 +671,7 @@ class Position:
         return (0.0, 0.0)
 
     def is_turn_start(self) -> bool:
-        return self._meta.item(_M_ACTED) == 0
+        return self._meta.item(M_ACTED) == 0
 
     def parse_action(self, text: str) -> Action:
         """Read notation into an :class:`Action` whose points exist on this board
@@ -729,7 +719,7 @@ class Position:
         if steps < 1:
             return {}
         out = np.empty((n, 2), np.int64)
-        m = _core.pos_reach(self._CW, self._PB, origin, steps, color, out)
+        m = _kernels.pos_reach(self._CW, self._PB, origin, steps, color, out)
         return {j: p == 1 for j, p in out[:m].tolist()}
 
     # ------------------------------------------------------------- generation
@@ -752,7 +742,7 @@ class Position:
             return []
         out = np.empty(self._nleg, np.int32)
         while True:
-            k = _core.pos_wins(self._CW, self._PB, self._FL, self._lx, self._nleg, out)
+            k = _kernels.pos_wins(self._CW, self._PB, self._FL, self._lx, self._nleg, out)
             if k != -2:
                 break
             self._grow()
@@ -770,15 +760,15 @@ class Position:
         n = len(self._is_start)
         pb = self._PB
         meta = self._meta.copy()
-        meta[_core.M_NLOG] = meta[_M_NFRAME] = 0
+        meta[M_NLOG] = meta[M_NFRAME] = 0
         return pb[:n], pb[n : 2 * n], pb[2 * n : 3 * n], pb[3 * n : 4 * n], meta
 
-    def core_state(self) -> _core.CoreState:
+    def core_state(self) -> CoreState:
         """This position (without its history) as a :class:`~.core.CoreState`, the form
         the batched kernels (random playouts) start from: a copy of the arrays."""
-        s = _core.CoreState(self._core)
+        s = CoreState(self._core)
         s.owner[:], s.size[:], s.flags[:], s.near[:], s.meta[:] = self._start_arrays()
-        s.meta[_core.M_LOGGING] = 1
+        s.meta[M_LOGGING] = 1
         return s
 
     def random_playouts(
@@ -792,7 +782,7 @@ class Position:
         c = self._core
         winners = np.zeros(games, np.int64)
         lengths = np.zeros(games, np.int64)
-        total = _core.random_playouts(c.geo, c.params, *self._start_arrays(), games, seed,
+        total = random_playouts(c.geo, c.params, *self._start_arrays(), games, seed,
                                       max_actions, winners, lengths)
         return winners, lengths, int(total)
 
@@ -836,7 +826,7 @@ class Position:
             return self._core.ext_of(action)
         except KeyError:
             for label in (action.origin, action.target):
-                self._action_point(label)
+                point_of(self, label)
             raise
 
     def _play_slow(
@@ -849,7 +839,7 @@ class Position:
             self._grow()
             m = _pos_play(self._CW, self._PB, self._FL, lx, out, self._nleg, ext)
         if m == -1:
-            self._explain(action)
+            explain(self, action)
             raise IllegalAction(f"{action} is not a legal action here")
         self._lcodes = None
         if out is not lx:
@@ -863,91 +853,7 @@ class Position:
 
     def _grow(self) -> None:
         """Double the room for undo frames and log entries."""
-        self._FL = _core.doubled_room(self._meta, self._FL)
-
-    def _explain(self, action: Action) -> None:
-        """Raise :class:`IllegalAction` saying why ``action`` is refused (called once
-        the core has refused it; returns when no reason is found)."""
-        meta = self._meta
-        if meta.item(_M_WIN):
-            raise IllegalAction(f"the game is over ({self._result_words()})")
-        kind = action.kind
-        c = meta.item(_M_TO)
-        name = COLOR_NAMES[c]
-        t = self._action_point(action.target)
-        owner, size, flags = self._ov.tolist(), self._sv.tolist(), self._fv.tolist()
-        tgt = action.target
-        if kind == "drop":
-            if owner[t] != EMPTY:
-                raise IllegalAction(f"cannot drop on {tgt}: it is not empty")
-            if t not in self._zone[c]:
-                zone = " ".join(self.zone(name))
-                raise IllegalAction(f"cannot drop on {tgt}: it is not in {name}'s zone ({zone})")
-            raise IllegalAction(f"cannot drop: {name} has no checker left in the supply")
-        if kind == "block":
-            if owner[t] != EMPTY:
-                raise IllegalAction(f"cannot place a block on {tgt}: it is not empty")
-            if self._is_start[t]:
-                raise IllegalAction(f"cannot place a block on {tgt}: it is a starting point")
-            labels = self._tables.board.labels
-            other = next(
-                (labels[j] for j in self._tables.block_adjacent[t] if owner[j] == BLOCK), "?"
-            )
-            raise IllegalAction(
-                f"cannot place a block on {tgt}: it is block-adjacent to the block on {other}"
-            )
-        o = self._action_point(action.origin)
-        org = action.origin
-        if owner[o] == EMPTY:
-            raise IllegalAction(f"{org} is empty: there is no man to act with")
-        if owner[o] != c:
-            what = ("", "a red man", "a blue man", "a block")[owner[o]]
-            raise IllegalAction(f"{org} holds {what}; {name} is to act")
-        if o == t:
-            raise IllegalAction(f"the destination must differ from the origin ({org})")
-        s, f = size[o], flags[o]
-        if kind == "split":
-            k = action.count
-            if k >= s:
-                raise IllegalAction(
-                    f"cannot split {k} off {org}: it holds {s} checker{'s' * (s > 1)}, "
-                    f"a split takes 1 to {s - 1}" if s > 1 else
-                    f"cannot split {org}: a single checker cannot be split"
-                )
-            steps = k
-        else:
-            steps = s
-        if kind == "move" and f & LOCKED:
-            raise IllegalAction(
-                f"{org} is locked: it already moved, was dropped or was split off this turn "
-                "(it may still merge or split)"
-            )
-        if owner[t] == BLOCK:
-            raise IllegalAction(f"{tgt} holds a block")
-        if kind == "move" and owner[t] == c:
-            raise IllegalAction(f"{tgt} holds a man of {name}: to join it, merge ({org}+{tgt})")
-        if kind == "merge" and owner[t] != c:
-            what = "is empty" if owner[t] == EMPTY else "holds an enemy man"
-            raise IllegalAction(f"cannot merge onto {tgt}: it {what}; merge needs a friendly man")
-        passed = self.reach_indices(o, steps, c).get(t)
-        if passed is None:
-            raise IllegalAction(
-                f"{org} cannot reach {tgt}: a stack of {steps} travels 1 to {steps} "
-                "step(s) along one line, jumping men, stopped by blocks and by the edge "
-                "(the portal works only forward from the enemy wall)"
-            )
-        if owner[t] == c:
-            problem = merge_problem(f, steps, flags[t], size[t], passed, self._rules.max_stack)
-            if problem is not None:
-                raise IllegalAction(f"cannot merge {org} onto {tgt}: {problem}")
-
-    def _action_point(self, label: str | None) -> int:
-        try:
-            return self._tables.index[label]  # type: ignore[index]
-        except KeyError:
-            raise IllegalAction(
-                f"{label} is not a point of a side-{self._rules.board_side} board"
-            ) from None
+        self._FL = _kernels.doubled_room(self._meta, self._FL)
 
     # ------------------------------------------------------------------- undo
     def undo(self) -> Action:
@@ -994,12 +900,6 @@ class Position:
             bool(f & CURSED), bool(f & LOCKED),
         )
 
-    def _result_words(self) -> str:
-        winner = self._meta.item(_M_WIN)
-        if winner == _DRAW:
-            return "a draw by the turn limit"
-        return f"{COLOR_NAMES[winner]} won: {self.win_reason}"
-
     def iter_men(self) -> Iterator[tuple[str, Man]]:
         """``(label, man)`` for every man, in index order."""
         labels = self._tables.board.labels
@@ -1009,8 +909,8 @@ class Position:
 
     def turn_ends(self) -> list[bool]:
         """For each action of :attr:`history`: whether it ended its turn (for records)."""
-        frames = self._meta.item(_M_NFRAME)
-        al = self._FL[1 : frames * _FRAME_LEN : _FRAME_LEN]
+        frames = self._meta.item(M_NFRAME)
+        al = self._FL[1 : frames * FRAME_LEN : FRAME_LEN]
         return [bool(x) for x in (al == 1).tolist()]
 
 

@@ -6,12 +6,21 @@ Benediction. Functions are referenced lazily so that the engine imports nothing 
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from hexgames.benediction.position import Position, Termination
 from hexgames.benediction.rules import OPTIONS, Rules
 from hexgames.benediction.usage import RULE_USAGE
-from hexgames.game import BoardSymmetry, Game, GameState, ViewSpec, lazy
+from hexgames.game import (
+    BoardLegend,
+    BoardSymmetry,
+    Game,
+    GameState,
+    NativeAnchor,
+    ViewSpec,
+    lazy,
+)
 from hexgames.hexgrid import HexBoard
 from hexgames.hexgrid import board as hex_board
 
@@ -38,6 +47,42 @@ SYMMETRIES = (BoardSymmetry(), BoardSymmetry(mirror=True))
 #: relative view turns the board for Blue.
 VIEW_SPEC = ViewSpec(
     color_pairs=((0, 1), (8, 9), (15, 16)), first_to_move=11, on_board=10, rotate=True
+)
+
+
+if TYPE_CHECKING:
+    # The hooks below are referenced lazily (by name); here mypy checks that what they
+    # name keeps the contracts of hexgames.hooks.
+    from hexgames.benediction.evaluation import ai_hooks as _ai_hooks
+    from hexgames.benediction.kernel import kernel as _kernel
+    from hexgames.benediction.vector import Batch as _Batch
+    from hexgames.hooks import AiHooks, CompiledKernel, VectorBatch
+
+    _checked_ai_hooks: Callable[[], AiHooks] = _ai_hooks
+    _checked_kernel: Callable[[], CompiledKernel] = _kernel
+    _checked_vector_batch: Callable[[Any, int], VectorBatch] = _Batch
+
+
+#: The rules page's legend: every marker of the board drawing, explained.
+LEGEND = BoardLegend(
+    text="Benediction v1: R-E2 B E8\nR:C3b++D4cE2k3l++F3G3\nB:D78E78k9F78\nX:E5",
+    items=(
+        ("F3", "A man: a stack of checkers; the number is its size. A thick blue ring: "
+               "the man you selected."),
+        ("E2", "King (crown). Red's starting point is the shaded hexagon: a man that "
+               "stands on it becomes a king."),
+        ("C3", "Blessed man: gold halo with rays. A blessed king wins."),
+        ("D4", "Cursed man: the ✕ badge."),
+        ("E3", "Locked man: the padlock badge."),
+        ("E5", "Block: no man may stand on it."),
+        ("F4", "Dashed cyan ring: a point you can click (a destination of the selected "
+               "man, or the start of an action)."),
+        ("G3", "Orange arrow or ring: the last turn's actions."),
+        ("B1", "The thick red and blue lines along the edges are the walls."),
+    ),
+    highlights=("F4",),
+    selected=("F3",),
+    last_action=("g2g3",),
 )
 
 
@@ -71,15 +116,16 @@ GAME = Game(
     view_spec=VIEW_SPEC,
     rule_usage=RULE_USAGE,
     editor=lazy("hexgames.benediction.editor:editor"),
-    extras={
-        # One line for the web app's game cards.
-        "tagline": "Race stacks through the enemy wall to bless your king, or capture theirs.",
-        # Variants `python -m hexgames.bench` measures when none is named.
-        "bench_variants": ({"max_turns": 200},),
-        "ai": lazy("hexgames.benediction.evaluation:ai_hooks"),
-        # Batched compiled kernels (numba): random playouts of many games in one call.
-        "kernel": lazy("hexgames.benediction.kernel:kernel"),
-        # The vectorized research environment's batch of games (hexgames.integrations.vector).
-        "vector_batch": lazy("hexgames.benediction.vector:Batch"),
-    },
+    # One line for the web app's game cards.
+    legend=LEGEND,
+    tagline="Race stacks through the enemy wall to bless your king, or capture theirs.",
+    # Variants `python -m hexgames.bench` measures when none is named.
+    bench_variants=({"max_turns": 200},),
+    # A C implementation of random games (../shared/bench/bened.c), run beside the bench.
+    native_anchor=NativeAnchor(source="bened.c", max_actions=600),
+    ai_hooks=lazy("hexgames.benediction.evaluation:ai_hooks"),
+    # Batched compiled kernels (numba): random playouts of many games in one call.
+    kernel=lazy("hexgames.benediction.kernel:kernel"),
+    # The vectorized research environment's batch of games (hexgames.integrations.vector).
+    vector_batch=lazy("hexgames.benediction.vector:Batch"),
 )

@@ -3,8 +3,9 @@
 :mod:`hexgames.arena.replay` counts every action under its kind; the events below are
 the effects that are not kinds: a stack passing through the enemy wall (portal pass), a
 curse landing, men blessed away from the action's point (a bridge), a stack built at
-``max_stack``, a supply running out, and the turn limit ending a game. Only the
-position's public read API is used.
+``max_stack``, a supply running out, and the turn limit ending a game; :func:`pieces`
+lists the men for board coverage and piece counts. Only the position's public read API
+is used.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from hexgames.benediction.actions import Action
 from hexgames.benediction.position import Position, Termination
 from hexgames.game import RuleUsage
 
-__all__ = ["RULE_USAGE", "after", "before", "peaks"]
+__all__ = ["RULE_USAGE", "after", "before", "peaks", "pieces"]
 
 #: ``(passed a wall, blessed points, cursed men, empty supplies)`` before an action.
 Token = tuple[bool, frozenset[str], int, int]
@@ -76,10 +77,17 @@ def peaks(position: Any) -> dict[str, int]:
     return {"largest stack": max((man.size for _, man in position.iter_men()), default=0)}
 
 
+def pieces(position: Any) -> list[tuple[str, str]]:
+    """Every man on the board (a stack counts once) as ``(point, colour)``."""
+    assert isinstance(position, Position)
+    return [(label, man.color) for label, man in position.iter_men()]
+
+
 RULE_USAGE = RuleUsage(
     before=before,
     after=after,
     peaks=peaks,
+    pieces=pieces,
     option_events={
         "max_stack": "stack built at the limit",
         "supply": "supply exhausted",

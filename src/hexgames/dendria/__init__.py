@@ -7,7 +7,7 @@
 'light'
 
 Modules: :mod:`.rules` (options), :mod:`.steps` (steps and notation), :mod:`.position`
-(the engine), :mod:`.analysis` (the public whole-board analysis engines build on),
+(the engine), :mod:`.board_analysis` (the public whole-board analysis engines build on),
 :mod:`.textformat` (position text), :mod:`.records` (game records),
 :mod:`.render` (terminal and SVG drawings), :mod:`.gestures` (web input),
 :mod:`.evaluation` (AI knowledge), :mod:`.encoding` (research action ids/observations),
@@ -19,7 +19,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from hexgames.dendria.analysis import Analysis, Group
+from hexgames.dendria.board_analysis import Analysis, Group
 from hexgames.dendria.position import Piece, Position, Termination
 from hexgames.dendria.rules import Rules
 from hexgames.dendria.steps import Step

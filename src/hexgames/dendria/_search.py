@@ -8,8 +8,7 @@ won when its player can end the game at once with the lead (:func:`wins_at_once`
 compiled form of :func:`.evaluation.winning_actions`), else value it by a short random
 game (:data:`LEAF_STEPS` steps of :func:`.core.random_playouts`) and the expected
 result of a whole random game from where it stopped, estimated by :mod:`.leaf_value`;
-undo back to the root and back the value up. (``TreeSearch(leaf_steps=None)`` plays one
-whole random game per leaf instead, as the levels did until 2026-12-02.)
+undo back to the root and back the value up.
 
 Why: a leaf's random game is compiled already; in Python, the tree walk, the step lists
 of the descent, the priors and the copy of the position's state for each game cost about
@@ -40,9 +39,8 @@ from hexgames._ctree import (
     select,
 )
 from hexgames._jit import drop_stale_cache, njit, njit_inner
-from hexgames.dendria import core as _core
-from hexgames.dendria import leaf_value
-from hexgames.dendria.core import (
+from hexgames.dendria import _layout, _repetition, _sight, core, leaf_value
+from hexgames.dendria._layout import (
     A_CONVERT,
     A_END,
     A_GROW,
@@ -62,9 +60,11 @@ from hexgames.dendria.core import (
     P_N,
     P_QT,
     Z_TO,
+)
+from hexgames.dendria._repetition import _seen_has
+from hexgames.dendria.core import (
     _apply_step,
     _full_key,
-    _seen_has,
     _undo_step,
     core_for,
     generate,
@@ -186,13 +186,11 @@ def _playout(tab, prm, cells, meta, seen, winners, lengths, wcells, wmeta, wlog,
     """The value for seat 0 of a new leaf (in the ``w*`` buffers; the state is left as
     it was): ``leaf_steps`` random steps, then the fitted expected result of a random
     game from there (:func:`.leaf_value.seat_value`; exact if the game ended on the
-    way); ``leaf_steps < 0``: the result of one whole random game."""
-    # np.int64: a literal argument would compile a second copy of the kernel
-    steps = np.int64(10_000) if leaf_steps < 0 else leaf_steps
+    way)."""
     random_playouts(tab, prm, cells, meta, seen, np.int64(1), np.random.randint(0, 2**31 - 1),
-                    steps, winners, lengths, wcells, wmeta, wlog, wframes, wseen, wmemo,
+                    leaf_steps, winners, lengths, wcells, wmeta, wlog, wframes, wseen, wmemo,
                     wout, whd, wscratch)
-    if leaf_steps >= 0 and wmeta[M_OVER] == 0:
+    if wmeta[M_OVER] == 0:
         return seat_value(tab, prm, wcells, wmeta, wscratch, weights, feats)
     return _seat_value(winners[0])
 
@@ -332,16 +330,16 @@ class TreeSearch(CompiledTree):
     position handed to :meth:`set_root` is never changed."""
 
     def __init__(self, nodes: int = 4096, pool: int = 65536,
-                 leaf_steps: int | None = LEAF_STEPS) -> None:
+                 leaf_steps: int = LEAF_STEPS) -> None:
         """``leaf_steps``: random steps from a new leaf before its value is estimated
-        (:mod:`.leaf_value`); ``None``: value it by one whole random game instead."""
+        (:mod:`.leaf_value`)."""
         super().__init__(nodes, pool)
-        if leaf_steps is not None and leaf_steps < 0:
-            raise ValueError(f"leaf_steps must be at least 0 or None, got {leaf_steps}")
+        if leaf_steps < 0:
+            raise ValueError(f"leaf_steps must be at least 0, got {leaf_steps}")
         self._core: Any = None
         self.leaf_steps = leaf_steps
-        self._leaf = (np.int64(-1 if leaf_steps is None else leaf_steps),
-                      leaf_value.WEIGHTS.copy(), np.zeros(NUM_FEATURES, np.float64))
+        self._leaf = (np.int64(leaf_steps), leaf_value.WEIGHTS.copy(),
+                      np.zeros(NUM_FEATURES, np.float64))
 
     def set_root(self, position: Any) -> int:
         if core_for(position.rules) is not self._core:  # another variant: other step codes
@@ -384,10 +382,10 @@ class TreeSearch(CompiledTree):
                        *self._leaf_game, *self._leaf))
 
 
-# the compiled code here has the core's and the tree's compiled functions built in
-# (see drop_stale_cache)
-drop_stale_cache(__name__, _core.__file__, _ctree.__file__, _jit.__file__,
-                 leaf_value.__file__)
+# the compiled code here has the rules', the leaf values' and the tree's compiled
+# functions and the layout's constants built in (see drop_stale_cache)
+drop_stale_cache(__name__, core.__file__, _layout.__file__, _repetition.__file__,
+                 _sight.__file__, _ctree.__file__, _jit.__file__, leaf_value.__file__)
 
 __all__ = ["LEAF_STEPS", "TreeSearch", "priors", "priors_of", "run", "wins_at_once",
            "wins_at_once_of"]

@@ -1,17 +1,20 @@
-"""Dendria's compiled rules core: the same rules as :mod:`.position`, in numba.
+"""Dendria's compiled rules core: the same rules as :mod:`.position`, in numba, and the
+two Python classes over them: :class:`Core` (one variant's tables and the mapping between
+step codes and :class:`~hexgames.dendria.steps.Step` values) and :class:`CoreState` (one
+game on the core, with make/unmake).
 
 The state of one game is a handful of numpy arrays: ``cells`` (the piece code on each
 cell, as :attr:`Position.cells`), ``meta`` (colour to move, turn phase, the dendrid that
 moved and its direction, pie and seat state, the end counters, the result and the
-incremental Zobrist hash of the board), an undo ``log`` and ``frames``, and the
-**earlier positions** of the no-repetition rule as an open-addressing hash table of
-their keys (``seen``: key, count). Every rule is an ``@njit`` function over them, using
-precomputed neighbour and ray tables: legal-step generation (plants, dendrid legs and
-continuations, sprouts, grows, converts, ``end``/``pass``/``swap``), apply and undo,
-groups and their fertile soils, fertilization, the turn-finishability search of the
-no-repetition rule (memoised per key until the set of earlier positions changes),
-scoring, and :func:`random_playouts`, which plays many whole random games inside one
-compiled call.
+incremental Zobrist hash of the board; see :mod:`._layout`), an undo ``log`` and
+``frames``, and the **earlier positions** of the no-repetition rule (``seen``, see
+:mod:`._repetition`). Every rule is an ``@njit`` function over them, using precomputed
+neighbour and ray tables: legal-step generation (plants, dendrid legs and continuations,
+sprouts, grows, converts, ``end``/``pass``/``swap``; what each cell sees is
+:mod:`._sight`'s), apply and undo, groups and their fertile soils, fertilization, the
+turn-finishability search of the no-repetition rule (memoised per key until the set of
+earlier positions changes), scoring, and :func:`random_playouts`, which plays many whole
+random games inside one compiled call.
 
 Steps are integer **codes**: the research step ids of :mod:`.encoding` (``0, 1, 2`` end,
 pass, swap; ``3 + kN + t`` plant, continue, sprout, grow, convert on cell ``t``; legs
@@ -19,30 +22,85 @@ after them by origin and line slot), so the vectorized environment and the core 
 same numbers. :meth:`Core.to_step` and :meth:`Core.code_of` map codes to and from
 :class:`~hexgames.dendria.steps.Step`.
 
-Earlier positions are compared by their 64-bit Zobrist key only (the old Python engine,
-now the tests' oracle, confirms a key hit against the exact board); two different
-positions of one game share a key with a probability of about ``turns**2 / 2**65``.
-
 The product's :class:`~hexgames.dendria.position.Position` is a thin layer over this
 core (its state is a :class:`CoreState`). The pure-Python engine it replaced lives on in
 the tests as an independent oracle (``tests/oracles/dendria_position.py``):
 ``tests/test_dendria_core.py`` plays random games on both and compares legal step lists,
 boards, keys and results at every step. Compiled code is cached on disk (see
 :mod:`hexgames._jit`); the first use on a machine compiles for some seconds, which
-:func:`warm_up` announces.
+:func:`.kernel.warm_up` announces. A leading underscore marks a compiled helper that the
+package's other compiled modules call (without a Python entry when ``njit_inner``).
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from functools import cache, lru_cache
-from typing import TYPE_CHECKING, Any
+from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
 from hexgames import _jit
 from hexgames._jit import drop_stale_cache, njit, njit_inner, signed64
+from hexgames.dendria import _layout, _repetition, _sight
+from hexgames.dendria import rules as _rules
+from hexgames.dendria._layout import (
+    A_CONT,
+    A_CONVERT,
+    A_END,
+    A_GROW,
+    A_LEG,
+    A_PASS,
+    A_PLANT,
+    A_SPROUT,
+    A_SWAP,
+    F_HASH,
+    F_KEY,
+    F_NLOG,
+    F_REM,
+    FRAME_LEN,
+    M_DIR,
+    M_EPOCH,
+    M_HASH,
+    M_MOVER,
+    M_NFRAME,
+    M_NLOG,
+    M_OVER,
+    M_PASSES,
+    M_PHASE,
+    M_PIE,
+    M_QUIET,
+    M_SCANNED,
+    M_SWAPPED,
+    M_TO,
+    M_TURN,
+    M_USED,
+    MASK64,
+    META_LEN,
+    P_A,
+    P_LS,
+    P_N,
+    P_QT,
+    PARAMS_LEN,
+    REASONS,
+    Z_PASSES,
+    Z_PHASE,
+    Z_PIE,
+    Z_SWAPPED,
+    Z_TO,
+    geometry,
+    signed_array,
+)
+from hexgames.dendria._repetition import (
+    SEEN_START,
+    _seen_add,
+    _seen_has,
+    _seen_remove,
+    empty_seen,
+    rehashed,
+)
+from hexgames.dendria._sight import FED_BY_DARK, NUTRIENTLESS, _nourished, _scan_once
 from hexgames.dendria._tables import mix, tables
 from hexgames.dendria.rules import (
     AFTER_PLANT,
@@ -55,41 +113,6 @@ from hexgames.dendria.rules import (
     Termination,
 )
 from hexgames.dendria.steps import Step
-from hexgames.hexgrid import opposite
-
-if TYPE_CHECKING:
-    from hexgames.dendria.position import Position
-
-# ------------------------------------------------------------------ layout of meta
-M_TO, M_PHASE, M_MOVER, M_DIR, M_PIE, M_SWAPPED, M_QUIET, M_PASSES, M_OVER, M_TURN = range(10)
-M_HASH, M_NLOG, M_NFRAME, M_EPOCH, M_USED = 10, 11, 12, 13, 14
-#: ``meta[M_SCANNED]``: the scan in ``scratch`` is of the board whose hash is
-#: ``meta[M_SCANHASH]`` (an ``end`` or ``pass`` leaves the board as it was: no new scan).
-M_SCANNED, M_SCANHASH = 15, 16
-META_LEN = 18
-#: Saved per step: meta[0:10], the hash, the log length, whether a key was remembered
-#: and which.
-F_HASH, F_NLOG, F_REM, F_KEY = 10, 11, 12, 13
-FRAME_LEN = 14
-# ------------------------------------------------------------------ layout of params
-P_N, P_QT, P_A, P_LS = 0, 1, 2, 3
-PARAMS_LEN = 8
-# ------------------------------------------------------------------ step kinds
-A_END, A_PASS, A_SWAP, A_PLANT, A_CONT, A_SPROUT, A_GROW, A_CONVERT, A_LEG = range(9)
-# ------------------------------------------------------------------ key constants (zk)
-Z_TO, Z_PHASE, Z_PIE, Z_SWAPPED, Z_PASSES = 0, 2, 5, 8, 9
-#: ``meta[M_OVER]``: 0 while the game goes on, then how it ended.
-REASONS: tuple[Termination | None, ...] = (None, Termination.BOTH_PASSED,
-                                           Termination.QUIET_LIMIT)
-_MASK64 = (1 << 64) - 1
-_EMPTY_SLOT = -1
-#: Slots of the earlier-positions table of a new state (it doubles when half full).
-_SEEN_START = 256
-#: What a line from a cell adds to the cell's packed ``sight`` counts (see
-#: :func:`_scan_once`), by the code of the first piece on it: 0 none (a nutrientless
-#: root), 1-3 Dark's seed, tree, dendrid, 4-6 Light's (a dendrid also fertilizes).
-_SIGHT_UNITS = np.array([1, 1 << 9, 1 << 9, (1 << 3) + (1 << 9),
-                         1 << 12, 1 << 12, (1 << 6) + (1 << 12)], np.int16)
 
 
 # ====================================================================== kernels
@@ -105,104 +128,6 @@ def _set(zob, cells, meta, log, i, v):  # type: ignore[no-untyped-def]
     meta[M_NLOG] = k + 1
     meta[M_HASH] ^= zob[i, old] ^ zob[i, v]
     cells[i] = v
-
-
-@njit_inner(nrt=False)
-def _seen_slot(seen, key):  # type: ignore[no-untyped-def]
-    """Slot holding ``key`` in the open-addressing table, or -1."""
-    mask = seen.shape[0] - 1
-    s = key & mask
-    for _ in range(seen.shape[0]):  # bounded: a full table must not loop forever
-        if seen[s, 1] == _EMPTY_SLOT:
-            return -1
-        if seen[s, 0] == key:
-            return s
-        s = (s + 1) & mask
-    return -1
-
-
-@njit_inner(nrt=False)
-def _seen_has(seen, key):  # type: ignore[no-untyped-def]
-    s = _seen_slot(seen, key)
-    return s >= 0 and seen[s, 1] > 0
-
-
-@njit(nrt=False)
-def seen_has(seen, key):  # type: ignore[no-untyped-def]
-    """:func:`_seen_has` for Python callers (compiled code calls the inner one: an entry
-    from Python is a wrapper compiled only when Python first asks)."""
-    return _seen_has(seen, key)
-
-
-@njit(nrt=False)
-def _seen_add(seen, meta, key):  # type: ignore[no-untyped-def]
-    """Count one more occurrence of ``key``. The table is sized for every turn of a
-    game (:attr:`Core.seen_slots`) and keeps only keys whose count is above 0
-    (:func:`_seen_remove`), so it never fills; should it, the key is not recorded
-    (a repetition could go unseen) rather than probing forever."""
-    mask = seen.shape[0] - 1
-    s = key & mask
-    for _ in range(seen.shape[0]):
-        if seen[s, 1] == _EMPTY_SLOT:
-            seen[s, 0] = key
-            seen[s, 1] = 1
-            meta[M_USED] += 1
-            return
-        if seen[s, 0] == key:
-            seen[s, 1] += 1
-            return
-        s = (s + 1) & mask
-
-
-@njit(nrt=False)
-def seen_remove(seen, meta, key):  # type: ignore[no-untyped-def]
-    """:func:`_seen_remove` for Python callers (the tests of the table)."""
-    _seen_remove(seen, meta, key)
-
-
-@njit(nrt=False)
-def _rehash_into(seen, table, meta):  # type: ignore[no-untyped-def]
-    """Add each key of ``seen`` to ``table`` as many times as ``seen`` counts it (an
-    empty slot counts -1: not at all). Compiled: every MCTS leaf's random games need the
-    position's table widened to the games' size (a millisecond per leaf in Python)."""
-    for s in range(seen.shape[0]):
-        key = seen[s, 0]
-        for _ in range(seen[s, 1]):
-            _seen_add(table, meta, key)
-
-
-@njit_inner(nrt=False)
-def _seen_remove(seen, meta, key):  # type: ignore[no-untyped-def]
-    """Count one occurrence of ``key`` less; at 0 its slot is emptied by backward-shift
-    deletion (the entries after it in the probe run move up where their home slot
-    allows), so the table holds only the keys of the line being played. Why: a
-    search plays and takes back turns millions of times; slots left behind with a
-    count of 0 filled the table (8,192 slots on the standard board within seconds of
-    pondering) and the next lookup of a missing key probed forever."""
-    s = _seen_slot(seen, key)
-    if s < 0:
-        return
-    seen[s, 1] -= 1
-    if seen[s, 1] > 0:
-        return
-    mask = seen.shape[0] - 1
-    meta[M_USED] -= 1
-    hole = s
-    j = s
-    for _ in range(seen.shape[0]):
-        j = (j + 1) & mask
-        if seen[j, 1] == _EMPTY_SLOT:
-            break
-        home = seen[j, 0] & mask
-        # the entry at j stays when its home lies cyclically in (hole, j]
-        stays = (hole < home <= j) if hole <= j else (home > hole or home <= j)
-        if not stays:
-            seen[hole, 0] = seen[j, 0]
-            seen[hole, 1] = seen[j, 1]
-            hole = j
-    seen[hole, 0] = 0
-    seen[hole, 1] = _EMPTY_SLOT
-
 
 @njit(nrt=False)
 def full_key(tab, meta):  # type: ignore[no-untyped-def]
@@ -343,123 +268,6 @@ def _undo_step(cells, meta, log, frames, seen):  # type: ignore[no-untyped-def]
         meta[q] = frames[f, q]
     meta[M_HASH] = frames[f, F_HASH]
     meta[M_NFRAME] = f
-
-
-@njit_inner(nrt=False)
-def _first_unit(tab, board, i, d):  # type: ignore[no-untyped-def]
-    """The sight unit (``tab[13]``) of the first piece on ``board`` along the ray from
-    cell ``i`` in direction ``d`` (``tab[13][0]`` when the ray holds no piece)."""
-    rays = tab[1]
-    units = tab[13]
-    for k in range(tab[2][i, d]):
-        v = board[rays[i, d, k]]
-        if v != 0:
-            return units[v]
-    return units[0]
-
-
-@njit_inner(nrt=False)
-def _sight_all(tab, cells, n, board, sight):  # type: ignore[no-untyped-def]
-    """Count from scratch what every cell sees (see :func:`_scan_once`) and copy the
-    board they were counted on to ``board``: one walk along every grid line in each
-    direction, from the edge back, carrying the sight unit of the last piece passed."""
-    seq = tab[3]
-    keep = tab[12]
-    units = tab[13]
-    for c in range(n):
-        board[c] = cells[c]
-        sight[c] = 0
-    # ``seq.shape[1]`` (6) rather than a constant, so that the compiler keeps one loop
-    # instead of six unrolled copies (this function's code was 2,300 lines of LLVM IR,
-    # compiled into every caller: about a second of a cold start); it runs once per
-    # fresh state only
-    for d in range(seq.shape[1]):
-        unit = 0
-        for x in range(n):
-            c = seq[x, d]
-            if keep[x, d]:  # not the line's first cell: it sees what lies before it
-                sight[c] += unit
-            else:
-                unit = units[0]
-            v = cells[c]
-            if v != 0:
-                unit = units[v]
-    return 0
-
-
-@njit_inner(nrt=False)
-def _sight_change(tab, board, sight, x, b):  # type: ignore[no-untyped-def]
-    """Cell ``x`` of ``board`` becomes piece code ``b``: only the cells that see ``x``
-    along a line (up to and including the next piece back) count differently."""
-    a = board[x]
-    units = tab[13]
-    rays = tab[1]
-    raylen = tab[2]
-    for d in range(6):
-        # what the cells behind x (looking in direction d) see there, before and after
-        beyond = _first_unit(tab, board, x, d) if a == 0 or b == 0 else 0
-        old = units[a] if a != 0 else beyond
-        new = units[b] if b != 0 else beyond
-        diff = new - old
-        if diff == 0:
-            continue
-        back = (d + 3) % 6  # hexgrid.opposite(d)
-        for k in range(raylen[x, back]):
-            c = rays[x, back, k]
-            sight[c] += diff
-            if board[c] != 0:
-                break
-    board[x] = b
-    return 0
-
-
-#: Bits of a cell's packed ``sight`` (see :func:`_scan_once`): some line from it holds no
-#: piece (a nutrientless root), some line ends at a Dark / Light dendrid (it fertilizes
-#: the cell when empty).
-NUTRIENTLESS, FED_BY_DARK, FED_BY_LIGHT = 7, 7 << 3, 7 << 6
-
-
-@njit_inner(nrt=False)
-def _scan_once(tab, cells, meta, n, scratch):  # type: ignore[no-untyped-def]
-    """Bring ``sight`` (``scratch[0:n]``) up to the board as it stands: per cell, over
-    the six directions, how many lines from it hold cells but no piece (bits 0-2:
-    :data:`NUTRIENTLESS`; an empty cell with one is plantable, a seed with one is not
-    nourished), end at a Dark / Light dendrid (bits 3-5 / 6-8: :data:`FED_BY_DARK` /
-    :data:`FED_BY_LIGHT`, the dendrid fertilizes the cell when it is empty), or end at a
-    Dark / Light piece (bits 9-11 / 12-14: a seed's nourishers), packed in one int16
-    (each count is at most 6).
-
-    ``sight`` is of the board copied in ``scratch[n:2n]`` and is brought up to date
-    cell by cell where the board differs (:func:`_sight_change`: a step changes a few
-    lines), so a step costs a few short walks instead of a walk along every line of the
-    board; it is counted from scratch only when ``meta[M_SCANNED]`` says the scratch
-    holds no count yet (a new or rebuilt state, or the next game of a batch). Nothing to
-    do when the board is the one last brought up to date (``meta[M_SCANHASH]``: an
-    ``end`` or ``pass`` leaves the board as it was)."""
-    if meta[M_SCANNED] and meta[M_SCANHASH] == meta[M_HASH]:
-        return 0
-    sight = scratch[0:n]
-    board = scratch[n : 2 * n]
-    if meta[M_SCANNED]:
-        for x in range(n):
-            if board[x] != cells[x]:
-                _sight_change(tab, board, sight, x, cells[x])
-    else:
-        _sight_all(tab, cells, n, board, sight)
-    meta[M_SCANNED] = 1
-    meta[M_SCANHASH] = meta[M_HASH]
-    return 0
-
-
-@njit_inner(nrt=False)
-def _nourished(v, s):  # type: ignore[no-untyped-def]
-    """Whether a seed of code ``v`` whose packed sight is ``s`` may sprout: no
-    nutrientless root, and more nourishers of its colour than of the other."""
-    if s & NUTRIENTLESS:
-        return False
-    dark = (s >> 9) & 7
-    light = (s >> 12) & 7
-    return dark > light if v == 1 else light > dark
 
 
 @njit_inner(nrt=False)
@@ -784,80 +592,6 @@ def random_playouts(tab, prm, cells0, meta0, seen0, games, seed, max_actions, wi
 
 
 # ====================================================================== Python side
-def _signed_array(values: Any) -> np.ndarray:
-    return np.array([signed64(v) for v in values], np.int64)
-
-
-@cache
-def _geometry(side: int) -> tuple[Any, ...]:
-    """The read-only tables of a board side, as the kernels index them (``tab[k]``;
-    :class:`Core` appends ``tab[14]``, the quiet-counter key terms of its rules):
-
-    0 ``nbr[i, d]`` neighbour or -1; 1 ``rays[i, d, k]`` and 2 ``raylen[i, d]``;
-    3 ``seq[x, d]`` every grid line from its edge cell that way back, and 12 ``keep[x, d]``
-    (0 where a line starts); 4 ``zob[i, code]`` Zobrist terms (signed); 5 ``legid[i, d, k]``
-    the leg code to the k-th cell of a ray; 6-9 per code: kind (``A_*``), target, origin,
-    direction; 10 the key terms of turn state (``Z_*``); 11 the moving dendrid's key term
-    per ``cell * 6 + direction``; 13 the sight units per piece code (:data:`_SIGHT_UNITS`).
-    """
-    t = tables(side)
-    b = t.board
-    n = b.size
-    rl = max(1, 2 * side - 2)
-    nbr = np.array(b.step, np.int16).reshape(n, 6)
-    rays = np.full((n, 6, rl), -1, np.int16)
-    raylen = np.zeros((n, 6), np.int16)
-    for i in range(n):
-        for d in range(6):
-            ray = b.rays[i][d]
-            rays[i, d, : len(ray)] = ray
-            raylen[i, d] = len(ray)
-    # per direction: every grid line, from its cell at the edge that way back
-    seq = np.zeros((6, n), np.int16)
-    keep = np.ones((6, n), np.int8)
-    for d in range(6):
-        x = 0
-        for i in range(n):
-            if b.step[i][d] < 0:
-                keep[d, x] = 0
-                j = i
-                while j >= 0:
-                    seq[d, x] = j
-                    x += 1
-                    j = b.step[j][opposite(d)]
-    zob = np.stack([_signed_array(row) for row in t.zobrist])
-    ls = b.line_slots
-    num = 3 + 5 * n + n * ls
-    legid = np.full((n, 6, rl), -1, np.int32)
-    kind = np.zeros(num, np.int8)
-    target = np.full(num, -1, np.int16)
-    origin = np.full(num, -1, np.int16)
-    direction = np.full(num, -1, np.int8)
-    kind[0:3] = (A_END, A_PASS, A_SWAP)
-    for k, step_kind in enumerate((A_PLANT, A_CONT, A_SPROUT, A_GROW, A_CONVERT)):
-        kind[3 + k * n : 3 + (k + 1) * n] = step_kind
-        target[3 + k * n : 3 + (k + 1) * n] = np.arange(n)
-    kind[3 + 5 * n :] = A_LEG
-    for i in range(n):
-        for d in range(6):
-            for k, j in enumerate(b.rays[i][d]):
-                code = 3 + 5 * n + i * ls + b.line_slot(i, j)
-                legid[i, d, k] = code
-                target[code] = j
-                origin[code] = i
-                direction[code] = d
-    zk = _signed_array([
-        mix(1, 0), mix(1, 1), mix(2, 0), mix(2, 1), mix(2, 2), mix(4, 0), mix(4, 1),
-        mix(4, 2), mix(5, 1), 0, mix(7, 1), mix(7, 2),
-    ])
-    zmover = _signed_array([mix(3, k) for k in range(n * 6)])
-    geo = (nbr, rays, raylen, np.ascontiguousarray(seq.T), zob, legid, kind, target, origin,
-           direction, zk, zmover, np.ascontiguousarray(keep.T), _SIGHT_UNITS.copy())
-    for array in geo:
-        array.setflags(write=False)
-    return geo
-
-
 def _pow2(value: int) -> int:
     return 1 << max(0, value - 1).bit_length()
 
@@ -882,9 +616,9 @@ class Core:
         #: Size of the step-code space (the research step ids).
         self.num_actions = 3 + 5 * n + n * self.line_slots
         qt = self.rules.quiet_turns
-        zq = _signed_array([0, *(mix(6, q) for q in range(1, qt + 1))])
+        zq = signed_array([0, *(mix(6, q) for q in range(1, qt + 1))])
         zq.setflags(write=False)
-        self.tab = (*_geometry(side), zq)
+        self.tab = (*geometry(side), zq)
         params = np.zeros(PARAMS_LEN, np.int64)
         params[P_N] = n
         params[P_QT] = qt
@@ -1009,17 +743,11 @@ class CoreState:
         self.meta = np.zeros(META_LEN, np.int64)
         self.log = np.zeros((8 * n + 64, 2), np.int64)
         self.frames = np.zeros((4 * n + 64, FRAME_LEN), np.int64)
-        self.seen = _empty_seen(seen_slots or min(_SEEN_START, core.seen_slots))
+        self.seen = empty_seen(seen_slots or min(SEEN_START, core.seen_slots))
         self.memo = _empty_memo()
         self.out = np.empty(core.num_actions + 8, np.int32)
         self.hd = np.empty(core.num_actions + 8, np.int64)
         self.scratch = np.zeros(10 * n, np.int16)
-
-    @classmethod
-    def from_position(cls, position: Position) -> CoreState:
-        """The core state of a Python :class:`Position`: board, turn state and its
-        earlier positions (not its undo history); see :meth:`Position.core_state`."""
-        return position.core_state()
 
     @classmethod
     def from_fields(
@@ -1030,7 +758,7 @@ class CoreState:
         """A state from the fields of a position (what :class:`Position` keeps): piece
         codes per cell, turn state, the board's Zobrist hash, and the keys (board hash
         with the colour to move) of the earlier positions with their counts."""
-        s = cls(core, _pow2(max(_SEEN_START, 4 * len(seen_keys))))
+        s = cls(core, _pow2(max(SEEN_START, 4 * len(seen_keys))))
         s.cells[:] = cells
         m = s.meta
         m[M_TO], m[M_PHASE], m[M_MOVER], m[M_DIR] = to_move, phase, mover, direction
@@ -1086,7 +814,7 @@ class CoreState:
     @property
     def key(self) -> int:
         """The Zobrist key, equal to :attr:`Position.key` of the same position."""
-        return int(full_key(self.core.tab, self.meta)) & _MASK64
+        return int(full_key(self.core.tab, self.meta)) & MASK64
 
     def scores(self) -> tuple[float, float]:
         """Dark's and Light's scores on the board as it stands."""
@@ -1106,7 +834,7 @@ class CoreState:
         """The legal step codes, in the Python engine's order (a fresh int32 array;
         empty once the game is over)."""
         c = self.core
-        self._room()
+        self.make_room()
         m = generate(c.tab, c.params, self.cells, self.meta, self.log, self.frames,
                      self.seen, self.memo, self.out, self.hd, self.scratch)
         return self.out[:m].copy()
@@ -1120,7 +848,7 @@ class CoreState:
         """Play a legal step code (legality is the caller's promise: check with
         :meth:`legal_codes` when unsure)."""
         c = self.core
-        self._room()
+        self.make_room()
         apply(c.tab, c.params, self.cells, self.meta, self.log, self.frames, self.seen,
               int(code), self.scratch[7 * c.n : 8 * c.n])
 
@@ -1132,7 +860,7 @@ class CoreState:
             raise IndexError("no step to take back")
         undo(self.cells, self.meta, self.log, self.frames, self.seen)
 
-    def _room(self) -> None:
+    def make_room(self) -> None:
         """Grow the log, the frames and the earlier-positions table ahead of a step or a
         generation (whose finishability search plays steps too)."""
         n = self.core.n
@@ -1146,14 +874,14 @@ class CoreState:
 
     def _rehash(self, slots: int) -> None:
         """A fresh table (twice as large) without the keys whose count fell to 0."""
-        self.seen, self.meta[M_USED] = _rehashed(self.seen, slots)
+        self.seen, self.meta[M_USED] = rehashed(self.seen, slots)
 
     def widen_history(self) -> None:
         """Make the earlier-positions table as large as a whole game needs (see
         :attr:`Core.seen_slots`): compiled code that plays on this state (a search, the
         vectorized environment) never has to grow it (it cannot allocate)."""
         if len(self.seen) < self.core.seen_slots:
-            self.seen, self.meta[M_USED] = _rehashed(self.seen, self.core.seen_slots)
+            self.seen, self.meta[M_USED] = rehashed(self.seen, self.core.seen_slots)
 
     def random_playouts(
         self, games: int, seed: int = 0, max_actions: int = 100_000
@@ -1167,7 +895,7 @@ class CoreState:
         seen0 = self.seen
         if len(seen0) < c.seen_slots:
             # the games need room for every turn a game can have (see Core.seen_slots)
-            seen0, meta0[M_USED] = _rehashed(seen0, c.seen_slots)
+            seen0, meta0[M_USED] = rehashed(seen0, c.seen_slots)
         work = self.copy()  # the games' buffers (the kernel resets them per game)
         work.seen = np.empty_like(seen0)
         winners = np.zeros(games, np.int64)
@@ -1190,29 +918,16 @@ def _restore_state(rules: Rules, cells: np.ndarray, meta: np.ndarray, log: np.nd
     return s
 
 
-def _rehashed(seen: np.ndarray, slots: int) -> tuple[np.ndarray, int]:
-    """A table of ``slots`` slots with the keys of ``seen`` whose count is above 0, and
-    how many slots it uses."""
-    table = _empty_seen(slots)
-    meta = np.zeros(META_LEN, np.int64)
-    _rehash_into(seen, table, meta)
-    return table, int(meta[M_USED])
-
-
-def _empty_seen(slots: int) -> np.ndarray:
-    seen = np.zeros((slots, 2), np.int64)
-    seen[:, 1] = _EMPTY_SLOT
-    return seen
-
-
 def _empty_memo(slots: int = 1024) -> np.ndarray:
+    """An empty memo of the finishability search (:func:`can_finish`)."""
     memo = np.zeros((slots, 3), np.int64)
     memo[:, 1] = -1
     return memo
 
 
-# the compile options (numba's runtime on or off per function) come from _jit, and numba
-# keys its cache to this file only (see drop_stale_cache)
-drop_stale_cache(__name__, _jit.__file__)
-
 __all__ = ["Core", "CoreState", "core_for", "random_playouts"]
+
+# the compiled code here has the table's and the sight's compiled functions and the
+# layout's constants built in (see drop_stale_cache)
+drop_stale_cache(__name__, _jit.__file__, _layout.__file__, _repetition.__file__,
+                 _sight.__file__, _rules.__file__)

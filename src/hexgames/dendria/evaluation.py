@@ -1,9 +1,9 @@
 """Dendria knowledge for the AI: a position heuristic, fast win detection, priors.
 
 Reads only the position's public, documented analysis (:meth:`Position.analysis`:
-seedbeds, forests, fertilized cells as bit masks; see :mod:`hexgames.dendria.analysis`),
+seedbeds, forests, fertilized cells as bit masks; see :mod:`hexgames.dendria.board_analysis`),
 never copies a position, and reaches the AI only through ``GAME.heuristic`` and
-``GAME.extras["ai"]`` (:func:`ai_hooks`).
+``GAME.ai_hooks`` (:func:`ai_hooks`).
 
 The game is decided by the score on the board when it ends, so the heuristic starts from
 the **score difference** and adds what can change it soon:
@@ -24,12 +24,20 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
 
-from hexgames.dendria.analysis import COLOR_NAMES, COLOR_OF, DENDRID, SEED, TREE, Analysis, code
+from hexgames.dendria.board_analysis import (
+    COLOR_NAMES,
+    COLOR_OF,
+    DENDRID,
+    SEED,
+    TREE,
+    Analysis,
+    code,
+)
 from hexgames.dendria.position import END, PASS, SWAP, Position
 from hexgames.dendria.steps import Step
 from hexgames.errors import IllegalAction
+from hexgames.hooks import AiHooks
 
 SCALE = 0.2  # score points -> tanh argument: a 5-point lead is worth tanh(1) ~ 0.76
 W_OWN_POTENTIAL = 0.6  # points per cell of the mover's growable seedbeds / convertible forests
@@ -211,18 +219,17 @@ def may_win_this_turn(position: Position) -> bool:
     return bool(_turn_enders_that_end_the_game(position))
 
 
-def ai_hooks() -> dict[str, Any]:
-    """The optional AI hooks (``GAME.extras["ai"]``) described in
-    :mod:`hexgames.ai.knowledge`."""
-    return {
-        "winning_actions": winning_actions,
-        "action_priors": action_priors,
-        "may_win_this_turn": may_win_this_turn,
+def ai_hooks() -> AiHooks:
+    """The optional AI hooks (``GAME.ai_hooks``) described in :mod:`hexgames.hooks`."""
+    return AiHooks(
+        winning_actions=winning_actions,
+        action_priors=action_priors,
+        may_win_this_turn=may_win_this_turn,
         # The search values leaves by whole random games in the compiled core: with the
         # heuristic at its leaves, more iterations made it weaker (docs/ai.md, "Dendria's
         # search and its heuristic"); random playouts gain with every iteration.
-        "leaf_playouts": True,
-    }
+        leaf_playouts=True,
+    )
 
 
 __all__ = [

@@ -1,5 +1,5 @@
 """Dendria's compiled engine behind the game-agnostic face the AI, the arena, the
-web app and the benchmark use: :class:`Kernel` (what ``Game.extras["kernel"]()``
+web app and the benchmark use: :class:`Kernel` (what ``Game.kernel()``
 returns), :func:`warm_up` and :func:`is_warm`.
 
 The top of the package: it imports the core, the search and the position, and nothing
@@ -15,17 +15,26 @@ from typing import Any
 import numpy as np
 
 from hexgames._jit import is_cached
-from hexgames.dendria import _search, leaf_value
-from hexgames.dendria import core as _core
-from hexgames.dendria.core import Core, core_for
+from hexgames.dendria import _repetition, _search, _sight, core, leaf_value
+from hexgames.dendria.core import Core, CoreState, core_for
 from hexgames.dendria.position import Position
 from hexgames.dendria.rules import Rules
+
+#: The compiled functions :func:`warm_up` compiles, by module (numba caches each one in a
+#: file of its own; the inner functions are compiled for the Python entries calling them).
+_ENTRY_POINTS = {
+    core: ("apply", "full_key", "generate", "random_playouts", "scores", "undo"),
+    _repetition: ("_seen_add", "_seen_remove"),
+    _sight: ("_scan_once",),
+    leaf_value: ("seat_value",),
+    _search: ("run",),
+}
 
 
 def is_warm() -> bool:
     """Whether numba's cache holds this game's compiled code (rules and search):
     :func:`warm_up` then loads instead of compiling."""
-    return all(is_cached(module.__name__) for module in (_core, _search, leaf_value))
+    return all(is_cached(module.__name__, names) for module, names in _ENTRY_POINTS.items())
 
 
 def warm_up(announce: Any = None) -> float:
@@ -49,7 +58,7 @@ def warm_up(announce: Any = None) -> float:
 
 class Kernel:
     """The batched kernels of Dendria behind a game-agnostic face: what
-    ``Game.extras["kernel"]()`` returns (the AI, the arena and the benchmark use only
+    ``Game.kernel()`` returns (the AI, the arena and the benchmark use only
     these methods). Winners are **seats** (0 first player, 1 second; the pie rule's swap
     is followed) and ``-1`` for equal scores or a game cut off at ``max_actions``."""
     name = "dendria"
@@ -66,7 +75,11 @@ class Kernel:
         self, state: Any, games: int, seed: int = 0, max_actions: int = 100_000
     ) -> tuple[np.ndarray, np.ndarray]:
         """``(winner_seats, lengths)`` of random games from ``state`` (a
-        :class:`Position` or a :class:`CoreState`)."""
+        :class:`Position` or a :class:`CoreState`; ``ValueError`` for anything else)."""
+        if not isinstance(state, (Position, CoreState)):
+            raise ValueError(
+                f"playouts need a Dendria Position or CoreState, got {type(state).__name__}"
+            )
         # a CoreState, or a Position (which plays from its own state, left as it was)
         winners, lengths, _ = state.random_playouts(games, seed, max_actions)
         return winners, lengths
@@ -105,7 +118,7 @@ _KERNEL = Kernel()
 
 
 def kernel() -> Kernel:
-    """The shared :class:`Kernel` (``Game.extras["kernel"]`` calls this)."""
+    """The shared :class:`Kernel` (``Game.kernel`` calls this)."""
     return _KERNEL
 
 

@@ -10,7 +10,7 @@ weaker").
 This module estimates the same quantity, **the expected result of a random game from
 here**, by a logistic model over a few board features, fitted on the positions and the
 results of many random games (:func:`training_data`, :func:`fit`;
-``scripts/fit_dendria_leaf_value.py`` refits and reports). It is not a judgement of
+``experiments/fit_dendria_leaf_value.py`` refits and reports). It is not a judgement of
 what good play would do, only of what the random games the search used to play would
 say on average, without their noise: one evaluation costs a few microseconds where a
 game cost a millisecond. The search plays 20 random steps from a leaf and takes this
@@ -31,10 +31,8 @@ import numpy as np
 
 from hexgames import _jit
 from hexgames._jit import drop_stale_cache, njit, njit_inner
-from hexgames.dendria import core as _core
-from hexgames.dendria.core import (
-    FED_BY_DARK,
-    FED_BY_LIGHT,
+from hexgames.dendria import _layout, _repetition, _sight, core
+from hexgames.dendria._layout import (
     M_EPOCH,
     M_NFRAME,
     M_NLOG,
@@ -46,8 +44,10 @@ from hexgames.dendria.core import (
     M_USED,
     P_N,
     P_QT,
+)
+from hexgames.dendria._sight import FED_BY_DARK, FED_BY_LIGHT, _scan_once
+from hexgames.dendria.core import (
     _apply_step,
-    _scan_once,
     copy_state,
     core_for,
     generate,
@@ -73,7 +73,7 @@ _NF = len(FEATURE_NAMES)
 NUM_FEATURES = 2 * _NF + 1
 
 #: The fitted weights (the order of :func:`feature_labels`). Fitted by
-#: ``python scripts/fit_dendria_leaf_value.py --games 6000 --every 15 --seed 1``
+#: ``python experiments/fit_dendria_leaf_value.py --games 6000 --every 15 --seed 1``
 #: (board sides 5 to 9, 6,000 random games each; see docs/ai.md for its report).
 WEIGHTS = np.array([
     0.00357, 0.04240, 0.06911, 0.04001, -0.01509, -0.09631, 0.05570, -0.04409, 0.04800,
@@ -345,7 +345,8 @@ def log_loss(X: np.ndarray, y: np.ndarray, weights: np.ndarray) -> float:
     return float(-np.mean(target * np.log(q) + (1 - target) * np.log(1 - q)))
 
 
-drop_stale_cache(__name__, _core.__file__, _jit.__file__)
+drop_stale_cache(__name__, core.__file__, _layout.__file__, _repetition.__file__,
+                 _sight.__file__, _jit.__file__)
 
 __all__ = ["FEATURE_NAMES", "NUM_FEATURES", "WEIGHTS", "dark_value", "feature_labels",
            "features", "fit", "log_loss", "position_features", "position_value",

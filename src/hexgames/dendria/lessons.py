@@ -1,7 +1,7 @@
 """Dendria's interactive tutorial: one rule per lesson, each with a small position (side 5),
 a task checked by the engine, a hint, and an explanation of every try that falls short.
 
-Served by the game-agnostic learn page (:mod:`hexgames.learn`); the positions are in the
+Served by the game-agnostic learn page (:mod:`hexgames.tutorial`); the positions are in the
 position text format (rules section 5). The first two share a board ringed with trees, so
 that only the cells that see a gap in the ring all the way to the edge may be planted.
 """
@@ -13,7 +13,7 @@ from typing import Any
 
 from hexgames.dendria.position import Position
 from hexgames.game import GameState
-from hexgames.learn import Lesson
+from hexgames.tutorial import Lesson
 
 OPTIONS = {"board_side": 5}
 

@@ -14,11 +14,11 @@ Design, and why:
 * What Python keeps is the history of :class:`Step` objects and things *derived* from the
   core's arrays on demand: :attr:`Position.cells` is a live read-only view of the core's
   board, the turn state is read from its ``meta`` array, and :meth:`Position.analysis`
-  (the whole-board facts of :mod:`.analysis`, for the AI, the web board and the rules
+  (the whole-board facts of :mod:`.board_analysis`, for the AI, the web board and the rules
   pages) is computed from the board and cached per board.
 * A step that is not legal raises :class:`~hexgames.IllegalAction` naming the reason; the
-  reason is worked out in Python (:meth:`Position._resolve`, with :mod:`.analysis`) only
-  for refused steps, after the core said no. The core alone decides what is legal.
+  reason is worked out in Python (:mod:`._refusal`, with :mod:`.board_analysis`) only for
+  refused steps, after the core said no. The core alone decides what is legal.
 * **No repetition.** A turn may not *end* in a position (board + colour to move) seen at
   the start or at the end of an earlier turn; every step that leaves the turn open is
   offered, and accepted, only when some way of finishing the turn from it is legal (see
@@ -40,30 +40,50 @@ from typing import Any, NamedTuple, overload
 import numpy as np
 
 from hexgames._jit import signed64
-from hexgames.dendria import core as _core
+from hexgames.dendria._layout import (
+    A_CONT,
+    A_LEG,
+    F_KEY,
+    F_NLOG,
+    F_REM,
+    M_DIR,
+    M_HASH,
+    M_MOVER,
+    M_NFRAME,
+    M_NLOG,
+    M_OVER,
+    M_PASSES,
+    M_PHASE,
+    M_PIE,
+    M_QUIET,
+    M_SWAPPED,
+    M_TO,
+    M_TURN,
+    MASK64,
+    REASONS,
+    Z_TO,
+)
+from hexgames.dendria._refusal import cell_of, resolve
+from hexgames.dendria._repetition import seen_has
 from hexgames.dendria._scoring import breakdown
+from hexgames.dendria._state_from_text import state_from_text
 from hexgames.dendria._tables import (
     COLOR_NAMES,
-    COLOR_OF,
-    DENDRID,
     KIND_NAMES,
-    KIND_OF,
-    SEED,
-    TREE,
     Tables,
-    code,
     mix,
     tables,
 )
-from hexgames.dendria.analysis import (
+from hexgames.dendria.board_analysis import (
     Analysis,
-    Group,
     cells_of_mask,
-    sprout_refusal,
 )
-from hexgames.dendria.analysis import (
+from hexgames.dendria.board_analysis import (
     nourishers as first_on_roots,
 )
+from hexgames.dendria.core import CoreState, core_for
+from hexgames.dendria.core import apply as _apply
+from hexgames.dendria.core import undo as _undo
 from hexgames.dendria.rules import (
     AFTER_PLANT,
     AFTER_STOP,
@@ -78,7 +98,7 @@ from hexgames.dendria.steps import Step
 from hexgames.dendria.textformat import TextPosition, format_text, parse_text
 from hexgames.errors import IllegalAction
 from hexgames.game import HistoryView, Outcome, ScoreLine
-from hexgames.hexgrid import DIRECTION_NAMES, DIRECTIONS, HexBoard
+from hexgames.hexgrid import HexBoard
 
 __all__ = [
     "AFTER_PLANT", "AFTER_STOP", "END", "PASS", "PIE_ARMED", "PIE_OFF", "PIE_PENDING",
@@ -97,51 +117,6 @@ _SWAPPED_Z = (0, mix(5, 1))
 _QUIET_Z = tuple(mix(6, q) for q in range(128))
 _PASSES_Z = (0, mix(7, 1), mix(7, 2))
 _ANALYSIS_CACHE_LIMIT = 2048
-_MASK64 = (1 << 64) - 1
-_REASONS = _core.REASONS
-_M_TO, _M_PHASE, _M_MOVER, _M_DIR = _core.M_TO, _core.M_PHASE, _core.M_MOVER, _core.M_DIR
-_M_PIE, _M_SWAPPED, _M_QUIET, _M_PASSES = (
-    _core.M_PIE, _core.M_SWAPPED, _core.M_QUIET, _core.M_PASSES,
-)
-_M_OVER, _M_TURN, _M_HASH, _M_NFRAME, _M_NLOG = (
-    _core.M_OVER, _core.M_TURN, _core.M_HASH, _core.M_NFRAME, _core.M_NLOG,
-)
-_A_GROW, _A_CONVERT, _A_CONT, _A_LEG = _core.A_GROW, _core.A_CONVERT, _core.A_CONT, _core.A_LEG
-_apply, _undo = _core.apply, _core.undo
-
-
-# Operations: an already-checked step, as the board change it makes (what
-# :meth:`Position._resolve` reports; the core makes the change).
-class Plant(NamedTuple):
-    """Put a seed of the player to move on ``cell``."""
-
-    cell: int
-
-
-class Move(NamedTuple):
-    """Slide the dendrid on ``origin`` to ``target``, in ``direction`` (a leg or a
-    continuation)."""
-
-    origin: int
-    target: int
-    direction: int
-
-
-class SetCells(NamedTuple):
-    """Put piece code ``code`` on every cell of ``cells`` (sprout, grow, convert)."""
-
-    cells: tuple[int, ...]
-    code: int
-
-
-class EndTurn(NamedTuple):
-    """End the turn by ``how``: ``"end"``, ``"pass"`` or ``"swap"``."""
-
-    how: str
-
-
-Op = Plant | Move | SetCells | EndTurn
-_END_OPS = {how: EndTurn(how) for how in ("end", "pass", "swap")}
 
 
 class _TurnState(NamedTuple):
@@ -185,7 +160,6 @@ _PIECES: tuple[Piece | None, ...] = (
     None,
     *(Piece(COLOR_NAMES[(c - 1) // 3], KIND_NAMES[(c - 1) % 3]) for c in range(1, 7)),
 )
-_CODE_OF_PIECE = {(p.color, p.kind): c for c, p in enumerate(_PIECES) if p is not None}
 
 
 class _CellsView(HistoryView[int]):
@@ -281,62 +255,10 @@ class Position:
         return position
 
     def _setup(self, rules: Rules, text: TextPosition) -> None:
-        if text.size != rules.board_side:
-            raise ValueError(
-                f"board size {text.size} does not match the rules' board_side {rules.board_side}"
-            )
-        t = tables(rules.board_side)
-        geometry = t.board
-        cells = [0] * geometry.size
-        for label, piece in text.pieces.items():
-            cells[geometry.index(label)] = _CODE_OF_PIECE[piece]
-        to_move = _color_index(text.to_move)
-        if text.pie_pending:
-            if not rules.pie:
-                raise ValueError("pie=pending but the pie rule is off")
-            if to_move != 1:
-                raise ValueError("pie=pending needs Light to move (only Light may swap)")
-            if text.seats_swapped:
-                raise ValueError("pie=pending and seats=swapped contradict each other")
-            pie = PIE_PENDING
-        elif rules.pie and not any(cells) and to_move == 0 and not text.quiet:
-            # Dark's first turn. An empty board with Dark to move after quiet turns is not
-            # a start (Dark and Light both passed): the pie offer has lapsed.
-            pie = PIE_ARMED
-        else:
-            pie = PIE_OFF
-        if text.seats_swapped and not rules.pie:
-            raise ValueError("seats=swapped but the pie rule is off")
-        if text.seats_swapped and pie == PIE_ARMED:
-            raise ValueError("seats=swapped on an empty board: the swap comes after a seed")
-        if text.passes > text.quiet:
-            raise ValueError(
-                f"passes={text.passes} cannot exceed quiet={text.quiet}: a pass is a turn "
-                "without a plant"
-            )
-        if text.passes > 2 or text.quiet > rules.quiet_turns:
-            raise ValueError(
-                f"passes={text.passes}, quiet={text.quiet} lie beyond the end of the game "
-                f"(2 passes or {rules.quiet_turns} quiet turns)"
-            )
-        if text.passes >= 2:
-            over: Termination | None = Termination.BOTH_PASSED
-        elif text.quiet >= rules.quiet_turns:
-            over = Termination.QUIET_LIMIT
-        else:
-            over = None
-        board_hash = 0
-        for i, v in enumerate(cells):
-            board_hash ^= t.zobrist[i][v]
-        start_key = board_hash ^ _TO_MOVE_Z[to_move]
-        core = _core.core_for(rules)
-        state = _core.CoreState.from_fields(
-            core, cells, to_move, START, -1, -1, pie, text.seats_swapped, text.quiet,
-            text.passes, over, 1, board_hash, {start_key: 1},
-        )
+        state, start_key = state_from_text(rules, text)
         self._rules = rules
-        self._t: Tables = t
-        self._core = core
+        self._t: Tables = tables(rules.board_side)
+        self._core = state.core
         # the earlier position the game starts with, as the core keys it (signed)
         self._start_key = signed64(start_key)
         self._attach(state)
@@ -344,7 +266,7 @@ class Position:
         self._history_view = HistoryView(self._history)
         self._start_text = self.to_text()
 
-    def _attach(self, state: _core.CoreState) -> None:
+    def _attach(self, state: CoreState) -> None:
         """Make ``state`` this position's state (and forget what was derived before)."""
         self._s = state
         self._meta = state.meta
@@ -387,7 +309,7 @@ class Position:
         rules = state["rules"]
         self._rules = rules
         self._t = tables(rules.board_side)
-        self._core = _core.core_for(rules)
+        self._core = core_for(rules)
         self._start_key = state["start_key"]
         self._start_text = state["start_text"]
         self._attach(state["state"])
@@ -398,44 +320,44 @@ class Position:
     # ------------------------------------------------- turn state (from the core)
     @property
     def _to_move(self) -> int:
-        return int(self._meta[_M_TO])
+        return int(self._meta[M_TO])
 
     @property
     def _phase(self) -> int:
-        return int(self._meta[_M_PHASE])
+        return int(self._meta[M_PHASE])
 
     @property
     def _mover(self) -> int:
-        return int(self._meta[_M_MOVER])
+        return int(self._meta[M_MOVER])
 
     @property
     def _dir(self) -> int:
-        return int(self._meta[_M_DIR])
+        return int(self._meta[M_DIR])
 
     @property
     def _pie(self) -> int:
-        return int(self._meta[_M_PIE])
+        return int(self._meta[M_PIE])
 
     @property
     def _swapped(self) -> bool:
-        return bool(self._meta[_M_SWAPPED])
+        return bool(self._meta[M_SWAPPED])
 
     @property
     def _quiet(self) -> int:
-        return int(self._meta[_M_QUIET])
+        return int(self._meta[M_QUIET])
 
     @property
     def _passes(self) -> int:
-        return int(self._meta[_M_PASSES])
+        return int(self._meta[M_PASSES])
 
     @property
     def _over(self) -> Termination | None:
-        return _REASONS[int(self._meta[_M_OVER])]
+        return REASONS[int(self._meta[M_OVER])]
 
     @property
     def _hash(self) -> int:
         """The board's Zobrist hash (unsigned)."""
-        return int(self._meta[_M_HASH]) & _MASK64
+        return int(self._meta[M_HASH]) & MASK64
 
     @property
     def _cells(self) -> list[int]:
@@ -447,17 +369,17 @@ class Position:
         """The undo records of the steps played, oldest first, read from the core's undo
         frames and change log (a snapshot, for inspection: undo is the core's)."""
         s = self._s
-        nf = int(self._meta[_M_NFRAME])
+        nf = int(self._meta[M_NFRAME])
         frames = s.frames[:nf].tolist()
-        log = s.log[: int(self._meta[_M_NLOG])].tolist()
+        log = s.log[: int(self._meta[M_NLOG])].tolist()
         out = []
         for f, row in enumerate(frames):
-            stop = frames[f + 1][_core.F_NLOG] if f + 1 < nf else len(log)
+            stop = frames[f + 1][F_NLOG] if f + 1 < nf else len(log)
             to_move, phase, mover, direction, pie = row[:5]
             state = _TurnState(to_move, phase, mover, direction, pie, bool(row[5]), row[6],
-                               row[7], _REASONS[row[8]], row[9])
-            changes = [(i, old) for i, old in log[row[_core.F_NLOG] : stop]]
-            remembered = row[_core.F_KEY] & _MASK64 if row[_core.F_REM] else None
+                               row[7], REASONS[row[8]], row[9])
+            changes = [(i, old) for i, old in log[row[F_NLOG] : stop]]
+            remembered = row[F_KEY] & MASK64 if row[F_REM] else None
             out.append(_UndoRecord(state, changes, remembered))
         return out
 
@@ -474,18 +396,18 @@ class Position:
     @property
     def tables(self) -> Tables:
         """The lookup tables of this board side (bit of each cell, mask layout, rays,
-        Zobrist terms); shared and immutable. See :mod:`hexgames.dendria.analysis`."""
+        Zobrist terms); shared and immutable. See :mod:`hexgames.dendria.board_analysis`."""
         return self._t
 
     @property
     def cells(self) -> HistoryView[int]:
         """The piece code on each cell, in board order: a live, read-only view (not a
         copy) of the compiled core's board. 0 is empty; see
-        :mod:`hexgames.dendria.analysis` for the codes."""
+        :mod:`hexgames.dendria.board_analysis` for the codes."""
         return self._cells_view
 
     @property
-    def core(self) -> _core.CoreState:
+    def core(self) -> CoreState:
         """The compiled core's state of this position, itself (not a copy): read-only
         for callers (:meth:`core_state` gives an independent copy to play on)."""
         return self._s
@@ -493,23 +415,23 @@ class Position:
     @property
     def to_move(self) -> str:
         """Colour to act now ("dark"/"light")."""
-        return COLOR_NAMES[self._meta[_M_TO]]
+        return COLOR_NAMES[self._meta[M_TO]]
 
     @property
     def current_seat(self) -> int:
-        return int(self._meta[_M_TO] ^ self._meta[_M_SWAPPED])
+        return int(self._meta[M_TO] ^ self._meta[M_SWAPPED])
 
     def seat_of(self, color: str) -> int:
         """Seat (0 = first player) holding ``color``; the pie rule's swap exchanges them."""
-        return _color_index(color) ^ int(self._meta[_M_SWAPPED])
+        return _color_index(color) ^ int(self._meta[M_SWAPPED])
 
     def color_of_seat(self, seat: int) -> str:
         """Colour played by ``seat`` (0 = first player) now."""
-        return COLOR_NAMES[_seat_index(seat) ^ int(self._meta[_M_SWAPPED])]
+        return COLOR_NAMES[_seat_index(seat) ^ int(self._meta[M_SWAPPED])]
 
     @property
     def is_over(self) -> bool:
-        return bool(self._meta[_M_OVER])
+        return bool(self._meta[M_OVER])
 
     @property
     def end_reason(self) -> Termination | None:
@@ -540,7 +462,7 @@ class Position:
     @property
     def winner(self) -> str | None:
         """Winning colour, ``"draw"`` on equal scores, ``None`` while not over."""
-        if not self._meta[_M_OVER]:
+        if not self._meta[M_OVER]:
             return None
         dark, light = self._s.scores()
         if dark == light:
@@ -573,7 +495,7 @@ class Position:
     def seat_scores(self) -> tuple[float, float]:
         """The scores of seat 0 and seat 1."""
         by_color = self._s.scores()
-        swapped = int(self._meta[_M_SWAPPED])
+        swapped = int(self._meta[M_SWAPPED])
         return by_color[swapped], by_color[1 - swapped]
 
     @property
@@ -600,7 +522,7 @@ class Position:
     @property
     def turn_number(self) -> int:
         """Number of the turn being played (1 for the first turn from the start)."""
-        return int(self._meta[_M_TURN])
+        return int(self._meta[M_TURN])
 
     @property
     def quiet_turns(self) -> int:
@@ -614,7 +536,7 @@ class Position:
     @property
     def pie_pending(self) -> bool:
         """True while Light may still answer with ``swap``."""
-        return bool(self._meta[_M_PIE] == PIE_PENDING)
+        return bool(self._meta[M_PIE] == PIE_PENDING)
 
     @property
     def start_text(self) -> str:
@@ -622,11 +544,11 @@ class Position:
         return self._start_text
 
     def is_turn_start(self) -> bool:
-        return bool(self._meta[_M_PHASE] == START)
+        return bool(self._meta[M_PHASE] == START)
 
     def turn_steps(self) -> list[Step]:
         """The steps played so far in the current turn."""
-        if self._meta[_M_PHASE] == START:
+        if self._meta[M_PHASE] == START:
             return []
         steps: list[Step] = []
         for step in reversed(self._history):
@@ -639,7 +561,7 @@ class Position:
     @property
     def moving_dendrid(self) -> str | None:
         """Cell of the dendrid that moved this turn and may continue, else ``None``."""
-        if self._meta[_M_PHASE] != AFTER_STOP:
+        if self._meta[M_PHASE] != AFTER_STOP:
             return None
         return self._t.board.labels[self._mover]
 
@@ -706,26 +628,21 @@ class Position:
 
     # ---------------------------------------------------------------- queries
     def _index(self, label: str | None) -> int:
-        try:
-            return self._t.board.index(label)  # type: ignore[arg-type]
-        except (ValueError, AttributeError):
-            raise IllegalAction(
-                f"{label!r} is not a cell of the side-{self._rules.board_side} board"
-            ) from None
+        return cell_of(self._t.board, label)
 
     def _labels(self, cells: Iterable[int]) -> list[str]:
         labels = self._t.board.labels
         return [labels[i] for i in cells]
 
     def analysis(self) -> Analysis:
-        """The whole-board :class:`~hexgames.dendria.analysis.Analysis` of the board as it
+        """The whole-board :class:`~hexgames.dendria.board_analysis.Analysis` of the board as it
         stands (masks of plantable cells, fertilized cells, sproutable seeds, seedbeds,
         forests and what may grow or be converted). Read-only; valid for this board only.
 
         Cached: keyed by the board's Zobrist hash and confirmed against the board itself,
         so a hash collision can never hand back another board's answers.
         """
-        h = int(self._meta[_M_HASH])
+        h = int(self._meta[M_HASH])
         board = self._s.cells.tobytes()
         found = self._analyses.get(h)
         if found is None or found[0] != board:
@@ -787,9 +704,9 @@ class Position:
         i = self._index(label)
         phase = self._phase
         if phase == START:
-            wanted = _A_LEG
+            wanted = A_LEG
         elif phase == AFTER_STOP and i == self._mover:
-            wanted, i = _A_CONT, -1
+            wanted, i = A_CONT, -1
         else:
             return []
         fields = self._core.step_fields
@@ -818,12 +735,12 @@ class Position:
         table = self._step_list
         return [table[c] for c in self._legal_codes()]  # type: ignore[misc]
 
-    def core_state(self) -> _core.CoreState:
+    def core_state(self) -> CoreState:
         """An independent :class:`~hexgames.dendria.core.CoreState` of this position
         (board, turn state, earlier positions; not its undo history) for the compiled
         kernels."""
         state = self._s.copy()
-        state.meta[_M_NFRAME] = state.meta[_M_NLOG] = 0
+        state.meta[M_NFRAME] = state.meta[M_NLOG] = 0
         return state
 
     def random_playouts(
@@ -842,12 +759,12 @@ class Position:
         decides.)"""
         s = self._s
         following = 1 - self._to_move
-        key = int(self._meta[_M_HASH]) ^ int(self._core.tab[10][_core.Z_TO + following])
-        if not _core.seen_has(s.seen, key):
+        key = int(self._meta[M_HASH]) ^ int(self._core.tab[10][Z_TO + following])
+        if not seen_has(s.seen, key):
             return None
-        nf = int(self._meta[_M_NFRAME])
+        nf = int(self._meta[M_NFRAME])
         frames = s.frames[:nf]
-        ends = frames[frames[:, _core.F_REM] == 1, _core.F_KEY].tolist()
+        ends = frames[frames[:, F_REM] == 1, F_KEY].tolist()
         keys = [self._start_key, *ends]
         return keys.index(key) if key in keys else None
 
@@ -891,7 +808,7 @@ class Position:
     def _play_code(self, code_: int) -> None:
         """Play a step code known to be legal: one compiled call."""
         s = self._s
-        s._room()
+        s.make_room()
         c = self._core
         _apply(c.tab, c.params, s.cells, s.meta, s.log, s.frames, s.seen, code_,
                self._stack)
@@ -903,9 +820,9 @@ class Position:
         """``step`` is not among the legal codes as written: say why, or play it when it
         is a legal grow or convert written with another cell of its group."""
         try:
-            if self._meta[_M_OVER]:
+            if self._meta[M_OVER]:
                 raise IllegalAction(f"{step}: the game is over ({self._over})")
-            canonical, _, check_finish = self._resolve(step)
+            canonical, check_finish = resolve(self, step, self._dir, self._repeated_at_end)
         except IllegalAction:
             for label in (step.origin, step.target):
                 if label is not None:
@@ -972,167 +889,3 @@ class Position:
         _undo(s.cells, s.meta, s.log, s.frames, s.seen)
         self._codes = self._codes_before.pop()
         return step
-
-    # ------------------------------------------------------------- legality
-    def _resolve(self, step: Step) -> tuple[Step, Op, bool]:
-        """Check ``step`` against the rules: the step to record, the operation to make and
-        whether the turn stays open (so its finishability must be checked)."""
-        kind = step.kind
-        if kind in ("plant", "leg", "pass", "swap") and self._phase != START:
-            raise IllegalAction(
-                f"{step}: a {kind} starts a turn, but this turn already began with "
-                f"{self.turn_steps()[0]}; finish it (end) first"
-            )
-        if kind == "plant":
-            return step, Plant(self._check_plant(step)), False
-        if kind == "leg":
-            return step, self._check_move(step, self._index(step.origin), None), True
-        if kind == "pass":
-            return step, _END_OPS["pass"], False
-        if kind == "swap":
-            if self._pie != PIE_PENDING:
-                raise IllegalAction(
-                    "swap: the pie rule allows it only as Light's first turn, after Dark "
-                    "planted the first seed" + ("" if self._rules.pie else " (and it is off)")
-                )
-            return step, _END_OPS["swap"], False
-        if self._phase == START:
-            raise IllegalAction(
-                f"{step}: a turn starts with a plant, a dendrid move or pass, not a {kind}"
-            )
-        if kind == "end":
-            earlier = self._repeated_at_end()
-            if earlier is not None:
-                when = "at the start" if earlier == 0 else f"after turn {earlier}"
-                raise IllegalAction(
-                    f"end: the turn would end in the position that existed {when} "
-                    "(no repetition)"
-                )
-            return step, _END_OPS["end"], False
-        if kind == "continue":
-            if self._phase != AFTER_STOP:
-                raise IllegalAction(f"{step}: only a dendrid that moved this turn may continue")
-            return step, self._check_move(step, self._mover, self._dir), True
-        open_turn = self._phase == AFTER_STOP
-        if kind == "sprout":
-            i = self._index(step.target)
-            reason = sprout_refusal(i, self._cells, self._t)
-            if reason:
-                raise IllegalAction(f"{step}: {reason}")
-            return step, SetCells((i,), code(COLOR_OF[self._cells[i]], DENDRID)), open_turn
-        if kind == "grow":
-            return self._check_grow(step, open_turn)
-        return self._check_convert(step, open_turn)
-
-    def _cell_step(self, kind: int, i: int) -> Step:
-        """The core's :class:`Step` of kind ``kind`` (``A_PLANT`` .. ``A_CONVERT``) on
-        cell ``i``."""
-        step = self._core.step_list[3 + (kind - _core.A_PLANT) * self._core.n + i]
-        assert step is not None
-        return step
-
-    def _describe(self, i: int) -> str:
-        piece = _PIECES[self._cells[i]]
-        return f"{self._t.board.labels[i]} ({piece or 'empty'})"
-
-    def _check_plant(self, step: Step) -> int:
-        i = self._index(step.target)
-        if self._cells[i]:
-            raise IllegalAction(f"{step}: {self._describe(i)} is not empty")
-        if all(first >= 0 for _, first in first_on_roots(i, self._cells, self._t)):
-            raise IllegalAction(
-                f"{step}: every root of {step.target} has a nutrient (a seed needs at least "
-                "one nutrientless root)"
-            )
-        return i
-
-    def _check_move(self, step: Step, origin: int, direction: int | None) -> Move:
-        geometry = self._t.board
-        target = self._index(step.target)
-        if direction is None and self._cells[origin] != code(self._to_move, DENDRID):
-            raise IllegalAction(f"{step}: {self._describe(origin)} is not a {self.to_move} dendrid")
-        d = _direction(geometry, origin, target)
-        if d is None:
-            raise IllegalAction(
-                f"{step}: {geometry.labels[origin]} and {step.target} are not on one line"
-            )
-        if direction is not None and d != direction:
-            raise IllegalAction(
-                f"{step}: the dendrid on {geometry.labels[origin]} moves "
-                f"{DIRECTION_NAMES[direction]} this turn; a continuation goes straight on"
-            )
-        friend = code(self._to_move, DENDRID)
-        for j in geometry.rays[origin][d]:
-            v = self._cells[j]
-            if j == target:
-                if v:
-                    raise IllegalAction(
-                        f"{step}: a dendrid stops only on an empty cell, not on "
-                        f"{self._describe(j)}"
-                    )
-                break
-            if v and v != friend and KIND_OF[v] != SEED:
-                raise IllegalAction(f"{step}: a dendrid may not pass {self._describe(j)}")
-        return Move(origin, target, d)
-
-    def _group_at(self, step: Step, kind: int) -> Group:
-        i = self._index(step.target)
-        v = self._cells[i]
-        what = "seed" if kind == SEED else "tree"
-        if not v or KIND_OF[v] != kind:
-            raise IllegalAction(f"{step}: {self._describe(i)} is not a {what}")
-        group = self.analysis().group_of(i)
-        assert group is not None
-        return group
-
-    def _check_grow(self, step: Step, open_turn: bool) -> tuple[Step, SetCells, bool]:
-        group = self._group_at(step, SEED)
-        v, members, fertile = group
-        color = COLOR_OF[v]
-        if not fertile:
-            raise IllegalAction(f"{step}: the seedbed has no fertile soil (no empty neighbour)")
-        missing = fertile & ~self.analysis().fertilized(color)
-        if missing:
-            raise IllegalAction(
-                f"{step}: fertile soil {self._labels(cells_of_mask(missing, self._t))[0]} of "
-                f"the {COLOR_NAMES[color]} seedbed is fertilized by no {COLOR_NAMES[color]} "
-                "dendrid"
-            )
-        grow = self._cell_step(_A_GROW, members[0])
-        return grow, SetCells(members, code(color, TREE)), open_turn
-
-    def _check_convert(self, step: Step, open_turn: bool) -> tuple[Step, SetCells, bool]:
-        group = self._group_at(step, TREE)
-        v, members, fertile = group
-        mover, owner = self._to_move, COLOR_OF[v]
-        a = self.analysis()
-        if owner == mover:
-            raise IllegalAction(f"{step}: the forest on {step.target} is already {self.to_move}")
-        if not fertile:
-            raise IllegalAction(f"{step}: the forest has no fertile soil (no empty neighbour)")
-        missing = fertile & ~a.fertilized(mover)
-        if missing:
-            raise IllegalAction(
-                f"{step}: fertile soil {self._labels(cells_of_mask(missing, self._t))[0]} of "
-                f"the forest is fertilized by no {self.to_move} dendrid"
-            )
-        if not fertile & ~a.fertilized(owner):
-            raise IllegalAction(
-                f"{step}: every fertile soil of the forest is also fertilized by a "
-                f"{COLOR_NAMES[owner]} dendrid"
-            )
-        convert = self._cell_step(_A_CONVERT, members[0])
-        return convert, SetCells(members, code(mover, TREE)), open_turn
-
-
-def _direction(geometry: HexBoard, origin: int, target: int) -> int | None:
-    """Direction from ``origin`` to ``target`` when they lie on one grid line."""
-    (ox, oy), (tx, ty) = geometry.coords[origin], geometry.coords[target]
-    dx, dy = tx - ox, ty - oy
-    distance = max(abs(dx), abs(dy))
-    if distance == 0:
-        return None
-    for d, (ux, uy) in enumerate(DIRECTIONS):
-        if (ux * distance, uy * distance) == (dx, dy):
-            return d
-    return None

@@ -6,12 +6,21 @@ Dendria. Functions are referenced lazily so that the engine imports nothing else
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from hexgames.dendria.position import Position, Termination
 from hexgames.dendria.rules import OPTIONS, Rules, make_rules
 from hexgames.dendria.usage import RULE_USAGE
-from hexgames.game import HEXAGON_SYMMETRIES, Game, GameState, ScoreLine, ViewSpec, lazy
+from hexgames.game import (
+    HEXAGON_SYMMETRIES,
+    BoardLegend,
+    Game,
+    GameState,
+    ScoreLine,
+    ViewSpec,
+    lazy,
+)
 from hexgames.hexgrid import HexBoard
 from hexgames.hexgrid import board as hex_board
 
@@ -38,6 +47,42 @@ def board(rules: Any) -> HexBoard:
 #: 3-5; "dark to move" 7; "on board" 6. The board is the same for both colours.
 VIEW_SPEC = ViewSpec(
     color_pairs=((0, 3), (1, 4), (2, 5)), first_to_move=7, on_board=6, rotate=False
+)
+
+
+if TYPE_CHECKING:
+    # The hooks below are referenced lazily (by name); here mypy checks that what they
+    # name keeps the contracts of hexgames.hooks.
+    from hexgames.dendria.evaluation import ai_hooks as _ai_hooks
+    from hexgames.dendria.kernel import kernel as _kernel
+    from hexgames.dendria.vector import Batch as _Batch
+    from hexgames.hooks import AiHooks, CompiledKernel, VectorBatch
+
+    _checked_ai_hooks: Callable[[], AiHooks] = _ai_hooks
+    _checked_kernel: Callable[[], CompiledKernel] = _kernel
+    _checked_vector_batch: Callable[[Any, int], VectorBatch] = _Batch
+
+
+#: The rules page's legend: every marker of the board drawing, explained.
+LEGEND = BoardLegend(
+    text=("Dendria v1: size=5 to-move=dark\ndark seeds: c3 c4\ndark trees: e5 e6 f6\n"
+          "dark dendrids: b2\nlight seeds: g7\nlight trees: g4\nlight dendrids: h5\n"),
+    items=(
+        ("c3", "Dark seed (a seedbed is a group of seeds)."),
+        ("g7", "Light seed."),
+        ("e5", "Dark tree (a forest is a group of trees)."),
+        ("g4", "Light tree."),
+        ("b2", "Dark dendrid; a thick blue outline: the dendrid you selected."),
+        ("h5", "Light dendrid."),
+        ("a2", "Small dots: fertilized soil (shown with the \u201cFertilized\u201d "
+               "overlays)."),
+        ("d2", "Dashed cyan outline: a cell you can click."),
+        ("b3", "Orange arrow or outline: the last turn's steps."),
+    ),
+    highlights=("d2",),
+    selected=("b2",),
+    last_action=("b4-b2",),
+    overlays=("fertilized-dark",),
 )
 
 
@@ -73,17 +118,16 @@ GAME = Game(
     view_spec=VIEW_SPEC,
     rule_usage=RULE_USAGE,
     editor=lazy("hexgames.dendria.editor:editor"),
-    extras={
-        # One line for the web app's game cards.
-        "tagline": "Plant seeds, sprout dendrids, and grow the largest forests.",
-        # Variants `python -m hexgames.bench` measures when none is named.
-        "bench_variants": ({"board_side": 5}, {"board_side": 7}),
-        "ai": lazy("hexgames.dendria.evaluation:ai_hooks"),
-        # Batched compiled kernels (numba): random playouts of many games in one call.
-        "kernel": lazy("hexgames.dendria.kernel:kernel"),
-        # The vectorized research environment's batch of games (hexgames.integrations.vector).
-        "vector_batch": lazy("hexgames.dendria.vector:Batch"),
-        # Names `render_svg(..., overlays=...)` accepts; the web app offers them as toggles.
-        "overlays": ("fertilized-dark", "fertilized-light", "plantable"),
-    },
+    # One line for the web app's game cards.
+    legend=LEGEND,
+    tagline="Plant seeds, sprout dendrids, and grow the largest forests.",
+    # Variants `python -m hexgames.bench` measures when none is named.
+    bench_variants=({"board_side": 5}, {"board_side": 7}),
+    ai_hooks=lazy("hexgames.dendria.evaluation:ai_hooks"),
+    # Batched compiled kernels (numba): random playouts of many games in one call.
+    kernel=lazy("hexgames.dendria.kernel:kernel"),
+    # The vectorized research environment's batch of games (hexgames.integrations.vector).
+    vector_batch=lazy("hexgames.dendria.vector:Batch"),
+    # Names `render_svg(..., overlays=...)` accepts; the web app offers them as toggles.
+    overlays=("fertilized-dark", "fertilized-light", "plantable"),
 )

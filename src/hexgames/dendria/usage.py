@@ -1,7 +1,8 @@
 """Dendria's rule-usage knowledge for balance reports (``GAME.rule_usage``).
 
 Every step already counts under its kind (``plant``, ``swap``, ...); the only event that
-is not a kind is a game ended by the quiet limit.
+is not a kind is a game ended by the quiet limit. :func:`pieces` lists the board's pieces
+for board coverage and piece counts over time.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Any
 from hexgames.dendria.position import Position, Termination
 from hexgames.game import RuleUsage
 
-__all__ = ["RULE_USAGE", "after"]
+__all__ = ["RULE_USAGE", "after", "pieces"]
 
 
 def after(position: Any, action: Any, token: Any) -> list[str]:
@@ -23,7 +24,19 @@ def after(position: Any, action: Any, token: Any) -> list[str]:
     return []
 
 
+def pieces(position: Any) -> list[tuple[str, str]]:
+    """Every seed, tree and dendrid on the board as ``(cell, colour)``."""
+    assert isinstance(position, Position)
+    found = []
+    for label in position.board.labels:
+        piece = position.piece_at(label)
+        if piece is not None:
+            found.append((label, piece.color))
+    return found
+
+
 RULE_USAGE = RuleUsage(
     after=after,
+    pieces=pieces,
     option_events={"pie": "swap", "quiet_limit": "quiet-limit end"},
 )

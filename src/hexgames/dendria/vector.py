@@ -1,6 +1,6 @@
 """Dendria's batch of games for the vectorized research environment, in compiled code.
 
-:class:`Batch` (what ``GAME.extras["vector_batch"](rules, num_envs)`` returns to
+:class:`Batch` (what ``GAME.vector_batch(rules, num_envs)`` returns to
 :class:`hexgames.integrations.vector.VectorEnv`) keeps ``B`` games as stacked
 core states (:mod:`.core`: ``cells``, ``meta``, the earlier-positions table ``seen``,
 the finishability ``memo`` and the ``scratch`` holding each board's kept sight counts,
@@ -22,9 +22,8 @@ import numpy as np
 
 from hexgames import _jit
 from hexgames._jit import drop_stale_cache, is_cached, njit, njit_inner
-from hexgames.dendria import core as _core
-from hexgames.dendria import encoding
-from hexgames.dendria.core import (
+from hexgames.dendria import _layout, _repetition, _sight, core, encoding
+from hexgames.dendria._layout import (
     A_LEG,
     M_EPOCH,
     M_MOVER,
@@ -36,15 +35,13 @@ from hexgames.dendria.core import (
     M_PIE,
     M_QUIET,
     M_SCANNED,
+    M_SWAPPED,
     M_TO,
     M_USED,
     P_N,
     P_QT,
-    _apply_step,
-    copy_state,
-    generate,
-    winner_seat,
 )
+from hexgames.dendria.core import _apply_step, copy_state, core_for, generate, winner_seat
 from hexgames.dendria.rules import AFTER_STOP, PIE_PENDING, START, Rules
 
 __all__ = ["Batch", "observe", "vector_step"]
@@ -105,17 +102,21 @@ def _restart(cells, meta, seen, cells0, meta0, seen0):  # type: ignore[no-untype
 @njit(nrt=False)
 def vector_step(tab, prm, cellss, metas, seens, memos, scratches, origins, cells0, meta0,  # type: ignore[no-untyped-def]
                 seen0, actions, lengths, max_len, rewards, terminated, truncated, mask,
-                legal, nlegal, obs, xs, ys, log, frames, out, hd):
+                legal, nlegal, obs, xs, ys, log, frames, out, hd, autoreset):
     """One step of a batch of games (step ids in ``actions``; ``-1`` = no step: start a
-    fresh game there): play, score a finished game (``rewards`` per seat), start a fresh
-    game in a finished or truncated slot, then write the mask, the legal list and the
-    observation of the player to act. ``log``, ``frames``, ``out`` and ``hd`` are work
+    fresh game there; ``-2``: leave the game and its buffers' rows as they are): play,
+    score a finished game (``rewards`` per seat), start a fresh game in a finished or
+    truncated slot (with ``autoreset``; else a finished game stays in its final
+    position, a terminated one with an empty mask), then write the mask, the legal list
+    and the observation of the player to act. ``log``, ``frames``, ``out`` and ``hd`` are work
     buffers the games share (their undo room is emptied after every step)."""
     n = prm[P_N]
     limit = (seens.shape[1] * 3) // 4  # as random_playouts: the table's safe fill
     kinds = tab[6]
     leg_origins = tab[8]
     for b in range(cellss.shape[0]):
+        if actions[b] == -2:
+            continue
         cells = cellss[b]
         meta = metas[b]
         seen = seens[b]
@@ -151,7 +152,7 @@ def vector_step(tab, prm, cellss, metas, seens, memos, scratches, origins, cells
                     # never stalls)
                     truncated[b] = True
                     done = True
-        if done:
+        if done and (autoreset or actions[b] < 0):
             _restart(cells, meta, seen, cells0, meta0, seen0)
             origins[b] = -1
             lengths[b] = 0
@@ -171,11 +172,15 @@ class Batch:
     """``num_envs`` Dendria games of ``rules`` as stacked core states. Each game keeps its
     whole no-repetition history (a table as large as a game can need: compiled code
     without numba's runtime cannot grow it) and its finishability memo; ``log``,
-    ``frames`` and the generation's output are shared (emptied after every step)."""
+    ``frames`` and the generation's output are shared (emptied after every step).
+
+    The games' state is :attr:`rows` (one row per game, any number of games):
+    :meth:`new_rows` makes rows and :meth:`use_rows` steps others, so that
+    :mod:`hexgames.integrations.functional` can keep, copy and restore states."""
 
     def __init__(self, rules: Rules, num_envs: int) -> None:
         self.rules = rules
-        core = _core.core_for(rules)
+        core = core_for(rules)
         self.core = core
         self.num_actions = encoding.num_distinct_actions(rules)
         self.observation_shape = encoding.observation_shape(rules)
@@ -185,14 +190,25 @@ class Batch:
         self._start = s0 = core.initial()
         s0.widen_history()
         self.list_size = len(s0.out)
-        b = num_envs
-        self._cells = np.zeros((b, *s0.cells.shape), s0.cells.dtype)
-        self._meta = np.zeros((b, *s0.meta.shape), s0.meta.dtype)
-        self._seen = np.zeros((b, *s0.seen.shape), s0.seen.dtype)
-        self._memo = np.zeros((b, *s0.memo.shape), s0.memo.dtype)
-        self._memo[:] = s0.memo  # empty memo slots, as a fresh state's
-        self._scratch = np.zeros((b, *s0.scratch.shape), s0.scratch.dtype)
-        self._origins = np.full(b, -1, np.int64)
+        self.rows: dict[str, np.ndarray] = {}
+        self.use_rows(self.new_rows(num_envs))
+
+    def new_rows(self, num_envs: int) -> dict[str, np.ndarray]:
+        """State rows for ``num_envs`` games, not started yet (step them with ``-1``)."""
+        s0, b = self._start, num_envs
+        memo = np.zeros((b, *s0.memo.shape), s0.memo.dtype)
+        memo[:] = s0.memo  # empty memo slots, as a fresh state's
+        return {"cells": np.zeros((b, *s0.cells.shape), s0.cells.dtype),
+                "meta": np.zeros((b, *s0.meta.shape), s0.meta.dtype),
+                "seen": np.zeros((b, *s0.seen.shape), s0.seen.dtype), "memo": memo,
+                "scratch": np.zeros((b, *s0.scratch.shape), s0.scratch.dtype),
+                "origins": np.full(b, -1, np.int64)}
+
+    def use_rows(self, rows: dict[str, np.ndarray]) -> None:
+        """Step and read ``rows`` (as :meth:`new_rows` makes them) from now on."""
+        self.rows = rows
+        self._cells, self._meta, self._seen = rows["cells"], rows["meta"], rows["seen"]
+        self._memo, self._scratch, self._origins = rows["memo"], rows["scratch"], rows["origins"]
 
     @staticmethod
     def is_cached() -> bool:
@@ -202,19 +218,25 @@ class Batch:
 
     def step(self, actions: np.ndarray, lengths: np.ndarray, rewards: np.ndarray,
              terminated: np.ndarray, truncated: np.ndarray, mask: np.ndarray,
-             legal: np.ndarray, nlegal: np.ndarray, obs: np.ndarray) -> None:
-        """One step id per game (-1: start a fresh game there), into the buffers."""
+             legal: np.ndarray, nlegal: np.ndarray, obs: np.ndarray, *,
+             autoreset: bool = True, max_len: int | None = None) -> None:
+        """One step id per game (-1: start a fresh game there; -2: leave the game and
+        its buffers' rows as they are), into the buffers. A game is truncated after
+        ``max_len`` steps (default :attr:`max_game_length`); without ``autoreset`` a
+        finished game stays in its final position."""
         c = self.core
         s0 = self._start
         vector_step(c.tab, c.params, self._cells, self._meta, self._seen, self._memo,
                     self._scratch, self._origins, s0.cells, s0.meta, s0.seen, actions,
-                    lengths, self.max_game_length, rewards, terminated, truncated, mask,
-                    legal, nlegal, obs, self._xs, self._ys, s0.log, s0.frames, s0.out, s0.hd)
+                    lengths, self.max_game_length if max_len is None else max_len, rewards,
+                    terminated, truncated, mask, legal, nlegal, obs, self._xs, self._ys,
+                    s0.log, s0.frames, s0.out, s0.hd, autoreset)
 
     def current_player(self) -> np.ndarray:
         """Seat to act in each game (0 the first player; after the pie rule's swap the
         seats keep their numbers and the colours change hands)."""
-        return (self._meta[:, _core.M_TO] ^ self._meta[:, _core.M_SWAPPED]).astype(np.int32)
+        seats: np.ndarray = (self._meta[:, M_TO] ^ self._meta[:, M_SWAPPED]).astype(np.int32)
+        return seats
 
     def position(self, index: int) -> Any:
         """A copy of game ``index`` as a :class:`~hexgames.dendria.core.CoreState`, with
@@ -223,9 +245,11 @@ class Batch:
         state.cells[:] = self._cells[index]
         state.meta[:] = self._meta[index]
         state.seen = self._seen[index].copy()
-        state.meta[_core.M_SCANNED] = 0  # the kept sight counts are not copied
+        state.meta[M_SCANNED] = 0  # the kept sight counts are not copied
         return state
 
 
-# the compiled code here has the core's compiled functions built in (see drop_stale_cache)
-drop_stale_cache(__name__, _core.__file__, _jit.__file__)
+# the compiled code here has the rules' compiled functions and the layout's constants
+# built in (see drop_stale_cache)
+drop_stale_cache(__name__, core.__file__, _layout.__file__, _repetition.__file__,
+                 _sight.__file__, _jit.__file__)
