@@ -15,15 +15,19 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/activate
 	$(BIN)/pip install --quiet -e .
 	touch $@
 
+# The train extra's torch: the CPU build (a plain "torch" may fetch a CUDA build of several GB).
+TORCH ?= torch==2.13.0
+
 $(VENV)/.installed-dev: pyproject.toml | $(BIN)/activate
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet '$(TORCH)'
+	$(BIN)/pip install --quiet -e '.[dev,train]'
 	touch $(VENV)/.installed $@
 
 play: $(VENV)/.installed
 	$(BIN)/hexgames serve --host $(HOST) --port $(PORT)
 
 test: $(VENV)/.installed-dev
-	$(BIN)/ruff check src tests
+	$(BIN)/ruff check src tests tools experiments
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -n auto -q
 
@@ -32,7 +36,7 @@ fuzz: $(VENV)/.installed-dev
 	HEXGAMES_FUZZ=1 $(BIN)/python -m pytest -n auto -q -m "not browser" $(FUZZ_ARGS)
 
 lint: $(VENV)/.installed-dev
-	$(BIN)/ruff check src tests
+	$(BIN)/ruff check src tests tools experiments
 	$(BIN)/mypy
 
 bench: $(VENV)/.installed

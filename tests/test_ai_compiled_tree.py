@@ -105,7 +105,7 @@ def test_a_full_tree_grows_and_searches_as_a_large_one_would() -> None:
 
 
 def test_a_search_without_undo_room_asks_for_more_and_goes_on() -> None:
-    from hexgames.benediction.core import M_FCAP
+    from hexgames.benediction._layout import M_FCAP
 
     p = random_position(8)
     text = p.to_text()
@@ -174,11 +174,36 @@ def test_actions_that_let_the_opponent_win_at_once_are_proven_lost() -> None:
 def test_level_5_uses_the_compiled_tree_where_the_game_offers_one() -> None:
     assert levels.player("benediction", 5, seed=1)._tree is not None  # type: ignore[attr-defined]
     assert levels.player("benediction", 4, seed=1)._tree is None  # type: ignore[attr-defined]
-    assert MCTSPlayer("benediction", use_heuristic=False, compiled_tree=False)._tree is None
-    with pytest.raises(ValueError, match="compiled_tree"):
-        MCTSPlayer("benediction", use_heuristic=True, compiled_tree=True)
-    with pytest.raises(ValueError, match="compiled_tree"):
-        MCTSPlayer("benediction", use_heuristic=False, kernel_playouts=2, compiled_tree=True)
+
+
+class _NoTree:
+    """The game's kernel, except that it offers no compiled tree."""
+
+    def __init__(self) -> None:
+        self.inner = kernel()
+        self.name = self.inner.name
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.inner, name)
+
+    def tree_search(self) -> None:
+        return None
+
+
+def test_a_kernel_without_a_compiled_tree_plays_the_leaves_for_the_python_tree() -> None:
+    """``tree_search()`` may answer ``None``: the search then runs in Python, its new
+    leaves valued by the kernel's random games (never by the heuristic)."""
+    import dataclasses
+
+    game = dataclasses.replace(get_game("benediction"), kernel=_NoTree)
+    player = MCTSPlayer(game, use_heuristic=False, iterations=40, seed=1, tactics=False)
+    assert player._tree is None and isinstance(player._kernel, _NoTree)
+    asked = []
+    player._know = dataclasses.replace(player._know,
+                                       heuristic=lambda pos: asked.append(pos) or 0.0)
+    p = random_position(5, plies=6)
+    assert player.choose(p) in set(p.legal_actions())
+    assert player.last_stats["iterations"] > 1 and not asked
 
 
 def test_the_tree_is_kept_across_the_actions_of_a_turn() -> None:
@@ -377,26 +402,6 @@ def test_moving_on_keeps_only_the_subtree_in_use() -> None:
     # the kept tree searches on: its children's visits grow by the new iterations
     tree.run(300, 6, *SETTINGS)
     assert sum(c["visits"] for c in tree.children()) == sum(v for _, v, _, _ in below) + 300
-
-
-def test_mcts_speed_measures_level_5_with_either_tree() -> None:
-    """``scripts/mcts_speed.py --level 5 [--python-tree]``: both searches run, and the
-    Python tree's choices are reproducible with the seed as the compiled tree's are."""
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "scripts" / "mcts_speed.py"
-    spec = importlib.util.spec_from_file_location("mcts_speed", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    runs = {tree: module.run_game("benediction", 1, 0, 3, None, level=5, python_tree=tree)
-            for tree in (False, True)}
-    assert runs[True]["python_tree"] and not runs[False]["python_tree"]
-    for result in runs.values():
-        assert result["iterations"] > 0
-    again = module.run_game("benediction", 1, 0, 3, None, level=5, python_tree=False)
-    assert again["fingerprint"] == runs[False]["fingerprint"]
 
 
 def test_a_kept_root_proven_before_it_was_expanded_still_gets_a_choice() -> None:

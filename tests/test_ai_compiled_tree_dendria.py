@@ -189,9 +189,7 @@ def test_steps_that_let_the_opponent_win_at_once_are_proven_lost() -> None:
 def test_dendria_levels_use_the_compiled_tree() -> None:
     for level in (2, 3, 4, 5):
         assert levels.player("dendria", level, seed=1)._tree is not None  # type: ignore[attr-defined]
-    assert MCTSPlayer("dendria", compiled_tree=False)._tree is None
-    with pytest.raises(ValueError, match="compiled_tree"):
-        MCTSPlayer("dendria", use_heuristic=True, compiled_tree=True)
+    assert MCTSPlayer("dendria", use_heuristic=True)._tree is None
 
 
 def test_the_tree_is_kept_along_the_steps_played_since() -> None:

@@ -1,10 +1,11 @@
 """MCTS with full random playouts runs them in the game's compiled kernel
-(``Game.extras["kernel"]``) when the game has one, and in Python otherwise."""
+(``Game.kernel``) when the game has one, and in Python otherwise."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
-import pytest
 
 from hexgames.ai.mcts import MCTSPlayer
 from hexgames.benediction import Position, Rules
@@ -17,12 +18,10 @@ def test_kernel_playouts_choose_legal_actions_and_leave_the_position_alone():
     for action in ("e3e4", "e7e6", "d7d6"):
         p.play(action)
     before = (p.key, p.ply)
-    for count in (1, 4):
-        m = MCTSPlayer("benediction", use_heuristic=False, iterations=60, seed=1,
-                       kernel_playouts=count)
-        assert m._kernel is not None
-        assert m.choose(p) in p.legal_actions()
-        assert (p.key, p.ply) == before
+    m = MCTSPlayer("benediction", use_heuristic=False, iterations=60, seed=1)
+    assert m._kernel is not None
+    assert m.choose(p) in p.legal_actions()
+    assert (p.key, p.ply) == before
 
 
 def test_kernel_playouts_are_reproducible_with_a_seed():
@@ -34,14 +33,12 @@ def test_kernel_playouts_are_reproducible_with_a_seed():
     assert len(choices) == 1
 
 
-def test_zero_kernel_playouts_or_a_game_without_kernel_play_in_python():
-    m = MCTSPlayer("benediction", use_heuristic=False, iterations=5, seed=1, kernel_playouts=0)
-    assert m._kernel is None
+def test_a_game_without_kernel_plays_its_random_games_in_python():
+    game = dataclasses.replace(get_game("benediction"), kernel=None)
+    m = MCTSPlayer(game, use_heuristic=False, iterations=5, seed=1)
+    assert m._kernel is None and m._tree is None
     assert m.choose(Position.initial()) in Position.initial().legal_actions()
-    assert "kernel" in get_game("dendria").extras
-    assert MCTSPlayer("dendria", iterations=5, seed=1, kernel_playouts=0)._kernel is None
-    with pytest.raises(ValueError, match="kernel_playouts"):
-        MCTSPlayer("benediction", kernel_playouts=-1)
+    assert get_game("dendria").kernel is not None
 
 
 def test_kernel_playouts_report_winner_seats():

@@ -259,42 +259,6 @@ def test_threat_depth_must_be_positive():
         mcts(threat_depth=0)
 
 
-@pytest.mark.parametrize("game_name", ["benediction", "dendria"])
-@pytest.mark.parametrize("finish_turn", [False, True])
-def test_finish_turn_values_every_leaf_at_a_turn_start(game_name, finish_turn):
-    """``finish_turn=True``: each cut-off playout plays on to the end of the turn, so the
-    heuristic is only asked at turn starts; without it, mid-turn leaves are valued too
-    (the experiment of docs/ai.md, "Dendria's search and its heuristic")."""
-    import dataclasses
-
-    from hexgames.game import get_game
-
-    game = get_game(game_name)
-    position = game.new(board_side=5) if game_name == "dendria" else game.new()
-    rng = random.Random(7)
-    for _ in range(12):
-        position.play(rng.choice(list(position.legal_actions())))
-    while not position.is_turn_start():
-        position.play(rng.choice(list(position.legal_actions())))
-    player = MCTSPlayer(game, iterations=60, seed=1, playout_depth=1, finish_turn=finish_turn,
-                        tactics=False, use_heuristic=True)
-    asked: list[bool] = []
-    original = player._know.heuristic
-
-    def recording(pos):
-        asked.append(pos.is_turn_start())
-        return original(pos)
-
-    player._know = dataclasses.replace(player._know, heuristic=recording)
-    player._by_heuristic = lambda node, pos, actions: actions  # the root's ordering asks
-    # the heuristic one action later (mid-turn) by design: only the playouts are counted
-    before = position.to_text()
-    assert player.choose(position) in position.legal_actions()
-    assert position.to_text() == before
-    assert asked
-    assert all(asked) if finish_turn else not all(asked)
-
-
 def test_the_leaf_evaluation_follows_the_game_unless_asked():
     """Dendria's hooks ask for whole random playouts at the leaves (its heuristic misled
     deeper searches); Benediction's search keeps the heuristic; an explicit
@@ -315,7 +279,7 @@ def test_the_leaf_evaluation_follows_the_game_unless_asked():
         # level 5 plays random games at its leaves in every game (docs/ai.md, "Levels")
         assert player(benediction, level).use_heuristic == (level != 5)
     # without a kernel there is nothing fast to play out: the heuristic stays
-    assert MCTSPlayer(dendria, kernel_playouts=0).use_heuristic
+    assert MCTSPlayer(dataclasses.replace(dendria, kernel=None)).use_heuristic
 
     search = MCTSPlayer(dendria, iterations=40, seed=2, tactics=False)
     asked = []

@@ -32,9 +32,6 @@ def test_a_continuation_is_cut_only_after_a_reused_tree() -> None:
     fresh = MCTSPlayer(GAME, iterations=60, seed=1)
     fresh.choose(position)
     assert fresh.last_stats["reused"] == 0 and fresh.last_stats["share"] == 1.0
-    old_rule = MCTSPlayer(GAME, iterations=60, seed=1, continuation_needs_reuse=False)
-    old_rule.choose(position)
-    assert old_rule.last_stats["share"] == 0.5
 
 
 def test_pondering_grows_the_tree_the_next_choice_reuses() -> None:

@@ -81,7 +81,8 @@ def test_bench_reports_a_missing_anchor(capsys, tmp_path):
     assert report["kernel_actions_per_s"] is None
 
 
-ANCHOR = bench.DEFAULT_ANCHOR
+ANCHOR = bench.default_anchor(get_game("benediction"))
+assert ANCHOR is not None
 
 
 @pytest.mark.skipif(

@@ -14,7 +14,7 @@ not change what the search chooses. Two kinds of checks:
   priors equal their first version, and Dendria's heuristic (counting on bit masks)
   equals its first version (listing groups), on positions of many random games.
 
-``scripts/mcts_speed.py`` prints a fingerprint of the same kind over more positions.
+``experiments/mcts_speed.py`` prints a fingerprint of the same kind over more positions.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from hexgames._processes import import_path
-from hexgames.dendria import core as dcore
+from hexgames.dendria import _repetition as dcore
 from hexgames.dendria._search import TreeSearch
 from hexgames.game import get_game
 
@@ -73,7 +73,7 @@ def test_the_earlier_positions_table_holds_exactly_the_keys_counted_above_zero(
 
 FULL_TABLE = textwrap.dedent("""
     import numpy as np
-    from hexgames.dendria import core
+    from hexgames.dendria import _repetition as core
     seen = np.zeros((16, 2), np.int64)
     seen[:, 0] = np.arange(16)
     seen[:, 1] = 1

@@ -8,17 +8,18 @@ are used, so the numbers of Benediction and Dendria mean the same thing:
 * **games/s**: whole random games (generate, pick, play until over) per second, and
   **actions/s** (``actions_per_s``): the actions of those games per second;
 * **kernel actions/s** (``kernel_actions_per_s``): the same random games played inside
-  one compiled call by the game's batched kernel (``Game.extras["kernel"]``, numba), and
+  one compiled call by the game's batched kernel (``Game.kernel``, numba), and
   **core loop actions/s**: a Python loop driving the compiled core one call per action.
 
 Each number is the median over ``--runs`` runs of about ``--seconds`` seconds each.
 Games follow a seeded RNG, so two runs on one machine play the same games.
 
-``--json`` prints the figures as JSON. For Benediction, ``--anchor PATH`` (automatic
-when ``../shared/bench/bened.c`` and ``gcc`` exist) compiles an independent C
-implementation of the rules in a temporary directory, runs it in the same run, and
-reports its actions/s next to the kernel's on the same variant (the standard rules,
-games cut at 600 actions as the C program does) and the ratios.
+``--json`` prints the figures as JSON. For a game with a native anchor
+(``Game.native_anchor``: Benediction's ``bened.c``), ``--anchor PATH`` (automatic when
+``../shared/bench/<source>`` and ``gcc`` exist) compiles an independent C implementation
+of the rules in a temporary directory, runs it in the same run, and reports its actions/s
+next to the kernel's on the same variant (the standard rules, games cut at the anchor's
+``max_actions`` as the C program does) and the ratios.
 
 ``--startup`` measures start-up instead (:mod:`hexgames.bench_startup`): fresh processes
 to their first legal-action list, with an empty numba cache and with the cache it left,
@@ -43,7 +44,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hexgames.game import Game, get_game, parse_settings
+from hexgames.game import Game, game_names, get_game, parse_settings
+from hexgames.hooks import CompiledKernel
 
 #: Safety net for games without a natural end (a protocol violation would loop forever).
 MAX_GAME_ACTIONS = 100_000
@@ -118,14 +120,13 @@ def _one_run(game: Game, options: Mapping[str, Any], seconds: float, seed: int) 
 KERNEL_BATCH = 64
 
 
-def kernel_of(game: Game) -> Any:
-    """The game's batched kernel object (``Game.extras["kernel"]()``), or ``None``."""
-    factory = game.extras.get("kernel")
-    return factory() if factory is not None else None
+def kernel_of(game: Game) -> CompiledKernel | None:
+    """The game's batched kernel object (``Game.kernel()``), or ``None``."""
+    return game.kernel() if game.kernel is not None else None
 
 
 def kernel_rate(
-    kernel: Any, options: Mapping[str, Any], seconds: float, seed: int,
+    kernel: CompiledKernel, options: Mapping[str, Any], seconds: float, seed: int,
     max_actions: int = MAX_GAME_ACTIONS,
 ) -> tuple[float, float]:
     """``(actions/s, games/s)`` of the kernel's batched random games for ``seconds``."""
@@ -143,7 +144,9 @@ def kernel_rate(
     return actions / elapsed, games / elapsed
 
 
-def core_loop_rate(kernel: Any, options: Mapping[str, Any], seconds: float, seed: int) -> float:
+def core_loop_rate(
+    kernel: CompiledKernel, options: Mapping[str, Any], seconds: float, seed: int
+) -> float:
     """Actions/s of a Python loop driving the compiled core (one call per action)."""
     clock = time.perf_counter
     actions = 0
@@ -158,7 +161,7 @@ def core_loop_rate(kernel: Any, options: Mapping[str, Any], seconds: float, seed
 
 def measure(
     game: Game, options: Mapping[str, Any], runs: int, seconds: float, seed: int = 1,
-    progress: Any = None, kernel: Any = None,
+    progress: Any = None, kernel: CompiledKernel | None = None,
 ) -> Measurement:
     """Median rates over ``runs`` runs for one set of rules options (with ``kernel``,
     also the batched kernel's and the core loop's rates)."""
@@ -169,8 +172,7 @@ def measure(
         results.append(_one_run(game, options, seconds, seed + run))
         if kernel is not None:
             kernels.append(kernel_rate(kernel, options, seconds, seed + run))
-            if hasattr(kernel, "driven_games"):
-                loops.append(core_loop_rate(kernel, options, seconds, seed + run))
+            loops.append(core_loop_rate(kernel, options, seconds, seed + run))
         if progress is not None:
             progress()
     columns = list(zip(*results, strict=True))
@@ -191,25 +193,43 @@ def measure(
 
 
 # ------------------------------------------------------------------ the C anchor
-#: Where the C anchor is looked for when ``--anchor`` is not given (relative to the
-#: working directory, as in the repository layout ``work/<checkout>`` + ``work/shared``).
-DEFAULT_ANCHOR = Path("..") / "shared" / "bench" / "bened.c"
-#: Actions after which the C anchor cuts a random game.
-ANCHOR_MAX_ACTIONS = 600
+#: Where a game's C anchor (``Game.native_anchor``) is looked for when ``--anchor`` is not
+#: given (relative to the working directory, as in the repository layout ``work/<checkout>``
+#: + ``work/shared``).
+ANCHOR_DIRECTORY = Path("..") / "shared" / "bench"
 ANCHOR_GAMES = 2000
 _ANCHOR_LINE = re.compile(
     r"native: (\d+) games, (\d+) actions in ([\d.]+)s: (\d+) actions/s.*?([\d.]+) games/s"
 )
 
 
-def find_anchor(path: str | None) -> tuple[Path | None, str | None]:
-    """The C anchor source to use and, when none, why (for the report)."""
+def default_anchor(game: Game) -> Path | None:
+    """Where ``game``'s C anchor is looked for by default (``None``: it has none)."""
+    anchor = game.native_anchor
+    return None if anchor is None else ANCHOR_DIRECTORY / anchor.source
+
+
+def yardstick_game() -> Game:
+    """The first registered game with a C anchor: its anchor measures the machine for
+    figures of other kinds (the vectorized environments' steps/s)."""
+    for name in game_names():
+        game = get_game(name)
+        if game.native_anchor is not None:
+            return game
+    raise LookupError("no registered game has a native anchor")
+
+
+def find_anchor(path: str | None, game: Game) -> tuple[Path | None, str | None]:
+    """``game``'s C anchor source to use and, when none, why (for the report)."""
     if path is not None:
         source = Path(path)
         if not source.is_file():
             return None, f"{path} does not exist"
     else:
-        source = DEFAULT_ANCHOR
+        default = default_anchor(game)
+        if default is None:
+            return None, f"no C anchor for {game.title}"
+        source = default
         if not source.is_file():
             return None, f"no {source} (give --anchor PATH)"
     if shutil.which("gcc") is None:
@@ -219,7 +239,7 @@ def find_anchor(path: str | None) -> tuple[Path | None, str | None]:
 
 def compile_anchor(source: Path, directory: str) -> str:
     """Compile the C anchor into ``directory``; the path of the program."""
-    binary = os.path.join(directory, "bened_native")
+    binary = os.path.join(directory, f"{source.stem}_native")
     subprocess.run(
         ["gcc", "-O2", "-o", binary, str(source)], check=True, capture_output=True, text=True
     )
@@ -245,11 +265,14 @@ def run_anchor(binary: str, games: int, seed: int) -> tuple[float, float, float]
 
 
 def anchor_comparison(
-    game: Game, kernel: Any, source: Path, runs: int, seconds: float, seed: int
+    game: Game, kernel: CompiledKernel | None, source: Path, runs: int, seconds: float, seed: int
 ) -> dict[str, Any]:
     """The C anchor next to the kernel and the Python loop on the anchor's variant
-    (standard rules, games cut at 600 actions). Runs alternate (C, kernel, Python) so
-    that each ratio compares figures taken moments apart; medians over ``runs``."""
+    (standard rules, games cut at the anchor's ``max_actions``). Runs alternate (C,
+    kernel, Python) so that each ratio compares figures taken moments apart; medians over
+    ``runs``."""
+    assert game.native_anchor is not None
+    max_actions = game.native_anchor.max_actions
     rows: list[dict[str, float]] = []
     with tempfile.TemporaryDirectory(prefix="hexgames-anchor-") as tmp:
         binary = compile_anchor(source, tmp)
@@ -259,7 +282,7 @@ def anchor_comparison(
             row.update(actions_per_s=c_rate, games_per_s=c_games, cpu_actions_per_s=c_cpu)
             if kernel is not None:
                 cpu0, wall0 = time.process_time(), time.perf_counter()
-                _, lengths = kernel.random_games({}, ANCHOR_GAMES, seed + run, ANCHOR_MAX_ACTIONS)
+                _, lengths = kernel.random_games({}, ANCHOR_GAMES, seed + run, max_actions)
                 cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
                 actions = int(lengths.sum())
                 row["kernel_actions_per_s"] = actions / wall
@@ -292,8 +315,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument(
         "--anchor", metavar="PATH", default=None,
-        help="C anchor source to compile and run in the same run (Benediction; default "
-        f"{DEFAULT_ANCHOR} when it and gcc exist)",
+        help="C anchor source to compile and run in the same run (for a game with a native "
+        f"anchor; default {ANCHOR_DIRECTORY}/<its source> when it and gcc exist)",
     )
     parser.add_argument("--no-anchor", action="store_true", help="do not run the C anchor")
     parser.add_argument(
@@ -327,7 +350,7 @@ def run(args: argparse.Namespace) -> int:
         if args.settings:
             variants: list[dict[str, Any]] = [parse_settings(game, args.settings)]
         else:
-            variants = [dict(v) for v in game.extras.get("bench_variants", ({},))]
+            variants = [dict(v) for v in game.bench_variants]
     except ValueError as exc:
         console.print(f"[red]error:[/red] {exc}")
         return 2
@@ -345,10 +368,10 @@ def run(args: argparse.Namespace) -> int:
                 measure(game, options, args.runs, args.seconds, args.seed,
                         progress=lambda: progress.advance(task), kernel=kernel)
             )
-        if args.no_anchor or game.name != "benediction":
+        if args.no_anchor or game.native_anchor is None:
             anchor_note = "not requested" if args.no_anchor else "no C anchor for this game"
         else:
-            source, anchor_note = find_anchor(args.anchor)
+            source, anchor_note = find_anchor(args.anchor, game)
             if source is not None:
                 try:
                     anchor = anchor_comparison(
@@ -409,7 +432,7 @@ def run(args: argparse.Namespace) -> int:
             f"({anchor['python_ratio']:.2f}x)"
         )
         console.print(line)
-    elif anchor_note and not args.no_anchor and game.name == "benediction":
+    elif anchor_note and not args.no_anchor and game.native_anchor is not None:
         console.print(f"C anchor skipped: {anchor_note}")
     return 0
 
@@ -423,7 +446,8 @@ def _run_startup(args: argparse.Namespace, game: Game, console: Any) -> int:
     if args.runs < 1:
         raise ValueError("--runs must be at least 1")
     options = parse_settings(game, args.settings) if args.settings else {}
-    source, anchor_note = (None, "not requested") if args.no_anchor else find_anchor(args.anchor)
+    source, anchor_note = ((None, "not requested") if args.no_anchor
+                           else find_anchor(args.anchor, yardstick_game()))
     with tempfile.TemporaryDirectory(prefix="hexgames-anchor-") as tmp, \
             Progress(console=console, transient=True) as progress:
         anchor = None

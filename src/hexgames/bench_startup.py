@@ -51,7 +51,7 @@ print(json.dumps({"listed": listed, "actions": count, "compiled": compiled,
                   "loaded": loaded}))
 """
 
-#: The issue's targets (docs: README "Start-up"), shown next to the figures.
+#: The issue's targets (docs/performance.md, "Start-up"), shown next to the figures.
 COLD_TARGET_S = 10.0
 CACHED_TARGET_S = 1.0
 

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, overload, run
 
 if TYPE_CHECKING:
     from hexgames.hexgrid import HexBoard
+    from hexgames.hooks import AiHooks, CompiledKernel, VectorBatch
 
 A = TypeVar("A")
 
@@ -325,12 +326,15 @@ class RuleUsage:
     whose largest value over the game is reported (e.g. the largest stack).
     ``option_events`` maps an option name to the event that shows it came into play (a
     report flags an option set away from its default whose event never happened).
+    ``pieces(position)`` lists the pieces on the board as ``(cell label, colour)`` pairs,
+    for board coverage and piece counts over time (``None``: the report leaves them out).
     """
 
     before: Callable[[Any, Any], Any] = _no_token
     after: Callable[[Any, Any, Any], Iterable[str]] = _no_events
     peaks: Callable[[Any], Mapping[str, int]] = _no_peaks
     option_events: Mapping[str, str] = field(default_factory=dict)
+    pieces: Callable[[Any], Iterable[tuple[str, str]]] | None = None
 
 
 @runtime_checkable
@@ -416,6 +420,40 @@ class GameState(Protocol):
 
 
 @dataclass(frozen=True)
+class BoardLegend:
+    """A small position showing every marker a game's board drawing uses, and what to say
+    about each: the rules page's legend (the web app cuts one picture per marker from it).
+
+    ``text`` is the position in the game's text format; ``items`` pairs a point's label
+    with the sentence about the marker drawn there; the other fields are passed to
+    ``render_svg`` so that the selection, the clickable points, the last turn and the
+    overlays appear too. Markers every game shares (a possible click, the selection, the
+    last turn) are among the items."""
+
+    text: str
+    items: tuple[tuple[str, str], ...]
+    highlights: tuple[str, ...] = ()
+    selected: tuple[str, ...] = ()
+    last_action: tuple[str, ...] = ()
+    overlays: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class NativeAnchor:
+    """A native (C) implementation of a game's random games that ``python -m
+    hexgames.bench`` compiles and runs beside the engine, in the same run, so that a speed
+    is read as a ratio to native code on the same machine at the same minute.
+
+    ``source`` is the C file's name in the anchor directory (``../shared/bench/`` in the
+    repository layout, or ``--anchor PATH``); the program plays random games of the
+    standard rules, cut at ``max_actions`` actions, and prints one ``native: ...`` line.
+    """
+
+    source: str
+    max_actions: int
+
+
+@dataclass(frozen=True)
 class Game:
     """Description of one game, as every game-agnostic part of hexgames sees it.
 
@@ -491,7 +529,7 @@ class Game:
     #: clicks that match no legal action), so that the engine can say why it is not;
     #: ``None`` when the clicks mean no action. ``None``: the game offers no such reading.
     action_for_clicks: Callable[[GameState, str | None, Sequence[str]], str | None] | None = None
-    #: ``lessons() -> [hexgames.learn.Lesson, ...]``: the game's interactive tutorial,
+    #: ``lessons() -> [hexgames.tutorial.Lesson, ...]``: the game's interactive tutorial,
     #: one rule per lesson (served by the learn page); ``None``: the game has none.
     lessons: Callable[[], Sequence[Any]] | None = None
     #: Rule events and peaks a balance report counts besides the action kinds
@@ -504,14 +542,31 @@ class Game:
     #: (piece kinds with their attributes, settings such as the side to act) and how an
     #: edited board becomes the game's position text; ``None``: no editor.
     editor: Callable[[Any], Any] | None = None
-    #: Free-form extras a game may offer (e.g. ``"queries"``); never required. Two that
-    #: game-agnostic code looks for: ``"kernel"`` (batched compiled kernels for the AI,
-    #: docs/ai.md) and ``"vector_batch"`` (``(rules, num_envs) -> batch`` for
-    #: :class:`hexgames.integrations.vector.VectorEnv`: ``num_actions``,
-    #: ``observation_shape``, ``max_game_length``, ``list_size``, ``step(actions,
-    #: lengths, rewards, terminated, truncated, mask, legal, nlegal, obs)``,
-    #: ``current_player()``, ``position(i)`` and ``is_cached()``).
-    extras: Mapping[str, Any] = field(default_factory=dict)
+    #: One line for the web app's game card.
+    tagline: str = ""
+    #: Names ``render_svg(..., overlays=...)`` accepts (e.g. Dendria's fertilized and
+    #: plantable cells); the web app offers them as toggles.
+    overlays: tuple[str, ...] = ()
+    #: The board legend of the rules page (every marker the drawing uses, explained);
+    #: ``None``: no legend.
+    legend: BoardLegend | None = None
+    #: The rules variants (options) ``python -m hexgames.bench`` measures when none is
+    #: named; ``({},)`` is the standard rules.
+    bench_variants: tuple[Mapping[str, Any], ...] = ({},)
+    #: The game's native (C) benchmark anchor, compiled and run beside the engine by
+    #: ``python -m hexgames.bench``; ``None``: the game has none.
+    native_anchor: NativeAnchor | None = None
+    #: ``ai_hooks() -> AiHooks``: faster or smarter answers to questions the AI asks
+    #: (:mod:`hexgames.ai.knowledge`); ``None``: the AI's game-agnostic answers only.
+    ai_hooks: Callable[[], AiHooks] | None = None
+    #: ``kernel() -> CompiledKernel``: the game's batched compiled kernels (random games
+    #: for the AI's leaves, its compiled search tree, the benchmark, the web app's
+    #: warm-up; docs/ai.md); ``None``: the game has no compiled code.
+    kernel: Callable[[], CompiledKernel] | None = None
+    #: ``vector_batch(rules, num_envs) -> VectorBatch``: many games stepped together for
+    #: :class:`hexgames.integrations.vector.VectorEnv`; ``None``: no vectorized
+    #: environment.
+    vector_batch: Callable[[Any, int], VectorBatch] | None = None
 
     def rules(self, **options: Any) -> Any:
         return self.make_rules(**options)

@@ -31,7 +31,7 @@ from hexgames.ai.knowledge import knowledge
 from hexgames.ai.levels import player
 from hexgames.ai.tactics import Budget, winning_action
 from hexgames.game import REGISTRY, Game, GameState, get_game, parse_settings
-from hexgames.learn import attempt, puzzle_from_dict
+from hexgames.tutorial import attempt, puzzle_from_dict
 
 
 def winning_line(game: Game, position: GameState, depth: int) -> list[str] | None:

@@ -6,7 +6,7 @@
 
 Players speak to games only through :mod:`hexgames.game`; game knowledge (heuristic,
 fast win detection, move priors) comes from the game's ``evaluation`` module through
-``GAME.heuristic`` and the optional ``GAME.extras["ai"]`` hooks (:mod:`.knowledge`).
+``GAME.heuristic`` and the optional ``GAME.ai_hooks`` (:mod:`.knowledge`).
 """
 
 from hexgames.ai.base import Player

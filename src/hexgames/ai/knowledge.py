@@ -1,31 +1,10 @@
 """Game knowledge the AI may use, looked up generically from a :class:`Game`.
 
 The AI never imports a game package. It uses ``GAME.heuristic`` and, when a game offers
-them, faster or smarter versions of a few questions through an optional extras entry:
-``GAME.extras["ai"]`` is a callable returning a mapping with any of
-
-``winning_actions(position) -> list``
-    the actions of the player to move that win the game at once. Benediction answers it
-    from its reach tables (can a man capture the enemy king, can a king be blessed in one
-    action) instead of playing every action.
-``action_priors(position, actions) -> list[float]``
-    a cheap score per action (higher = try first) used to order children in the search
-    tree, e.g. captures and king advances first.
-``random_action(position, rng) -> action``
-    a fast playout policy (defaults to a uniform choice among ``legal_actions()``).
-``turn_continues(position) -> bool``
-    False when every action from here ends the turn (Benediction's second action): the
-    tactical layer then does not look for wins two actions deep. Default: True.
-``may_win_this_turn(position) -> bool``
-    a cheap necessary condition for the player to move to win before its turn ends
-    (Dendria: only when a pass or the quiet limit would end the game). Default: True.
-``leaf_playouts: bool``
-    True when the search should value new leaves by whole random games in the game's
-    compiled kernel (``Game.extras["kernel"]``) rather than by cut-off playouts and the
-    heuristic: for a game whose heuristic a deeper search learns to exploit (Dendria:
-    see docs/ai.md, "Dendria's search and its heuristic"). A kernel's compiled tree may
-    estimate the random game's result instead of playing it to the end (Dendria's
-    does: docs/ai.md, "A fitted value of the random game"). Default: False.
+them, faster or smarter versions of a few questions: ``GAME.ai_hooks()`` returns a
+:class:`hexgames.hooks.AiHooks` (winning actions, action priors, a playout policy, whether
+a turn continues, whether a win is possible this turn, and whether leaves are valued by
+whole random games in the game's compiled kernel; each field says what it is for).
 
 Anything missing falls back to a brute-force, game-agnostic version, so a new game works
 with the AI before anyone writes knowledge for it.
@@ -39,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hexgames.game import Game, GameState
+from hexgames.hooks import AiHooks
 
 
 def brute_force_winning_actions(position: GameState) -> list[Any]:
@@ -98,21 +78,15 @@ def knowledge(game: Game) -> Knowledge:
 
 
 def _collect(game: Game) -> Knowledge:
-    hooks_factory = game.extras.get("ai") if game.extras else None
-    hooks: dict[str, Any] = dict(hooks_factory()) if hooks_factory is not None else {}
-    known = {"winning_actions", "action_priors", "random_action", "turn_continues",
-             "may_win_this_turn", "leaf_playouts"}
-    unknown = set(hooks) - known
-    if unknown:
-        raise ValueError(f"{game.name}: unknown AI hooks {sorted(unknown)}")
-    wins = hooks.get("winning_actions")
+    hooks = game.ai_hooks() if game.ai_hooks is not None else AiHooks()
+    wins = hooks.winning_actions
     return Knowledge(
         heuristic=game.heuristic,
         winning_actions=wins or brute_force_winning_actions,
-        random_action=hooks.get("random_action") or uniform_random_action,
-        action_priors=hooks.get("action_priors"),
+        random_action=hooks.random_action or uniform_random_action,
+        action_priors=hooks.action_priors,
         fast_wins=wins is not None,
-        turn_continues=hooks.get("turn_continues") or always,
-        may_win_this_turn=hooks.get("may_win_this_turn") or always,
-        leaf_playouts=bool(hooks.get("leaf_playouts", False)),
+        turn_continues=hooks.turn_continues or always,
+        may_win_this_turn=hooks.may_win_this_turn or always,
+        leaf_playouts=hooks.leaf_playouts,
     )

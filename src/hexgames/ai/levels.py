@@ -16,7 +16,8 @@ steps sit where iterations still buy strength, about 5 times apart, and level 5 
 level 3 is the tactical layer's budget: with 100 positions per call (a typical check
 visits 40 to 130, a hard one thousands) level 2 misses some threats. Levels that lack
 parts of the tactical layer (``safety=False``, ``threat_depth=1``) were tried and fell
-to level 1's strength (see the ladder in ``docs/ai.md``).
+to level 1's strength (the ladder: ``docs/performance.md``, "AI strength";
+the measurements: ``experiments/notes/ai-levels-and-ladder.md``).
 
 The levels are the same for every game; what a search values its leaves by is the
 game's choice (its ``leaf_playouts`` hook): Dendria's MCTS levels value leaves by random
@@ -48,7 +49,6 @@ class Level:
     description: str
     #: ``None``: greedy one-ply player with this much noise.
     iterations: int | None = None
-    time_limit: float | None = None
     noise: float = 0.0
     #: Positions the tactical layer may visit per call (:class:`MCTSPlayer` default 8000).
     tactics_budget: int = 8000
@@ -76,17 +76,15 @@ def player(game: Game | str, level: int, seed: int | None = None) -> Player:
     settings = LEVELS[level]
     resolved = resolve_game(game)
     name = f"L{level}"
-    if settings.iterations is None and settings.time_limit is None:
+    if settings.iterations is None:
         return GreedyPlayer(seed, game=resolved, noise=settings.noise, name=name)
     return MCTSPlayer(
         resolved,
         iterations=settings.iterations,
-        time_limit=settings.time_limit,
         seed=seed,
         name=name,
         tactics_budget=settings.tactics_budget,
-        use_heuristic=None if not (settings.leaf_playouts and resolved.extras.get("kernel"))
-        else False,
+        use_heuristic=None if not (settings.leaf_playouts and resolved.kernel) else False,
     )
 
 

@@ -40,9 +40,7 @@ from hexgames.ai.base import require_actions, resolve_game, seat_sign
 from hexgames.ai.knowledge import Knowledge, knowledge
 from hexgames.ai.tactics import Budget, first_safe, winning_action
 from hexgames.game import Game, GameState
-
-#: Most actions a playout plays to finish a turn (``MCTSPlayer(finish_turn=True)``).
-FINISH_TURN_LIMIT = 40
+from hexgames.hooks import CompiledKernel, CompiledSearchTree
 
 
 class Node:
@@ -118,10 +116,6 @@ class MCTSPlayer:
         threat_depth: int | None = None,
         reuse_tree: bool = True,
         continuation_share: float = 0.5,
-        continuation_needs_reuse: bool = True,
-        kernel_playouts: int = 1,
-        finish_turn: bool = False,
-        compiled_tree: bool | None = None,
         name: str | None = None,
     ) -> None:
         if time_limit is not None and time_limit <= 0:
@@ -130,8 +124,6 @@ class MCTSPlayer:
             raise ValueError(f"iterations must be at least 1, got {iterations}")
         if not 0 < continuation_share <= 1:
             raise ValueError(f"continuation_share must be in (0, 1], got {continuation_share}")
-        if kernel_playouts < 0:
-            raise ValueError(f"kernel_playouts must be at least 0, got {kernel_playouts}")
         self.game = resolve_game(game)
         self.time_limit = time_limit
         self.iterations = iterations if iterations is not None or time_limit else 1000
@@ -152,20 +144,10 @@ class MCTSPlayer:
             raise ValueError(f"threat_depth must be at least 1, got {threat_depth}")
         self.reuse_tree = reuse_tree
         self.continuation_share = continuation_share
-        #: ``False`` cuts a continuation's budget even when no tree was reused (how the
-        #: web app's AI played before per-game sessions; kept to measure that path).
-        self.continuation_needs_reuse = continuation_needs_reuse
-        #: Full random playouts (``use_heuristic=False``) run in the game's compiled
-        #: kernel (``Game.extras["kernel"]``), this many games per new leaf averaged;
-        #: 0 (or a game without a kernel) plays one playout in Python.
-        self.kernel_playouts = kernel_playouts
-        #: ``True``: a cut-off playout that stops in the middle of a turn plays on to the
-        #: turn's end (at most :data:`FINISH_TURN_LIMIT` more actions, each the mover's
-        #: best by the game's priors, else random) before the heuristic is asked, so that
-        #: every leaf is valued at a turn start.
-        self.finish_turn = finish_turn
-        factory = self.game.extras.get("kernel") if self.game.extras else None
-        self._kernel = factory() if factory is not None and kernel_playouts else None
+        #: The game's compiled kernel (``Game.kernel``): whole random playouts
+        #: (``use_heuristic=False``) run there, one game per new leaf; ``None`` (a game
+        #: without one) plays them in Python.
+        self._kernel = self._find_kernel()
         self.name = name or self._default_name()
         self._seed = seed
         self._rng = random.Random(seed)
@@ -177,19 +159,23 @@ class MCTSPlayer:
                               if use_heuristic is None else use_heuristic)
         #: The search's iterations in the game's compiled code (its kernel's
         #: ``tree_search``): the same algorithm, without Python's cost per iteration.
-        #: Only for whole random games at the leaves, one per leaf (what the kernel
-        #: plays); ``None`` (the default): whenever the game offers it then.
-        eligible = (self._kernel is not None and not self.use_heuristic
-                    and kernel_playouts == 1 and hasattr(self._kernel, "tree_search"))
-        if compiled_tree and not eligible:
-            raise ValueError("compiled_tree needs a game kernel with tree_search, "
-                             "use_heuristic=False and kernel_playouts=1")
-        self._tree: Any = (self._kernel.tree_search()  # type: ignore[union-attr]
-                           if eligible and compiled_tree is not False else None)
+        self._tree: CompiledSearchTree | None = self._make_tree()
         self._root: Node | None = None
         self._root_history: tuple[Any, ...] = ()
         #: Statistics of the last ``choose`` (for tests, logs and tuning).
         self.last_stats: dict[str, Any] = {}
+
+    def _find_kernel(self) -> CompiledKernel | None:
+        """The game's compiled kernel, or ``None`` when it has none."""
+        return self.game.kernel() if self.game.kernel is not None else None
+
+    def _make_tree(self) -> CompiledSearchTree | None:
+        """The compiled tree the search runs in: whenever whole random games value the
+        leaves (what the kernel plays) and the game's kernel offers a tree; else ``None``
+        (the search runs in Python)."""
+        if self._kernel is None or self.use_heuristic:
+            return None
+        return self._kernel.tree_search()
 
     def _default_name(self) -> str:
         budget = f"{self.iterations}it" if self.iterations else f"{self.time_limit}s"
@@ -220,7 +206,7 @@ class MCTSPlayer:
                 self.last_stats["reason"] = "win"
                 return win
         if self._tree is not None:
-            return self._choose_compiled(work, started)
+            return self._choose_compiled(self._tree, work, started)
         root = self._take_root(work)
         iterations, deadline = self._budget(work, started)
         done = self._search(work, root, iterations, deadline)
@@ -235,8 +221,7 @@ class MCTSPlayer:
         A later action of a turn is cheaper only because the tree kept from the turn's
         earlier actions already covers it: without a reused tree it gets the full budget.
         """
-        reused = self.last_stats["reused"] > 0
-        cut = not work.is_turn_start() and (reused or not self.continuation_needs_reuse)
+        cut = not work.is_turn_start() and self.last_stats["reused"] > 0
         share = self.continuation_share if cut else 1.0
         self.last_stats["share"] = share
         iterations = None if self.iterations is None else max(1, int(self.iterations * share))
@@ -261,7 +246,7 @@ class MCTSPlayer:
         work = position.copy()
         self.last_stats = {"iterations": 0, "reason": "ponder", "reused": 0}
         if self._tree is not None:
-            return self._ponder_compiled(work, stop, max_iterations, deadline)
+            return self._ponder_compiled(self._tree, work, stop, max_iterations, deadline)
         root = self._take_root(work)
         if root.order is None:
             self._visit_new(root, work)
@@ -302,9 +287,9 @@ class MCTSPlayer:
         per_iteration = max(now - begun, 1e-9) / done
         return max(1, min(chunk, int((deadline - now) / per_iteration)))
 
-    def _choose_compiled(self, work: GameState, started: float) -> Any:
+    def _choose_compiled(self, tree: CompiledSearchTree, work: GameState,
+                         started: float) -> Any:
         """:meth:`choose` with the iterations in the game's compiled tree."""
-        tree = self._tree
         if not self.reuse_tree:
             tree.reset()
         self.last_stats["reused"] = tree.set_root(work)
@@ -315,7 +300,8 @@ class MCTSPlayer:
         self.last_stats["seconds"] = time.perf_counter() - started
         return choice
 
-    def _run_compiled(self, tree: Any, iterations: int | None, deadline: float | None) -> int:
+    def _run_compiled(self, tree: CompiledSearchTree, iterations: int | None,
+                      deadline: float | None) -> int:
         """Iterations in the compiled tree from its root (set), in calls sized by
         :meth:`_chunk`, until ``iterations``, the ``deadline``, an early stop
         (:meth:`_decided`) or a proven root; returns how many were done."""
@@ -342,9 +328,9 @@ class MCTSPlayer:
                 break
         return done
 
-    def _ponder_compiled(self, work: GameState, stop: Callable[[], bool], max_iterations: int,
+    def _ponder_compiled(self, tree: CompiledSearchTree, work: GameState,
+                         stop: Callable[[], bool], max_iterations: int,
                          deadline: float | None) -> int:
-        tree = self._tree
         self.last_stats["reused"] = tree.set_root(work)
         args = self._compiled_args()
         done = 0
@@ -366,7 +352,7 @@ class MCTSPlayer:
         return done
 
     @staticmethod
-    def _root_from_tree(tree: Any, position: GameState) -> Node:
+    def _root_from_tree(tree: CompiledSearchTree, position: GameState) -> Node:
         """The compiled tree's root and its children as :class:`Node` objects (with
         their own tried children, by visits, for the safety check's preferences). A
         root proven before it was ever expanded lists the legal actions as untried."""
@@ -545,10 +531,11 @@ class MCTSPlayer:
         return self._playout(pos)
 
     def _playout(self, pos: GameState) -> float:
+        """The value for seat 0 of a new leaf: a whole random game in the kernel, or
+        random actions in Python (``playout_depth`` of them then the heuristic, or to the
+        end), the position left as it was."""
         if self._kernel is not None and not self.use_heuristic:
-            seats, _ = self._kernel.playouts(
-                pos, self.kernel_playouts, self._rng.getrandbits(31), 10_000
-            )
+            seats, _ = self._kernel.playouts(pos, 1, self._rng.getrandbits(31), 10_000)
             return float((seats == 0).sum() - (seats == 1).sum()) / len(seats)
         know = self._know
         rng = self._rng
@@ -558,12 +545,6 @@ class MCTSPlayer:
             while played < limit and not pos.is_over:
                 pos.play(know.random_action(pos, rng))
                 played += 1
-            if self.finish_turn and self.use_heuristic:
-                extra = 0
-                while not pos.is_over and not pos.is_turn_start() and extra < FINISH_TURN_LIMIT:
-                    pos.play(self._turn_finisher(pos))
-                    played += 1
-                    extra += 1
             if pos.is_over:
                 return float(pos.returns()[0])
             if not self.use_heuristic:
@@ -572,16 +553,6 @@ class MCTSPlayer:
         finally:
             for _ in range(played):
                 pos.undo()
-
-    def _turn_finisher(self, pos: GameState) -> Any:
-        """The action a playout finishing a turn plays: the best by the game's priors
-        (ties to the first), else a random one."""
-        actions = pos.legal_actions()
-        priors = self._know.action_priors
-        if priors is None:
-            return self._rng.choice(actions)
-        scores = priors(pos, actions)
-        return actions[max(range(len(actions)), key=scores.__getitem__)]
 
     def _expand(self, node: Node, pos: GameState, *, at_root: bool = False) -> None:
         """Fix the order in which ``node``'s actions will be tried."""

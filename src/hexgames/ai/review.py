@@ -1,4 +1,6 @@
-"""Engine analysis of a position: evaluation, best line and candidate actions.
+"""The engine's review of a position or a game (what the analysis board shows): the
+evaluation, the best line and the candidate actions of a position, and a game's curve
+of evaluations with its mistakes.
 
 Game-agnostic, on top of :class:`hexgames.ai.mcts.MCTSPlayer`: one search of a fixed
 number of iterations (no early stop, so a larger budget refines the values), then the

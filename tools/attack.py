@@ -6,10 +6,10 @@ Starts its own server (127.0.0.1, a free port, a temporary data directory,
 figures, and stops the server (its whole process group). Traffic goes to 127.0.0.0/8
 only: some probes connect from 127.0.0.2 and other loopback addresses, as other visitors.
 
-    PYTHONPATH=src python scripts/attack.py                 # this checkout, issue 9
-    python scripts/attack.py --src /work/main/src           # another checkout's server
-    python scripts/attack.py --probes 31                    # issue 31's rows
-    python scripts/attack.py --probes ai-ponder,socket-flood
+    PYTHONPATH=src python tools/attack.py                 # this checkout, issue 9
+    python tools/attack.py --src /work/main/src           # another checkout's server
+    python tools/attack.py --probes 31                    # issue 31's rows
+    python tools/attack.py --probes ai-ponder,socket-flood
 
 Issue 9 (``--probes 9``, or its numbers ``1``-``5``; one server for all of them):
   1 a spectator that never reads; 2 a killed AI worker; 3 strong searches queued ahead of

@@ -1,4 +1,4 @@
-"""``scripts/old_vs_new.py``: two checkouts' level 5, each in its own agent process.
+"""``experiments/old_vs_new.py``: two checkouts' level 5, each in its own agent process.
 
 The issue-16 match (the new level 5 against the level 5 before the compiled cores) is
 played by this script; here both agents run this checkout, which is enough to check the
@@ -13,8 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-SCRIPT = ROOT / "scripts" / "old_vs_new.py"
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "experiments" / "old_vs_new.py"
 
 
 def run(*args: str) -> str:

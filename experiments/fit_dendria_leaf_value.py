@@ -1,7 +1,7 @@
 """Fit the weights of Dendria's leaf value (:mod:`hexgames.dendria.leaf_value`) on random
 games, and report how well it predicts their results.
 
-    python scripts/fit_dendria_leaf_value.py --games 6000 --every 15 --seed 1 \\
+    python experiments/fit_dendria_leaf_value.py --games 6000 --every 15 --seed 1 \\
         --plot leaf-value.png
 
 Plays ``--games`` random games per board side (one compiled call each), keeps every

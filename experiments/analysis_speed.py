@@ -1,11 +1,11 @@
-"""CPU seconds of the analysis board's engine (:mod:`hexgames.ai.analysis`) on Dendria.
+"""CPU seconds of the analysis board's engine (:mod:`hexgames.ai.review`) on Dendria.
 
 A seeded random side-7 game is played; then :func:`evaluate` searches 400 iterations
 after 30, 60, 90 and 120 of its steps, and :func:`line_values` (one slice of the
 evaluation graph) evaluates 20 positions from step 60 at the graph's 60 iterations.
 Run it under each version's ``PYTHONPATH`` to compare them:
 
-    PYTHONPATH=src python scripts/analysis_speed.py now
+    PYTHONPATH=src python experiments/analysis_speed.py now
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import argparse
 import random
 import time
 
-from hexgames.ai.analysis import evaluate, line_values
+from hexgames.ai.review import evaluate, line_values
 from hexgames.game import get_game
 
 

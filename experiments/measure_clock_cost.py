@@ -1,12 +1,13 @@
 """What a clock costs per turn (issue 11): the clock update and the extra SQLite write.
 
-Run: ``PYTHONPATH=src python scripts/measure_clock_cost.py``. A timed online game stores
+Run: ``PYTHONPATH=src python experiments/measure_clock_cost.py``. A timed online game stores
 its meta (clock, seat to move) once per turn beside the action: about the cost of storing
 an action again.
 """
 
 from __future__ import annotations
 
+import argparse
 import tempfile
 import time
 
@@ -14,7 +15,8 @@ from hexgames.web.clocks import Clock, TimeControl
 from hexgames.web.storage import StoredGame, open_storage
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args(argv)
     clock = Clock.new(TimeControl.parse({"kind": "realtime", "base_s": 300, "increment_s": 2}))
     clock.resume(0, 0)
     count = 100_000

@@ -1,6 +1,6 @@
 """Render a mid-game board of each game to PNG for the documentation.
 
-    .venv/bin/python scripts/render_examples.py [--out docs/images] [--width 900]
+    .venv/bin/python tools/render_examples.py [--out docs/images] [--width 900]
 
 Writes ``benediction-board.png`` and ``dendria-board.png``. The positions are fixed (board
 texts, and for Dendria a turn played from one), so the images only change when

@@ -1,4 +1,4 @@
-"""``scripts/analysis_speed.py``: the analysis board's engine measured on Dendria runs
+"""``experiments/analysis_speed.py``: the analysis board's engine measured on Dendria runs
 and says what it measured."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "analysis_speed.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "experiments" / "analysis_speed.py"
 
 
 def test_it_measures_searches_and_a_graph_slice(capsys: pytest.CaptureFixture[str]) -> None:

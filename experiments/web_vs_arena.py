@@ -9,9 +9,9 @@ halved all the same). One JSON line per game goes to ``OUT`` (``--shard I/N`` pl
 N-th game, so N processes can share the work and the file; a re-run skips games already
 there). ``--report`` prints the web side's score and Elo difference with 95% intervals.
 
-    python scripts/web_vs_arena.py benediction --games 100 --path session --shard 0/2 \\
+    python experiments/web_vs_arena.py benediction --games 100 --path session --shard 0/2 \\
         --out /tmp/web-vs-arena/benediction-session.jsonl
-    python scripts/web_vs_arena.py benediction --out ... --report
+    python experiments/web_vs_arena.py benediction --out ... --report
 """
 
 from __future__ import annotations
@@ -27,13 +27,14 @@ from pathlib import Path
 from typing import Any
 
 from hexgames.ai.levels import from_spec
-from hexgames.arena.ratings import Game1v1, fit
+from hexgames.arena.elo import Game1v1, fit
 from hexgames.game import get_game, parse_settings
 from hexgames.web.ai_worker import AiWorkers
+from mcts_variants import choose_as_before_sessions
 
 
 async def play(workers: AiWorkers, game_name: str, options: dict[str, Any], level: int,
-               index: int, seed: int) -> dict[str, Any]:
+               index: int, seed: int, path: str = "session") -> dict[str, Any]:
     game = get_game(game_name)
     rules = game.make_rules(**options)
     position = game.new_position(rules)
@@ -45,7 +46,12 @@ async def play(workers: AiWorkers, game_name: str, options: dict[str, Any], leve
     cap = game.max_game_length(rules)
     started = time.perf_counter()
     while not position.is_over and len(actions) < cap:
-        if position.current_seat == web_seat:
+        if position.current_seat == web_seat and path == "old":
+            # a new player per action in a worker, its continuation budget cut all the same
+            action = await workers.run(choose_as_before_sessions, game_name, options,
+                                       list(actions), level, seed * 2 + web_seat, level=level)
+            sessions["None"] += 1
+        elif position.current_seat == web_seat:
             answer = await workers.search(game_name, options, actions, level,
                                           seed=seed * 2 + web_seat, game_id=f"game{index}")
             action: Any = answer.action
@@ -67,14 +73,14 @@ async def play(workers: AiWorkers, game_name: str, options: dict[str, Any], leve
 
 async def run(args: argparse.Namespace, options: dict[str, Any], done: set[int]) -> None:
     shard, shards = (int(x) for x in args.shard.split("/"))
-    workers = AiWorkers(processes=1, sessions=args.path == "session")
+    workers = AiWorkers(processes=1)
     try:
         with args.out.open("a") as out:
             for index in range(shard, args.games, shards):
                 if index in done:
                     continue
                 row = await play(workers, args.game, options, args.level, index,
-                                 args.seed * 1_000_003 + index)
+                                 args.seed * 1_000_003 + index, args.path)
                 row["path"] = args.path
                 out.write(json.dumps(row) + "\n")
                 out.flush()

@@ -19,9 +19,9 @@ scored, and the next index replaces it. ``--report`` prints the new side's score
 difference with 95% intervals.
 
     git worktree add /tmp/old 7299868      # the last commit before the compiled cores
-    python scripts/old_vs_new.py benediction --old /tmp/old/src --seconds 0.25 \\
+    python experiments/old_vs_new.py benediction --old /tmp/old/src --seconds 0.25 \\
         --games 100 --jobs 2 --out /tmp/old-vs-new/benediction.jsonl
-    python scripts/old_vs_new.py benediction --out /tmp/old-vs-new/benediction.jsonl --report
+    python experiments/old_vs_new.py benediction --out /tmp/old-vs-new/benediction.jsonl --report
 """
 
 from __future__ import annotations
@@ -66,7 +66,9 @@ def agent() -> int:
         request = json.loads(line)
         if "new" in request:
             game = get_game(request["new"])
-            kernel = game.extras.get("kernel")  # compile or load it before the clock runs
+            # compile or load it before the clock runs (``Game.kernel``; a version before
+            # the typed hooks kept it in ``Game.extras``)
+            kernel = getattr(game, "kernel", None) or game.extras.get("kernel")
             if kernel is not None:
                 kernel().warm_up()
             position = game.new(**request["options"])
@@ -171,7 +173,7 @@ def play(args: argparse.Namespace, options: dict[str, Any], index: int) -> dict[
 
 
 def report(rows: list[dict[str, Any]]) -> str:
-    from hexgames.arena.ratings import Game1v1, fit
+    from hexgames.arena.elo import Game1v1, fit
 
     voids = [r for r in rows if r["end"] == "void"]
     rows = [r for r in rows if r["end"] != "void"]

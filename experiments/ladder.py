@@ -4,12 +4,12 @@ Plays pairs of players (by default each level against the next one and the one a
 ``--reach 2``), seats alternating, on ``--jobs`` processes, appending one JSON line per
 finished game to ``OUT/games.jsonl`` (a re-run with the same ``--out`` skips the games
 already there, so an interrupted run resumes). Then fits Elo ratings with
-:func:`hexgames.arena.ratings.fit` and writes ``OUT/ladder.md``: per player its rating,
+:func:`hexgames.arena.elo.fit` and writes ``OUT/ladder.md``: per player its rating,
 score, and the mean wall-clock and CPU time per action it chose.
 
-    python scripts/ladder.py benediction --players random,L1,L2,L3,L4,L5 --games 20 \\
+    python experiments/ladder.py benediction --players random,L1,L2,L3,L4,L5 --games 20 \\
         --jobs 2 --out /tmp/ladder/benediction
-    python scripts/ladder.py benediction --out /tmp/ladder/benediction --report-only
+    python experiments/ladder.py benediction --out /tmp/ladder/benediction --report-only
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from hexgames.ai.levels import from_spec
-from hexgames.ai.mcts import MCTSPlayer
+from hexgames.arena.elo import Game1v1, fit
 from hexgames.arena.match import play_game
-from hexgames.arena.ratings import Game1v1, fit
 from hexgames.game import get_game, parse_settings
+from mcts_variants import MCTSVariant
 
 _EXPERIMENT = re.compile(r"(tb|pd|ft|kp)(\d+)@(\d+)")
 _OPTION = {"tb": "tactics_budget", "pd": "playout_depth", "ft": "finish_turn"}
@@ -43,13 +43,13 @@ def make_player(game: Any, spec: str, seed: int) -> Any:
     experiment = _EXPERIMENT.fullmatch(spec)
     if experiment and experiment.group(1) == "kp":
         _, value, iterations = experiment.groups()
-        return MCTSPlayer(game, iterations=int(iterations), seed=seed, name=spec,
-                          use_heuristic=False, kernel_playouts=int(value))
+        return MCTSVariant(game, iterations=int(iterations), seed=seed, name=spec,
+                           use_heuristic=False, kernel_playouts=int(value))
     if experiment:
         option, value, iterations = experiment.groups()
         heuristic = {"use_heuristic": True} if option in ("pd", "ft") else {}
-        return MCTSPlayer(game, iterations=int(iterations), seed=seed, name=spec, **heuristic,
-                          **{_OPTION[option]: (bool if option == "ft" else int)(int(value))})
+        return MCTSVariant(game, iterations=int(iterations), seed=seed, name=spec, **heuristic,
+                           **{_OPTION[option]: (bool if option == "ft" else int)(int(value))})
     return from_spec(game, spec, seed=seed)
 
 

@@ -19,7 +19,7 @@ compares what a user gets from "strongest" in each. ``--python-tree`` runs that 
 iterations in Python where the game offers a compiled tree (the same algorithm; the
 choices differ only by the random sequence).
 
-Run: ``PYTHONPATH=src python scripts/mcts_speed.py`` (``--games dendria``,
+Run: ``PYTHONPATH=src python experiments/mcts_speed.py`` (``--games dendria``,
 ``--profile`` for a cProfile of the searches, ``--json`` for machine-readable output).
 Timing figures depend on the machine's load: compare versions in alternation.
 """
@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import hashlib
+import inspect
 import json
 import pstats
 import random
@@ -83,10 +84,17 @@ def run_game(
             player: Any = level_player(game, level, seed=seed + k)
             if python_tree and getattr(player, "_tree", None) is not None:
                 # the same level with its iterations in Python (as before the compiled tree)
-                player = MCTSPlayer(game, iterations=player.iterations,
-                                    time_limit=player.time_limit, seed=seed + k,
-                                    tactics_budget=player.tactics_budget,
-                                    use_heuristic=player.use_heuristic, compiled_tree=False)
+                if "compiled_tree" in inspect.signature(MCTSPlayer).parameters:
+                    # a version that kept the knob in the player itself
+                    player = MCTSPlayer(game, iterations=player.iterations,
+                                        time_limit=player.time_limit, seed=seed + k,
+                                        tactics_budget=player.tactics_budget,
+                                        use_heuristic=player.use_heuristic,
+                                        compiled_tree=False)
+                else:
+                    from mcts_variants import variant_of
+
+                    player = variant_of(player, compiled_tree=False)
         else:
             player = MCTSPlayer(game, iterations=iterations, seed=seed + k, tactics=True,
                                 use_heuristic=True)  # the search measured before the speed-ups
@@ -149,7 +157,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     # compile/load the cores before timing
     for name in args.games:
-        warm = get_game(name).extras.get("kernel")
+        game = get_game(name)
+        # ``Game.kernel``; a version before the typed hooks kept it in ``Game.extras``
+        warm = getattr(game, "kernel", None) or game.extras.get("kernel")
         if warm is not None:
             warm().warm_up()
     for name in args.games:

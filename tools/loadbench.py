@@ -4,10 +4,10 @@ against it (100 games, 15 s, half Benediction, half Dendria side 5, with the eng
 reference speed and the server's CPU per move), print the machine's load before and after,
 then stop the server and remove the directory. Starts nothing it does not stop.
 
-    python scripts/loadbench.py                       # this tree's server
-    python scripts/loadbench.py --src /work/main/src  # another tree's server ("before")
-    python scripts/loadbench.py --workers 2 --database-url postgresql://...
-    python scripts/loadbench.py -- --full-history     # extra arguments for the load test
+    python tools/loadbench.py                       # this tree's server
+    python tools/loadbench.py --src /work/main/src  # another tree's server ("before")
+    python tools/loadbench.py --workers 2 --database-url postgresql://...
+    python tools/loadbench.py -- --full-history     # extra arguments for the load test
 
 The load test itself always runs from this tree (the same client for every server).
 """
