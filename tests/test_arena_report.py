@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from hexgames.arena.match import GameResult
-from hexgames.arena.report import analyse, phase_of, wilson, write_report
+from hexgames.arena.report import analyse, phase_of, wilson
+from hexgames.arena.report_md import write_report
 from hexgames.cli import main
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import csv
+import json
+import shutil
+import statistics
 from collections import Counter
 
 import pytest
 
 from hexgames.arena.match import CAPPED, GameResult
-from hexgames.arena.sweep import (
+from hexgames.arena.sweep_stats import (
     VariantStats,
     parse_grid,
     recommend,
@@ -149,8 +152,12 @@ def test_sweep_cli_writes_a_report_with_every_variant_and_the_plots(tmp_path):
         assert f"]({plot})" in text
     with (out / "results.csv").open() as handle:
         rows = list(csv.DictReader(handle))
-    assert [row["variant"] for row in rows] == [name for name in labels for _ in range(2)]
+    own = [row for row in rows if not row["trace"]]
+    assert [row["variant"] for row in own] == [name for name in labels for _ in range(2)]
+    assert [row["variant"] for row in rows if row["trace"] == "L1"] == [
+        row["variant"] for row in own]  # the default skill trace: L1 on the same seeds
     assert len(list((out / "games").glob("*/game-*.txt"))) == 8
+    assert len(list((out / "games").glob("*/trace-L1/game-*.txt"))) == 8
 
 
 def test_sweep_cli_refuses_bad_input_before_playing(tmp_path, capsys):
@@ -173,3 +180,130 @@ def test_sweep_help_lists_the_options(capsys):
     for flag in ("--grid", "--set", "--players", "--games", "--jobs", "--cluster", "--out",
                  "--seed", "--max-actions", "--min-decisive"):
         assert flag in text
+
+
+# ------------------------------------------------- issue 30: never lose a sweep
+def test_score_intervals_contain_the_score_and_reach_0_and_1_exactly():
+    for games in range(1, 201):
+        for points in (0, games / 2, games):
+            low, high = score_interval(points, games)
+            assert 0.0 <= low <= points / games <= high <= 1.0
+        # 10/10 or 30/30 decisive once gave an upper bound of 0.9999999999999999
+        assert score_interval(games, games)[1] == 1.0
+        assert score_interval(0, games)[0] == 0.0
+
+
+DECISIVE_GRID = ["--grid", "board_side=4,5", "first_turn_actions=1,2"]
+
+
+@pytest.fixture(scope="module")
+def decisive_sweep(tmp_path_factory):
+    """The issue's sweep with 10 games of random play: every game decisive."""
+    out = tmp_path_factory.mktemp("decisive") / "sweep"
+    code = main(["sweep", "benediction", *DECISIVE_GRID, "--players", "random",
+                 "--games", "10", "--trace", "none", "--jobs", "1", "--out", str(out)])
+    return code, out
+
+
+def test_a_sweep_with_every_game_decisive_writes_its_report(decisive_sweep):
+    code, out = decisive_sweep
+    assert code == 0
+    text = (out / "sweep.md").read_text()
+    rows = [line for line in text.splitlines() if line.startswith("| board_side=")]
+    assert len(rows) >= 4 and all("| 100% (72-100) |" in row for row in rows[:4])
+    for plot in ("balance.png", "lengths.png", "branching.png", "endings.png", "pieces.png"):
+        assert (out / plot).read_bytes().startswith(b"\x89PNG")
+    with (out / "results.csv").open() as handle:
+        results = list(csv.DictReader(handle))
+    assert len(results) == 40
+    for row in results:  # one scoring convention: 1 / 0.5 / 0; the old column kept
+        assert row["seat0_score"] == {"0": "1", "1": "0", "": "0.5"}[row["winning_seat"]]
+        assert float(row["seat0_result"]) == 2 * float(row["seat0_score"]) - 1
+        assert (out / row["record"]).is_file()
+
+
+def copy_run(source, target):
+    shutil.copytree(source, target)
+    for path in [target / "sweep.md", *target.glob("*.png")]:
+        path.unlink()
+    return target
+
+
+def test_report_only_rebuilds_the_same_report_from_the_saved_games(decisive_sweep, tmp_path,
+                                                                    capsys):
+    _code, out = decisive_sweep
+    again = copy_run(out, tmp_path / "again")
+    assert main(["sweep", "--report-only", str(again)]) == 0
+    assert (again / "sweep.md").read_text() == (out / "sweep.md").read_text()
+    assert (again / "balance.png").read_bytes().startswith(b"\x89PNG")
+    capsys.readouterr()
+    assert main(["sweep", "--report-only", str(tmp_path / "nothing")]) == 2
+    assert "results.csv not found" in " ".join(capsys.readouterr().out.split())
+    assert main(["sweep", "benediction", "--report-only", str(again)]) == 2
+
+
+def test_report_only_reads_a_run_that_stopped_early(decisive_sweep, tmp_path, capsys):
+    _code, out = decisive_sweep
+    stopped = copy_run(out, tmp_path / "stopped")
+    run = json.loads((stopped / "sweep.json").read_text())
+    run["seconds"] = run["played"] = None  # as written before the first game
+    (stopped / "sweep.json").write_text(json.dumps(run))
+    lines = (stopped / "results.csv").read_text().splitlines()
+    (stopped / "results.csv").write_text("\n".join(lines[:26]) + "\n")  # 25 games finished
+    capsys.readouterr()
+    assert main(["sweep", "--report-only", str(stopped)]) == 0
+    assert "fewer games than the 10 asked for" in " ".join(capsys.readouterr().out.split())
+    text = (stopped / "sweep.md").read_text()
+    assert "| board_side=5 first_turn_actions=1 | 5 |" in text
+    assert "board_side=5 first_turn_actions=2" not in text  # no game finished
+    assert "Played" not in text
+
+
+def test_report_only_reads_a_sweep_written_before_sweep_json(decisive_sweep, tmp_path):
+    _code, out = decisive_sweep
+    old = copy_run(out, tmp_path / "old")
+    (old / "sweep.json").unlink()
+    with (old / "results.csv").open() as handle:
+        rows = list(csv.DictReader(handle))
+    columns = ["variant", "game", "seat0", "seat1", "seat0_result", "turns", "actions",
+               "end_reason", "seconds"]  # the old file: seat0_result was +1/0/-1
+    with (old / "results.csv").open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=columns, extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)
+    assert main(["sweep", "--report-only", str(old)]) == 0
+    rebuilt = (old / "sweep.md").read_text().splitlines()
+    original = (out / "sweep.md").read_text().splitlines()
+    assert "seed not recorded" in rebuilt[4]
+    unchanged = [line for line in original if not line.startswith(("- Balance", "- Played"))]
+    assert [line for line in rebuilt if not line.startswith("- Balance")] == unchanged
+
+
+def test_the_sweep_table_carries_the_reports_metrics(tmp_path):
+    common = ["--set", "board_side=4", "--set", "max_turns=15", "--games", "3",
+              "--jobs", "1", "--seed", "2"]
+    assert main(["sweep", "benediction", "--grid", "max_stack=2,15", "--players", "random",
+                 *common, "--out", str(tmp_path / "sweep")]) == 0
+    text = (tmp_path / "sweep").joinpath("sweep.md").read_text()
+    assert "- Skill trace: `L1` in both seats" in text  # the default trace
+    quality = text.split("## Game quality side by side")[1].split("##")[0]
+    row = next(line for line in quality.splitlines() if line.startswith("| max_stack=15 |"))
+    assert row.endswith("| `max_stack=15` |")  # never came into play on this board
+    assert "**WARNING: max_stack=15: option `max_stack=15` never came into play**" in text
+    trace = text.split("## Skill trace")[1].split("##")[0]
+    assert "| variant | `random` | `L1` | trend |" in trace
+    assert "| max_stack=2 |" in trace and "| max_stack=15 |" in trace
+    usage = text.split("## Rule usage")[1].split("##")[0]
+    assert "| move |" in usage and "| merge |" in usage
+    # The same numbers as the balance report of that variant (the same games).
+    assert main(["report", "benediction", "--set", "max_stack=15", "--player", "random",
+                 *common, "--out", str(tmp_path / "report")]) == 0
+    with (tmp_path / "report" / "games.csv").open() as handle:
+        games = list(csv.DictReader(handle))
+    cells = [cell.strip() for cell in row.strip("|").split("|")]
+    lead_changes = statistics.fmean(int(game["lead_changes"]) for game in games)
+    coverage = statistics.fmean(float(game["coverage"]) for game in games)
+    assert cells[1] == f"{lead_changes:.1f}"
+    assert abs(float(cells[3].rstrip("%")) - 100 * coverage) <= 0.6  # games.csv rounds
+    report = (tmp_path / "report" / "report.md").read_text()
+    assert "| `L1` | 3 |" in report and "| `L1` |" in trace

@@ -96,12 +96,15 @@ def test_arena_cli_plays_in_two_processes_and_saves_readable_records(tmp_path):
         assert position.rules.max_turns == 60
         assert {tags["Seat0"], tags["Seat1"]} == {"random", "greedy"}
         assert (tags["Seat0"], tags["Seat1"]) == (row["seat0"], row["seat1"])
-        expected = float(row["seat0_result"])
-        assert position.returns()[0] == expected
+        returned = position.returns()[0]
+        assert float(row["seat0_result"]) == returned  # the old column: +1/0/-1, kept
+        assert float(row["seat0_score"]) == (returned + 1) / 2  # the convention: 1/0.5/0
+        assert row["winning_seat"] == {1.0: "0", -1.0: "1", 0.0: ""}[returned]
     summary = (out / "summary.md").read_text()
     assert "games/s" in summary
+    results_part, head_to_head = summary.split("## Head to head")
     rows = {}
-    for line in summary.splitlines():
+    for line in results_part.splitlines():
         cells = [c.strip() for c in line.strip("|").split("|")]
         if cells[0] in ("random", "greedy"):
             elo, margin = cells[6].split(" ± ")
@@ -114,6 +117,14 @@ def test_arena_cli_plays_in_two_processes_and_saves_readable_records(tmp_path):
         assert (elo_g > elo_r) == (score_g > score_r)
     else:
         assert abs(elo_g - elo_r) < 50
+    # The head-to-head table: each player's points against the other, of 4 games.
+    points = {name: float(score_r if name == "random" else score_g) * 4 / 100
+              for name in ("random", "greedy")}
+    for name in ("random", "greedy"):
+        row = next(line for line in head_to_head.splitlines() if line.startswith(f"| {name} |"))
+        assert f"| {points[name]:g}/4 |" in row and "| - |" in row
+        assert row.count("|") == 4  # the name and one cell per player
+    assert head_to_head.count("/4 |") == 2
 
 
 def test_arena_cli_refuses_bad_input_before_playing(tmp_path, capsys):

@@ -11,10 +11,11 @@ import pytest
 from hexgames.ai.levels import from_spec
 from hexgames.arena.match import CAPPED, GameResult, play_game
 from hexgames.arena.replay import option_binding, replay, usage_spec
-from hexgames.arena.report import analyse, integer_bins, wilson_score, write_report
+from hexgames.arena.report import analyse, skill_trend, skill_verdict, wilson_score
 from hexgames.arena.report_cli import options_help
+from hexgames.arena.report_md import integer_bins, write_report
 from hexgames.cli import main
-from hexgames.game import game_names, get_game
+from hexgames.game import Game, game_names, get_game
 
 
 def result(index, winner, turns=10, reason="x", branching=()) -> GameResult:
@@ -214,3 +215,97 @@ def test_report_cli_warns_about_an_option_that_never_bound(tmp_path, capsys) -> 
     assert code == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "option max_stack=15 never came into play" in out
+
+
+# ------------------------------------ issue 30: board metrics, players, games/s
+def benediction_back_and_forth() -> tuple[Game, str]:
+    """Four men step out and back: the fifth turn starts where the first did."""
+    game = get_game("benediction")
+    position = game.new(board_side=4, first_turn_actions=2)
+    for step in ("c2c3", "e2e3", "c5b5", "e5f5", "c3c2", "e3e2", "b5c5", "f5e5", "c2c3"):
+        position.play(step)
+    return game, game.write_record(position, {})
+
+
+def test_replay_measures_coverage_pieces_and_repetition() -> None:
+    game, record = benediction_back_and_forth()
+    seen = replay(game, record)
+    assert seen.turns == 5 and seen.repeats == 1 and seen.repetition == pytest.approx(0.2)
+    assert (seen.covered, seen.cells) == (14 + 4, 37)  # the 14 men's points and 4 steps
+    assert seen.pieces == [{"red": 7, "blue": 7}] * 6
+    dendria = get_game("dendria")
+    position = dendria.new(board_side=3)
+    for step in ("b2", "end", "swap", "c3", "end"):
+        position.play(step)
+    seen = replay(dendria, dendria.write_record(position, {}))
+    assert (seen.covered, seen.cells, seen.repeats) == (2, 19, 0)
+    assert seen.pieces == [{}, {"dark": 1}, {"dark": 1}, {"dark": 1, "light": 1}]
+
+
+def test_the_report_shows_board_coverage_pieces_and_repetition(tmp_path) -> None:
+    game, record = benediction_back_and_forth()
+    result = GameResult(0, ("p", "p"), (0.0, 0.0), None, 5, 9, CAPPED, 0.1, record=record)
+    balance = analyse([result], game, {"board_side": 4, "first_turn_actions": 2})
+    assert balance.coverage == [pytest.approx(18 / 37)] and balance.repetition == [0.2]
+    assert balance.final_pieces == {"red": [7], "blue": [7]}
+    assert balance.pieces_by_turn == {color: {t: 7.0 for t in range(1, 6)}
+                                      for color in ("red", "blue")}
+    paths = write_report(tmp_path, balance, title="T", options={}, player="p")
+    text = (tmp_path / "report.md").read_text()
+    assert "## Board and pieces" in text
+    assert "a game): mean 48.6%, median 48.6%, min 48.6%, max 48.6%" in text
+    assert "Red pieces on the board at the end: mean 7.0" in text
+    assert "Repetition (turns that start from a position already seen in the same game): " \
+        "20.0% of turns on average; 1 of 1 games repeat a position" in text
+    assert tmp_path / "pieces.png" in paths and "![pieces on the board by turn]" in text
+    with (tmp_path / "games.csv").open() as handle:
+        row = next(csv.DictReader(handle))
+    assert (row["repeated_turns"], row["coverage"], row["pieces_red"]) == ("1", "0.486", "7")
+
+
+def test_report_counts_every_game_played_and_says_which_players_made_it(tmp_path,
+                                                                      capsys) -> None:
+    out = tmp_path / "r"
+    code = main(["report", "dendria", "--set", "board_side=3", "--games", "3", "--player",
+                 "random", "--trace", "greedy,L1", "--jobs", "1", "--out", str(out)])
+    assert code == 0
+    console = " ".join(capsys.readouterr().out.split())
+    assert "9 games in" in console  # 3 self-play and 3 for each traced player
+    text = (out / "report.md").read_text()
+    assert "- Played 9 games in" in text
+    assert "- Balance figures: self-play of `random` in both seats, 3 games" in text
+    assert "- Skill trace: also `greedy` (3 games), `L1` (3 games) in both seats" in text
+    with (out / "games.csv").open() as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == 3  # the balance games only
+    for row in rows:  # one scoring convention: 1 / 0.5 / 0, as the old column here
+        assert row["seat0_score"] == row["seat0_result"]
+        assert row["seat0_score"] == {"0": "1", "1": "0", "": "0.5"}[row["winning_seat"]]
+
+
+def test_a_report_has_a_skill_trace_unless_asked_not_to(tmp_path, capsys) -> None:
+    command = ["report", "dendria", "--set", "board_side=3", "--games", "2", "--player",
+               "random", "--jobs", "1"]
+    assert main([*command, "--out", str(tmp_path / "auto")]) == 0
+    text = (tmp_path / "auto" / "report.md").read_text()
+    assert "## Skill trace" in text and "| `L1` | 2 |" in text and "| `random` | 2 |" in text
+    assert main([*command, "--trace", "none", "--out", str(tmp_path / "none")]) == 0
+    text = (tmp_path / "none" / "report.md").read_text()
+    assert "## Skill trace" not in text and "- No skill trace: every figure comes" in text
+    assert "4 games in" in capsys.readouterr().out.replace("\n", " ")
+
+
+def test_the_skill_verdict_reads_the_trend_from_weak_to_strong() -> None:
+    def line(spec, score, low, high):
+        return (spec, 100, score, (low, high), 0)
+
+    grows = skill_verdict([line("L3", 0.70, 0.61, 0.78), line("L1", 0.52, 0.42, 0.60)])
+    assert grows is not None and "from 52.0% (`L1`) to 70.0% (`L3`)" in grows
+    assert "grows with strength" in grows and "weakest to the strongest" in grows
+    shrinks = skill_verdict([line("random", 0.30, 0.22, 0.39), line("L2", 0.50, 0.40, 0.60)])
+    assert shrinks is not None and "shrinks with strength" in shrinks
+    flat = skill_verdict([line("pkg:a", 0.50, 0.40, 0.60), line("pkg:b", 0.55, 0.45, 0.64)])
+    assert flat is not None and "no trend" in flat and "in the order given" in flat.lower()
+    assert skill_verdict([line("L1", 0.5, 0.4, 0.6)]) is None
+    assert skill_trend([line("L3", 0.70, 0.61, 0.78), line("L1", 0.52, 0.42, 0.60)]) == (
+        "the bias grows with strength: the game's")

@@ -10,15 +10,14 @@ this process) the games are Ray tasks instead of local worker processes
 (:mod:`hexgames.arena.cluster`); the results are the same for the same seed.
 
 Every game is saved as a game record (``GAME.write_record``) in the output directory,
-next to ``results.csv`` (one line per game) and ``summary.md`` (the tables).
+next to ``results.csv`` (one line per game, written as games finish; scores as in
+:mod:`.gamecsv`) and ``summary.md`` (the tables: results with Elo, and head to head).
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
 import time
-from collections.abc import Sequence
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -26,9 +25,10 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
-from hexgames.ai.levels import from_spec
 from hexgames.arena import cluster as ray_cluster
+from hexgames.arena.gamecsv import GameLog, result_columns
 from hexgames.arena.match import GameResult
+from hexgames.arena.players import FACTORY_FORM, make_player
 from hexgames.arena.progress import game_progress
 from hexgames.arena.standings import Standings, head_to_head_table, results_table, standings
 from hexgames.arena.tournament import (
@@ -49,7 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--players",
         default="random,greedy",
         help="comma-separated player specs: random, greedy, L1..L5, mcts, mcts:ITERATIONS, "
-        "mcts:SECONDSs (default: %(default)s)",
+        f"mcts:SECONDSs, or {FACTORY_FORM} (default: %(default)s)",
     )
     parser.add_argument(
         "--gauntlet",
@@ -83,13 +83,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    console = Console()
+    console = Console(soft_wrap=True)  # long paths stay whole in logs
     game = get_game(args.game)
     specs = [s.strip() for s in args.players.split(",") if s.strip()]
     try:
         options = parse_settings(game, args.settings)
         for spec in specs:
-            from_spec(game, spec)  # refuse bad specs before starting any process
+            make_player(game, spec)  # refuse bad specs before starting any process
         if args.gauntlet:
             tasks = gauntlet(specs[0], specs[1:], args.games, args.seed)
         else:
@@ -115,15 +115,18 @@ def _play(args: argparse.Namespace, console: Console, game: Game, specs: list[st
         f"options: {options or 'default'}; records in {args.out}/"
     )
     started = time.perf_counter()
-    with game_progress(console) as progress:
+    with game_progress(console) as progress, \
+            GameLog(args.out / "results.csv", RESULT_COLUMNS) as log:
         bar = progress.add_task("arena", total=len(tasks))
 
         def finished(result: GameResult) -> None:
             save_record(args.out, result)
+            log.add(result_columns(result, legacy_return=True))
             progress.advance(bar)
 
         results = run_all(setup, tasks, jobs=args.jobs, on_result=finished,
                           cluster=args.cluster)
+        log.finish([result_columns(r, legacy_return=True) for r in results])
     elapsed = time.perf_counter() - started
     table = standings(results, specs)
     console.print(results_table(table))
@@ -135,7 +138,6 @@ def _play(args: argparse.Namespace, console: Console, game: Game, specs: list[st
         f"{table.ratings.first_move_margin:.0f} Elo)"
     )
     console.print(f"{len(results)} games in {elapsed:.1f} s: {rate:.2f} games/s ({where})")
-    write_csv(args.out / "results.csv", results)
     (args.out / "summary.md").write_text(
         summary_markdown(game.title, options, table, len(results), elapsed, args.jobs,
                          where=where),
@@ -144,15 +146,10 @@ def _play(args: argparse.Namespace, console: Console, game: Game, specs: list[st
     return 0
 
 
-def write_csv(path: Path, results: Sequence[GameResult]) -> None:
-    """One line per game, for spreadsheets and further analysis."""
-    with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["game", "seat0", "seat1", "seat0_result", "turns", "actions",
-                         "end_reason", "seconds"])
-        for r in results:
-            writer.writerow([r.index + 1, r.players[0], r.players[1], r.returns[0], r.turns,
-                             r.actions, r.end_reason, f"{r.seconds:.2f}"])
+#: ``results.csv``'s columns: ``seat0_score`` is 1/0.5/0 (:mod:`.gamecsv`);
+#: ``seat0_result`` keeps its old meaning, seat 0's return (+1/0/-1).
+RESULT_COLUMNS = ("game", "seat0", "seat1", "seat0_score", "winning_seat", "seat0_result",
+                  "turns", "actions", "end_reason", "seconds")
 
 
 def summary_markdown(title: str, options: dict, table: Standings, games: int,
@@ -178,5 +175,25 @@ def summary_markdown(title: str, options: dict, table: Standings, games: int,
         f"Seat 0 scored {100 * table.seat0_score:.1f}%; first-move advantage "
         f"{table.ratings.first_move:+.0f} ± {table.ratings.first_move_margin:.0f} Elo.",
         "",
+        *head_to_head_markdown(table),
     ]
     return "\n".join(lines)
+
+
+def head_to_head_markdown(table: Standings) -> list[str]:
+    """The head-to-head table: the row player's points against the column player, of
+    the games they played (a win 1, a draw 0.5), as in the console's table."""
+    names = [line.name for line in table.lines]
+    lines = [
+        "## Head to head (row's points against column / games)",
+        "",
+        "| | " + " | ".join(names) + " |",
+        "|---|" + "---:|" * len(names),
+    ]
+    for a in names:
+        cells = []
+        for b in names:
+            points, games = table.head_to_head[a].get(b, (0.0, 0))
+            cells.append(f"{points:g}/{games}" if games else "-")
+        lines.append(f"| {a} | " + " | ".join(cells) + " |")
+    return [*lines, ""]

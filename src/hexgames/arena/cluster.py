@@ -149,14 +149,16 @@ def _check_reachable(address: str) -> None:
 
 
 def _local_runtime_env() -> dict[str, Any]:
-    """Workers of an in-process Ray import hexgames from where this process does.
+    """Workers of an in-process Ray import hexgames from where this process does, and
+    player factories (``--players module:callable``) from the current directory too.
 
     Ray's workers inherit the environment but not the working directory, so a relative
-    ``PYTHONPATH=src`` (a source checkout) would not find the package there.
+    ``PYTHONPATH=src`` (a source checkout) would not find the package there, nor a
+    factory's module lying in the directory the command was started from.
     """
     from hexgames._processes import import_path
 
-    return {"env_vars": {"PYTHONPATH": import_path()}}
+    return {"env_vars": {"PYTHONPATH": os.pathsep.join([import_path(), os.getcwd()])}}
 
 
 def ray_results(

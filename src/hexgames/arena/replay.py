@@ -14,6 +14,12 @@ e.g. ``hexgames.benediction.usage``). It also says which rule event shows that a
 came into play (``max_stack``: a stack reached the limit; ``pie``: a swap happened), so
 the report can flag an option that never did: such a variant plays exactly like the default.
 
+**Board and pieces.** Where the game lists its pieces (``RuleUsage.pieces``), the
+replay also follows the board: the cells that ever held a piece (board coverage), the
+pieces of each colour at the start of every turn (piece counts over time), and how many
+turns started from a position seen before in the same game (repetition, by
+``position.key``, which needs no game knowledge).
+
 **Options that bind.** Whether an option set away from its default made any difference
 needs no game knowledge: :func:`option_binding` replays the game under the same rules
 with that one option at its default and counts the decisions at which the legal actions
@@ -24,9 +30,10 @@ the default's choices all along: its games say nothing about the option.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from hexgames.arena.match import score_margin
 from hexgames.game import Game, GameState, RuleUsage
 
 __all__ = ["Replay", "UsageSpec", "option_binding", "replay", "usage_spec"]
@@ -57,6 +64,33 @@ class Replay:
     winner_color: str | None
     #: True when the seats ended with each other's starting colours (a pie-rule swap).
     swapped: bool
+    #: Turns played (as :func:`hexgames.arena.match.play_game` counts them) and actions.
+    turns: int = 0
+    actions: int = 0
+    #: Turns that started from a position already seen at a turn start of this game.
+    repeats: int = 0
+    #: Cells that held a piece at some point, and the board's cells (0: no board known,
+    #: or the game lists no pieces).
+    covered: int = 0
+    cells: int = 0
+    #: Pieces of each colour on the board at the start of every turn and at the end
+    #: (empty when the game lists no pieces).
+    pieces: list[dict[str, int]] = field(default_factory=list)
+    #: ``(turn, legal actions)`` at each decision, as ``GameResult.branching`` (only when
+    #: asked for: it lists the legal actions of every position).
+    branching: list[tuple[int, int]] = field(default_factory=list)
+    #: Seat 0's score minus seat 1's at the end, for games that keep a score.
+    margin: float | None = None
+
+    @property
+    def coverage(self) -> float | None:
+        """Share of the board's cells that ever held a piece (``None``: unknown)."""
+        return self.covered / self.cells if self.cells else None
+
+    @property
+    def repetition(self) -> float:
+        """Share of turns that started from a position seen before in this game."""
+        return self.repeats / self.turns if self.turns else 0.0
 
 
 def _kind(action: Any) -> str:
@@ -64,37 +98,64 @@ def _kind(action: Any) -> str:
     return str(kind) if kind else str(action).split()[0]
 
 
-def replay(game: Game, record: str) -> Replay:
-    """Replay the game ``record`` from its start, watching every action."""
+def replay(game: Game, record: str, *, branching: bool = False) -> Replay:
+    """Replay the game ``record`` from its start, watching every action (and listing the
+    legal actions of every position for :attr:`Replay.branching` when asked)."""
     end, _tags = game.read_record(record)
     actions = list(end.history)
     position: GameState = game.new_position(end.rules)
     spec = usage_spec(game)
-    usage: Counter[str] = Counter()
-    peaks: dict[str, int] = {}
-    trace: list[float] = []
+    board = _board_cells(game, end.rules) if spec.pieces is not None else 0
+    seen = Replay(usage=Counter(), peaks={}, trace=[], winner_color=None, swapped=False,
+                  actions=len(actions), cells=board)
+    keys: set[int] = set()
+    covered: set[str] = set()
+    _watch_board(spec, position, seen, covered)
     for action in actions:
         if position.is_turn_start():
-            trace.append(float(game.heuristic(position)))
+            seen.turns += 1
+            seen.trace.append(float(game.heuristic(position)))
+            key = position.key
+            seen.repeats += key in keys
+            keys.add(key)
+            _count_pieces(spec, position, seen)
+        if branching:
+            seen.branching.append((seen.turns, len(position.legal_actions())))
         token = spec.before(position, action)
         position.play(action)
-        usage[_kind(action)] += 1
-        usage.update(spec.after(position, action, token))
+        seen.usage[_kind(action)] += 1
+        seen.usage.update(spec.after(position, action, token))
         for name, value in spec.peaks(position).items():
-            peaks[name] = max(peaks.get(name, value), value)
+            seen.peaks[name] = max(seen.peaks.get(name, value), value)
+        _watch_board(spec, position, seen, covered)
     if position.is_over:
         first, _ = position.returns()
-        trace.append(float(first))
+        seen.trace.append(float(first))
     else:
-        trace.append(float(game.heuristic(position)))
+        seen.trace.append(float(game.heuristic(position)))
+    _count_pieces(spec, position, seen)
+    seen.covered = len(covered)
     winner = position.winner
-    return Replay(
-        usage=usage,
-        peaks=peaks,
-        trace=trace,
-        winner_color=winner if winner in game.colors else None,
-        swapped=position.color_of_seat(0) != game.colors[0],
-    )
+    seen.winner_color = winner if winner in game.colors else None
+    seen.swapped = position.color_of_seat(0) != game.colors[0]
+    seen.margin = score_margin(position)
+    return seen
+
+
+def _board_cells(game: Game, rules: Any) -> int:
+    return len(game.board(rules).labels) if game.board is not None else 0
+
+
+def _watch_board(spec: RuleUsage, position: GameState, seen: Replay, covered: set[str]
+                 ) -> None:
+    if spec.pieces is not None and seen.cells:
+        covered.update(cell for cell, _color in spec.pieces(position))
+
+
+def _count_pieces(spec: RuleUsage, position: GameState, seen: Replay) -> None:
+    if spec.pieces is not None:
+        counts = Counter(color for _cell, color in spec.pieces(position))
+        seen.pieces.append(dict(counts))
 
 
 def option_binding(game: Game, record: str, option: str, value: Any) -> tuple[int, int]:

@@ -1,11 +1,12 @@
-"""The designer's balance report: statistics of many self-play games of one variant.
+"""The designer's balance report in numbers: statistics of many self-play games of one
+variant.
 
 A designer asks: does the first player win too often? Do games end in draws, or by
 hitting a limit? How long are they, how many choices does a player have in the opening,
-middle and end, and how do games end? :func:`analyse` answers from a list of
-:class:`~hexgames.arena.match.GameResult` (played with branching tracked), and
-:func:`write_report` writes ``report.md`` with PNG plots (matplotlib's Agg backend, so no
-display is needed).
+middle and end, how do games end, how much of the board do they use, and does the
+balance hold for stronger players? :func:`analyse` answers from a list of
+:class:`~hexgames.arena.match.GameResult` (played with branching tracked) in a
+:class:`Balance`; :mod:`.report_md` writes it as ``report.md`` with plots.
 """
 
 from __future__ import annotations
@@ -16,26 +17,39 @@ import statistics
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
+from hexgames.arena.gamecsv import result_columns
 from hexgames.arena.match import CAPPED, GameResult
+from hexgames.arena.players import ladder_rank
+from hexgames.arena.replay import Replay, option_binding, replay, usage_spec
 from hexgames.game import Game
 
 PHASES = ("opening", "middle", "end")
 Z95 = 1.959963984540054
 
 
-def wilson(successes: int, trials: int, z: float = Z95) -> tuple[float, float]:
-    """Wilson score interval for a proportion: unlike ``p +- z*sqrt(p(1-p)/n)`` it stays
-    inside [0, 1] and behaves for rates near 0 or 1 and for small samples."""
+def wilson_score(score: float, trials: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval for a mean score in [0, 1] (a proportion, or a score that
+    counts draws as halves): unlike ``p +- z*sqrt(p(1-p)/n)`` it stays inside [0, 1] and
+    behaves for rates near 0 or 1 and for small samples.
+
+    At a rate of exactly 0 or 1 the interval touches 0 or 1 exactly (floating point
+    would otherwise leave the bound a hair inside, below the rate itself)."""
     if trials <= 0:
         return (0.0, 1.0)
-    p = successes / trials
+    p = score / trials
     denominator = 1.0 + z * z / trials
     centre = (p + z * z / (2 * trials)) / denominator
     half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    low = 0.0 if p <= 0.0 else min(p, max(0.0, centre - half))
+    high = 1.0 if p >= 1.0 else max(p, min(1.0, centre + half))
+    return (low, high)
+
+
+def wilson(successes: int, trials: int, z: float = Z95) -> tuple[float, float]:
+    """:func:`wilson_score` for a count of successes."""
+    return wilson_score(successes, trials, z)
 
 
 def phase_of(turn: int, total_turns: int) -> int:
@@ -43,6 +57,11 @@ def phase_of(turn: int, total_turns: int) -> int:
     if total_turns <= 0:
         return 0
     return min(2, (turn - 1) * 3 // total_turns)
+
+
+#: One line of a skill trace: (player spec, games, seat-0 score rate, its 95% interval,
+#: draws).
+TraceLine = tuple[str, int, float, tuple[float, float], int]
 
 
 @dataclass
@@ -90,10 +109,18 @@ class Balance:
     #: the eventual winner's turns in which it stood worse by the heuristic; decisive games).
     lead_changes: list[int] = field(default_factory=list)
     drama: list[float] = field(default_factory=list)
-    #: Skill trace: (player spec, games, seat-0 score rate, its 95% interval, draws).
-    skill_trace: list[tuple[str, int, float, tuple[float, float], int]] = field(
-        default_factory=list
-    )
+    #: Per game: share of the board's cells that ever held a piece (games whose game
+    #: lists its pieces, ``RuleUsage.pieces``).
+    coverage: list[float] = field(default_factory=list)
+    #: Per game: share of turns that started from a position seen before in that game.
+    repetition: list[float] = field(default_factory=list)
+    #: Colour -> turn -> mean pieces of that colour on the board at the start of the turn,
+    #: over the games that lasted that long.
+    pieces_by_turn: dict[str, dict[int, float]] = field(default_factory=dict)
+    #: Colour -> pieces on the board at the end of each game.
+    final_pieces: dict[str, list[int]] = field(default_factory=dict)
+    #: Skill trace: balance of self-play at several strengths (:func:`trace_line`).
+    skill_trace: list[TraceLine] = field(default_factory=list)
     #: One dict per game for ``games.csv``.
     rows: list[dict[str, Any]] = field(default_factory=list)
 
@@ -147,27 +174,20 @@ class Balance:
         return self.forced_decisions / self.decisions if self.decisions else 0.0
 
 
-def wilson_score(score: float, trials: int, z: float = Z95) -> tuple[float, float]:
-    """:func:`wilson` for a score that may count draws as halves."""
-    if trials <= 0:
-        return (0.0, 1.0)
-    p = score / trials
-    denominator = 1.0 + z * z / trials
-    centre = (p + z * z / (2 * trials)) / denominator
-    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
-    return (max(0.0, centre - half), min(1.0, centre + half))
-
-
 def analyse(
     results: Sequence[GameResult],
     game: Game | None = None,
     options: Mapping[str, Any] | None = None,
+    *,
+    replays: Sequence[Replay | None] | None = None,
 ) -> Balance:
     """Tally balance statistics over finished games.
 
     With ``game``, every record is also replayed (:func:`hexgames.arena.replay.replay`)
-    for rule usage, colours, lead changes and drama; ``options`` (the variant's rules
-    options) lets the report flag options that never came into play."""
+    for rule usage, colours, lead changes, drama, board coverage, piece counts and
+    repetition; ``options`` (the variant's rules options) lets the report flag options
+    that never came into play. ``replays`` (one per result, in order) are used instead of
+    replaying again when the caller already has them."""
     if not results:
         raise ValueError("no games to analyse")
     seat0 = sum(1 for r in results if r.winning_seat == 0)
@@ -219,28 +239,26 @@ def analyse(
     )
     for r in results:
         balance.rows.append({
-            "game": r.index + 1, "seat0": r.players[0], "seat1": r.players[1],
-            "seat0_result": r.score_of_seat(0), "winning_seat": r.winning_seat,
-            "turns": r.turns, "actions": r.actions, "end_reason": r.end_reason,
+            **result_columns(r, legacy_return=False),
             "capped": r.end_reason == CAPPED, "margin": r.margin,
-            "seconds": round(r.seconds, 3),
         })
     if game is not None:
-        _add_replays(balance, results, game, options or {})
+        if replays is None:
+            replays = [replay(game, r.record) if r.record else None for r in results]
+        _add_replays(balance, results, replays, game, options or {})
     return balance
 
 
 def _add_replays(
-    balance: Balance, results: Sequence[GameResult], game: Game, options: Mapping[str, Any]
+    balance: Balance, results: Sequence[GameResult], replays: Sequence[Replay | None],
+    game: Game, options: Mapping[str, Any],
 ) -> None:
-    from hexgames.arena.replay import option_binding, replay, usage_spec
-
     games_with: Counter[str] = Counter()
     totals: Counter[str] = Counter()
-    for r, row in zip(results, balance.rows, strict=True):
-        if not r.record:
+    piece_sums: dict[str, dict[int, list[float]]] = {}
+    for r, row, seen in zip(results, balance.rows, replays, strict=True):
+        if seen is None:
             continue
-        seen = replay(game, r.record)
         games_with.update(seen.usage.keys())
         totals.update(seen.usage)
         for name, peak in seen.peaks.items():
@@ -257,14 +275,47 @@ def _add_replays(
             turns = seen.trace[:-1]
             drama = sum(1 for v in turns if sign * v < 0) / len(turns)
             balance.drama.append(drama)
+        balance.repetition.append(seen.repetition)
+        board = {}
+        if seen.coverage is not None:
+            balance.coverage.append(seen.coverage)
+            board["coverage"] = round(seen.coverage, 3)
+        _add_pieces(balance, piece_sums, seen, game.colors, board)
         row.update({
             "winning_color": seen.winner_color or "", "swapped": seen.swapped,
             "lead_changes": changes, "drama": "" if drama is None else round(drama, 3),
+            "repeated_turns": seen.repeats, **board,
             **{f"used_{name.replace(' ', '_')}": count
                for name, count in sorted(seen.usage.items())},
             **dict(seen.peaks),
         })
+    balance.pieces_by_turn = {
+        color: {turn: total / count for turn, (total, count) in sorted(by_turn.items())}
+        for color, by_turn in piece_sums.items()
+    }
     balance.usage = {name: (games_with[name], totals[name]) for name in sorted(totals)}
+    _add_options(balance, results, game, options, games_with)
+
+
+def _add_pieces(balance: Balance, piece_sums: dict[str, dict[int, list[float]]],
+                seen: Replay, colors: Sequence[str], row: dict[str, Any]) -> None:
+    """Piece counts by turn (the start of every turn) and at the end of one game."""
+    if not seen.pieces:
+        return
+    start_of_turns, end = seen.pieces[:-1], seen.pieces[-1]
+    for color in colors:
+        by_turn = piece_sums.setdefault(color, {})
+        for turn, counts in enumerate(start_of_turns, 1):
+            acc = by_turn.setdefault(turn, [0.0, 0.0])
+            acc[0] += counts.get(color, 0)
+            acc[1] += 1
+        balance.final_pieces.setdefault(color, []).append(end.get(color, 0))
+        row[f"pieces_{color}"] = end.get(color, 0)
+
+
+def _add_options(balance: Balance, results: Sequence[GameResult], game: Game,
+                 options: Mapping[str, Any], games_with: Counter[str]) -> None:
+    """Which options in force came into play, and which set away from the default bound."""
     rules = game.make_rules(**options)
     in_force = game.rules_options(rules)
     defaults = {option.name: option.default for option in game.options}
@@ -297,315 +348,84 @@ def _label(name: str, value: Any) -> str:
     return f"{name}={str(value).lower() if isinstance(value, bool) else value}"
 
 
-def _describe(values: Sequence[float]) -> str:
+def unused_option_warnings(balance: Balance) -> list[str]:
+    """``option=value`` of every option that never came into play in these games: set
+    away from its default without changing a decision, or left at a default whose rule
+    event never happened."""
+    idle = [label for label, (games, _d, _n) in balance.binding.items() if not games]
+    return idle + [label for label, _event in balance.unused_options]
+
+
+# ---------------------------------------------------------------- skill trace
+def trace_line(spec: str, results: Sequence[GameResult]) -> TraceLine:
+    """One line of a skill trace: the first player's score rate in ``spec``'s self-play."""
+    level = analyse(results)
+    return (spec, level.games, level.seat0_score, level.seat0_score_interval, level.draws)
+
+
+def skill_verdict(trace: Sequence[TraceLine]) -> str | None:
+    """What the skill trace says about the first-player score, in a sentence.
+
+    The lines are ordered by strength where every spec is on the built-in ladder
+    (``random`` < ``L1`` = ``greedy`` < ``L2`` .. ``L5``), else taken in the order given.
+    From the weakest to the strongest player, a score that moves away from 50% beyond the
+    two intervals points at the game, one that moves towards 50% at weak play, and
+    overlapping intervals show no trend at these strengths."""
+    found = _trend(trace)
+    if found is None:
+        return None
+    kind, weak, strong, known = found
+    order = "From the weakest to the strongest player" if known else "In the order given"
+    moves = (f"{order}, the first-player score goes from {100 * weak[2]:.1f}% "
+             f"(`{weak[0]}`) to {100 * strong[2]:.1f}% (`{strong[0]}`)")
+    return f"{moves}: {_TRENDS[kind][1]}"
+
+
+def skill_trend(trace: Sequence[TraceLine]) -> str | None:
+    """:func:`skill_verdict` in a few words, for a table cell."""
+    found = _trend(trace)
+    return None if found is None else _TRENDS[found[0]][0]
+
+
+_TRENDS = {
+    "none": ("no trend (the intervals overlap)",
+             "the intervals overlap, so no trend with strength is established (play more "
+             "games, or add a stronger player)."),
+    "grows": ("the bias grows with strength: the game's",
+              "the bias grows with strength, so it is likely a property of the game, not "
+              "of weak play."),
+    "shrinks": ("the bias shrinks with strength: weak play",
+                "the bias shrinks with strength, so at least part of it is an artefact of "
+                "weak play."),
+}
+
+
+def _trend(trace: Sequence[TraceLine]) -> tuple[str, TraceLine, TraceLine, bool] | None:
+    """(trend, weakest line, strongest line, whether the order is the ladder's)."""
+    if len(trace) < 2:
+        return None
+    ranks = [ladder_rank(line[0]) for line in trace]
+    ordered = list(trace)
+    known = all(rank is not None for rank in ranks)
+    if known:
+        ordered = [line for _rank, line in sorted(zip(ranks, trace, strict=True),
+                                                  key=lambda pair: pair[0] or 0)]
+    weak, strong = ordered[0], ordered[-1]
+    (w_low, w_high), (s_low, s_high) = weak[3], strong[3]
+    if w_low <= s_high and s_low <= w_high:
+        kind = "none"
+    elif abs(strong[2] - 0.5) > abs(weak[2] - 0.5):
+        kind = "grows"
+    else:
+        kind = "shrinks"
+    return kind, weak, strong, known
+
+
+def describe(values: Sequence[float]) -> str:
+    """``mean, median, min, max`` of a list of numbers (``-`` for none)."""
     if not values:
         return "-"
     return (
         f"mean {statistics.fmean(values):.1f}, median {statistics.median(values):g}, "
         f"min {min(values):g}, max {max(values):g}"
     )
-
-
-def write_report(
-    directory: Path,
-    balance: Balance,
-    *,
-    title: str,
-    options: Mapping[str, Any],
-    player: str,
-    seat_names: tuple[str, str] = ("seat 0", "seat 1"),
-    seconds: float | None = None,
-) -> list[Path]:
-    """Write ``report.md`` and its PNG plots into ``directory``; returns the paths."""
-    directory.mkdir(parents=True, exist_ok=True)
-    plots = _plots(directory, balance)
-    csv_path = write_csv(directory / "games.csv", balance.rows)
-    lines = [
-        f"# Balance report: {title}",
-        "",
-        f"- Variant: {', '.join(f'{k}={v}' for k, v in sorted(options.items())) or 'default'}",
-        f"- Self-play: `{player}` in both seats, {balance.games} games",
-    ]
-    if seconds:
-        lines.append(f"- Played in {seconds:.1f} s ({balance.games / seconds:.2f} games/s)")
-    warning = cap_warning(balance)
-    if warning:
-        lines += ["", f"> **WARNING: {warning}**"]
-    lines += ["", *results_lines(balance, seat_names)]
-    lines += [
-        "",
-        "## Game length",
-        "",
-        f"- Turns: {_describe(balance.turns)}",
-        f"- Actions: {_describe(balance.actions)}",
-        f"- Completion: {100 * balance.completion_rate:.1f}% of games ended by the rules; "
-        f"{balance.capped} stopped by the action cap ({100 * balance.cap_rate:.1f}%)",
-        "",
-        "![game length](lengths.png)",
-        "",
-        "## Branching factor",
-        "",
-        f"Counted over **real decisions** only (two or more legal actions): "
-        f"{balance.forced_decisions} of {balance.decisions} decisions "
-        f"({100 * balance.forced_share:.1f}%) had a single legal action (a forced step) "
-        "and are left out, since they offer no choice. Phases are the first, middle and "
-        "last third of each game's turns.",
-        "",
-        "| phase | legal actions per real decision | per decision, forced included |",
-        "|---|---:|---:|",
-        *(
-            f"| {name} | {balance.real_branching_by_phase.get(name, float('nan')):.1f} "
-            f"| {value:.1f} |"
-            for name, value in balance.branching_by_phase.items()
-        ),
-        "",
-        "![branching](branching.png)",
-        "",
-        "## How games end",
-        "",
-        "| end | winner | games |",
-        "|---|---|---:|",
-    ]
-    for (reason, seat), count in balance.endings.most_common():
-        winner = "draw" if seat is None else seat_names[seat]
-        lines.append(f"| {reason} | {winner} | {count} |")
-    lines += ["", "![endings](endings.png)", ""]
-    if balance.lead_changes:
-        lines += ludii_lines(balance)
-    if balance.usage:
-        lines += usage_lines(balance)
-    if balance.skill_trace:
-        lines += skill_trace_lines(balance)
-    if balance.margins:
-        lines += [
-            "## Score margins (first player minus second player)",
-            "",
-            f"- {_describe(balance.margins)}",
-            "",
-            "![margins](margins.png)",
-            "",
-        ]
-    lines += ["Every game, one line each: [games.csv](games.csv).", ""]
-    report = directory / "report.md"
-    report.write_text("\n".join(lines), encoding="utf-8")
-    return [report, csv_path, *plots]
-
-
-def cap_warning(balance: Balance) -> str | None:
-    """The loud warning for games stopped by the action cap, ``None`` when none was."""
-    if not balance.capped:
-        return None
-    return (
-        f"{balance.capped} of {balance.games} games ({100 * balance.cap_rate:.0f}%) hit the "
-        "action cap and were scored as draws: they say nothing about which seat is "
-        "better. Raise --max-actions (or leave it off) for a verdict."
-    )
-
-
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{100 * value:.1f}%"
-
-
-def results_lines(balance: Balance, seat_names: tuple[str, str]) -> list[str]:
-    """The Results section: score rate (draws as half), decisive-game win rate, counts."""
-    low, high = balance.seat0_score_interval
-    lines = [
-        "## Results",
-        "",
-        f"- First player ({seat_names[0]}) **score rate {_pct(balance.seat0_score)}** "
-        f"(wins + half the draws; 95% Wilson interval {_pct(low)}-{_pct(high)}). "
-        "50% is a fair game.",
-    ]
-    if balance.decisive:
-        d_low, d_high = balance.decisive_interval
-        lines.append(
-            f"- Among the {balance.decisive} decisive games the first player won "
-            f"{balance.seat0_wins} = **{_pct(balance.decisive_seat0_rate)}** "
-            f"(95% interval {_pct(d_low)}-{_pct(d_high)})"
-        )
-    else:
-        lines.append("- No decisive game: every game was drawn, so no seat is shown better.")
-    draw_low, draw_high = wilson(balance.draws, balance.games)
-    lines += [
-        f"- Wins: {balance.seat0_wins} by {seat_names[0]}, {balance.seat1_wins} by "
-        f"{seat_names[1]}; draws {balance.draws}/{balance.games} = "
-        f"{_pct(balance.draw_rate)} (95% interval {_pct(draw_low)}-{_pct(draw_high)}), "
-        f"of which {balance.capped} stopped by the action cap",
-        "",
-        "An interval entirely above or below 50% means this player, at this strength, "
-        "finds one seat better.",
-    ]
-    return lines
-
-
-def ludii_lines(balance: Balance) -> list[str]:
-    """Decisiveness, drama, lead changes, colours and swaps (Ludii's game metrics)."""
-    lines = [
-        "## Game quality (Ludii-style metrics)",
-        "",
-        f"- Decisiveness: {_pct(balance.decisiveness)} of games have a winner",
-        f"- Completion: {_pct(balance.completion_rate)} ended by the rules; cap rate "
-        f"{_pct(balance.cap_rate)}",
-        f"- Lead changes (sign changes of the game's heuristic, sampled at the start of "
-        f"every turn): {_describe(balance.lead_changes)} per game",
-    ]
-    if balance.drama:
-        lines.append(
-            "- Drama (share of turns in which the eventual winner stood worse by the "
-            f"heuristic, decisive games): mean {statistics.fmean(balance.drama):.2f}, "
-            f"max {max(balance.drama):.2f}"
-        )
-    if balance.color_wins:
-        decisive = sum(balance.color_wins.values())
-        wins = ", ".join(f"{color} {count} ({_pct(count / decisive)})"
-                         for color, count in balance.color_wins.most_common())
-        lines.append(f"- Wins by colour (the colour the winner held at the end; by seat "
-                     f"see Results): {wins}")
-    if balance.swaps:
-        lines.append(
-            f"- Swap rate (seats exchanged colours by the pie rule): {balance.swaps}/"
-            f"{balance.games} = {_pct(balance.swaps / balance.games)}"
-        )
-    return [*lines, ""]
-
-
-def usage_lines(balance: Balance) -> list[str]:
-    """Rule usage per game and the options that never came into play."""
-    lines = [
-        "## Rule usage",
-        "",
-        "| rule | games where used | times (all games) | per game |",
-        "|---|---:|---:|---:|",
-    ]
-    for name, (games, total) in sorted(balance.usage.items(), key=lambda kv: -kv[1][1]):
-        lines.append(f"| {name} | {games}/{balance.games} | {total} | "
-                     f"{total / balance.games:.1f} |")
-    for name, value in balance.peaks.items():
-        lines.append(f"| {name} (largest in any game) | | {value} | |")
-    lines.append("")
-    for label, (games, differing, decisions) in balance.binding.items():
-        if games:
-            lines.append(
-                f"- Option `{label}` (not the default): the default would have offered "
-                f"other legal actions or ended differently at {differing} of {decisions} "
-                f"decisions, in {games} of {balance.games} games."
-            )
-        else:
-            lines.append(
-                f"- **WARNING: option `{label}` never came into play**: at every decision "
-                f"of the {balance.games} games the default offered exactly the same legal "
-                "actions and end, so these games are the default's games and say nothing "
-                "about the option."
-            )
-    for label, event, games in balance.used_options:
-        lines.append(f"- Option `{label}` came into play ({event}) in {games} games.")
-    for label, event in balance.unused_options:
-        lines.append(
-            f"- **WARNING: option `{label}` never came into play** (no {event} in "
-            f"{balance.games} games): the rule it governs never fired, so these games "
-            "cannot show its effect."
-        )
-    return [*lines, ""]
-
-
-def skill_trace_lines(balance: Balance) -> list[str]:
-    """Balance at several strengths: the first player's score rate per player."""
-    lines = [
-        "## Skill trace (balance at several strengths)",
-        "",
-        "| player | games | first-player score rate | 95% interval | draws |",
-        "|---|---:|---:|---|---:|",
-    ]
-    for spec, games, rate, (low, high), draws in balance.skill_trace:
-        lines.append(f"| `{spec}` | {games} | {_pct(rate)} | {_pct(low)}-{_pct(high)} "
-                     f"| {draws} |")
-    lines += [
-        "",
-        "A bias that grows with strength is a property of the game; one that shrinks is "
-        "a weakness of the weaker players.",
-        "",
-    ]
-    return lines
-
-
-def write_csv(path: Path, rows: Sequence[Mapping[str, Any]]) -> Path:
-    """One line per game (the columns of every row, in order of first appearance)."""
-    import csv
-
-    columns: list[str] = []
-    for row in rows:
-        columns += [key for key in row if key not in columns]
-    with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=columns, restval=0)
-        writer.writeheader()
-        for row in rows:
-            writer.writerow({k: "" if v is None else v for k, v in row.items()})
-    return path
-
-
-def integer_bins(values: Sequence[float], most: int = 30) -> list[float]:
-    """Histogram bin edges for integer data: every bin covers whole numbers only,
-    centred on them (``k - 0.5 .. k + width - 0.5``), at most ``most`` bins."""
-    low, high = math.floor(min(values)), math.ceil(max(values))
-    width = max(1, math.ceil((high - low + 1) / most))
-    count = (high - low) // width + 1
-    return [low - 0.5 + i * width for i in range(count + 1)]
-
-
-def _plots(directory: Path, balance: Balance) -> list[Path]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from matplotlib import pyplot as plt
-    from matplotlib.ticker import MaxNLocator
-
-    paths = []
-
-    def save(fig: Any, name: str) -> None:
-        path = directory / name
-        fig.tight_layout()
-        fig.savefig(path, dpi=100)
-        plt.close(fig)
-        paths.append(path)
-
-    fig, ax = plt.subplots(figsize=(6, 3.5))
-    ax.hist(balance.turns, bins=integer_bins(balance.turns), color="#4477aa")
-    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_xlabel("turns per game")
-    ax.set_ylabel("games")
-    ax.set_title("Game length")
-    save(fig, "lengths.png")
-
-    fig, ax = plt.subplots(figsize=(6, 3.5))
-    turns = list(balance.branching_by_turn)
-    ax.plot(turns, [balance.branching_by_turn[t] for t in turns], color="#228833")
-    ax.set_xlabel("turn")
-    ax.set_ylabel("mean legal actions")
-    ax.set_title("Branching factor by turn")
-    save(fig, "branching.png")
-
-    fig, ax = plt.subplots(figsize=(6, 3.5))
-    labels, counts = [], []
-    for (reason, seat), count in balance.endings.most_common():
-        labels.append(f"{reason}\n({'draw' if seat is None else f'seat {seat}'})")
-        counts.append(count)
-    ax.barh(labels, counts, color="#cc6677")
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_xlabel("games")
-    ax.set_title("How games end")
-    save(fig, "endings.png")
-
-    if balance.margins:
-        fig, ax = plt.subplots(figsize=(6, 3.5))
-        # Margins are whole or half points: one bin per half point, centred on it.
-        doubled = [2 * m for m in balance.margins]
-        ax.hist(balance.margins, bins=[edge / 2 for edge in integer_bins(doubled, 40)],
-                color="#ddaa33")
-        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.axvline(0, color="black", linewidth=1)
-        ax.set_xlabel("score margin (seat 0 - seat 1)")
-        ax.set_ylabel("games")
-        ax.set_title("Score margins")
-        save(fig, "margins.png")
-    return paths

@@ -6,8 +6,11 @@ Example::
 
 Plays ``--games`` self-play games of ``--player`` (the same player spec in both seats),
 then writes ``report.md`` with PNG plots, ``games.csv`` (one line per game) and every game
-record into the output directory. ``--trace L1,L3`` also plays the same number of games
-with each of those players, for a skill trace (balance at several strengths).
+record into the output directory. The skill trace plays the same number of games with
+other players too (balance at several strengths): ``--trace L1,L3`` names them, and by
+default one cheap other strength is added (``L1``, or ``L2`` next to ``L1`` or
+``greedy``; :func:`hexgames.arena.players.auto_trace`) so that no report rests on a
+single strength; ``--trace none`` plays none.
 With ``--cluster auto`` (a running Ray cluster) or ``--cluster local`` (Ray started in
 this process) the games are played as Ray tasks (:mod:`hexgames.arena.cluster`); the
 report is the same for the same seed.
@@ -23,14 +26,14 @@ from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import TaskID
 
-from hexgames.ai.levels import from_spec
 from hexgames.arena import cluster as ray_cluster
 from hexgames.arena.match import GameResult
+from hexgames.arena.players import FACTORY_FORM, auto_trace, make_player
 from hexgames.arena.progress import game_progress
-from hexgames.arena.report import analyse, cap_warning, wilson_score, write_report
-from hexgames.arena.tournament import Pairing, Setup, default_jobs, run_all, save_record
+from hexgames.arena.report import analyse, trace_line, unused_option_warnings
+from hexgames.arena.report_md import cap_warning, write_report
+from hexgames.arena.tournament import Pairing, Setup, default_jobs, run_many, save_record
 from hexgames.game import Game, game_names, get_game, parse_settings
 
 
@@ -58,8 +61,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="self-play games (default: %(default)s)")
     parser.add_argument(
         "--player", default="L2",
-        help="player spec used in both seats: random, greedy, L1..L5, mcts:N "
-        "(default: %(default)s)",
+        help="player spec used in both seats: random, greedy, L1..L5, mcts:N, or "
+        f"{FACTORY_FORM} (default: %(default)s)",
     )
     parser.add_argument("--jobs", type=int, default=default_jobs(),
                         help="worker processes, or CPUs of --cluster local "
@@ -67,9 +70,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-actions", type=int, default=None,
                         help="stop a game after this many actions and score it a draw")
     parser.add_argument(
-        "--trace", default="",
+        "--trace", default="auto",
         help="comma-separated player specs also played in both seats, as many games each, "
-        "for a skill trace (e.g. L1,L3)",
+        "for a skill trace (e.g. L1,L3); 'auto' adds L1 (L2 next to L1 or greedy), "
+        "'none' plays none (default: %(default)s)",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed (default: 0)")
     parser.add_argument("--out", type=Path, default=Path("balance-report"),
@@ -78,14 +82,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    console = Console()
+    console = Console(soft_wrap=True)  # long paths stay whole in logs
     game = get_game(args.game)
     try:
         options = parse_settings(game, args.settings)
-        from_spec(game, args.player)
-        trace = [spec.strip() for spec in args.trace.split(",") if spec.strip()]
+        make_player(game, args.player)  # refuse bad specs before starting any process
+        trace = trace_specs(args.trace, args.player)
         for spec in trace:
-            from_spec(game, spec)
+            make_player(game, spec)
         if args.games < 1:
             raise ValueError(f"--games must be at least 1, got {args.games}")
         if args.jobs < 1:
@@ -99,47 +103,51 @@ def run(args: argparse.Namespace) -> int:
         return _play(args, console, game, options, trace)
 
 
+def trace_specs(text: str, player: str) -> list[str]:
+    """The skill trace's other players from ``--trace``: ``auto``, ``none`` or specs
+    (the player itself and repeats left out: its games are already played)."""
+    words = [spec.strip() for spec in text.split(",") if spec.strip()]
+    if [word.lower() for word in words] == ["none"] or not words:
+        return []
+    if [word.lower() for word in words] == ["auto"]:
+        words = auto_trace(player)
+    return [spec for spec in dict.fromkeys(words) if spec != player]
+
+
 def _play(args: argparse.Namespace, console: Console, game: Game, options: dict[str, Any],
           trace: list[str]) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     records = args.out / "games"
     records.mkdir(exist_ok=True)
     setup = Setup(args.game, options, max_actions=args.max_actions, track_branching=True)
-    tasks = [Pairing(i, (args.player, args.player), args.seed * 1_000_003 + i)
-             for i in range(args.games)]
+    parts = [args.player, *trace]
+    # Self-play first, then each traced player on the same seeds: one batch, so the
+    # workers stay busy from the first game to the last.
+    work = [(setup, Pairing(i, (spec, spec), args.seed * 1_000_003 + i))
+            for spec in parts for i in range(args.games)]
     where = ray_cluster.where(args.cluster, args.jobs)
     console.print(f"{game.title} balance report: {args.games} self-play games of "
-                  f"{args.player} on {where}; options: {options or 'default'}")
+                  f"{args.player}" + (f", and as many of {', '.join(trace)} for the skill "
+                                      "trace" if trace else "")
+                  + f", on {where}; options: {options or 'default'}")
     started = time.perf_counter()
     with game_progress(console) as progress:
-        bar = progress.add_task("self-play", total=len(tasks))
+        bars = [progress.add_task("self-play" if number == 0 else f"trace {spec}",
+                                  total=args.games) for number, spec in enumerate(parts)]
 
-        def finished(result: GameResult) -> None:
-            save_record(records, result)
-            progress.advance(bar)
+        def finished(position: int, result: GameResult) -> None:
+            if position < args.games:
+                save_record(records, result)
+            progress.advance(bars[position // args.games])
 
-        results = run_all(setup, tasks, jobs=args.jobs, on_result=finished,
-                          cluster=args.cluster)
-        trace_results: dict[str, list[GameResult]] = {}
-        for spec in trace:
-            trace_bar = progress.add_task(f"trace {spec}", total=len(tasks))
-            pairings = [Pairing(t.index, (spec, spec), t.seed) for t in tasks]
-
-            def traced(_result: GameResult, bar: TaskID = trace_bar) -> None:
-                progress.advance(bar)
-
-            trace_results[spec] = run_all(setup, pairings, jobs=args.jobs, on_result=traced,
-                                          cluster=args.cluster)
+        played = run_many(work, jobs=args.jobs, on_result=finished, cluster=args.cluster)
     elapsed = time.perf_counter() - started
+    by_part = {spec: played[k * args.games:(k + 1) * args.games]
+               for k, spec in enumerate(parts)}
+    results = by_part[args.player]
     balance = analyse(results, game, options)
-    for spec, played in ((args.player, results), *trace_results.items()):
-        level = analyse(played)
-        balance.skill_trace.append((
-            spec, level.games, level.seat0_score,
-            wilson_score(level.seat0_wins + level.draws / 2, level.games), level.draws,
-        ))
-    if not trace_results:
-        balance.skill_trace.clear()
+    if trace:
+        balance.skill_trace = [trace_line(spec, games) for spec, games in by_part.items()]
     seat_names = (f"seat 0, starts as {game.colors[0]}", f"seat 1, starts as {game.colors[1]}")
     paths = write_report(args.out, balance, title=game.title, options=options,
                          player=args.player, seat_names=seat_names, seconds=elapsed)
@@ -155,14 +163,10 @@ def _play(args: argparse.Namespace, console: Console, game: Game, options: dict[
     warning = cap_warning(balance)
     if warning:
         console.print(f"[bold red]WARNING:[/bold red] {warning}")
-    for label, event in balance.unused_options:
+    for label in unused_option_warnings(balance):
         console.print(f"[bold yellow]WARNING:[/bold yellow] option {label} never came into "
-                      f"play (no {event} in {balance.games} games)")
-    for label, (games, _differing, _decisions) in balance.binding.items():
-        if not games:
-            console.print(f"[bold yellow]WARNING:[/bold yellow] option {label} never came "
-                          "into play: the default offered the same choices at every decision")
-    rate = len(results) / elapsed if elapsed > 0 else float("inf")
-    console.print(f"{len(results)} games in {elapsed:.1f} s: {rate:.2f} "
+                      f"play in {balance.games} games (see report.md)")
+    rate = len(played) / elapsed if elapsed > 0 else float("inf")
+    console.print(f"{len(played)} games in {elapsed:.1f} s: {rate:.2f} "
                   f"games/s ({where}); wrote {', '.join(str(p) for p in paths)}")
     return 0

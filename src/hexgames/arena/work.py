@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from hexgames.ai.levels import from_spec
 from hexgames.arena.match import GameResult, play_game
+from hexgames.arena.players import make_player
 from hexgames.game import Game, get_game
 
 
@@ -41,10 +41,10 @@ def run_pairing(setup: Setup, task: Pairing, game: Game | None = None) -> GameRe
     """Play one scheduled game (in whichever process calls it)."""
     game = game or get_game(setup.game)
     rules = game.make_rules(**dict(setup.options))
-    players = [from_spec(game, spec, seed=task.seed * 2 + seat)
+    players = [make_player(game, spec, seed=task.seed * 2 + seat)
                for seat, spec in enumerate(task.specs)]
     for player, spec in zip(players, task.specs, strict=True):
-        player.name = spec  # results are reported per spec, e.g. "L3"
+        player.name = spec  # results are reported per spec, e.g. "L3" or "pkg:make"
     tags = {"Game": game.title, "Options": _options_text(setup.options)}
     max_actions = setup.max_actions
     if max_actions is None:
