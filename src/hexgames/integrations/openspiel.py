@@ -12,7 +12,8 @@ Importing this module registers one Python game per entry of
 Every rules option of the game is a game parameter with the option's default. OpenSpiel
 parameters cannot be ``None``, so a nullable option (e.g. Benediction's ``max_turns`` or
 ``supply``) is "off" when its parameter is :func:`off_value` (``0``, or ``-1`` where ``0``
-is a legal value). Four more parameters belong to the adapter (:data:`ADAPTER_PARAMETERS`):
+is a legal value). Four more parameters belong to the adapter (:data:`ADAPTER_PARAMETERS`;
+the conversions live in :mod:`hexgames.integrations.openspiel_params`):
 
 * ``max_actions`` (default :data:`~hexgames.integrations.common.DEFAULT_MAX_ACTIONS`,
   0 = the game's own bound): the game stops after that many engine actions and is scored
@@ -30,15 +31,24 @@ rewards per seat (+1/-1, 0 for a draw). Action ids, observation tensors and the 
 bound come from the game's own encoding (``Game.action_to_id`` etc.); action strings are
 the game's notation (``"<invalid ID>"`` for an id that names no action of the board).
 ``str(state)`` is the board diagram of the terminal game; the compact position text is
-``observation_string``. ``undo_action`` takes back an action with the engine's own undo.
+``observation_string``. The game has perfect information, so the information-state tensor
+is the observation tensor and the information-state string the history of actions.
+``undo_action`` takes back an action with the engine's own undo.
 
 The engine position lives in a :class:`PositionBox`: OpenSpiel clones a Python state by
 deep-copying its ``__dict__`` and serialises it by pickling that dict, and the box turns
 both into the engine's own cheap ``copy()`` and into a replayable list of action notations.
+
+Games and states pickle as OpenSpiel's own Python games do (so that OpenSpiel's AlphaZero
+can hand them to actor processes): a game as its class (an attribute of this module, so
+importing the module in the other process registers the games) and its parameters, a
+state as its game and :meth:`HexState.serialize`.
 """
 
 from __future__ import annotations
 
+import base64
+import pickle
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -46,8 +56,17 @@ import numpy as np
 import pyspiel
 from open_spiel.python.observation import IIGObserverForPublicInfoGame
 
-from hexgames.game import Game, GameState, Option, game_names, get_game, quote_value
+from hexgames.game import Game, GameState, game_names, get_game
 from hexgames.integrations import common, views
+from hexgames.integrations.openspiel_params import (
+    ADAPTER_PARAMETERS,
+    adapter_settings,
+    describe_parameter,
+    describe_parameters,
+    off_value,
+    options_from_params,
+    params_from_options,
+)
 
 __all__ = [
     "ADAPTER_PARAMETERS",
@@ -55,132 +74,15 @@ __all__ = [
     "HexGame",
     "HexState",
     "PositionBox",
+    "describe_parameter",
+    "describe_parameters",
     "game_type",
     "off_value",
     "options_from_params",
     "params_from_options",
     "register",
+    "restore_state",
 ]
-
-
-# --------------------------------------------------------------------------- parameters
-def off_value(option: Option) -> int:
-    """The integer that stands for ``None`` ("off") in a nullable int option's parameter.
-
-    ``0`` when the option's values start above zero (the natural "unlimited"), ``-1``
-    when they start at zero. An option without a minimum of 0 or more has no free value;
-    a game declaring one is refused here rather than silently misread.
-    """
-    if option.minimum is not None and option.minimum > 0:
-        return 0
-    if option.minimum == 0:
-        return -1
-    raise ValueError(
-        f"nullable option {option.name!r} may be negative, so no integer is free to mean "
-        "'off' in an OpenSpiel parameter"
-    )
-
-
-#: Parameters of the adapter itself, added to every game's options, with their defaults.
-ADAPTER_PARAMETERS: dict[str, Any] = {
-    "max_actions": common.DEFAULT_MAX_ACTIONS,
-    "auto_forced": False,
-    "player_relative": False,
-    "channels_last": False,
-}
-
-
-def _parameter_default(option: Option) -> Any:
-    if option.kind == "bool":
-        return bool(option.default)
-    if option.kind == "int":
-        if option.default is None:
-            return off_value(option)
-        return int(option.default)
-    raise ValueError(f"option {option.name!r} has unsupported kind {option.kind!r}")
-
-
-def describe_parameter(option: Option) -> str:
-    """What values an option's OpenSpiel parameter takes: the option's own range, with
-    :func:`off_value` standing for "off" (``"an integer of at least 1, or 0 (off)"``)."""
-    text = option.describe_valid()
-    if option.nullable and option.kind == "int":
-        text = text.replace("or none (off)", f"or {off_value(option)} (off)")
-    return text
-
-
-def describe_parameters(game: Game) -> str:
-    """Every parameter of ``game``'s OpenSpiel game with the values it takes."""
-    rules = ", ".join(f"{o.name} ({describe_parameter(o)})" for o in game.options)
-    return (
-        f"{rules}, max_actions (an integer of at least 1, or 0 for the game's own bound), "
-        "auto_forced (true or false), player_relative (true or false), "
-        "channels_last (true or false)"
-    )
-
-
-def params_from_options(game: Game, options: dict[str, Any] | None = None) -> dict[str, Any]:
-    """OpenSpiel parameters for rules ``options``: every rules option (defaults filled
-    in) and the adapter's own parameters (:data:`ADAPTER_PARAMETERS`; given values kept)."""
-    params = {option.name: _parameter_default(option) for option in game.options}
-    params.update(ADAPTER_PARAMETERS)
-    for name, value in (options or {}).items():
-        if name in ADAPTER_PARAMETERS:
-            params[name] = value
-            continue
-        option = _option(game, name)
-        if option.nullable and value is None:
-            params[option.name] = off_value(option)
-        else:
-            params[option.name] = bool(value) if option.kind == "bool" else int(value)
-    return params
-
-
-def options_from_params(game: Game, params: dict[str, Any]) -> dict[str, Any]:
-    """Rules options for ``Game.make_rules`` from OpenSpiel parameters (the adapter's own
-    parameters are skipped).
-
-    ``ValueError`` names an unknown parameter (listing every parameter and its values)
-    or a bad value (saying what the parameter takes, :func:`describe_parameter`)."""
-    options: dict[str, Any] = {}
-    for name, value in params.items():
-        if name in ADAPTER_PARAMETERS:
-            continue
-        option = _option(game, name)
-        if option.kind == "int" and option.nullable and value == off_value(option):
-            options[option.name] = None
-            continue
-        try:
-            options[option.name] = option.validate(value)
-        except ValueError:
-            raise ValueError(
-                f"{game.name} parameter {name} must be {describe_parameter(option)}, "
-                f"got {quote_value(value)}"
-            ) from None
-    return options
-
-
-def _adapter_settings(params: dict[str, Any]) -> dict[str, Any]:
-    settings = {name: params.get(name, default) for name, default in ADAPTER_PARAMETERS.items()}
-    for name in ("auto_forced", "player_relative", "channels_last"):
-        if not isinstance(settings[name], bool):
-            raise ValueError(f"parameter {name} must be true or false, got {settings[name]!r}")
-    max_actions = settings["max_actions"]
-    if isinstance(max_actions, bool) or not isinstance(max_actions, int) or max_actions < 0:
-        raise ValueError(
-            "parameter max_actions must be an integer of at least 1, or 0 for the game's "
-            f"own bound, got {max_actions!r}"
-        )
-    return settings
-
-
-def _option(game: Game, name: str) -> Option:
-    for option in game.options:
-        if name == option.name or name in option.aliases:
-            return option
-    raise ValueError(
-        f"{game.name} has no option {name!r}; its parameters are: {describe_parameters(game)}"
-    )
 
 
 def game_type(game: Game) -> pyspiel.GameType:
@@ -196,7 +98,7 @@ def game_type(game: Game) -> pyspiel.GameType:
         max_num_players=2,
         min_num_players=2,
         provides_information_state_string=True,
-        provides_information_state_tensor=False,
+        provides_information_state_tensor=True,
         provides_observation_string=True,
         provides_observation_tensor=True,
         parameter_specification=params_from_options(game),
@@ -255,16 +157,22 @@ class HexState(pyspiel.State):
 
     The history of OpenSpiel actions is kept on the Python side too, so that
     :meth:`undo_action` can take actions back: ``history()``, ``full_history()``,
-    ``history_str()``, ``move_number()`` and ``is_initial_state()`` read it. (pyspiel keeps
-    its own C++ copy, which Python cannot shorten; only C++ code that reads it directly
-    after an undo would see the undone actions.)
+    ``history_str()``, ``move_number()``, ``is_initial_state()``, :meth:`serialize` and
+    pickling read it. (pyspiel keeps its own C++ copy, which Python cannot shorten; only
+    C++ code that reads it directly after an undo, such as ``pyspiel.State.history(state)``
+    or ``pyspiel.serialize_game_and_state``, would see the undone actions.)
+
+    Everything in the state's ``__dict__`` is small (OpenSpiel pickles it to serialise a
+    state): settings of the game are plain values, and the turned action ids of a
+    ``player_relative`` game are looked up in :func:`views.action_permutation`'s cache,
+    not stored.
     """
 
     def __init__(self, game: HexGame) -> None:
         super().__init__(game)
         self._cap = game.max_game_length_bound
         self._auto_forced = game.auto_forced
-        self._turned_ids = game.turned_ids
+        self._turns_ids = game.turned_ids is not None
         self._box = PositionBox(game.hex_game, game.hex_game.new_position(game.rules))
         #: OpenSpiel actions played: (player, action id, engine actions it made).
         self._played: list[tuple[int, int, int]] = []
@@ -290,11 +198,12 @@ class HexState(pyspiel.State):
         """The id permutation when ``player``'s action ids are those of the turned board
         (``player_relative`` in a game whose relative view turns the board), else
         ``None``."""
-        if self._turned_ids is None or player < 0:
+        if not self._turns_ids or player < 0:
             return None
-        if not views.sees_turned_board(self._box.game, self._box.position, player):
+        game, position = self._box.game, self._box.position
+        if not views.sees_turned_board(game, position, player):
             return None
-        return self._turned_ids
+        return views.action_permutation(game, position.rules)
 
     def _absolute(self, player: int, action: int) -> int:
         """The game's own id of ``player``'s action id."""
@@ -365,6 +274,19 @@ class HexState(pyspiel.State):
     def is_initial_state(self) -> bool:
         return not self._played
 
+    def serialize(self) -> str:
+        """pyspiel's serialisation of a Python state (``history=``, ``move_number=`` and the
+        pickled ``__dict__``), with the history kept here, so that it follows
+        :meth:`undo_action`; ``game.deserialize_state`` reads it back."""
+        history = ",".join(f"{player}:{action}" for player, action, _ in self._played)
+        data = base64.b64encode(pickle.dumps(self.__dict__)).decode("ascii")
+        return f"history={history}\nmove_number={len(self._played)}\n__dict__={data}"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle as the game and :meth:`serialize` (:func:`restore_state`), as
+        OpenSpiel's own Python states pickle, but with this side's history."""
+        return (restore_state, (self.get_game(), self.serialize()))
+
     def _action_to_string(self, player: int, action: int) -> str:
         return common.action_string(
             self._box.game, self._box.position, self._absolute(player, action)
@@ -388,7 +310,11 @@ class HexState(pyspiel.State):
 class HexObserver:
     """OpenSpiel observer: the game's observation tensor from a seat's point of view
     (absolute colours, or player-relative with ``player_relative``) and the compact
-    position text (perfect information, so both players see the same board)."""
+    position text (perfect information, so both players see the same board).
+
+    The information-state observer (``history_string``) has the same tensor, the
+    convention for perfect-information games (the position is all there is to know),
+    and the history of actions as its string."""
 
     def __init__(
         self,
@@ -398,12 +324,14 @@ class HexObserver:
         *,
         relative: bool = False,
         channels_last: bool = False,
+        history_string: bool = False,
     ) -> None:
         if params:
             raise ValueError(f"observation parameters are not supported; got {params}")
         self._game = game
         self._relative = relative
         self._channels_last = channels_last
+        self._history_string = history_string
         shape = tuple(game.observation_shape(rules))
         if channels_last:
             shape = (*shape[1:], shape[0])
@@ -419,6 +347,8 @@ class HexObserver:
         self.dict["observation"][...] = planes
 
     def string_from(self, state: HexState, player: int) -> str:
+        if self._history_string:
+            return str(state.history_str())
         return state.position.to_text()
 
 
@@ -437,7 +367,7 @@ class HexGame(pyspiel.Game):
         full = params_from_options(hex_game)
         full.update(params or {})
         self.rules = hex_game.make_rules(**options_from_params(hex_game, full))
-        settings = _adapter_settings(full)
+        settings = adapter_settings(full)
         self.auto_forced: bool = settings["auto_forced"]
         self.player_relative: bool = settings["player_relative"]
         self.channels_last: bool = settings["channels_last"]
@@ -463,20 +393,35 @@ class HexGame(pyspiel.Game):
     def new_initial_state(self) -> HexState:
         return HexState(self)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle as the class (an attribute of this module) and the parameters, as
+        OpenSpiel's own Python games pickle; unpickling builds the game through
+        ``__init__``, so it is a whole working game."""
+        return (type(self), (self.get_parameters(),))
+
     def make_py_observer(
         self, iig_obs_type: pyspiel.IIGObservationType | None = None, params: Any = None
     ) -> Any:
-        if iig_obs_type is None or (
-            iig_obs_type.public_info and not iig_obs_type.perfect_recall
-        ):
+        """The observation (``iig_obs_type`` ``None`` or public) and the information state
+        (public with perfect recall) both see the board (:class:`HexObserver`); an
+        observation of private information alone sees nothing (there is none)."""
+        if iig_obs_type is None or iig_obs_type.public_info:
             return HexObserver(
                 self.hex_game,
                 self.rules,
                 params,
                 relative=self.player_relative,
                 channels_last=self.channels_last,
+                history_string=iig_obs_type is not None and iig_obs_type.perfect_recall,
             )
         return IIGObserverForPublicInfoGame(iig_obs_type, params)
+
+
+def restore_state(game: HexGame, text: str) -> HexState:
+    """The state of ``game`` that :meth:`HexState.serialize` wrote to ``text`` (how a
+    pickled state is rebuilt)."""
+    state: HexState = game.deserialize_state(text)
+    return state
 
 
 #: The class registered for each game, by name.
@@ -490,6 +435,9 @@ def register(name: str) -> type[HexGame]:
     registry is a C++ static destroyed after the interpreter has shut down, and an object
     it owns alone would be freed then and abort the process at exit. A class keeps itself
     alive (it is in its own ``__mro__``), so that last release never frees it.
+
+    The class is also an attribute of this module under its name (e.g.
+    ``BenedictionOpenSpielGame``), so that pickle finds it by reference.
     """
     hex_game = get_game(name)
     if hex_game.name in GAME_CLASSES:
@@ -507,6 +455,7 @@ def register(name: str) -> type[HexGame]:
         },
     )
     GAME_CLASSES[hex_game.name] = game_class
+    globals()[game_class.__name__] = game_class
     if hex_game.name not in pyspiel.registered_names():
         pyspiel.register_game(game_type(hex_game), game_class)
     return game_class
