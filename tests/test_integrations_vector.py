@@ -126,3 +126,25 @@ def test_the_speed_command_prints_json(capsys):
     report = json.loads(capsys.readouterr().out)
     assert report["batch"] == 4 and report["steps_per_s"] > 0
     assert report["anchor_actions_per_s"] is None and report["anchor_note"] == "not requested"
+
+
+def test_the_speed_command_times_each_batch_and_interface(capsys):
+    """Several batches and interfaces: one row each (a JSON list, or a table), wall and
+    CPU rates, after the warm-up asked for."""
+    import json
+
+    from hexgames.integrations.vector import INTERFACES, main, measure
+
+    argv = ["2", "3", *(x for i in INTERFACES for x in ("--interface", i)), "--set",
+            "board_side=4", "--runs", "1", "--seconds", "0.01", "--warmup", "2", "--no-anchor"]
+    assert main([*argv, "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [(r["batch"], r["interface"]) for r in rows] == [
+        (b, i) for b in (2, 3) for i in INTERFACES]
+    assert all(r["steps_per_s"] > 0 and r["steps_per_cpu_s"] > 0 and r["warmup"] == 2
+               for r in rows)
+    assert main(argv) == 0
+    table = capsys.readouterr().out.splitlines()
+    assert table[0].startswith("| game | batch | interface |") and len(table) == 2 + len(rows)
+    with pytest.raises(ValueError, match="interface 'pgx'"):
+        measure(2, 0.01, interface="pgx")

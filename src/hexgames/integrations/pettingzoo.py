@@ -43,9 +43,11 @@ options and what each takes. The adapter's keywords:
 Observations are dicts with ``observation`` (the game's float32 tensor, seen by the
 agent's seat, values in [0, 1]) and ``action_mask`` (int8 over the fixed action-id space;
 all zeros for the agent that is not to act). Rewards (+1/-1, 0 for a draw) are given when
-the game ends or is truncated. An action outside the mask raises
-:class:`hexgames.IllegalAction` and changes nothing (wrap the environment in
-``pettingzoo.utils.wrappers.TerminateIllegalWrapper`` to punish it instead).
+the game ends or is truncated. An action outside the mask given to ``raw_env`` raises
+:class:`hexgames.IllegalAction` and changes nothing; ``env()`` wraps it, as
+``pettingzoo.classic``'s board games are wrapped, in
+``pettingzoo.utils.wrappers.TerminateIllegalWrapper``, which ends the game with -1 for
+the agent that chose it.
 """
 
 from __future__ import annotations
@@ -300,8 +302,12 @@ def _class_name(game: Game) -> str:
 def environment_module(name: str) -> SimpleNamespace:
     """``raw_env`` and ``env`` for the game ``name``, like a ``pettingzoo.classic`` module.
 
-    ``env(**kwargs)`` adds PettingZoo's standard checks (action bounds, call order). Built
-    once per game, so ``raw_env`` is one class that pickle finds again by its name.
+    ``env(**kwargs)`` adds PettingZoo's standard wrappers, as ``pettingzoo.classic``'s
+    board games do: an action outside the mask ends the game with -1 for the agent that
+    chose it (``TerminateIllegalWrapper``: what training code such as Stable-Baselines3's
+    ``check_env`` expects), then the action-bounds and call-order checks. ``raw_env``
+    raises :class:`hexgames.IllegalAction` instead. Built once per game, so ``raw_env`` is
+    one class that pickle finds again by its name.
     """
     game = get_game(name)
     if game.name in _MODULES:
@@ -319,6 +325,7 @@ def environment_module(name: str) -> SimpleNamespace:
 
     def env(**kwargs: Any) -> AECEnv:
         wrapped: AECEnv = raw_env(**kwargs)
+        wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
         wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
         return wrappers.OrderEnforcingWrapper(wrapped)
 

@@ -2,12 +2,14 @@
 
 ``VectorEnv("dendria", num_envs=256)`` runs ``num_envs`` games of a game on its compiled
 rules core; one :meth:`~VectorEnv.step` plays one action in every game inside one compiled
-call. A game offers it through its description: ``GAME.extras["vector_batch"]`` makes
+call. A game offers it through its description: ``GAME.vector_batch`` makes
 the game's batch (:class:`hexgames.benediction.vector.Batch`,
 :class:`hexgames.dendria.vector.Batch`), which holds the compiled state; everything else
 here is the same for every game. ``BenedictionVectorEnv(256)`` and
-``DendriaVectorEnv(256)`` name the two games' environments. They follow the pgx /
-Gymnasium vector conventions:
+``DendriaVectorEnv(256)`` name the two games' environments. This is the minimal loop
+(the fastest, with :mod:`.functional` stepped in place); the same batches follow
+Gymnasium's conventions in :mod:`.gym_vector` (``gymnasium.make_vec``) and pgx's in
+:mod:`.functional` (states to copy, save and step on a subset). Here:
 
 * :meth:`~VectorEnv.init` (alias :meth:`~VectorEnv.reset`) starts every game and returns
   the observations;
@@ -71,7 +73,7 @@ drop_stale_cache(__name__, _jit.__file__)
 
 def vector_games() -> list[str]:
     """The registered games that offer a vectorized environment."""
-    return [name for name in game_names() if "vector_batch" in get_game(name).extras]
+    return [name for name in game_names() if get_game(name).vector_batch is not None]
 
 
 class VectorEnv:
@@ -87,7 +89,7 @@ class VectorEnv:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         self.game = get_game(game) if isinstance(game, str) else game
-        make_batch = self.game.extras.get("vector_batch")
+        make_batch = self.game.vector_batch
         if make_batch is None:
             raise ValueError(f"{self.game.title} has no vectorized environment; the games "
                              f"with one: {', '.join(vector_games())}")
@@ -211,83 +213,187 @@ def vector_env(game: str, num_envs: int = 256, seed: int = 0, *,
     return VectorEnv(game, num_envs, seed, announce=announce, **options)
 
 
+#: What :func:`measure` can time: this module's :class:`VectorEnv`, the functional
+#: environment stepped in place (finished games started again by ``reset``), the
+#: Gymnasium vector environment returning its buffers (``copy=False``) or copies (its
+#: default).
+INTERFACES = ("vector", "functional", "gym", "gym-copy")
+
+
+def _stepper(interface: str, game: str, num_envs: int, seed: int,
+             announce: Callable[[str], None] | None,
+             options: dict[str, Any]) -> Callable[[], None]:
+    """One batched step of random play through ``interface``, as a function."""
+    if interface == "vector":
+        env = VectorEnv(game, num_envs, seed, announce=announce, **options)
+
+        def vector_step() -> None:
+            env.step(env.random_actions())
+
+        return vector_step
+    if interface == "functional":
+        from hexgames.integrations.functional import Env
+
+        fenv = Env(game, announce=announce, **options)
+        state = fenv.init(seed * num_envs + np.arange(num_envs))
+
+        def functional_step() -> None:
+            fenv.step(state, fenv.random_actions(state), inplace=True)
+            ended = state.terminated | state.truncated
+            if ended.any():
+                fenv.reset(state, ended, inplace=True)
+
+        return functional_step
+    if interface in ("gym", "gym-copy"):
+        from hexgames.integrations.gym_vector import GymVectorEnv
+
+        genv = GymVectorEnv(game, num_envs, copy=interface == "gym-copy", **options)
+        if announce is not None and not genv.functional.batch.is_cached():
+            announce(COMPILING)
+        genv.reset(seed=seed)
+
+        def gym_step() -> None:
+            genv.step(genv.random_actions())
+
+        return gym_step
+    raise ValueError(f"interface {interface!r}: one of {', '.join(INTERFACES)}")
+
+
 def measure(num_envs: int = 256, seconds: float = 3.0, seed: int = 0,
             game: str = "benediction", announce: Callable[[str], None] | None = None,
-            **options: Any) -> float:
+            interface: str = "vector", warmup: int = 0, **options: Any) -> float:
     """Steps per second (games x batched steps) of uniformly random play, masks and
-    observations included: ``python -m hexgames.integrations.vector``."""
+    observations included, through ``interface`` (:data:`INTERFACES`):
+    ``python -m hexgames.integrations.vector``. ``warmup`` batched steps are played
+    before the clock starts: every game of a batch starts together, and a step early in
+    a game costs less than a later one (Dendria's first 100 steps about half), so
+    without it a short run of a large batch times mostly openings."""
+    return _timed(num_envs, seconds, seed, game, announce, interface, warmup, options)[0]
+
+
+def _timed(num_envs: int, seconds: float, seed: int, game: str,
+           announce: Callable[[str], None] | None, interface: str, warmup: int,
+           options: dict[str, Any]) -> tuple[float, float]:
+    """:func:`measure`'s steps per second of wall time and per second of this process's
+    CPU time (less disturbed by other programs on a shared machine)."""
     import time
 
-    env = VectorEnv(game, num_envs, seed, announce=announce, **options)
-    env.step(env.random_actions())  # compiled code loaded before timing
+    step = _stepper(interface, game, num_envs, seed, announce, options)
+    for _ in range(1 + warmup):  # compiled code loaded before timing
+        step()
     steps = 0
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     while time.perf_counter() - start < seconds or steps == 0:
-        env.step(env.random_actions())
+        step()
         steps += num_envs
-    return steps / (time.perf_counter() - start)
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    return steps / wall, steps / max(cpu, 1e-9)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m hexgames.integrations.vector [BATCH] [--game G] [--set OPTION=VALUE]
-    [--runs R] [--seconds S] [--json]``: steps/s (median of the runs) with the C anchor
-    of :mod:`hexgames.bench` run in the same run, alternating, when it is available."""
+    """``python -m hexgames.integrations.vector [BATCH ...] [--game G ...] [--interface I
+    ...] [--set OPTION=VALUE] [--runs R] [--seconds S] [--warmup STEPS] [--json]``:
+    steps/s (median of the
+    runs) of each game, batch and interface, with the C anchor of :mod:`hexgames.bench`
+    run beside each, alternating, when it is available. One combination prints one line
+    (``--json``: one object); several print a table (``--json``: a list)."""
     import argparse
+    import itertools
     import json
     import statistics
+    import sys
     import tempfile
 
-    from hexgames.bench import ANCHOR_GAMES, compile_anchor, find_anchor, run_anchor
+    from hexgames.bench import (
+        ANCHOR_GAMES,
+        compile_anchor,
+        find_anchor,
+        run_anchor,
+        yardstick_game,
+    )
+    from hexgames.game import parse_settings
 
     parser = argparse.ArgumentParser(prog="python -m hexgames.integrations.vector")
-    parser.add_argument("batch", nargs="?", type=int, default=256, help="games per batch")
-    parser.add_argument("--game", choices=vector_games(), default="benediction",
-                        help="the game (default: benediction)")
+    parser.add_argument("batch", nargs="*", type=int, default=[256],
+                        help="games per batch (several: one row each; default 256)")
+    parser.add_argument("--game", choices=vector_games(), action="append",
+                        help="the game (repeatable; default: benediction)")
+    parser.add_argument("--interface", choices=INTERFACES, action="append",
+                        help="what to time (repeatable; default: vector, this module's "
+                             "VectorEnv)")
     parser.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE",
                         help="a rules option of the game (repeatable), e.g. board_side=5")
     parser.add_argument("--runs", type=int, default=3, help="runs (median shown)")
     parser.add_argument("--seconds", type=float, default=3.0, help="seconds per run")
+    parser.add_argument("--warmup", type=int, default=0, metavar="STEPS",
+                        help="batched steps played before each run's clock starts "
+                             "(default 0; 300 reaches the middle of games)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--no-anchor", action="store_true", help="do not run the C anchor")
     args = parser.parse_args(argv)
-    if args.batch < 1:
-        parser.error(f"BATCH must be a positive number of games, got {args.batch}")
-    from hexgames.game import parse_settings
-
+    if any(b < 1 for b in args.batch):
+        parser.error(f"BATCH must be positive numbers of games, got {args.batch}")
+    games = args.game or ["benediction"]
+    interfaces = args.interface or ["vector"]
     try:
-        options = dict(parse_settings(get_game(args.game), args.set))
+        options = {game: dict(parse_settings(get_game(game), args.set)) for game in games}
     except ValueError as error:
         parser.error(str(error))
-    import sys
 
     def say(text: str) -> None:  # on stderr: --json keeps stdout for the figures
         print(text, file=sys.stderr, flush=True)
 
-    source, note = (None, "not requested") if args.no_anchor else find_anchor(None)
-    rates: list[float] = []
-    anchor: list[float] = []
+    source, note = ((None, "not requested") if args.no_anchor
+                    else find_anchor(None, yardstick_game()))
+    rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="hexgames-anchor-") as tmp:
         binary = compile_anchor(source, tmp) if source is not None else None
-        for run in range(args.runs):
-            if binary is not None:
-                anchor.append(run_anchor(binary, ANCHOR_GAMES, 1 + run)[0])
-            rates.append(measure(args.batch, args.seconds, seed=run, game=args.game,
-                                 announce=say, **options))
-    rate = statistics.median(rates)
-    c_rate = statistics.median(anchor) if anchor else None
+        for game, batch, interface in itertools.product(games, args.batch, interfaces):
+            rates: list[float] = []
+            cpu_rates: list[float] = []
+            anchor: list[float] = []
+            anchor_cpu: list[float] = []
+            for run in range(args.runs):
+                if binary is not None:
+                    c_rate, _, c_cpu = run_anchor(binary, ANCHOR_GAMES, 1 + run)
+                    anchor.append(c_rate)
+                    anchor_cpu.append(c_cpu)
+                rate, cpu_rate = _timed(batch, args.seconds, run, game, say, interface,
+                                        args.warmup, options[game])
+                rates.append(rate)
+                cpu_rates.append(cpu_rate)
+            rows.append({
+                "game": game, "options": options[game], "batch": batch,
+                "interface": interface, "runs": args.runs, "seconds": args.seconds,
+                "warmup": args.warmup,
+                "steps_per_s": statistics.median(rates), "runs_steps_per_s": rates,
+                "steps_per_cpu_s": statistics.median(cpu_rates),
+                "anchor_actions_per_s": statistics.median(anchor) if anchor else None,
+                "anchor_actions_per_cpu_s": statistics.median(anchor_cpu) if anchor else None,
+                "anchor_note": None if anchor else note,
+            })
     if args.json:
-        print(json.dumps({
-            "game": args.game, "options": options, "batch": args.batch, "runs": args.runs,
-            "seconds": args.seconds,
-            "steps_per_s": rate, "runs_steps_per_s": rates,
-            "anchor_actions_per_s": c_rate, "anchor_note": None if anchor else note,
-        }, indent=2, default=str))
+        print(json.dumps(rows[0] if len(rows) == 1 else rows, indent=2, default=str))
         return 0
-    line = (f"{get_game(args.game).title} vector env, batch {args.batch}: {rate:,.0f} "
-            f"steps/s (masks and observations; median of {args.runs})")
-    if c_rate is not None:  # the anchor is C Benediction: the machine's speed that minute
-        line += f"; C anchor (Benediction) in the same run: {c_rate:,.0f} actions/s"
-    print(line)
+    if len(rows) == 1:
+        row = rows[0]
+        line = (f"{get_game(row['game']).title} vector env ({row['interface']}), batch "
+                f"{row['batch']}: {row['steps_per_s']:,.0f} steps/s (masks and "
+                f"observations; median of {args.runs})")
+        if row["anchor_actions_per_s"] is not None:  # the anchor is C Benediction
+            line += (f"; C anchor (Benediction) in the same run: "
+                     f"{row['anchor_actions_per_s']:,.0f} actions/s")
+        print(line)
+        return 0
+    print("| game | batch | interface | steps/s | steps per CPU s | C anchor actions per "
+          "CPU s | ratio (CPU) |")
+    print("|---|---:|---|---:|---:|---:|---:|")
+    for row in rows:
+        c_cpu = row["anchor_actions_per_cpu_s"]
+        anchor_cells = ("- | -" if c_cpu is None else
+                        f"{c_cpu:,.0f} | {row['steps_per_cpu_s'] / c_cpu:.2f}")
+        print(f"| {row['game']} | {row['batch']} | {row['interface']} | "
+              f"{row['steps_per_s']:,.0f} | {row['steps_per_cpu_s']:,.0f} | {anchor_cells} |")
     return 0
 
 
