@@ -80,7 +80,7 @@ def test_positions_satisfy_the_game_state_protocol():
 def test_termination_holds_the_reason_words_and_the_common_members():
     assert [t.value for t in Termination] == [
         "king captured", "blessed king", "no legal action", "turn limit",
-        "resignation", "timeout",
+        "resignation", "timeout", "opponent left",
     ]
     for common in CommonTermination:
         assert Termination(common.value).value == common.value

@@ -187,7 +187,7 @@ def test_equal_scores_are_a_draw():
 def test_termination_names_every_way_a_game_ends():
     assert {t.name: t.value for t in Termination} == {
         "BOTH_PASSED": "both passed", "QUIET_LIMIT": "quiet limit",
-        "RESIGNATION": "resignation", "TIMEOUT": "timeout",
+        "RESIGNATION": "resignation", "TIMEOUT": "timeout", "OPPONENT_LEFT": "opponent left",
     }
     for common in CommonTermination:
         assert Termination(common.value).name == common.name

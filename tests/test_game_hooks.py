@@ -58,7 +58,8 @@ def test_the_descriptive_fields_are_usable(name: str) -> None:
 
 def test_a_game_may_leave_every_hook_out() -> None:
     fields = Game.__dataclass_fields__
-    for hook in ("ai_hooks", "kernel", "vector_batch", "legend", "native_anchor"):
+    for hook in ("ai_hooks", "kernel", "vector_batch", "legend", "native_anchor",
+                 "puzzle_themes"):
         assert fields[hook].default is None
     assert fields["overlays"].default == () and fields["tagline"].default == ""
 

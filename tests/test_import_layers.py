@@ -26,8 +26,8 @@ SRC = Path(__file__).resolve().parent.parent / "src"
 PACKAGE = "hexgames"
 GAMES = ("benediction", "dendria")
 #: The modules of a game package above its compiled core.
-HIGHER = ("position", "evaluation", "_fasteval", "_search", "kernel", "spec", "vector",
-          "encoding", "render", "gestures", "lessons", "editor", "records", "textformat",
+HIGHER = ("position", "evaluation", "_fasteval", "_search", "_evalsearch", "kernel", "spec",
+          "vector", "encoding", "render", "gestures", "lessons", "editor", "records", "textformat",
           "usage", "leaf_value", "_position_kernels", "_state_from_text", "_refusal",
           "board_analysis")
 HTTP_FRAMEWORKS = ("fastapi", "starlette", "uvicorn")
@@ -35,7 +35,8 @@ HTTP_FRAMEWORKS = ("fastapi", "starlette", "uvicorn")
 #: imports only from its own layer or lower ones. In the layers marked ``apart`` the
 #: members also keep apart from each other (two games, two applications).
 LAYERS: tuple[tuple[frozenset[str], bool], ...] = (
-    (frozenset({"hexgrid", "errors", "_jit", "_svg", "_ctree", "_processes"}), False),
+    (frozenset({"hexgrid", "errors", "_jit", "_svg", "_ctree", "_cleaves", "_processes"}),
+     False),
     (frozenset({"game", "hooks", "editing", "tutorial"}), False),
     (frozenset(GAMES), True),
     (frozenset({"ai", "bench", "bench_startup"}), False),

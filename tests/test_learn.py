@@ -19,10 +19,12 @@ ALL_LESSONS = [
     for name in game_names()
     for lesson in lessons(get_game(name))
 ]
-ALL_PUZZLES = [
+#: A sample of each shipped set, spread over it (tests/test_puzzles.py checks more of it
+#: with the search; the sets hold hundreds).
+SOME_PUZZLES = [
     pytest.param(name, puzzle, id=f"{name}-{puzzle.id}")
     for name in game_names()
-    for puzzle in puzzles(get_game(name))
+    for puzzle in puzzles(get_game(name))[::97]
 ]
 
 
@@ -102,7 +104,7 @@ def test_a_locked_man_is_explained_by_the_engine() -> None:
     assert "lock" in verdict.message
 
 
-@pytest.mark.parametrize(("name", "puzzle"), ALL_PUZZLES)
+@pytest.mark.parametrize(("name", "puzzle"), SOME_PUZZLES)
 def test_puzzles_are_forced_wins_not_already_won(name: str, puzzle: Lesson) -> None:
     game = get_game(name)
     start = puzzle.start(game)

@@ -119,6 +119,18 @@ def test_the_rules_page_is_the_players_guide_with_diagrams(name: str) -> None:
     assert "```" not in page and "caption:" not in page and "play:" not in page
     assert "Using the engine" not in page and "import hexgames" not in page
     assert f'href="/learn/{name}"' in page
+    # Issue 32: the title first (on a phone the start board came above it), then the start.
+    article = page[page.index("<article>"):]
+    start = article.index('<figure class="diagram start">')
+    assert article.index("<h1") < start < article.index("<h2")
+
+
+def test_the_start_position_follows_the_title_or_opens_a_page_without_one() -> None:
+    figure = ('<figure class="diagram start"><svg/>'
+              "<figcaption>The start position.</figcaption></figure>")
+    assert rules_pages.with_start_diagram("<h1>T</h1><p>x</p>", "<svg/>") == (
+        f"<h1>T</h1>\n{figure}\n<p>x</p>")
+    assert rules_pages.with_start_diagram("<p>x</p>", "<svg/>") == f"\n{figure}\n<p>x</p>"
 
 
 def test_a_diagram_plays_its_actions_and_shows_them() -> None:

@@ -287,6 +287,9 @@ def test_seats_belong_to_identities_and_games_show_both_names(app: Any) -> None:
     # Ann (seat 0) is to move: her page marks the game as her turn, Robert's does not.
     assert page["playing"][0]["your_turn"] is False
     assert ann.get("/api/players/ann").json()["playing"][0]["your_turn"] is True
+    # Both pages say which seat is to move (the page names that player).
+    assert page["playing"][0]["turn"] == 0
+    assert ann.get("/api/players/ann").json()["playing"][0]["turn"] == 0
     # The public games list names both seats.
     listed = next(g for g in ann.get("/api/games").json()["games"] if g["id"] == game_id)
     assert listed["names"] == ["Ann", "Robert"]

@@ -78,10 +78,13 @@ class CommonTermination(StrEnum):
     """Ways a game ends that are decided outside the rules engine (by the players, the
     clock or the server). Every game's own ``Termination`` enum repeats these members
     with these exact values, so game-agnostic code can name them through
-    ``game.termination.RESIGNATION`` whatever the game."""
+    ``game.termination.RESIGNATION`` whatever the game. ``OPPONENT_LEFT``: a player
+    claimed the win, or called a draw, after the opponent had been gone long enough
+    (the web app's absence claims)."""
 
     RESIGNATION = "resignation"
     TIMEOUT = "timeout"
+    OPPONENT_LEFT = "opponent left"
 
 
 @dataclass(frozen=True)
@@ -439,6 +442,32 @@ class BoardLegend:
 
 
 @dataclass(frozen=True)
+class PuzzleTheme:
+    """One theme of a game's puzzles (``PuzzleThemes.themes``): ``name`` is its id in
+    addresses and ``puzzles.json`` (lower case, words joined by ``-``), ``title`` and
+    ``description`` what the puzzle page shows."""
+
+    name: str
+    title: str
+    description: str
+
+
+@dataclass(frozen=True)
+class PuzzleThemes:
+    """A game's puzzle themes (``Game.puzzle_themes``; used by :mod:`hexgames.puzzles`,
+    which tags each puzzle it generates, and the web app's puzzle page, which offers them).
+
+    ``themes`` is the vocabulary in the order the page lists it; ``tag(position,
+    solution)`` names the themes of a puzzle: ``position`` is its start (the hook may play
+    on it; it is a copy) and ``solution`` the winning line's actions in notation. Every
+    name it returns is one of ``themes``.
+    """
+
+    themes: tuple[PuzzleTheme, ...]
+    tag: Callable[[GameState, Sequence[str]], Iterable[str]]
+
+
+@dataclass(frozen=True)
 class NativeAnchor:
     """A native (C) implementation of a game's random games that ``python -m
     hexgames.bench`` compiles and runs beside the engine, in the same run, so that a speed
@@ -563,6 +592,9 @@ class Game:
     #: for the AI's leaves, its compiled search tree, the benchmark, the web app's
     #: warm-up; docs/ai.md); ``None``: the game has no compiled code.
     kernel: Callable[[], CompiledKernel] | None = None
+    #: The themes of the game's puzzles and how a puzzle is tagged with them (``None``:
+    #: puzzles carry no themes).
+    puzzle_themes: PuzzleThemes | None = None
     #: ``vector_batch(rules, num_envs) -> VectorBatch``: many games stepped together for
     #: :class:`hexgames.integrations.vector.VectorEnv`; ``None``: no vectorized
     #: environment.
@@ -694,8 +726,10 @@ def outcome_from_tags(
     game: Game, position: GameState, tags: Mapping[str, str]
 ) -> Outcome | None:
     """The outcome of a recorded game: the engine's own when the position is over
-    (whatever the tags claim), else a resignation or timeout stated by the tags
-    ``Result`` and ``Termination`` (both must be well-formed and agree), else ``None``.
+    (whatever the tags claim), else an ending decided outside the engine
+    (:class:`CommonTermination`: a resignation, a timeout, an absent opponent) stated by
+    the tags ``Result`` and ``Termination`` (both must be well-formed and agree; a draw
+    only with ``"opponent left"``), else ``None``.
 
     Free text in tags never becomes a result: only the game's own termination values
     are accepted, so an uploaded record cannot make the site show arbitrary words.
@@ -706,10 +740,13 @@ def outcome_from_tags(
     termination_text = str(tags.get("Termination", "")).strip().lower()
     result = str(tags.get("Result", "")).strip()
     seats = {"1-0": 0, "0-1": 1}
-    if result not in seats:
-        return None
-    allowed = {CommonTermination.RESIGNATION.value, CommonTermination.TIMEOUT.value}
+    allowed = {common.value for common in CommonTermination}
     if termination_text not in allowed:
+        return None
+    if result == "1/2-1/2" and termination_text == CommonTermination.OPPONENT_LEFT.value:
+        return Outcome(termination=game.termination(termination_text), winner=None,
+                       winner_seat=None)
+    if result not in seats:
         return None
     seat = seats[result]
     return Outcome(

@@ -47,6 +47,18 @@ class CompiledSearchTree(Protocol):
             widen_factor: float, tactics: bool) -> int:
         """Up to ``iterations`` iterations from the root; returns how many were done."""
 
+    def run_evaluated(self, iterations: int, seed: int, exploration: float,
+                      widen_base: float, widen_factor: float, tactics: bool,
+                      evaluate: Callable[[np.ndarray, np.ndarray, np.ndarray],
+                                         tuple[np.ndarray, np.ndarray | None]],
+                      batch: int) -> int:
+        """:meth:`run` with new leaves valued by a learned evaluator, up to ``batch`` of
+        them per call of ``evaluate(observations, masks, seats) -> (values, policy)``
+        (the research planes, legal-id masks and seats to act of the leaves; values
+        float64 in [-1, 1] for the seat to act, policy float64 ``(B, num_actions)`` or
+        ``None``), checked by the caller (:mod:`hexgames.ai.evaluator` has the
+        conventions); returns the iterations done."""
+
     def solved(self) -> float | None:
         """The root's proven value for seat 0, or ``None``."""
 
@@ -97,6 +109,11 @@ class CompiledKernel(Protocol):
 
     def is_cached(self) -> bool:
         """Whether numba's cache holds the compiled code (:meth:`warm_up` then loads)."""
+
+    def cached_parts(self) -> tuple[int, int]:
+        """``(cached, total)``: how many of the compiled entry points numba's cache holds
+        already: the progress of a compile in another process (the web app shows it while
+        it prepares the engine)."""
 
 
 @runtime_checkable

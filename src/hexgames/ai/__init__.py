@@ -10,12 +10,14 @@ fast win detection, move priors) comes from the game's ``evaluation`` module thr
 """
 
 from hexgames.ai.base import Player
+from hexgames.ai.evaluator import Evaluator
 from hexgames.ai.levels import LEVELS, Level, from_spec, player
 from hexgames.ai.mcts import MCTSPlayer
 from hexgames.ai.simple import GreedyPlayer, RandomPlayer
 
 __all__ = [
     "LEVELS",
+    "Evaluator",
     "GreedyPlayer",
     "Level",
     "MCTSPlayer",

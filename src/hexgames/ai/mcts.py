@@ -26,6 +26,11 @@ Design choices, and why:
 * **Tree reuse.** The root is kept between calls; when the new position continues the old
   one (its ``history`` extends the root's history and every action since is in the tree),
   the matching subtree becomes the new root with its statistics.
+* **A learned evaluator** (``evaluator=``) replaces the leaves' playouts: leaves are
+  valued in batches (:mod:`.evaluator` the contract, :mod:`.evaluated` the Python
+  tree's rounds, :mod:`hexgames._cleaves` the compiled tree's).
+
+The compiled tree's driver is :mod:`.mcts_compiled`; the node, :mod:`.node`.
 """
 
 from __future__ import annotations
@@ -33,60 +38,21 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 from hexgames.ai.base import require_actions, resolve_game, seat_sign
+from hexgames.ai.evaluated import python_round
+from hexgames.ai.evaluator import CheckedEvaluator, Evaluator
 from hexgames.ai.knowledge import Knowledge, knowledge
+from hexgames.ai.mcts_compiled import CompiledSearch
+from hexgames.ai.node import Node
 from hexgames.ai.tactics import Budget, first_safe, winning_action
 from hexgames.game import Game, GameState
 from hexgames.hooks import CompiledKernel, CompiledSearchTree
 
 
-class Node:
-    """One position in the tree, reached by ``action`` from its parent."""
-
-    __slots__ = (
-        "action",
-        "children",
-        "index",
-        "key",
-        "mover",
-        "next_child",
-        "order",
-        "result",
-        "seat",
-        "value",
-        "visits",
-    )
-
-    def __init__(self, action: Any, mover: int) -> None:
-        self.action = action
-        #: Seat that played ``action`` (values are summed from its point of view).
-        self.mover = mover
-        self.seat = -1  # seat to move here; set when first visited
-        self.key: int | None = None
-        self.visits = 0
-        self.value = 0.0
-        #: Exact value for seat 0 once proven (terminal or solved), else None.
-        self.result: float | None = None
-        #: Actions in the order they will be expanded (None until the node is expanded).
-        self.order: list[Any] | None = None
-        self.next_child = 0
-        self.children: list[Node] = []
-        self.index: dict[Any, Node] = {}
-
-    def mean(self) -> float:
-        """Mean value from the mover's point of view (exact when solved)."""
-        if self.result is not None:
-            return seat_sign(self.mover) * self.result
-        return self.value / self.visits if self.visits else 0.0
-
-    def __repr__(self) -> str:
-        return f"Node({self.action!s}, n={self.visits}, q={self.mean():+.3f})"
-
-
-class MCTSPlayer:
+class MCTSPlayer(CompiledSearch):
     """UCT search over single actions with heuristic cut-offs and a tactical layer.
 
     Budget: ``iterations`` (reproducible with ``seed``), ``time_limit`` seconds per
@@ -95,6 +61,11 @@ class MCTSPlayer:
     (Benediction's second action, Dendria's follow-up steps) get ``continuation_share``
     of the budget when the tree kept from the earlier call was reused (it already covers
     them); a player that reused nothing (new, or reset) searches with the full budget.
+
+    ``evaluator``: a learned value (and optionally policy) that values new leaves
+    ``evaluator_batch`` at a time instead of the heuristic or random games
+    (:mod:`hexgames.ai.evaluator` has the contract; docs/ai.md, "Learned evaluators");
+    an iteration is then a leaf valued or a decided node reached.
     """
 
     def __init__(
@@ -117,6 +88,8 @@ class MCTSPlayer:
         reuse_tree: bool = True,
         continuation_share: float = 0.5,
         name: str | None = None,
+        evaluator: Evaluator | None = None,
+        evaluator_batch: int = 16,
     ) -> None:
         if time_limit is not None and time_limit <= 0:
             raise ValueError(f"time_limit must be positive, got {time_limit}")
@@ -124,7 +97,18 @@ class MCTSPlayer:
             raise ValueError(f"iterations must be at least 1, got {iterations}")
         if not 0 < continuation_share <= 1:
             raise ValueError(f"continuation_share must be in (0, 1], got {continuation_share}")
+        if isinstance(evaluator_batch, bool) or not isinstance(evaluator_batch, int) \
+                or evaluator_batch < 1:
+            raise ValueError(f"evaluator_batch must be a positive integer, got {evaluator_batch!r}")
+        if evaluator is not None and use_heuristic:
+            raise ValueError("an evaluator values the leaves: use_heuristic must be left unset")
         self.game = resolve_game(game)
+        #: The learned evaluator, checked at each call (``None``: none).
+        self._evaluate = None if evaluator is None else CheckedEvaluator(evaluator)
+        self.evaluator_batch = evaluator_batch
+        if evaluator is not None:
+            use_heuristic = False  # the tree is the compiled one where the kernel has it
+            self._CHUNK = max(self._CHUNK, evaluator_batch)
         self.time_limit = time_limit
         self.iterations = iterations if iterations is not None or time_limit else 1000
         self.exploration = exploration
@@ -205,6 +189,9 @@ class MCTSPlayer:
             if win is not None:
                 self.last_stats["reason"] = "win"
                 return win
+        if self._evaluate is not None:
+            self._evaluate.calls = self._evaluate.leaves = 0
+            self.last_stats["tree"] = "python" if self._tree is None else "compiled"
         if self._tree is not None:
             return self._choose_compiled(self._tree, work, started)
         root = self._take_root(work)
@@ -212,8 +199,15 @@ class MCTSPlayer:
         done = self._search(work, root, iterations, deadline)
         self.last_stats["iterations"] = done
         choice = self._final_choice(work, root)
-        self.last_stats["seconds"] = time.perf_counter() - started
+        self._count_evaluations(started)
         return choice
+
+    def _count_evaluations(self, started: float) -> None:
+        """``last_stats``' seconds, and the evaluator's calls and leaves of this call."""
+        self.last_stats["seconds"] = time.perf_counter() - started
+        if self._evaluate is not None:
+            self.last_stats["evaluator_calls"] = self._evaluate.calls
+            self.last_stats["evaluated"] = self._evaluate.leaves
 
     def _budget(self, work: GameState, started: float) -> tuple[int | None, float | None]:
         """``(iterations, deadline)`` of this call, once the root is taken.
@@ -248,136 +242,35 @@ class MCTSPlayer:
         if self._tree is not None:
             return self._ponder_compiled(self._tree, work, stop, max_iterations, deadline)
         root = self._take_root(work)
-        if root.order is None:
+        evaluated = self._evaluate is not None
+        if root.order is None and not evaluated:
             self._visit_new(root, work)
             self._expand(root, work, at_root=True)
         done = 0
+        check = 0  # ``stop`` and the deadline are checked every 16 iterations
         while root.result is None and done < max_iterations:
-            if done % 16 == 0 and (
-                stop() or (deadline is not None and time.perf_counter() >= deadline)
-            ):
-                break
+            if done >= check:
+                check = done + 16
+                if stop() or (deadline is not None and time.perf_counter() >= deadline):
+                    break
+            if evaluated:
+                ran = python_round(self, work, root, min(self._CHUNK, max_iterations - done))
+                if ran == 0:
+                    break
+                done += ran
+                continue
             self._iterate(work, root)
             done += 1
         self.last_stats["iterations"] = done
         return done
 
-    # ------------------------------------------------------- compiled tree
-    #: Most iterations per compiled call between checks of the clock and of an early
-    #: stop (fewer when a deadline is near: see :meth:`_chunk`).
-    _CHUNK = 32
-    #: Seconds of compiled pondering between two questions to the ``stop`` callback.
-    _PONDER_SLICE = 0.005
-
-    def _compiled_args(self) -> tuple[float, float, float, bool]:
-        return (self.exploration, self.widen_base, self.widen_factor, self.tactics)
-
-    def _chunk(self, most: int, done: int, deadline: float | None, now: float,
-               begun: float) -> int:
-        """Iterations for the next compiled call: at most ``most``, and under a deadline
-        no more than the time left allows at the pace of the iterations done so far (a
-        first call runs one). An iteration's cost differs by game a hundredfold (a
-        Dendria leaf plays a whole side-7 game, about 1.5 ms), so a fixed chunk would
-        overrun short deadlines by many iterations."""
-        chunk = min(self._CHUNK, most)
-        if deadline is None:
-            return chunk
-        if done == 0:
-            return 1
-        per_iteration = max(now - begun, 1e-9) / done
-        return max(1, min(chunk, int((deadline - now) / per_iteration)))
-
-    def _choose_compiled(self, tree: CompiledSearchTree, work: GameState,
-                         started: float) -> Any:
-        """:meth:`choose` with the iterations in the game's compiled tree."""
-        if not self.reuse_tree:
-            tree.reset()
-        self.last_stats["reused"] = tree.set_root(work)
-        iterations, deadline = self._budget(work, started)
-        done = self._run_compiled(tree, iterations, deadline)
-        self.last_stats["iterations"] = done
-        choice = self._final_choice(work, self._root_from_tree(tree, work))
-        self.last_stats["seconds"] = time.perf_counter() - started
-        return choice
-
-    def _run_compiled(self, tree: CompiledSearchTree, iterations: int | None,
-                      deadline: float | None) -> int:
-        """Iterations in the compiled tree from its root (set), in calls sized by
-        :meth:`_chunk`, until ``iterations``, the ``deadline``, an early stop
-        (:meth:`_decided`) or a proven root; returns how many were done."""
-        done = 0
-        clock = time.perf_counter
-        begun = clock()
-        args = self._compiled_args()
-        while tree.solved() is None:
-            most = self._CHUNK if iterations is None else iterations - done
-            if most <= 0:
-                break
-            now = clock()
-            # at least one iteration: it visits the root (its seat) and lists its actions
-            if done and deadline is not None and now >= deadline:
-                break
-            if done and self._decided(tree.visits_of_children().tolist(), iterations, done,
-                                      deadline, now - begun):
-                self.last_stats["stopped_early"] = True
-                break
-            chunk = self._chunk(most, done, deadline, now, begun)
-            ran = tree.run(chunk, self._rng.getrandbits(31), *args)
-            done += ran
-            if ran == 0:
-                break
-        return done
-
-    def _ponder_compiled(self, tree: CompiledSearchTree, work: GameState,
-                         stop: Callable[[], bool], max_iterations: int,
-                         deadline: float | None) -> int:
-        self.last_stats["reused"] = tree.set_root(work)
-        args = self._compiled_args()
-        done = 0
-        clock = time.perf_counter
-        begun = clock()
-        while tree.solved() is None and done < max_iterations:
-            now = clock()
-            if stop() or (deadline is not None and now >= deadline):
-                break
-            # calls of about _PONDER_SLICE seconds: ``stop`` is asked between them
-            until = now + self._PONDER_SLICE
-            chunk = self._chunk(max_iterations - done, done,
-                                until if deadline is None else min(deadline, until), now, begun)
-            ran = tree.run(chunk, self._rng.getrandbits(31), *args)
-            done += ran
-            if ran == 0:
-                break
-        self.last_stats["iterations"] = done
-        return done
-
-    @staticmethod
-    def _root_from_tree(tree: CompiledSearchTree, position: GameState) -> Node:
-        """The compiled tree's root and its children as :class:`Node` objects (with
-        their own tried children, by visits, for the safety check's preferences). A
-        root proven before it was ever expanded lists the legal actions as untried."""
-        seat = tree.root_seat()
-        root = Node(None, 1 - seat)
-        root.seat = seat
-        root.result = tree.solved()
-        for info in tree.children():
-            child = Node(info["action"], info["mover"])
-            child.visits = info["visits"]
-            child.value = info["value"]
-            child.result = info["result"]
-            for grand in tree.children(info["node"]):
-                g = Node(grand["action"], grand["mover"])
-                g.visits = grand["visits"]
-                child.children.append(g)
-                child.index[g.action] = g
-            root.children.append(child)
-            root.index[child.action] = child
-        root.order = [c.action for c in root.children] + tree.untried()
-        if not root.order:
-            root.order = list(position.legal_actions())
-        root.next_child = len(root.children)
-        root.visits = sum(c.visits for c in root.children)
-        return root
+    def _drop_tree(self) -> None:
+        """Forget the kept tree (not the random sequence): after a failed evaluator
+        call, whose leaves were left pending."""
+        self._root = None
+        self._root_history = ()
+        if self._tree is not None:
+            self._tree.reset()
 
     def _final_choice(self, work: GameState, root: Node) -> Any:
         """Most visited child that the tactical layer accepts."""
@@ -447,18 +340,24 @@ class MCTSPlayer:
     def _search(
         self, pos: GameState, root: Node, iterations: int | None, deadline: float | None
     ) -> int:
-        if root.order is None:
+        evaluated = self._evaluate is not None
+        done = 0
+        if evaluated:
+            if root.order is None:  # the root is the first leaf the evaluator values
+                done = python_round(self, pos, root, 1)
+        elif root.order is None:
             self._visit_new(root, pos)
             self._expand(root, pos, at_root=True)
         elif root.result is None:
             self._reorder_root(root, pos)
-        done = 0
         clock = time.perf_counter
         begun = clock()
+        check = done  # the clock and an early stop are checked every 16 iterations
         while root.result is None:
             if iterations is not None and done >= iterations:
                 break
-            if done % 16 == 0:
+            if done >= check:
+                check = done + 16
                 now = clock()
                 if deadline is not None and now >= deadline:
                     break
@@ -466,30 +365,16 @@ class MCTSPlayer:
                                           deadline, now - begun):
                     self.last_stats["stopped_early"] = True
                     break
+            if evaluated:
+                most = self._CHUNK if iterations is None else iterations - done
+                ran = python_round(self, pos, root, most)
+                if ran == 0:
+                    break
+                done += ran
+                continue
             self._iterate(pos, root)
             done += 1
         return done
-
-    @staticmethod
-    def _decided(
-        visits: Iterable[int], iterations: int | None, done: int, deadline: float | None,
-        spent: float,
-    ) -> bool:
-        """True when no other root child can overtake the most visited one (``visits``:
-        the root children's visit counts) in the budget left: the final choice (by
-        visits) is already fixed, so stop early."""
-        if iterations is not None:
-            left = iterations - done
-        else:
-            assert deadline is not None
-            left = int(done / max(spent, 1e-9) * max(0.0, deadline - time.perf_counter()))
-        first = second = 0
-        for v in visits:
-            if v > first:
-                first, second = v, first
-            elif v > second:
-                second = v
-        return first - second > left
 
     def _iterate(self, pos: GameState, root: Node) -> None:
         node = root
@@ -645,3 +530,6 @@ class MCTSPlayer:
         for node in path:
             node.visits += 1
             node.value += up if node.mover == 0 else down
+
+
+__all__ = ["MCTSPlayer", "Node"]

@@ -35,8 +35,8 @@ START_CHECKERS = 7
 
 class Termination(StrEnum):
     """How a Benediction game ends (``Outcome.termination``); the value is the words
-    shown to people and written in records. The last two are decided outside the
-    engine (by the players or the clock), with the values of
+    shown to people and written in records. The last three are decided outside the
+    engine (by the players, the clock or the server), with the values of
     :class:`hexgames.game.CommonTermination`."""
 
     KING_CAPTURED = "king captured"
@@ -45,6 +45,7 @@ class Termination(StrEnum):
     TURN_LIMIT = "turn limit"
     RESIGNATION = "resignation"
     TIMEOUT = "timeout"
+    OPPONENT_LEFT = "opponent left"
 
 
 _UNSET: Any = object()

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from hexgames.benediction.position import Position, Termination
+from hexgames.benediction.puzzle_themes import PUZZLE_THEMES
 from hexgames.benediction.rules import OPTIONS, Rules
 from hexgames.benediction.usage import RULE_USAGE
 from hexgames.game import (
@@ -115,6 +116,8 @@ GAME = Game(
     symmetries=SYMMETRIES,
     view_spec=VIEW_SPEC,
     rule_usage=RULE_USAGE,
+    # Puzzle themes: the vocabulary and how a puzzle is tagged (hexgames.puzzles).
+    puzzle_themes=PUZZLE_THEMES,
     editor=lazy("hexgames.benediction.editor:editor"),
     # One line for the web app's game cards.
     legend=LEGEND,

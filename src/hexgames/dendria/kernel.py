@@ -100,18 +100,26 @@ class Kernel:
         return total
 
     def tree_search(self) -> Any:
-        """A fresh compiled MCTS tree (:class:`._search.TreeSearch`): the search of
+        """A fresh compiled MCTS tree (:class:`._evalsearch.TreeSearch`, a
+        :class:`._search.TreeSearch` that also takes a learned evaluator): the search of
         :class:`~hexgames.ai.mcts.MCTSPlayer` with random games at the leaves, run in
         compiled code (a short random game each, then the expected result of the rest,
         estimated by :mod:`.leaf_value`)."""
+        # imported when asked for: it imports the vector batch and the encoding
+        from hexgames.dendria import _evalsearch
 
-        return _search.TreeSearch()
+        return _evalsearch.TreeSearch()
 
     def warm_up(self, announce: Any = None) -> float:
         return warm_up(announce)
 
     def is_cached(self) -> bool:
         return is_warm()
+
+    def cached_parts(self) -> tuple[int, int]:
+        entries = [(module.__name__, name) for module, names in _ENTRY_POINTS.items()
+                   for name in names]
+        return sum(is_cached(module, (name,)) for module, name in entries), len(entries)
 
 
 _KERNEL = Kernel()

@@ -65,10 +65,13 @@ def _unescape(value: str) -> str:
 
 def _outside_outcome(result: str, termination: str | None) -> str | None:
     """Why ``Result``/``Termination`` cannot describe a game the rules have not ended
-    (``None`` when they can: no result, or a resignation or timeout with a winner)."""
+    (``None`` when they can: no result, an ending decided outside the rules with a winner,
+    or a draw called because the opponent left)."""
     if result == "*" and termination is None:
         return None
     if result in ("1-0", "0-1") and termination in _OUTSIDE:
+        return None
+    if result == "1/2-1/2" and termination == CommonTermination.OPPONENT_LEFT.value:
         return None
     return (
         f"Result {result!r} with Termination {termination!r} does not fit a game the rules "
@@ -220,7 +223,7 @@ def _check_outcome_tags(position: Position, tags: Mapping[str, str]) -> None:
     said = None if termination is None else termination.strip().lower()
     outcome = position.outcome()
     if outcome is None:
-        if claimed not in ("*", "1-0", "0-1"):
+        if claimed not in ("*", "1-0", "0-1", "1/2-1/2"):
             raise ValueError(
                 f"the Result tag says {claimed!r} but replaying the turns gives '*' "
                 "(the game is not over)"

@@ -38,15 +38,16 @@ PIE_OFF, PIE_ARMED, PIE_PENDING = 0, 1, 2
 class Termination(StrEnum):
     """How a Dendria game ended (the value is the words shown to people).
 
-    The rules end a game in two ways (``BOTH_PASSED``, ``QUIET_LIMIT``); ``RESIGNATION``
-    and ``TIMEOUT`` are decided outside the engine (by the players, the clock or the
-    server) and repeat :class:`hexgames.game.CommonTermination`.
+    The rules end a game in two ways (``BOTH_PASSED``, ``QUIET_LIMIT``); ``RESIGNATION``,
+    ``TIMEOUT`` and ``OPPONENT_LEFT`` are decided outside the engine (by the players, the
+    clock or the server) and repeat :class:`hexgames.game.CommonTermination`.
     """
 
     BOTH_PASSED = "both passed"
     QUIET_LIMIT = "quiet limit"
     RESIGNATION = "resignation"
     TIMEOUT = "timeout"
+    OPPONENT_LEFT = "opponent left"
 
 
 #: The options as the game-agnostic tools (CLI, web form, OpenSpiel) see them.

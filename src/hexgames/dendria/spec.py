@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from hexgames.dendria.position import Position, Termination
+from hexgames.dendria.puzzle_themes import PUZZLE_THEMES
 from hexgames.dendria.rules import OPTIONS, Rules, make_rules
 from hexgames.dendria.usage import RULE_USAGE
 from hexgames.game import (
@@ -117,6 +118,8 @@ GAME = Game(
     symmetries=HEXAGON_SYMMETRIES,
     view_spec=VIEW_SPEC,
     rule_usage=RULE_USAGE,
+    # Puzzle themes: the vocabulary and how a puzzle is tagged (hexgames.puzzles).
+    puzzle_themes=PUZZLE_THEMES,
     editor=lazy("hexgames.dendria.editor:editor"),
     # One line for the web app's game cards.
     legend=LEGEND,

@@ -82,8 +82,14 @@ _CANCEL: Any = None
 
 
 def _init_worker(cancel: Any) -> None:
+    """A worker's start: the event that stops a ponder; Ctrl+C ignored (a terminal sends
+    it to the whole process group: the server stops its workers itself, and a worker
+    interrupted on its own would only print a traceback)."""
+    import signal
+
     global _CANCEL
     _CANCEL = cancel
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _session(game_id: str, game_name: str, options: dict[str, Any], actions: list[str],

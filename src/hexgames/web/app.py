@@ -38,9 +38,18 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from hexgames.ai import LEVELS
 from hexgames.errors import IllegalAction
 from hexgames.game import game_names, get_game
+from hexgames.web.absence import AbsenceLimits
 from hexgames.web.accounts import CrossSiteGuard, RatedPlay, takes_rated_seat
 from hexgames.web.ai_worker import AiWorkers
+from hexgames.web.alert_routes import add_alert_routes, close_alerts
 from hexgames.web.analysis_board import add_analysis_routes
+from hexgames.web.conditional_routes import add_conditional_routes
+from hexgames.web.engine_prep import (
+    EngineGate,
+    EnginePreparation,
+    engine_status,
+    engines_ready,
+)
 from hexgames.web.hub import Hub
 from hexgames.web.identity import (
     NEW_IDENTITIES_PER_ADDRESS,
@@ -59,9 +68,13 @@ from hexgames.web.limits import (
     client_address,
     limits_of,
 )
+from hexgames.web.mailer import MailSettings
 from hexgames.web.matches import Match, render
 from hexgames.web.options import describe_options
+from hexgames.web.pairing_routes import add_pairing_routes
 from hexgames.web.players import add_player_routes
+from hexgames.web.profiles import add_profile_routes
+from hexgames.web.record_export import record_tags
 from hexgames.web.rules_pages import not_found_page, rules_page
 from hexgames.web.service import (
     MAX_RECORD,
@@ -69,6 +82,7 @@ from hexgames.web.service import (
     GameNotFound,
     GameService,
     LobbyFull,
+    PoolFull,
     SeekTaken,
     WriteUnconfirmed,
     public_seek,
@@ -190,23 +204,42 @@ def create_app(
     data_dir: str | Path = "data",
     database_url: str | None = None,
     ai_processes: int | None = None,
+    mail: MailSettings | None = None,
+    engines: EnginePreparation | None = None,
+    absence: AbsenceLimits | None = None,
 ) -> FastAPI:
-    """A complete web app storing games in ``data_dir`` (SQLite) or ``database_url``.
+    """A complete web app storing games in ``data_dir`` (SQLite) or ``database_url``;
+    ``mail``: where turn emails are sent from (none: the site sends no email).
 
     The environment is not consulted here (``hexgames serve`` reads ``DATABASE_URL``), so
     an app built in a test or a script stores exactly where it is told to.
+
+    ``engines``: the rules engines being prepared (``hexgames serve`` on a cold cache):
+    it starts with the app, and what needs an engine waits for it (503, ``EngineGate``).
+    Without it an engine compiles or loads on first use (tests, scripts).
+
+    ``absence``: how long an online opponent must be gone before a claim (default: the
+    documented limits, or the ``HEXGAMES_ABSENCE_*`` environment variables that shorten
+    them: :meth:`~hexgames.web.absence.AbsenceLimits.from_environ`).
     """
     storage = open_storage(data_dir=data_dir, database_url=database_url or None)
-    service = GameService(storage, AiWorkers(ai_processes), Hub())
+    service = GameService(storage, AiWorkers(ai_processes), Hub(),
+                          absence=absence or AbsenceLimits.from_environ())
     seek_posts = RateLimiter(SEEKS_PER_ADDRESS, SEEK_WINDOW)
     game_posts = RateLimiter(GAMES_PER_ADDRESS, GAME_WINDOW)
     rated_play = RatedPlay()  # guests play no rated games; rated games per hour
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        await service.start()  # PostgreSQL: hear the other server processes' changes
+        if engines is not None:
+            engines.start()  # in the background; the site answers meanwhile
+        # PostgreSQL: hear the other server processes' changes
+        await service.start(engines.wait_ready if engines is not None else None)
         yield
+        await close_alerts(app)  # turn alerts' sockets and mail thread
         await service.close()
+        if engines is not None:
+            await asyncio.to_thread(engines.stop)  # no compiling process left behind
 
     # No /api/docs: Swagger UI would load from a CDN, and the site loads nothing from
     # the internet. The schema stays at /api/openapi.json (and /openapi.json).
@@ -214,11 +247,14 @@ def create_app(
                   openapi_url="/api/openapi.json")
     app.state.service = service
     app.state.rated_play = rated_play
+    app.state.engines = engines
     app.state.game_posts = game_posts
     app.state.new_identities = RateLimiter(NEW_IDENTITIES_PER_ADDRESS, NEW_IDENTITY_WINDOW)
     app.add_middleware(IdentityCookie)
     app.add_middleware(CrossSiteGuard)  # other sites' pages change nothing (403)
     app.add_middleware(BodyLimit, limit=MAX_BODY)
+    if engines is not None:  # what needs an engine waits until it is ready (503)
+        app.add_middleware(EngineGate, engines=engines)
     app.add_middleware(SecurityHeaders)
     # Outermost: sockets and requests in flight per client address (docs/web.md, "Limits").
     app.add_middleware(PerClient, limits=limits_of(app))
@@ -255,6 +291,10 @@ def create_app(
         refused = error(exc.status_code, str(exc.detail))
         refused.headers.update(exc.headers or {})  # e.g. a 429's Retry-After
         return refused
+
+    @app.exception_handler(PoolFull)
+    async def pool_full(request: Request, exc: PoolFull) -> JSONResponse:
+        return error(503, str(exc))
 
     @app.exception_handler(LobbyFull)
     async def lobby_full(request: Request, exc: LobbyFull) -> JSONResponse:
@@ -297,7 +337,8 @@ def create_app(
                     "colors": list(game.colors),
                     "options": describe_options(game),
                     "blurb": game.tagline,
-                    "preview_svg": preview(game.name),
+                    # drawn by the engine: empty until it is ready
+                    "preview_svg": preview(game.name) if engines_ready(app) else "",
                 }
                 for game in map(get_game, game_names())
             ],
@@ -306,6 +347,11 @@ def create_app(
                 for level, spec in sorted(LEVELS.items())
             ],
         }
+
+    @app.get("/api/engine-status")
+    async def engine_state() -> dict[str, Any]:
+        """Whether the rules engines are ready; while they are prepared, the progress."""
+        return engine_status(app)
 
     @app.post("/api/games", status_code=201)
     async def new_game(body: NewGame, player: KnownPlayer, request: Request) -> dict[str, Any]:
@@ -494,10 +540,15 @@ def create_app(
     add_socket_route(app, service)
     # Analysis board, hints and the board editor (their API and pages).
     add_analysis_routes(app, service)
+    add_conditional_routes(app, service)  # correspondence lines that play themselves
     add_lobby_route(app, service)
+    add_pairing_routes(app, service)  # quick-pairing pools, absence claims
 
     # ----------------------------------------------- players and ratings
     add_player_routes(app, service)
+    add_profile_routes(app, service)  # rating history, statistics, game search, export
+    # Turn alerts: /ws/alerts, /api/me/alerts and the email links (alert_routes.py).
+    add_alert_routes(app, service, mail)
 
     # -------------------------------------------------------------- pages
     # A first visit creates the visitor's identity (and its cookie).
@@ -527,6 +578,12 @@ def create_app(
     from hexgames.web.learn_pages import add_learn_routes  # (a hook kept to one place)
 
     add_learn_routes(app)  # /learn/<game> and /api/learn/...: lessons and puzzles
+    # /puzzles/<game> and /api/puzzles/...: rated puzzles, themes, streaks, daily puzzle
+    from hexgames.web.puzzle_pages import add_puzzle_routes
+    from hexgames.web.puzzle_streaks import add_streak_routes
+
+    add_puzzle_routes(app, service)
+    add_streak_routes(app, service)
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app
@@ -548,28 +605,6 @@ def preview(game_name: str) -> str:
     """The start position of a game's default variant, drawn once for the home page."""
     game = get_game(game_name)
     return str(game.render_svg(game.new()))
-
-
-def record_tags(match: Match) -> dict[str, str]:
-    players = match.players_view()
-    tags = {
-        "Site": "hexgames",
-        "Date": match.stored.created_at[:10],
-        "Mode": match.stored.mode,
-    }
-    for player in players:
-        tags[player["color"].capitalize()] = player["name"]
-    if match.is_over and not match.position.is_over and match.stored.winner:
-        # A resignation is not in the position, so the game's writer cannot know it:
-        # say it in tags of our own (the writers keep unknown tags; see import_record),
-        # and in the standard Result/Termination tags where the game's writer keeps them.
-        winner = match.stored.winner
-        tags["Winner"] = winner
-        tags["Ending"] = match.stored.reason or ""
-        tags["Result"] = "1-0" if match.position.seat_of(winner) == 0 else "0-1"
-        tags["Termination"] = ("timeout" if match.meta.get("termination") == "timeout"
-                               else "resignation")
-    return tags
 
 
 async def player_entry(request: Request) -> dict[str, Any]:

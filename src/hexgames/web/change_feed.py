@@ -45,6 +45,9 @@ class ChangeFeed:
         self._full_reload: set[str] = set()
         #: The refresh task of each game being brought up to date.
         self.refreshing: dict[str, asyncio.Task[None]] = {}
+        #: Called (on the event loop) with every change heard, held game or not (turn
+        #: alerts for games this process does not hold).
+        self.listeners: list[Callable[[Change | None], None]] = []
 
     async def start(self) -> None:
         """Listen to the other server processes' changes (a shared storage only)."""
@@ -69,6 +72,11 @@ class ChangeFeed:
     def _changed(self, change: Change | None) -> None:
         """Another process stored a change (``None``: maybe several were missed): bring
         the games this process holds up to date, one refresh task per game at a time."""
+        for listener in self.listeners:
+            try:
+                listener(change)
+            except Exception:
+                log.exception("a change listener failed")
         if change is None or change.kind == "lobby":
             self.games.hooks.lobby_changed()
             if change is not None:

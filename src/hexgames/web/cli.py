@@ -31,6 +31,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a reverse proxy (IP address or network, e.g. 127.0.0.1) whose "
                              "X-Forwarded-For names the client; repeat for several "
                              "(default: none: the connection's own address is the client)")
+    # Turn emails (docs/deploy.md, "Email"); the password only from the environment.
+    mail = parser.add_argument_group(
+        "email", "SMTP for turn emails (each also read from $HEXGAMES_SMTP_HOST, ..._PORT, "
+        "..._USER, ..._FROM, ..._TLS and $HEXGAMES_SITE_URL; the password only from "
+        "$HEXGAMES_SMTP_PASSWORD). Without --smtp-host the site sends no email.")
+    mail.add_argument("--smtp-host", default=os.environ.get("HEXGAMES_SMTP_HOST"),
+                      help="the mail server to send through")
+    mail.add_argument("--smtp-port", type=int, default=os.environ.get("HEXGAMES_SMTP_PORT"),
+                      help="its port (default: 587 for starttls, 465 for ssl, 25 for none)")
+    mail.add_argument("--smtp-user", default=os.environ.get("HEXGAMES_SMTP_USER"),
+                      help="the login, if the server wants one")
+    mail.add_argument("--smtp-from", default=os.environ.get("HEXGAMES_SMTP_FROM"),
+                      help="the sender address (needed with --smtp-host)")
+    mail.add_argument("--smtp-tls", choices=("starttls", "ssl", "none"),
+                      default=os.environ.get("HEXGAMES_SMTP_TLS") or "starttls",
+                      help="starttls (default), ssl (TLS from the start) or none")
+    mail.add_argument("--site-url", default=os.environ.get("HEXGAMES_SITE_URL"),
+                      help="the site's public address, e.g. https://games.example.org: "
+                           "the start of the links in emails (needed with --smtp-host)")
     parser.add_argument("--reuse-port", action="store_true", help=argparse.SUPPRESS)
 
 
@@ -111,7 +130,9 @@ def warm_up_visibly(console: Any = None) -> None:
     """:func:`warm_up_engines` for a person waiting at a terminal. A cached start says
     nothing; a cold one (a minute or so on a small machine, once) says so, shows the
     seconds passing on a terminal (a spinner line that goes away), and then how long
-    it took, so that a first ``make play`` never looks hung."""
+    it took, so that a first start never looks hung. ``serve --workers N`` runs it
+    before starting its processes (one server process prepares its engines in the
+    background instead: :mod:`hexgames.web.engine_prep`)."""
     from rich.console import Console
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
@@ -161,12 +182,25 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as bad:
         print(f"error: --trusted-proxy: {bad}")
         return 2
-    # Before the URL is printed: the first game must not wait for the compiler.
-    warm_up_visibly()
+    from hexgames.web.mailer import mail_settings
+
+    try:
+        mail = mail_settings(args)
+    except ValueError as bad:
+        print(f"error: {bad}")
+        return 2
     if args.workers > 1:
         from hexgames.web.supervisor import supervise
 
+        # Before the processes start, so that each of them loads the cache (a second).
+        warm_up_visibly()
         return supervise(args)
+    from hexgames.web.engine_prep import EnginePreparation
+
+    # Cached engines load before the URL is printed (a second or so, as always); engines
+    # to compile are prepared in the background once the site answers (engine_prep.py).
+    engines = EnginePreparation(announce=lambda text: print(text, flush=True))
+    engines.load_if_cached()
     # Bind the socket ourselves so that the printed URL is right even for --port 0.
     family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
@@ -182,7 +216,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         app = create_app(data_dir=args.data_dir, database_url=args.database_url or None,
-                         ai_processes=args.ai_processes)
+                         ai_processes=args.ai_processes, mail=mail, engines=engines)
     except Exception as error:  # e.g. PostgreSQL unreachable: a message, not a traceback
         sock.close()
         print(f"error: cannot open the game storage: {error}")
@@ -199,6 +233,8 @@ def run(args: argparse.Namespace) -> int:
         if lan:
             print(f"on your network: http://{lan}:{port}/  (open the site by this address "
                   "so that invitation links work for friends on other machines)", flush=True)
+    if mail is not None:
+        print(f"turn emails go through {mail.describe()}", flush=True)
     print("Press Ctrl+C to stop.", flush=True)
     from hexgames.web.limits import MAX_CONNECTIONS, guarded_http_protocol, raise_open_files
 
@@ -224,8 +260,39 @@ def run(args: argparse.Namespace) -> int:
     )
     server = uvicorn.Server(config)
     tune_garbage_collector()
-    server.run(sockets=[sock])
+    serve_until_stopped(server, sock)
     return 0
+
+
+class _Stopped(Exception):
+    """Ctrl+C or SIGTERM, raised again by uvicorn once it has shut down gracefully."""
+
+
+def _stopped(signum: int, frame: Any) -> None:
+    raise _Stopped(signum)
+
+
+def serve_until_stopped(server: Any, sock: Any) -> None:
+    """Run the uvicorn ``server`` on ``sock`` until Ctrl+C or SIGTERM, then return.
+
+    uvicorn shuts down gracefully (the app closes its AI workers, storage and compiling
+    processes) and then raises the signal again for its default behaviour: a
+    KeyboardInterrupt traceback for Ctrl+C, and for SIGTERM death by the signal, which
+    skips the interpreter's exit handlers: multiprocessing's among them, so its resource
+    tracker reported the AI workers' semaphores as "leaked semaphore objects" on every
+    such stop. Handlers of ours take the signal raised again instead, and the process
+    ends normally (status 0)."""
+    import signal
+
+    handled = (signal.SIGINT, signal.SIGTERM)
+    previous = {number: signal.signal(number, _stopped) for number in handled}
+    try:
+        server.run(sockets=[sock])
+    except _Stopped:
+        pass
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 def tune_garbage_collector() -> None:

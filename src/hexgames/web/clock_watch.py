@@ -146,6 +146,12 @@ class ClockWatch:
         self.games.hub.publish(match)
         return True
 
+    async def end_locked(self, match: Match, winner: str | None, reason: str) -> bool:
+        """Store the end of a game still being played, its meta set by the caller (under
+        the game's lock; an absence claim, :mod:`hexgames.web.absence`): False when
+        another process ended or changed the game first."""
+        return await self._end(match, winner, reason)
+
     async def _end(self, match: Match, winner: str | None, reason: str) -> bool:
         """Store the end of a game still being played, with its meta as set by the
         caller (conditional on the game's version); False when another process ended or

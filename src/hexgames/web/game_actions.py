@@ -4,7 +4,8 @@ Each runs under the game's lock on the live match (:class:`~hexgames.web.matches
 checks who may act and what is legal), is stored before anyone is told (a write that
 fails takes the action back in memory too), then published to the game's sockets, and
 starts the AI if it is now its turn. In an online game the mover's clock is charged
-(its flag may have fallen first: then the game ends on time instead).
+(its flag may have fallen first: then the game ends on time instead), and a conditional
+line the action completed plays its reply (:mod:`~hexgames.web.conditional_moves`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from hexgames.web.ai_queue import AiQueue
 from hexgames.web.change_feed import ChangeFeed
 from hexgames.web.clock_watch import ClockWatch
 from hexgames.web.clocks import clock_in, put_clock
+from hexgames.web.conditional_moves import ConditionalMoves
 from hexgames.web.live_games import LiveGames, iso_now
 from hexgames.web.matches import Match
 from hexgames.web.storage import StaleWrite
@@ -27,11 +29,13 @@ class GameActions:
     """Moves, undos and resignations in the games held here."""
 
     def __init__(self, games: LiveGames, feed: ChangeFeed, clocks: ClockWatch,
-                 ai: AiQueue) -> None:
+                 ai: AiQueue, conditional: ConditionalMoves | None = None) -> None:
         self.games = games
         self.feed = feed
         self.clocks = clocks
         self.ai = ai
+        #: Plays the stored replies of conditional lines the action completed.
+        self.conditional = conditional
 
     async def act(self, game_id: str, token: str | None, action: Any,
                   expected_ply: int | None = None, lag_ms: float = 0) -> Match:
@@ -59,6 +63,9 @@ class GameActions:
                         ply = match.play(token, action, expected_ply)
                         await games.save_or_take_back(match, first, ply.notation)
                         await self.clocks.after_action(match, mover, lag_ms)
+                        games.hooks.acted(match, mover)
+                        if self.conditional is not None:  # under the same lock
+                            await self.conditional.follow(match)
                 if flagged:
                     games.hooks.lobby_changed()  # one game fewer being played
                     raise IllegalAction("your time ran out: the game is over")

@@ -41,8 +41,9 @@ def resigned_from_tags(match: Match, tags: dict[str, str]) -> None:
 
     Accepted: this site's own ``Winner``/``Ending`` pair (a colour of the game and an
     ending that says "resigned"), or ``Result`` ``1-0``/``0-1`` with ``Termination``
-    ``resignation``/``timeout``. The reason shown is written here, never taken from the
-    tags: a record cannot make the site display words of its uploader's choosing.
+    ``resignation``/``timeout``/``opponent left`` (or ``1/2-1/2`` with ``opponent left``:
+    a draw called when a player left). The reason shown is written here, never taken from
+    the tags: a record cannot make the site display words of its uploader's choosing.
     """
     colors = tuple(match.game.colors)
     winner: str | None = None
@@ -53,9 +54,15 @@ def resigned_from_tags(match: Match, tags: dict[str, str]) -> None:
         winner = raw_winner
     result = str(tags.get("Result", "")).strip()
     termination = str(tags.get("Termination", "")).strip().lower()
-    if winner is None and result in ("1-0", "0-1") and termination in ("resignation", "timeout"):
+    hows = {"resignation": "resigned", "timeout": "ran out of time",
+            "opponent left": "left the game"}
+    if winner is None and result in ("1-0", "0-1") and termination in hows:
         winner = match.position.color_of_seat(0 if result == "1-0" else 1)
-        how = "resigned" if termination == "resignation" else "ran out of time"
+        how = hows[termination]
+    if winner is None and result == "1/2-1/2" and termination == "opponent left":
+        match.stored.status, match.stored.winner = "over", "draw"
+        match.stored.reason = "a player left the game"
+        return
     if winner is None:
         return
     loser = colors[1] if winner == colors[0] else colors[0]

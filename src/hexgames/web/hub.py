@@ -22,6 +22,7 @@ import contextlib
 import json
 import logging
 from collections import defaultdict, deque
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from hexgames.web.matches import Match
@@ -186,6 +187,9 @@ class Hub:
         self.max_total = max_total
         self._total = 0
         self._evictions: set[asyncio.Task[None]] = set()
+        #: Called with every game published, watched or not (turn alerts: they must
+        #: not wait either).
+        self.listeners: list[Callable[[Match], None]] = []
 
     def refusal(self, game_id: str) -> str | None:
         """Why a new viewer's socket for this game cannot be accepted now (None: it can)."""
@@ -264,6 +268,8 @@ class Hub:
         Views are built once per distinct token (players and spectators differ). Nothing
         here waits for a client.
         """
+        for listener in self.listeners:
+            listener(match)
         connections = list(self._connections.get(match.id, {}).items())
         if not connections:
             return

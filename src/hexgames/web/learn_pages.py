@@ -152,19 +152,21 @@ def add_learn_routes(app: FastAPI) -> None:
         explanation), ``illegal`` (with the engine's reason) or ``continue``."""
         game = _game(game_name)
         lesson = find_lesson(game, lesson_id)
+        return await asyncio.to_thread(judge, game, lesson, body)
 
-        def judge() -> dict[str, Any]:
-            actions = list(body.actions)
+
+def judge(game: Game, lesson: Lesson, body: TryIn) -> dict[str, Any]:
+    """The verdict on a try as the API answers it (blocking: the engine replays it).
+    Also the puzzle page's judge (:mod:`hexgames.web.puzzle_pages`)."""
+    actions = list(body.actions)
+    verdict = attempt(game, lesson, actions)
+    if body.clicks is not None and verdict.status == "continue":
+        reading = game.action_for_clicks
+        text = (reading(verdict.position, body.clicks.tool, body.clicks.points)
+                if reading is not None else None)
+        if text is None:  # the clicks mean no action: nothing for the engine
+            verdict.status, verdict.parsed = "illegal", False
+        else:
+            actions.append(text)
             verdict = attempt(game, lesson, actions)
-            if body.clicks is not None and verdict.status == "continue":
-                reading = game.action_for_clicks
-                text = (reading(verdict.position, body.clicks.tool, body.clicks.points)
-                        if reading is not None else None)
-                if text is None:  # the clicks mean no action: nothing for the engine
-                    verdict.status, verdict.parsed = "illegal", False
-                else:
-                    actions.append(text)
-                    verdict = attempt(game, lesson, actions)
-            return verdict_view(game, lesson, verdict, actions)
-
-        return await asyncio.to_thread(judge)
+    return verdict_view(game, lesson, verdict, actions)

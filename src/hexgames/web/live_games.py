@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from hexgames.web.game_results import results_of_match
 from hexgames.web.hub import Hub
 from hexgames.web.matches import Match
 from hexgames.web.rated_results import record_rated_result
@@ -72,6 +73,10 @@ def _nothing() -> None:
     """A hook nobody set: nothing to do."""
 
 
+def _no_seat(match: Match, seat: int) -> None:
+    """A hook nobody set: nothing to do."""
+
+
 def _idle(game_id: str) -> bool:
     """A hook nobody set: no collaborator is busy with the game."""
     return False
@@ -93,6 +98,8 @@ class Hooks:
     lobby_changed: Callable[[], None] = field(default=_nothing)
     #: Whether a collaborator is busy with a game (then it is not dropped from memory).
     busy: Callable[[str], bool] = field(default=_idle)
+    #: A seat of the game acted (stored): it is present (the absence watch).
+    acted: Callable[[Match, int], None] = field(default=_no_seat)
 
 
 class LiveGames:
@@ -233,7 +240,11 @@ class LiveGames:
         stored: apply a rated game's result to the ratings (once; see
         :func:`hexgames.web.rated_results.record_rated_result`) and keep the changes for
         the game's state. Call it with the game's lock held. A storage failure is logged
-        and the result is applied the next time the game is loaded or ends."""
+        and the result is applied the next time the game is loaded or ends.
+
+        First it files how the game went for each identity in it (profiles: see
+        :mod:`hexgames.web.game_results`; one that fails is filed when a profile is read)."""
+        await self.file_results(match)
         if not match.stored.rated or match.rating_changes is not None:
             return
         try:
@@ -249,6 +260,17 @@ class LiveGames:
             self.bumped(match, await self.calls.call(
                 self.storage.finish_game, match.id, stored.winner, stored.reason,
                 stored.updated_at))
+
+    async def file_results(self, match: Match) -> None:
+        """File the finished game's results for its players' profiles (no replay: the
+        match is in memory)."""
+        rows = results_of_match(match)
+        if not rows:
+            return
+        try:
+            await self.calls.call(self.storage.file_results, match.id, rows)
+        except (StorageUnavailable, StaleWrite, WriteUnconfirmed):
+            log.warning("could not file the results of game %s now", match.id)
 
     # ---------------------------------------------------------------- dropping
     async def evict_loop(self) -> None:

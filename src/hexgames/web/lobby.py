@@ -22,6 +22,7 @@ import hmac
 import json
 import logging
 import secrets
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -76,6 +77,9 @@ class Lobby:
         self._players: dict[Any, str] = {}
         self.departed: dict[str, float] = {}
         self._timers: set[asyncio.Task[Any]] = set()
+        #: Called with a player's id when their last lobby socket here closes (the
+        #: quick-pairing pools take them out: :meth:`~hexgames.web.pools.Pools.player_left`).
+        self.player_gone: Callable[[str], None] = lambda player_id: None
 
     def now(self) -> float:
         return self.games.now()
@@ -264,6 +268,7 @@ class Lobby:
             # The poster's last lobby socket here closed: real-time challenges are
             # withdrawn unless they are back within the grace period.
             self.departed[player_id] = self.now()
+            self.player_gone(player_id)
             with contextlib.suppress(RuntimeError):  # no running loop: tests call it
                 loop = asyncio.get_running_loop()
                 loop.call_later(LOBBY_LEAVE_GRACE + 0.5, self._withdraw_later)
@@ -297,6 +302,13 @@ class Lobby:
         if withdrawn:
             self.changed()
         return withdrawn
+
+    def send_to_player(self, player_id: str, event: dict[str, Any]) -> None:
+        """Send ``event`` to the lobby sockets of one identity in this process."""
+        for socket, holder in list(self._players.items()):
+            connection = self._sockets.get(socket)
+            if holder == player_id and connection is not None:
+                connection.send(event, state=False)
 
     def changed(self, event: dict[str, Any] | None = None) -> None:
         """Send every lobby socket ``event`` (if any) and the new lobby (off the caller)."""

@@ -202,6 +202,11 @@ class Match:
         self.rating_changes: list[dict[str, Any]] | None = None
         #: The wall clock (ms) for clocks in views (the service injects its own).
         self.now: Any = wall_ms
+        #: Absent players (set by :mod:`hexgames.web.absence`): seat -> when it was last
+        #: seen (ms), and how long after that the opponent may claim (``None``: never
+        #: by absence; a correspondence game ends at its deadline).
+        self.gone: dict[int, float] = {}
+        self.claim_after_ms: float | None = None
 
     # ------------------------------------------------------- clocks and offers
     @property
@@ -652,7 +657,21 @@ class Match:
             "can_rematch": online and bool(seats) and self.is_over
             and not meta.get("rematch")
             and not any(player.get("invite") for player in self.stored.players),
+            "absent": self.absent_view(),
         }
+
+    def absent_view(self) -> list[dict[str, Any]]:
+        """The players gone from an online game under way (once each side has moved):
+        ``{seat, gone_ms, claim_in_ms}``, ``claim_in_ms`` the time until the opponent may
+        claim (0: now; ``None``: not by absence). See :mod:`hexgames.web.absence`."""
+        if self.stored.mode != "online" or self.is_over or self.can_abort():
+            return []
+        moment = self.now()
+        after = self.claim_after_ms
+        return [{"seat": seat, "gone_ms": max(0, round(moment - since)),
+                 "claim_in_ms": None if after is None
+                 else max(0, round(since + after - moment))}
+                for seat, since in sorted(self.gone.items())]
 
 
 #: Placeholder for the move list in :meth:`Match.view_json` (unguessable, per process).

@@ -105,6 +105,8 @@ def game_line(stored: StoredGame, player_id: str, names: dict[str, str]) -> dict
         "your_seats": mine,
         # The page's player is to move in this game (their page lists these first).
         "your_turn": isinstance(turn, int) and turn in mine,
+        # The seat to move while the game is played (the page names who is to move).
+        "turn": turn if isinstance(turn, int) else None,
         "created_at": stored.created_at,
         "updated_at": stored.updated_at,
     }

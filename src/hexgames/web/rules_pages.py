@@ -6,8 +6,8 @@ which is the fallback for a game without a guide). Any fenced block that the gam
 read as a position (its board-text format) is drawn with ``render_svg`` instead of being
 shown as text, so the diagrams can never disagree with the engine. A block may add
 directive lines after the position: ``play: ACTIONS`` (played, and shown as the last
-move), ``highlight: POINTS``, ``overlay: NAMES`` and ``caption: TEXT``. The page starts
-with the game's start position.
+move), ``highlight: POINTS``, ``overlay: NAMES`` and ``caption: TEXT``. The page's title is
+followed by the game's start position.
 """
 
 from __future__ import annotations
@@ -40,7 +40,6 @@ PAGE = """<!doctype html>
 </header>
 <main class="rules">
 <article>
-<figure class="diagram start">{start}<figcaption>The start position.</figcaption></figure>
 {body}
 <h2 id="a-game-in-progress">A game in progress</h2>
 <figure class="diagram">{sample}<figcaption>{sample_caption}</figcaption></figure>
@@ -163,12 +162,22 @@ def _rules_page(name: str) -> str:
             f"<h1>{html.escape(game.title)}</h1><p>The rules document "
             f"<code>docs/{game.name}.md</code> is not installed with this copy of hexgames.</p>"
         )
-    start = game.render_svg(game.new())
+    body = with_start_diagram(body, game.render_svg(game.new()))
     sample, caption = sample_game(game)
     nav = rules_nav(name)
-    return PAGE.format(title=html.escape(game.title), start=start, body=body, nav=nav,
+    return PAGE.format(title=html.escape(game.title), body=body, nav=nav,
                        sample=sample, sample_caption=html.escape(caption),
                        legend=legend_html(game))
+
+
+def with_start_diagram(body: str, start: str) -> str:
+    """The body with the start position right after its title: on a phone, where the
+    figure is not floated beside the text, the page opens with its title, not a board."""
+    figure = (f'<figure class="diagram start">{start}'
+              "<figcaption>The start position.</figcaption></figure>")
+    end = body.find("</h1>")
+    at = end + len("</h1>") if end >= 0 else 0
+    return f"{body[:at]}\n{figure}\n{body[at:]}"
 
 
 def sample_game(game: Game, actions: int = 120, seed: int = 2024) -> tuple[str, str]:

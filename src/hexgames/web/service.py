@@ -12,8 +12,11 @@ higher one goes through :class:`~hexgames.web.live_games.Hooks`, set here):
 :mod:`.clock_watch`        clocks, flag falls, first-turn aborts, the clocks' heartbeat
 :mod:`.game_setup`         new games, uploaded records, invitations claimed
 :mod:`.game_actions`       moves, undos, resignations
+:mod:`.conditional_moves`  correspondence lines that play themselves
 :mod:`.offers`             takeback, abort, rematch
 :mod:`.lobby`              open challenges and the lobby sockets
+:mod:`.pools`              quick pairing: pools by game and time control
+:mod:`.absence`            absent opponents: presence, and claims of the game
 :mod:`.housekeeping`       what expires on its own
 =========================  ==============================================================
 
@@ -28,14 +31,16 @@ import asyncio
 import builtins
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
+from hexgames.web.absence import Absence, AbsenceLimits
 from hexgames.web.ai_queue import AiQueue
 from hexgames.web.ai_worker import AiBusy, AiWorkers
 from hexgames.web.change_feed import ChangeFeed
 from hexgames.web.clock_watch import ClockWatch
 from hexgames.web.clocks import wall_ms
+from hexgames.web.conditional_moves import ConditionalMoves
 from hexgames.web.game_actions import GameActions
 from hexgames.web.game_setup import INVITE_OPEN, MAX_RECORD, GameSetup
 from hexgames.web.housekeeping import Housekeeping
@@ -44,6 +49,7 @@ from hexgames.web.live_games import GameNotFound, LiveGames
 from hexgames.web.lobby import Lobby, LobbyFull, playing_summary, public_seek
 from hexgames.web.matches import Match
 from hexgames.web.offers import Offers
+from hexgames.web.pools import PoolFull, Pools
 from hexgames.web.storage import Seek, SeekTaken, Storage, StoredGame
 from hexgames.web.storage_calls import StorageCalls, WriteUnconfirmed
 
@@ -54,6 +60,7 @@ __all__ = [
     "GameNotFound",
     "GameService",
     "LobbyFull",
+    "PoolFull",
     "SeekTaken",
     "WriteUnconfirmed",
     "playing_summary",
@@ -73,7 +80,8 @@ class GameService:
     """
 
     def __init__(self, storage: Storage, workers: AiWorkers, hub: Hub,
-                 now: Callable[[], float] = wall_ms) -> None:
+                 now: Callable[[], float] = wall_ms,
+                 absence: AbsenceLimits | None = None) -> None:
         self.workers = workers
         self.hub = hub
         self.calls = StorageCalls(storage)
@@ -82,11 +90,18 @@ class GameService:
         self.ai = AiQueue(self.games, self.feed, workers)
         self.clocks = ClockWatch(self.games, self.feed)
         self.setup = GameSetup(self.games, self.feed, self.clocks, self.ai)
-        self.actions = GameActions(self.games, self.feed, self.clocks, self.ai)
+        self.conditional = ConditionalMoves(self.games, self.feed, self.clocks)
+        self.actions = GameActions(self.games, self.feed, self.clocks, self.ai,
+                                   self.conditional)
         self.offers = Offers(self.games, self.feed, self.clocks)
         self.lobby = Lobby(self.games, self.clocks)
         self.housekeeper = Housekeeping(self.games, self.clocks, self.lobby)
+        self.pools = Pools(self.games, self.clocks, self.lobby.send_to_player,
+                           self.lobby.changed)
+        self.lobby.player_gone = self.pools.player_left
+        self.absence = Absence(self.games, self.clocks, absence)
         hooks = self.games.hooks
+        hooks.acted = self.absence.acted
         hooks.schedule_ai = self.ai.schedule
         hooks.watch_clock = self.clocks.watch
         hooks.lobby_changed = self.lobby.changed
@@ -97,6 +112,10 @@ class GameService:
         #: Run the housekeeping task (expiries, the clocks' heartbeat); tests with an
         #: injected time turn it off and call :meth:`housekeep` themselves.
         self.housekeeping = True
+        #: Run the pools' matching waves and the presence beat (tests with an injected
+        #: time turn them off and call :meth:`match_pools` and ``absence.beat``).
+        self.pooling = True
+        self.presence = True
         self._tasks: dict[str, asyncio.Task[None]] = {}
 
     # ------------------------------------------------------- shared settings
@@ -134,24 +153,45 @@ class GameService:
         self.calls.storage_write_timeout = seconds
 
     # ------------------------------------------------------------ lifetime
-    async def start(self) -> None:
+    async def start(self, engine_ready: Callable[[], Awaitable[None]] | None = None) -> None:
         """Listen to the other server processes' changes (a shared storage only), credit
-        the clocks with the time no server kept them, and start the background tasks."""
+        the clocks with the time no server kept them, and start the background tasks.
+        ``engine_ready()`` (``hexgames serve`` preparing the engines in the background)
+        is awaited before the flag-fall watch and housekeeping start: they load games,
+        which must not call an engine before it is ready."""
         await self.feed.start()
         self.clocks.start()
         try:  # before the flag-fall watch first reads the deadlines
             await self.clocks.credit_outage()
         except Exception:
             log.exception("could not credit the clocks with the server's downtime")
+        if engine_ready is None:
+            self._start_loops()
+        else:
+            self._tasks["engine"] = asyncio.create_task(self._loops_when_ready(engine_ready))
+        self._tasks["evict"] = asyncio.create_task(self.games.evict_loop())
+        if self.pooling:
+            self._tasks["pools"] = asyncio.create_task(self.pools.loop())
+        if self.presence:
+            self._tasks["presence"] = asyncio.create_task(self.absence.loop())
+
+    def _start_loops(self) -> None:
         if self.housekeeping:
             self._tasks["housekeeping"] = asyncio.create_task(self.housekeeper.loop())
         if self.watch_clocks:
             self._tasks["clocks"] = asyncio.create_task(self.clocks.watch_loop())
-        self._tasks["evict"] = asyncio.create_task(self.games.evict_loop())
+
+    async def _loops_when_ready(self, engine_ready: Callable[[], Awaitable[None]]) -> None:
+        await engine_ready()
+        self._start_loops()
 
     async def close(self) -> None:
+        await self._stop("engine")
         await self._stop("housekeeping")
         self.lobby.cancel_timers()
+        self.pools.cancel_tasks()
+        await self._stop("pools")
+        await self._stop("presence")
         with contextlib.suppress(Exception):  # the clocks are kept until now
             await self.clocks.mark_clocks_kept()
         evict = self._tasks.pop("evict", None)
@@ -305,3 +345,21 @@ class GameService:
 
     async def withdraw_departed(self) -> builtins.list[str]:
         return await self.lobby.withdraw_departed()
+
+    # ---------------------------------------------------------------- pools
+    async def join_pool(self, pool_id: str, player: dict[str, Any], rated: bool,
+                        address: str | None = None) -> tuple[Any, str]:
+        return await self.pools.join(pool_id, player, rated, address)
+
+    async def leave_pool(self, player_id: str) -> bool:
+        return await self.pools.leave(player_id)
+
+    async def pools_overview(self, player_id: str | None = None) -> dict[str, Any]:
+        return await self.pools.overview(player_id)
+
+    async def match_pools(self) -> builtins.list[str]:
+        return await self.pools.match()
+
+    # -------------------------------------------------------------- absence
+    async def claim_absence(self, game_id: str, token: str | None, claim: str) -> Match:
+        return await self.absence.claim(game_id, token, claim)

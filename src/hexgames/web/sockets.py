@@ -5,14 +5,17 @@ change (its own view: legal actions only on its turn), and sends small JSON mess
 ``{"type": "action", "action": "e3e4", "ply": 12}``, ``{"type": "undo"}``,
 ``{"type": "resign"}``, ``{"type": "ping"}`` and (online games, issue 11)
 ``{"type": "takeback", "answer": "offer"|"accept"|"decline"|"cancel"}``,
-``{"type": "abort"}``, ``{"type": "rematch", "answer": "offer"|"decline"}``; an action
+``{"type": "abort"}``, ``{"type": "rematch", "answer": "offer"|"decline"}``,
+``{"type": "absence_claim", "claim": "victory"|"draw"}`` (:mod:`~hexgames.web.absence`); an action
 may carry ``"lag"``, the client's measured round trip in ms (credited to its clock up to
 ``clocks.LAG_ALLOWANCE_MS``). A refused message is answered with
 ``{"type": "error", "message": ...}`` to the sender only and changes nothing.
 
 ``/ws/lobby`` sends the lobby (``{"type": "lobby", "seeks", "playing"}``) at once and
 after every change, and ``{"type": "seek_taken", "seek", "game"}`` when a challenge is
-accepted (its creator's page then opens the game). It reads nothing but pings.
+accepted (its creator's page then opens the game), and ``{"type": "pool_paired", "entry",
+"pool", "game"}`` to the two players a quick-pairing pool paired (:mod:`~hexgames.web.pools`).
+It reads nothing but pings; its identity's last socket closing takes it out of its pool.
 
 Opt-ins (see docs/web.md): ``delta=1`` sends the move list's new tail only, ``svg=patch``
 the board as a patch of the drawing the client already holds.
@@ -96,8 +99,10 @@ def add_socket_route(app: FastAPI, service: GameService) -> None:
             if notice:
                 connection.send(notice)
             if token:  # a player arrived: everybody's view shows it
+                service.absence.update(service.current(game_id, match))
                 service.hub.publish(service.current(game_id, match))
             else:
+                service.absence.update(match)
                 service.hub.send_state(connection, match, service.hub.seats_present(match))
             while not connection.closed:
                 frame = await websocket.receive()
@@ -115,6 +120,7 @@ def add_socket_route(app: FastAPI, service: GameService) -> None:
             service.hub.leave(game_id, websocket)
             if token:  # a player left: the others see it (the live copy: a reload from
                 # storage may have replaced the one this socket started with)
+                service.absence.update(service.current(game_id, match))
                 service.hub.publish(service.current(game_id, match))
 
 
@@ -193,6 +199,11 @@ async def handle_message(
                 await service.rematch(game_id, token, answer)
         elif kind == "abort":
             await service.abort(game_id, token)
+        elif kind == "absence_claim":  # the opponent is gone: claim victory or a draw
+            claim = message.get("claim")
+            if not isinstance(claim, str):
+                return {"type": "error", "message": '"claim" must be "victory" or "draw"'}
+            await service.claim_absence(game_id, token, claim)
         elif kind == "ping":
             return {"type": "pong"}
         else:

@@ -45,6 +45,9 @@ READS = frozenset({
     "load_seek", "open_seeks", "player_by_session", "player_by_id", "player_by_name",
     "player_names", "games_of_player", "ratings_of", "leaderboard", "rating_pools",
     "site_value", "unopened_games",
+    # Profiles (hexgames.web.profiles).
+    "rating_history", "unfiled_games", "result_counts", "opponent_counts", "search_games",
+    "finished_game_ids",
 })
 NOT_ANSWERING = "the game storage is not answering; try again in a moment"
 UNCONFIRMED = ("the game storage has not confirmed this change yet; reload the game to "

@@ -4,7 +4,9 @@ Import storage names from here. The package reads bottom-up: :mod:`.records` (wh
 stored) and :mod:`.errors`; :mod:`.interface` (the :class:`Storage` the rest of the app is
 written against); :mod:`.schema` (tables and migrations); the SQL, one module per group of
 tables (:mod:`.sql_connection`, :mod:`.sql_games`, :mod:`.sql_lobby`,
-:mod:`.sql_players`, :mod:`.sql_ratings`, assembled in :mod:`.sql`); and the two
+:mod:`.sql_players`, :mod:`.sql_ratings`, :mod:`.sql_alerts`, :mod:`.sql_pools`,
+:mod:`.sql_presence`, :mod:`.sql_conditional`,
+assembled in :mod:`.sql`); and the two
 backends, :mod:`.sqlite` and :mod:`.postgres`, which only connect.
 
 >>> storage = open_storage(data_dir="data")  # data/hexgames.sqlite3  # doctest: +SKIP
@@ -19,6 +21,7 @@ from hexgames.web.storage.errors import (
     MetaConflict,
     NameLookAlike,
     NameTaken,
+    PairingTaken,
     SeekTaken,
     StaleWrite,
     StorageUnavailable,
@@ -26,9 +29,17 @@ from hexgames.web.storage.errors import (
 from hexgames.web.storage.interface import Storage
 from hexgames.web.storage.records import (
     HASH_PREFIX,
+    RESULTS,
+    AlertSettings,
     Change,
+    ConditionalLine,
+    GameQuery,
+    ListedGame,
     PlayerRecord,
+    PoolEntry,
+    RatingPoint,
     RatingRecord,
+    SeatResult,
     Seek,
     StoredGame,
     hash_token,
@@ -39,12 +50,21 @@ from hexgames.web.storage.records import (
 
 __all__ = [
     "HASH_PREFIX",
+    "RESULTS",
+    "AlertSettings",
     "Change",
+    "ConditionalLine",
+    "GameQuery",
+    "ListedGame",
     "MetaConflict",
     "NameLookAlike",
     "NameTaken",
+    "PairingTaken",
     "PlayerRecord",
+    "PoolEntry",
+    "RatingPoint",
     "RatingRecord",
+    "SeatResult",
     "Seek",
     "SeekTaken",
     "StaleWrite",

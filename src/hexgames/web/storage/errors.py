@@ -40,3 +40,8 @@ class NameLookAlike(NameTaken):
 
 class SeekTaken(RuntimeError):
     """The challenge is no longer open (accepted by someone else, or withdrawn)."""
+
+
+class PairingTaken(RuntimeError):
+    """One of the two pool entries being paired is no longer waiting (paired by another
+    process, or left): nothing was stored."""

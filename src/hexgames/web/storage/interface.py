@@ -15,7 +15,23 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from hexgames.web.storage.records import Change, PlayerRecord, RatingRecord, Seek, StoredGame
+from hexgames.web.storage.records import (
+    AlertSettings,
+    Change,
+    ConditionalLine,
+    GameQuery,
+    ListedGame,
+    PlayerRecord,
+    PoolEntry,
+    PuzzleRatingRecord,
+    PuzzleStatRecord,
+    PuzzleStreak,
+    RatingPoint,
+    RatingRecord,
+    SeatResult,
+    Seek,
+    StoredGame,
+)
 
 
 class Storage(Protocol):
@@ -208,7 +224,171 @@ class Storage(Protocol):
         (a second call finds the mark and changes nothing), read both players' ratings
         (locked against a concurrent update), store what ``compute`` returns and keep its
         third element (JSON) as the game's rating changes. Returns ``(applied now,
-        changes)``; a repeated call returns ``(False, the changes stored the first time)``."""
+        changes)``; a repeated call returns ``(False, the changes stored the first time)``.
+        Each player's new rating is added to the rating history in the same transaction."""
+
+    # ------------------------------------------------------------- profiles
+    # See hexgames.web.profiles and hexgames.web.game_results.
+    def rating_history(self, player_id: str, per_pool: int = 1000) -> list[RatingPoint]:
+        """The player's rating after each rated game, by pool then in the order they
+        were played, at most the last ``per_pool`` of each pool."""
+
+    def file_results(self, game_id: str, results: Sequence[SeatResult]) -> bool:
+        """Replace the filed results of a finished game by ``results`` (one per seat an
+        identity holds). False, and nothing stored, unless the game is over (a game
+        reopened meanwhile keeps none: reopening deletes them, see ``finish_game``)."""
+
+    def unfiled_games(self, player_id: str, limit: int) -> list[str]:
+        """Ids of at most ``limit`` finished games in which the player holds a seat
+        that has no filed result (games that ended before results were filed, or
+        whose filing failed), most recently updated first."""
+
+    def result_counts(self, player_id: str
+                      ) -> list[tuple[str, str, int, str, bool, str, int]]:
+        """``(game, pool, seat, colour played, rated, result, count)`` of the player's
+        filed finished games with a result (aborted games left out)."""
+
+    def opponent_counts(self, player_id: str) -> list[tuple[str, str, str, int]]:
+        """``(opponent id, current name, result, count)`` of the player's filed
+        finished games against identities (aborted games left out)."""
+
+    def search_games(self, player_id: str, query: GameQuery, offset: int, limit: int
+                     ) -> tuple[list[ListedGame], int]:
+        """The player's filed finished games matching ``query``, newest first, from
+        ``offset``, at most ``limit``; and how many match in all."""
+
+    def finished_game_ids(self, player_id: str, limit: int) -> list[str]:
+        """Ids of the player's finished games, most recently updated first, at most
+        ``limit`` (what a profile's export writes)."""
+
+    # ---------------------------------------------------------- turn emails
+    # See hexgames.web.alerts.
+    def alert_settings(self, player_id: str) -> AlertSettings | None:
+        """The player's turn-email settings, or ``None`` when it never set any."""
+
+    def set_alert_email(self, player_id: str, email: str | None, verify_hash: str | None,
+                        at: str) -> None:
+        """Give the player a new email address (``None``: none, and turn emails off),
+        unverified until :meth:`verify_alert_email` is called with ``verify_hash``."""
+
+    def set_turn_emails(self, player_id: str, on: bool, at: str) -> None:
+        """Turn the player's turn emails on or off (sent only to a verified address)."""
+
+    def verify_alert_email(self, verify_hash: str, at: str) -> str | None:
+        """Mark the address whose verification token hashes to ``verify_hash`` verified
+        (once: the hash is forgotten); returns its player's id, or ``None``."""
+
+    def claim_turn_email(self, game_id: str, ply: int, player_id: str, at: str,
+                         since: str, limit: int, forget_before: str) -> bool:
+        """Record the turn email of ``game_id`` at ``ply`` to ``player_id``, about to be
+        sent: False, and nothing recorded, when that turn's email was claimed already (by
+        any process) or the player was sent ``limit`` emails since ``since``. The
+        player's marks older than ``forget_before`` are deleted meanwhile."""
+
+    # ----------------------------------------------------- conditional moves
+    # See hexgames.web.conditional_moves.
+    def conditional_lines(self, game_id: str) -> list[ConditionalLine]:
+        """The game's stored conditional lines (both seats), oldest first."""
+
+    def add_conditional_line(self, line: ConditionalLine, limit: int,
+                             replaces: Sequence[str] = ()) -> str:
+        """Store ``line`` in one transaction that holds the game's row, only while the
+        game is being played with exactly ``line.ply`` stored actions (else ``"moved"``,
+        nothing stored) and, once the lines ``replaces`` (ids of the same seat) are
+        deleted, its seat holds fewer than ``limit`` lines (else ``"full"``, nothing
+        deleted); ``"stored"`` when done."""
+
+    def delete_conditional_lines(self, game_id: str, ids: Sequence[str] | None = None,
+                                 seat: int | None = None) -> int:
+        """Delete the game's lines ``ids`` (``None``: all), of ``seat`` only when given;
+        returns how many went."""
+
+    # ------------------------------------------------- quick-pairing pools
+    # See hexgames.web.pools.
+    def join_pool(self, entry: PoolEntry) -> None:
+        """Put ``entry`` (status ``waiting``; its ``token`` is stored hashed) in its pool,
+        taking its player out of any pool they wait in, in one transaction: a player
+        waits in one pool at most."""
+
+    def pool_entry(self, entry_id: str) -> PoolEntry | None:
+        """The entry, in any status, or ``None``."""
+
+    def latest_pool_entry(self, player_id: str) -> PoolEntry | None:
+        """The entry the player waits with, else their most recent one, or ``None``."""
+
+    def waiting_pool_entries(self, limit: int) -> list[PoolEntry]:
+        """Entries still waiting, in every pool, longest waiting first."""
+
+    def touch_pool_entry(self, entry_id: str, seen_at: int) -> bool:
+        """A sign of life of a waiting entry (ms): its ``seen_at`` moves forward. False
+        when it no longer waits."""
+
+    def leave_pool(self, player_id: str) -> bool:
+        """Take the player out of the pool they wait in (status ``left``); False when
+        they waited in none."""
+
+    def drop_stale_pool_entries(self, seen_before: int, forget_before: int) -> int:
+        """Entries waiting with no sign of life since ``seen_before`` (ms) leave; entries
+        no longer waiting that joined before ``forget_before`` are deleted. Returns how
+        many left."""
+
+    def pair_pool_entries(self, first_id: str, second_id: str, game: StoredGame) -> None:
+        """Pair two waiting entries and store their ``game``, in one transaction: of
+        processes pairing at once an entry is paired once; when either entry no longer
+        waits, :class:`~.errors.PairingTaken` and nothing is stored."""
+
+    # ------------------------------------------------------------- presence
+    # See hexgames.web.absence.
+    def touch_presence(self, seen: Sequence[tuple[str, int, int]]) -> None:
+        """``(game id, seat, ms)``: the seat was seen then (a socket of it open, an
+        action of it); each row keeps the latest time any process wrote."""
+
+    def presence(self, game_ids: Sequence[str]) -> dict[str, dict[int, int]]:
+        """The last time each seat of these games was seen (game id -> seat -> ms);
+        seats never seen are missing."""
+
+    # -------------------------------------------------------------- puzzles
+    # The Glicko-2 maths and the choice of puzzles are hexgames.web.puzzle_ratings.
+    def puzzle_rating(self, player_id: str, game: str) -> PuzzleRatingRecord | None:
+        """The player's puzzle rating in ``game`` (with its best streak), or ``None``."""
+
+    def puzzle_stats(self, game: str) -> dict[str, PuzzleStatRecord]:
+        """The ratings of ``game``'s puzzles that someone tried, by puzzle id."""
+
+    def attempted_puzzles(self, player_id: str, game: str) -> set[str]:
+        """The ids of ``game``'s puzzles the player tried (rated first tries)."""
+
+    def record_puzzle_attempt(
+        self, player_id: str, game: str, puzzle_id: str, win: bool, at: str,
+        player_start: tuple[float, float, float], puzzle_start: tuple[float, float, float],
+        compute: Callable[[PuzzleRatingRecord, PuzzleStatRecord],
+                          tuple[PuzzleRatingRecord, PuzzleStatRecord, Any]],
+    ) -> tuple[bool, Any]:
+        """Apply a player's first try at a puzzle once: in one transaction, mark the
+        (player, puzzle) pair as tried (a later call finds the mark and changes nothing),
+        read the player's and the puzzle's ratings (created at ``player_start`` and
+        ``puzzle_start``, (rating, deviation, volatility), when missing; locked against a
+        concurrent try), store what ``compute`` returns and keep its third element (JSON)
+        as the try's changes. Returns ``(applied now, changes)``; a repeated call returns
+        ``(False, the changes stored the first time)``."""
+
+    def create_streak(self, streak: PuzzleStreak) -> None:
+        """Store a new puzzle streak."""
+
+    def load_streak(self, streak_id: str) -> PuzzleStreak | None:
+        """The streak, or ``None``."""
+
+    def advance_streak(self, streak_id: str, solved: int, won: bool, at: str,
+                       player_start: tuple[float, float, float],
+                       keep_best: bool) -> PuzzleStreak | None:
+        """Judge the streak's puzzle number ``solved`` once: solved (``won``) moves the
+        streak on, a mistake ends it; it also ends after its last puzzle. Only while the
+        streak is playing with ``solved`` puzzles solved (else ``None``: another request
+        judged that puzzle first). An ended streak with ``keep_best`` raises its player's
+        best streak in the game (a rating row made at ``player_start`` if missing)."""
+
+    def delete_streaks(self, updated_before: str) -> int:
+        """Forget the streaks last played before ``updated_before``; how many."""
 
     # ------------------------------------- several processes on one database
     def listen(self, callback: Callable[[Change | None], None]) -> Callable[[], None] | None:

@@ -103,6 +103,31 @@ class Seek:
     created_at: str
 
 
+@dataclass
+class PoolEntry:
+    """A player waiting in a quick-pairing pool (:mod:`hexgames.web.pools`).
+
+    ``pool`` names the game and time control (``"benediction-3+2"``); ``rating`` is the
+    player's rating in the game when they joined (what the matching compares); ``token``
+    the (hashed) seat credential they will hold in the game; ``origin`` a keyed hash of
+    their client address. ``status`` goes ``waiting`` -> ``paired`` (``game_id`` set) or
+    ``left``, exactly once. ``joined_at`` and ``seen_at`` (the last sign of life: what
+    keeps the place) are ms since the epoch."""
+
+    id: str
+    pool: str
+    rated: bool
+    player_id: str
+    name: str
+    rating: float
+    token: str
+    origin: str
+    status: str
+    game_id: str | None
+    joined_at: int
+    seen_at: int
+
+
 @dataclass(frozen=True)
 class PlayerRecord:
     """A player as stored: ``password`` is the scrypt hash (``None``: no password)."""
@@ -130,6 +155,99 @@ class RatingRecord:
 
 
 @dataclass(frozen=True)
+class AlertSettings:
+    """A player's turn-email settings (hexgames.web.alerts): the address (``None``: none
+    given), whether its owner opened the verification link, and the opt-in."""
+
+    player_id: str
+    email: str | None
+    verified: bool
+    turn_emails: bool
+    updated_at: str
+
+
+@dataclass(frozen=True)
+class RatingPoint:
+    """A player's rating in ``pool`` right after the rated game ``game_id``, their
+    ``games``-th rated game in the pool (the rating history a profile draws)."""
+
+    pool: str
+    game_id: str
+    rated_at: str
+    rating: float
+    deviation: float
+    games: int
+
+
+#: What a finished game was for one of its players (:attr:`SeatResult.result`); ``none``
+#: is a game that ended without a result (aborted).
+RESULTS = ("win", "draw", "loss", "none")
+
+
+@dataclass(frozen=True)
+class SeatResult:
+    """How a finished game went for the identity holding ``seat`` (filed when the game
+    ends, for profiles: statistics and the game search). ``color`` is the colour the
+    seat played at the end (a swap changes it); ``result`` one of :data:`RESULTS`;
+    ``opponent_id`` the identity holding the other seat (``None``: the computer, or
+    nobody); ``pool`` the rating pool of the game and its variant."""
+
+    game_id: str
+    seat: int
+    player_id: str
+    opponent_id: str | None
+    game: str
+    pool: str
+    rated: bool
+    color: str
+    result: str
+    ended_at: str
+
+
+@dataclass(frozen=True)
+class GameQuery:
+    """A search of a player's finished games; ``None`` fields do not filter.
+    ``opponent`` is a name folded by :func:`name_key` (matched exactly); ``since`` and
+    ``until`` bound ``ended_at`` (``since`` included, ``until`` excluded)."""
+
+    opponent: str | None = None
+    result: str | None = None
+    since: str | None = None
+    until: str | None = None
+    game: str | None = None
+    pool: str | None = None
+    rated: bool | None = None
+
+
+@dataclass(frozen=True)
+class ListedGame:
+    """A finished game as the game search lists it: the player's :class:`SeatResult`,
+    the opponent's current name, and the game's seats, mode and reason for the end."""
+
+    result: SeatResult
+    opponent_name: str | None
+    players: list[dict[str, Any]]
+    mode: str
+    reason: str | None
+
+
+@dataclass(frozen=True)
+class ConditionalLine:
+    """A conditional line of a correspondence game (hexgames.web.conditional_moves): the
+    turns its owner (``seat``) expects and answers from ply ``ply`` on, alternately the
+    opponent's and the owner's, each a tuple of actions in notation. ``digest`` is the
+    hash of the game's actions before ``ply`` (a takeback under the line voids it)."""
+
+    id: str
+    game_id: str
+    seat: int
+    ply: int
+    digest: str
+    turns: tuple[tuple[str, ...], ...]
+    created_at: str
+
+
+@dataclass(frozen=True)
 class Change:
     """A change another server process stored: ``kind`` is ``append`` (actions up to
     ``ply`` exclusive are stored), ``reset`` (actions from ``ply`` on were taken back),
@@ -140,3 +258,50 @@ class Change:
     game_id: str
     kind: str
     ply: int
+
+
+@dataclass(frozen=True)
+class PuzzleRatingRecord:
+    """A player's Glicko-2 puzzle rating in one game (hexgames.web.puzzle_ratings), as of
+    ``rated_at``: ``attempts`` rated tries (first tries) of which ``solved`` were
+    solved, and the player's best puzzle streak (``0``: none yet)."""
+
+    player_id: str
+    game: str
+    rating: float
+    deviation: float
+    volatility: float
+    attempts: int
+    solved: int
+    best_streak: int
+    rated_at: str
+
+
+@dataclass(frozen=True)
+class PuzzleStatRecord:
+    """A puzzle's own Glicko-2 rating (players' first tries rate it too) and its
+    tries."""
+
+    game: str
+    puzzle_id: str
+    rating: float
+    deviation: float
+    volatility: float
+    attempts: int
+    solved: int
+
+
+@dataclass(frozen=True)
+class PuzzleStreak:
+    """A puzzle streak being played: ``puzzles`` (ids, in order of difficulty),
+    ``solved`` so far, ``status`` ``playing`` or ``over`` (a mistake, or every puzzle
+    solved); ``player_id`` the identity that started it (``None``: none)."""
+
+    id: str
+    player_id: str | None
+    game: str
+    puzzles: tuple[str, ...]
+    solved: int
+    status: str
+    created_at: str
+    updated_at: str

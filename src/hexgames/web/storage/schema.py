@@ -117,12 +117,165 @@ SCHEMA: tuple[str, ...] = (
         changes TEXT NOT NULL,
         rated_at TEXT NOT NULL
     )""",
+    # Rating history (profiles' graphs): a player's rating in a pool after each rated
+    # game, written with the rating by ``apply_rated_result`` (older databases get it
+    # from ``rated_results`` in :func:`migrate`).
+    """CREATE TABLE IF NOT EXISTS rating_history (
+        player_id TEXT NOT NULL REFERENCES players(id) ON DELETE CASCADE,
+        pool TEXT NOT NULL,
+        game_id TEXT NOT NULL,
+        rated_at TEXT NOT NULL,
+        rating DOUBLE PRECISION NOT NULL,
+        deviation DOUBLE PRECISION NOT NULL,
+        games INTEGER NOT NULL,
+        PRIMARY KEY (game_id, player_id)
+    )""",
+    # ``games``: the player's rated games in the pool with this one (the history's order:
+    # several games may be rated within the second of ``rated_at``).
+    "CREATE INDEX IF NOT EXISTS rating_history_by_player "
+    "ON rating_history (player_id, pool, games)",
+    # How each finished game went for each identity in it (profiles: statistics by
+    # colour and the game search), filed when the game ends (hexgames.web.game_results;
+    # games that ended before are filed when their player's profile is read) and
+    # deleted when the game is reopened. ``result``: win, draw, loss or none (aborted).
+    # No foreign key on the players: a deleted guest's rows go with it explicitly.
+    """CREATE TABLE IF NOT EXISTS game_results (
+        game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+        seat INTEGER NOT NULL,
+        player_id TEXT NOT NULL,
+        opponent_id TEXT,
+        game TEXT NOT NULL,
+        pool TEXT NOT NULL,
+        rated INTEGER NOT NULL,
+        color TEXT NOT NULL,
+        result TEXT NOT NULL,
+        ended_at TEXT NOT NULL,
+        PRIMARY KEY (game_id, seat)
+    )""",
+    # The game search: newest first, filtered by variant, opponent or result.
+    "CREATE INDEX IF NOT EXISTS game_results_by_player "
+    "ON game_results (player_id, ended_at)",
+    "CREATE INDEX IF NOT EXISTS game_results_by_pool "
+    "ON game_results (player_id, pool, ended_at)",
+    "CREATE INDEX IF NOT EXISTS game_results_by_opponent "
+    "ON game_results (player_id, opponent_id, ended_at)",
+    "CREATE INDEX IF NOT EXISTS game_results_by_result "
+    "ON game_results (player_id, result, ended_at)",
     # Secrets the site generates once (the key of identity-derived seat tokens) and
     # other values it keeps between runs.
     """CREATE TABLE IF NOT EXISTS site_secrets (
         name TEXT PRIMARY KEY,
         value TEXT NOT NULL
     )""",
+    # Quick-pairing pools (hexgames.web.pools): one row per player joining a pool;
+    # ``status`` goes waiting -> paired (``game_id``) or left, exactly once. Times in ms.
+    # A player waits in one pool at most (the partial unique index).
+    """CREATE TABLE IF NOT EXISTS pool_entries (
+        id TEXT PRIMARY KEY,
+        pool TEXT NOT NULL,
+        rated INTEGER NOT NULL,
+        player_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        rating DOUBLE PRECISION NOT NULL,
+        token TEXT NOT NULL,
+        origin TEXT NOT NULL,
+        status TEXT NOT NULL,
+        game_id TEXT,
+        joined_at BIGINT NOT NULL,
+        seen_at BIGINT NOT NULL
+    )""",
+    "CREATE INDEX IF NOT EXISTS pool_entries_by_status ON pool_entries (status, joined_at)",
+    "CREATE INDEX IF NOT EXISTS pool_entries_by_player ON pool_entries (player_id, joined_at)",
+    "CREATE UNIQUE INDEX IF NOT EXISTS pool_entries_one_waiting ON pool_entries (player_id) "
+    "WHERE status = 'waiting'",
+    # When each seat of an online game was last seen by any server process (ms; a game
+    # socket open or an action): what absence claims are judged on (hexgames.web.absence).
+    """CREATE TABLE IF NOT EXISTS presence (
+        game_id TEXT NOT NULL,
+        seat INTEGER NOT NULL,
+        seen_at BIGINT NOT NULL,
+        PRIMARY KEY (game_id, seat)
+    )""",
+    # Turn emails (hexgames.web.alerts): a player's address, verified or not (the hash of
+    # the verification link's token until it is opened), and the opt-in...
+    """CREATE TABLE IF NOT EXISTS player_alerts (
+        player_id TEXT PRIMARY KEY REFERENCES players(id) ON DELETE CASCADE,
+        email TEXT,
+        verified INTEGER NOT NULL DEFAULT 0,
+        turn_emails INTEGER NOT NULL DEFAULT 0,
+        verify_hash TEXT,
+        updated_at TEXT NOT NULL
+    )""",
+    "CREATE INDEX IF NOT EXISTS player_alerts_by_token ON player_alerts (verify_hash)",
+    # ...and one row per email sent: the key makes it one per game and turn (whatever the
+    # processes), the rows of the last hour bound a player's emails.
+    """CREATE TABLE IF NOT EXISTS turn_emails (
+        game_id TEXT NOT NULL,
+        ply INTEGER NOT NULL,
+        player_id TEXT NOT NULL,
+        sent_at TEXT NOT NULL,
+        PRIMARY KEY (game_id, ply)
+    )""",
+    "CREATE INDEX IF NOT EXISTS turn_emails_by_player ON turn_emails (player_id, sent_at)",
+    # Conditional moves of correspondence games (hexgames.web.conditional_moves): a line
+    # its owner's seat expects and answers from ply ``ply`` on (``turns``: JSON lists of
+    # actions), voided when the actions before ``ply`` no longer hash to ``digest``.
+    """CREATE TABLE IF NOT EXISTS conditional_lines (
+        id TEXT PRIMARY KEY,
+        game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+        seat INTEGER NOT NULL,
+        ply INTEGER NOT NULL,
+        digest TEXT NOT NULL,
+        turns TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    )""",
+    "CREATE INDEX IF NOT EXISTS conditional_lines_by_game ON conditional_lines (game_id, seat)",
+    # Puzzles (hexgames.web.puzzle_ratings): a player's Glicko-2 puzzle rating per game
+    # with the best streak, each puzzle's own rating once someone tried it, one row per
+    # player and puzzle tried (its key makes only the first try count, whatever the
+    # processes), and the streaks being played (deleted a day after their last try).
+    """CREATE TABLE IF NOT EXISTS puzzle_ratings (
+        player_id TEXT NOT NULL REFERENCES players(id) ON DELETE CASCADE,
+        game TEXT NOT NULL,
+        rating DOUBLE PRECISION NOT NULL,
+        deviation DOUBLE PRECISION NOT NULL,
+        volatility DOUBLE PRECISION NOT NULL,
+        attempts INTEGER NOT NULL,
+        solved INTEGER NOT NULL,
+        best_streak INTEGER NOT NULL,
+        rated_at TEXT NOT NULL,
+        PRIMARY KEY (player_id, game)
+    )""",
+    """CREATE TABLE IF NOT EXISTS puzzle_stats (
+        game TEXT NOT NULL,
+        puzzle_id TEXT NOT NULL,
+        rating DOUBLE PRECISION NOT NULL,
+        deviation DOUBLE PRECISION NOT NULL,
+        volatility DOUBLE PRECISION NOT NULL,
+        attempts INTEGER NOT NULL,
+        solved INTEGER NOT NULL,
+        PRIMARY KEY (game, puzzle_id)
+    )""",
+    """CREATE TABLE IF NOT EXISTS puzzle_attempts (
+        player_id TEXT NOT NULL REFERENCES players(id) ON DELETE CASCADE,
+        game TEXT NOT NULL,
+        puzzle_id TEXT NOT NULL,
+        win INTEGER NOT NULL,
+        changes TEXT NOT NULL,
+        at TEXT NOT NULL,
+        PRIMARY KEY (player_id, game, puzzle_id)
+    )""",
+    """CREATE TABLE IF NOT EXISTS puzzle_streaks (
+        id TEXT PRIMARY KEY,
+        player_id TEXT,
+        game TEXT NOT NULL,
+        puzzles TEXT NOT NULL,
+        solved INTEGER NOT NULL,
+        status TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+    )""",
+    "CREATE INDEX IF NOT EXISTS puzzle_streaks_by_update ON puzzle_streaks (updated_at)",
 )
 
 #: Columns of ``games`` added after the first release, with their types.
@@ -132,8 +285,9 @@ ADDED_COLUMNS = (("start", "TEXT"), ("rated", "INTEGER NOT NULL DEFAULT 0"), ("m
 
 def migrate(transaction: Transaction, sql: Callable[[str], str]) -> None:
     """Bring an older database up to date: the added columns, the players' look-alike
-    column, hashed seat tokens. (New tables are created by :data:`SCHEMA`'s
-    ``IF NOT EXISTS``.) ``sql`` turns ``?`` placeholders into the driver's style.
+    column, the rating history of games rated before it was kept, hashed seat tokens.
+    (New tables are created by :data:`SCHEMA`'s ``IF NOT EXISTS``.) ``sql`` turns ``?``
+    placeholders into the driver's style.
 
     A missing column is detected by selecting it: the failure is the driver's error,
     which ``transaction`` reports as :class:`StorageUnavailable` after rolling back, so
@@ -147,6 +301,7 @@ def migrate(transaction: Transaction, sql: Callable[[str], str]) -> None:
             with transaction() as cursor:
                 cursor.execute(f"ALTER TABLE games ADD COLUMN {column} {kind}")
     _migrate_skeletons(transaction, sql)
+    _migrate_rating_history(transaction, sql)
     with transaction() as cursor:
         cursor.execute(sql("SELECT id, seat_tokens FROM games"))
         rows = cursor.fetchall()
@@ -174,3 +329,29 @@ def _migrate_skeletons(transaction: Transaction, sql: Callable[[str], str]) -> N
         for player_id, name in cursor.fetchall():
             cursor.execute(sql("UPDATE players SET name_skeleton = ? WHERE id = ?"),
                            (skeleton(name), player_id))
+
+
+def _migrate_rating_history(transaction: Transaction, sql: Callable[[str], str]) -> None:
+    """The rating history of the games rated before it was kept: each rated result's
+    changes (``after`` and ``deviation`` of each player, as shown at the end of the
+    game) become history rows. Only results that have none yet (an index lookup each):
+    nothing to do on a database that keeps it."""
+    with transaction() as cursor:
+        cursor.execute(
+            "SELECT r.game_id, r.pool, r.changes, r.rated_at FROM rated_results r "
+            "WHERE r.changes <> 'null' AND NOT EXISTS "
+            "(SELECT 1 FROM rating_history h WHERE h.game_id = r.game_id)"
+        )
+        rows = cursor.fetchall()
+        for game_id, pool, raw, rated_at in rows:
+            changes = json.loads(raw)
+            for change in changes if isinstance(changes, list) else ():
+                cursor.execute(
+                    sql("INSERT INTO rating_history (player_id, pool, game_id, rated_at, "
+                        "rating, deviation, games) SELECT ?, ?, ?, ?, ?, ?, ? WHERE EXISTS "
+                        "(SELECT 1 FROM players WHERE id = ?) "
+                        "ON CONFLICT (game_id, player_id) DO NOTHING"),
+                    (change["player_id"], change.get("pool", pool), game_id, rated_at,
+                     float(change["after"]), float(change["deviation"]),
+                     int(change["games"]), change["player_id"]),
+                )

@@ -9,12 +9,19 @@ holds the statements of a few tables, so a change to the lobby is made in
 
 from __future__ import annotations
 
+from hexgames.web.storage.sql_alerts import AlertTables
+from hexgames.web.storage.sql_conditional import ConditionalTables
 from hexgames.web.storage.sql_lobby import LobbyTables
 from hexgames.web.storage.sql_players import PlayerTables
+from hexgames.web.storage.sql_pools import PoolTables
+from hexgames.web.storage.sql_presence import PresenceTables
+from hexgames.web.storage.sql_profiles import ProfileTables
+from hexgames.web.storage.sql_puzzles import PuzzleTables
 from hexgames.web.storage.sql_ratings import RatingTables
 
 
-class SqlStorage(LobbyTables, PlayerTables, RatingTables):
+class SqlStorage(LobbyTables, PlayerTables, RatingTables, AlertTables, ConditionalTables,
+                 PoolTables, PresenceTables, ProfileTables, PuzzleTables):
     """Games, the lobby, identities and ratings in one SQL database, behind one
     connection (see :class:`~.sql_connection.SqlConnection`). Subclasses provide the
     DB-API connection and the driver's placeholder and exceptions; what each method

@@ -240,6 +240,9 @@ class GameTables(SqlConnection):
             new = self._write_row(cursor, game_id,
                                   "status = ?, winner = ?, reason = ?, updated_at = ?",
                                   (status, winner, reason, at), None)
+            if status == "playing":  # reopened (an undo): its filed results are void
+                cursor.execute(self._sql("DELETE FROM game_results WHERE game_id = ?"),
+                               (game_id,))
             self._notify(cursor, game_id, "row", -1)
             return new
 

@@ -182,7 +182,7 @@ class PlayerTables(GameTables):
             gone = [player_id for player_id in ids if player_id not in kept]
             if gone:
                 marks = ",".join("?" * len(gone))
-                for table in ("player_sessions", "ratings", "game_players"):
+                for table in ("player_sessions", "ratings", "game_players", "game_results"):
                     cursor.execute(self._sql(f"DELETE FROM {table} WHERE player_id IN ({marks})"),
                                    tuple(gone))
             return gone

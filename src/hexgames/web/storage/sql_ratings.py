@@ -100,6 +100,14 @@ class RatingTables(SqlConnection):
                      record.volatility, record.games, record.wins, record.losses,
                      record.draws, record.rated_at),
                 )
+                # The rating history (profiles' graphs), with the rating it records.
+                cursor.execute(
+                    self._sql("INSERT INTO rating_history (player_id, pool, game_id, "
+                              "rated_at, rating, deviation, games) VALUES (?,?,?,?,?,?,?) "
+                              "ON CONFLICT (game_id, player_id) DO NOTHING"),
+                    (record.player_id, record.pool, game_id, record.rated_at,
+                     record.rating, record.deviation, record.games),
+                )
             cursor.execute(
                 self._sql("UPDATE rated_results SET changes = ? WHERE game_id = ?"),
                 (json.dumps(changes), game_id),

@@ -1,6 +1,10 @@
 // Talking to the server, and remembering which seats this browser holds.
 // Seat tokens live in localStorage so that a reload or a later visit resumes the game.
 
+import { engineReady } from "./engine.js";
+
+export { engineReady };
+
 const TOKENS = "hexgames.tokens";
 const INVITES = "hexgames.invites";
 
@@ -24,21 +28,32 @@ export function rememberInvite(gameId, invite) {
 }
 
 /** JSON request; throws an Error carrying the server's message on any 4xx/5xx.
- * ``signal`` (an AbortSignal) abandons it: the server drops work it has not started. */
+ * ``signal`` (an AbortSignal) abandons it: the server drops work it has not started.
+ * A request refused because the engine is still being prepared (503, ``preparing``)
+ * waits for it, showing the progress, and is made again. */
 export async function api(path, { method = "GET", body, signal } = {}) {
-  const response = await fetch(path, {
-    method,
-    signal,
-    headers: body === undefined ? {} : { "Content-Type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  let data = null;
-  try { data = await response.json(); } catch { /* not JSON */ }
-  if (!response.ok) {
-    throw new Error((data && data.error) || `request failed (${response.status})`);
+  for (let attempt = 1; ; attempt += 1) {
+    const response = await fetch(path, {
+      method,
+      signal,
+      headers: body === undefined ? {} : { "Content-Type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    let data = null;
+    try { data = await response.json(); } catch { /* not JSON */ }
+    if (response.status === 503 && data && data.preparing && attempt < 4) {
+      await engineReady();
+      continue;
+    }
+    if (!response.ok) {
+      throw new Error((data && data.error) || `request failed (${response.status})`);
+    }
+    return data;
   }
-  return data;
 }
+
+// Every page: the notice shows at once while the server prepares its engine.
+engineReady().catch(() => { /* shown on the notice */ });
 
 export function gameIdFromPath() {
   const parts = location.pathname.split("/").filter(Boolean);

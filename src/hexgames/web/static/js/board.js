@@ -8,6 +8,7 @@
 import { mountSvg } from "./common.js";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
+const TAG_PX = 10;  // the smallest font of a destination tag on the screen (its pill: 14 px)
 
 export class Board {
   constructor(container, { onPoint, onHover } = {}) {
@@ -121,20 +122,24 @@ export class Board {
     }
   }
 
-  /** Light up `targets` (next possible clicks), mark `selected` (clicks so far), and
-   * write `labels` (point -> what clicking it would do) on the board when `tags`. */
+  /** Light up `targets` (next possible clicks), mark `selected` (clicks so far) and
+   * `queued` (the points of a premove), and write `labels` (point -> what clicking it
+   * would do) on the board when `tags`. */
   mark({ targets = new Set(), selected = [], interactive = false, labels = new Map(),
-    tags = false } = {}) {
+    tags = false, queued = [] } = {}) {
     if (!this.svg) return;
     this.svg.classList.toggle("interactive", interactive);
     this.svg.classList.toggle("passive", !interactive);
+    this.svg.classList.toggle("premoving", queued.length > 0);
     const chosen = new Set(selected);
+    const premove = new Set(queued);
     this.svg.classList.toggle("many", interactive && targets.size > Math.max(12, this.hits.size / 4));
     this.labels = labels;
     for (const [point, node] of this.hits) {
       const lit = interactive && targets.has(point);
       node.classList.toggle("highlighted", lit);
       node.classList.toggle("selected", chosen.has(point));
+      node.classList.toggle("premove", premove.has(point));
       const label = lit ? labels.get(point) : null;
       if (label) node.setAttribute("data-label", label);
       else node.removeAttribute("data-label");
@@ -149,12 +154,17 @@ export class Board {
     const layer = document.createElementNS(SVG_NS, "g");
     layer.setAttribute("class", "target-tags");
     layer.setAttribute("pointer-events", "none");
+    // At least TAG_PX on the screen, however small the board is drawn (a phone shrinks a
+    // board to a third: a fifth of a point's width would be a 7 px tag there).
+    const matrix = this.svg.getScreenCTM();
+    const perUnit = matrix ? Math.hypot(matrix.a, matrix.b) : 1;  // CSS px per SVG unit
+    const least = perUnit > 0 ? TAG_PX / perUnit : 8;
     for (const point of targets) {
       const node = this.hits.get(point);
       const label = labels.get(point);
       if (!node || !label) continue;
       const box = node.getBBox();
-      const size = Math.max(8, box.width * 0.2);
+      const size = Math.max(8, least, box.width * 0.2);
       const x = box.x + box.width / 2;
       const y = box.y + box.height * 0.84;
       const width = label.length * size * 0.62 + size * 0.8;

@@ -28,6 +28,9 @@ function verdict(text, ok) {
   $("verdict").textContent = text;
   $("verdict").className = `verdict ${ok ? "ok" : "bad"}`;
   $("verdict").dataset.valid = String(ok);
+  // A refused placement must not seem to do nothing: bring its message into view.
+  const box = $("verdict").getBoundingClientRect();
+  if (!ok && (box.top < 0 || box.bottom > innerHeight)) $("verdict").scrollIntoView({ block: "nearest" });
 }
 
 // --------------------------------------------------------------- the server

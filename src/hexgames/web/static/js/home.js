@@ -28,11 +28,21 @@ function renderPicker() {
         onclick: (e) => e.stopPropagation() })),
     el("span", { class: "blurb", text: game.blurb || "" }),
   )));
-  for (const game of catalog.games) {
+  mountPreviews(catalog.games);
+}
+
+// The start positions are drawn by the engine: none while the server prepares it (after
+// an install), asked for again once it is ready.
+function mountPreviews(games) {
+  for (const game of games) {
     const slot = document.querySelector(`.game-choice[data-game="${game.name}"] .preview`);
-    if (game.preview_svg) mountSvg(slot, game.preview_svg);
+    if (slot && game.preview_svg) mountSvg(slot, game.preview_svg);
   }
 }
+
+window.addEventListener("hexgames:engine-ready", () => {
+  api("/api/catalog").then((fresh) => mountPreviews(fresh.games)).catch(() => {});
+});
 
 function renderSeats() {
   const game = chosenGame();

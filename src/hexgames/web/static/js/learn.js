@@ -12,6 +12,7 @@ const $ = (id) => document.getElementById(id);
 const gameName = location.pathname.split("/").filter(Boolean)[1] || "";
 let catalogue = null, lesson = null, view = null, picker = null, actions = [], busy = false;
 const touch = matchMedia("(pointer: coarse)").matches;
+const LEARN_PUZZLES = 8;  // puzzles listed on the learn page
 
 const board = new Board($("board"), { onPoint: clickPoint });
 
@@ -24,7 +25,12 @@ async function start() {
   const item = (entry) => el("li", {}, el("a", { href: `#${entry.id}`, "data-lesson": entry.id,
     text: entry.title }));
   $("lessons").replaceChildren(...catalogue.lessons.map(item));
-  $("puzzles").replaceChildren(...catalogue.puzzles.map(item));
+  // The first few puzzles here; all of them, rated and by theme, on the puzzle page.
+  $("puzzles").replaceChildren(...catalogue.puzzles.slice(0, LEARN_PUZZLES).map(item));
+  if (catalogue.puzzles.length > LEARN_PUZZLES) {
+    $("puzzles").after(el("p", { class: "more-puzzles" }, el("a", {
+      href: `/puzzles/${catalogue.game}`, text: `All ${catalogue.puzzles.length} puzzles, rated, by theme →` })));
+  }
   $("puzzles-head").hidden = catalogue.puzzles.length === 0;
   await open(location.hash.slice(1) || (catalogue.lessons[0] || catalogue.puzzles[0]).id);
 }
@@ -114,8 +120,8 @@ function refreshInput() {
   board.mark({ interactive: true, targets, selected: picker.clicks, labels,
     tags: picker.clicks.length > 0 });
   $("hint-line").textContent = picker.clicks.length
-    ? `Click a highlighted point to continue · ${touch ? "tap it again to cancel" : "Esc cancels"}`
-    : "Click a piece or a point";
+    ? `${touch ? "Tap" : "Click"} a highlighted point to continue · ${touch ? "tap it again to cancel" : "Esc cancels"}`
+    : `${touch ? "Tap" : "Click"} a piece or a point`;
 }
 
 function clickPoint(point) {

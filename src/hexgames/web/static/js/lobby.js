@@ -4,12 +4,14 @@
 
 import { api, rememberToken } from "./api.js";
 import { cap, el, showMe } from "./common.js";
+import { initPools, onPoolPaired } from "./pools.js";
 
 const $ = (id) => document.getElementById(id);
 const SEEKS = "hexgames.seeks";  // seek id -> the seat credential of its game to come
 let catalog = null;
 let retry = 500;
 let shown = null;  // the lobby last received
+let me = null;  // this browser's player, once known (a direct challenge names one)
 
 function mySeeks() {
   try { return JSON.parse(localStorage.getItem(SEEKS) || "{}"); } catch { return {}; }
@@ -128,6 +130,12 @@ async function followMine(lobby) {
   }
 }
 
+/** A direct challenge that this browser's player may not accept (the server would refuse
+ * it: 403), so it gets no Accept button. Names compare as the server's (case folded). */
+function forSomeoneElse(seek) {
+  return Boolean(seek.target) && !(me && me.name.toLowerCase() === seek.target.toLowerCase());
+}
+
 function render(lobby) {
   shown = lobby;
   followMine(lobby);
@@ -142,8 +150,10 @@ function render(lobby) {
     mine[seek.id]
       ? el("button", { class: "small ghost", type: "button", text: "Withdraw",
         onclick: () => withdraw(seek.id) })
-      : el("button", { class: "small primary", type: "button", text: "Accept",
-        onclick: () => accept(seek.id) }),
+      : forSomeoneElse(seek)
+        ? el("span", { class: "hint for-other", text: `for ${seek.target} only` })
+        : el("button", { class: "small primary", type: "button", text: "Accept",
+          onclick: () => accept(seek.id) }),
   )) : [el("li", { class: "empty", text: "No open challenges: post one." })]));
   $("playing-list").replaceChildren(...(lobby.playing.length ? lobby.playing.map((g) => el("li", {},
     el("span", { class: "what" }, el("strong", { text: g.title }), ` ${g.names.join(" vs ")}`),
@@ -162,6 +172,7 @@ function connect() {
   socket.addEventListener("message", (event) => {
     const message = JSON.parse(event.data);
     if (message.type === "lobby") render(message);
+    else if (message.type === "pool_paired") onPoolPaired(message);
     else if (message.type === "seek_taken") {
       const map = mySeeks();
       if (map[message.seek]) {
@@ -191,7 +202,10 @@ async function collectTaken() {
   saveSeeks(map);
 }
 
-showMe(document.getElementById("me-link"));
+showMe(document.getElementById("me-link")).then((found) => {
+  me = found;
+  if (shown) render(shown);  // direct challenges to this player get their Accept button
+});
 catalog = await api("/api/catalog");
 $("seek-game").replaceChildren(...catalog.games.map((g) => el("option", { value: g.name, text: g.title })));
 $("seek-game").addEventListener("change", renderForm);
@@ -201,3 +215,4 @@ renderForm();
 syncKind();
 await collectTaken();
 connect();
+initPools($("pools"));

@@ -3,6 +3,7 @@
 // The server keeps the clocks; the page only counts down from what it last said.
 
 import { rememberToken } from "./api.js";
+import { absenceNotice } from "./absence.js";
 import { cap, el } from "./common.js";
 
 const SOUND_KEY = "hexgames.sound";
@@ -128,6 +129,8 @@ export function renderOnline(state, send) {
       + `${Math.ceil(state.clock.abort_in_ms / 1000)} s for a first move, or the game is aborted.` }));
   }
   if (state.can_abort) parts.push(button("✕ Abort game", { type: "abort" }));
+  const absent = absenceNotice(state, send);  // an opponent gone: claim the game
+  if (absent) parts.push(absent);
   if (state.rematch) {
     parts.push(el("a", { class: "button small primary", href: `/play/${state.rematch}`,
       text: "Go to the rematch" }));

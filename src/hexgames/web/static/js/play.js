@@ -2,12 +2,16 @@
 // The server is the authority: it sends the state (and, on our turn, the legal actions
 // with their gestures); we only send what the player clicked, in notation.
 
-import { absolute, api, gameIdFromPath, inviteFor, rememberToken, tokenFor } from "./api.js";
+import {
+  absolute, api, engineReady, gameIdFromPath, inviteFor, rememberToken, tokenFor,
+} from "./api.js";
 import { Board } from "./board.js";
 import { cap, el, renderMoves, renderPlayers, showBanner, showMe } from "./common.js";
 import { DEFAULT_TOOL, Picker, allowedNow } from "./input.js";
 import { Hint } from "./hint.js";
 import { lag, onPong, renderOnline, startPings } from "./online.js";
+import { Premove, premoveAllowed, renderPremoveBar } from "./premove.js";
+import { ConditionalMoves } from "./conditional.js";
 
 const $ = (id) => document.getElementById(id);
 const gameId = gameIdFromPath();
@@ -52,6 +56,10 @@ const touch = matchMedia("(hover: none), (pointer: coarse)").matches;
 
 const board = new Board($("board"), { onPoint: clickPoint, onHover: hoverPoint });
 const hint = new Hint($("hint-button"), board, (message, kind) => toast(message, kind));
+const premove = new Premove();  // real-time games: one action queued on the opponent's turn
+// Correspondence games: lines stored on the server that play themselves.
+const conditional = new ConditionalMoves({ panel: $("conditional"), gameId, token: () => token,
+  flipped, toast: (message, kind) => toast(message, kind) });
 
 function flipped() {
   if (flipChoice !== null) return flipChoice;
@@ -152,6 +160,7 @@ function receive(next) {
   $("analyse").href = `/analysis/${state.id}`;
   $("analyse").hidden = state.mode === "online" && !state.is_over;  // no engine help mid-game
   if (fresh) picker = new Picker(state.legal);
+  playPremove();  // the turn arrived: a queued premove goes at once
   renderOverlayToggles();
   $("flip").setAttribute("aria-pressed", flipped() ? "true" : "false");
   if (browsing !== null) showBrowsing();
@@ -176,6 +185,7 @@ function receive(next) {
   $("resign").hidden = state.role !== "player" || state.is_over;
   hint.update(state, token);
   renderOnline(state, send);
+  conditional.update(state);
   refreshInput();
 }
 
@@ -331,9 +341,11 @@ function refreshInput() {
     board.mark({ interactive: false });
     $("input-bar").classList.toggle("idle", true);
     $("hint").textContent = "";
+    if (premoveAllowed(state) && !state.your_turn && !pending && browsing === null) showPremove();
     return;
   }
   $("input-bar").classList.toggle("idle", false);
+  premove.learn(state.game, state.legal, occupied);  // how many clicks an action takes
   const toolList = picker.tools();
   tools.replaceChildren(...(toolList.length > 1 ? toolList.map((tool) => el("button", {
     class: `tool${tool === picker.tool ? " selected" : ""}`, "data-tool": tool || "default",
@@ -358,9 +370,10 @@ function refreshInput() {
   const tags = finishing.length > 0 && (picker.clicks.length > 0 || targets.size <= 12);
   board.mark({ interactive: true, targets, selected: picker.clicks, labels, tags });
   const cancel = touch ? "tap it again to cancel" : "Esc cancels";
+  const press = touch ? "Tap" : "Click";
   $("hint").textContent = picker.clicks.length
-    ? (targets.size ? `Click a highlighted point to continue · ${cancel}` : "")
-    : (targets.size ? "Click a highlighted point" : "");
+    ? (targets.size ? `${press} a highlighted point to continue · ${cancel}` : "")
+    : (targets.size ? `${press} a highlighted point` : "");
 }
 
 function hoverPoint(point) {
@@ -373,6 +386,10 @@ function hoverPoint(point) {
 
 function clickPoint(point) {
   if (browsing !== null) { toast("you are looking at an earlier position", "info"); return; }
+  if (state && !state.your_turn && !pending && premoveAllowed(state)) {
+    queuePremove(point);
+    return;
+  }
   if (!state || !state.your_turn || pending || !picker) {
     if (state && !state.is_over && state.role === "player" && !pending) {
       toast(state.thinking ? "the computer is thinking…" : "it is not your turn");
@@ -382,15 +399,53 @@ function clickPoint(point) {
   const result = picker.click(point);
   $("choices").replaceChildren();
   if (result.kind === "send") submit(result.entry.action);
-  else if (result.kind === "choose") {
-    $("choices").replaceChildren(el("span", { class: "choose", text: "Which one?" }),
-      ...result.entries.map((entry) => el("button", {
-        class: "choice", "data-action": entry.action, title: entry.action,
-        onclick: () => submit(entry.action),
-      }, el("strong", { text: cap(entry.label || entry.action) }),
-      el("small", { text: entry.action }))));
-  } else if (result.kind === "error") toast(result.message);
+  else if (result.kind === "choose") offerChoices(result.entries);
+  else if (result.kind === "error") toast(result.message);
   refreshInput();
+}
+
+/** One button per action the clicks so far complete. */
+function offerChoices(entries) {
+  $("choices").replaceChildren(el("span", { class: "choose", text: "Which one?" }),
+    ...entries.map((entry) => el("button", {
+      class: "choice", "data-action": entry.action, title: entry.action,
+      onclick: () => submit(entry.action),
+    }, el("strong", { text: cap(entry.label || entry.action) }),
+    el("small", { text: entry.action }))));
+}
+
+// ------------------------------------------------------------------ premoves
+/** Whether a piece stands on `point` (the board's drawing says: an element of a colour). */
+function occupied(point) {
+  return Boolean(board.svg && board.svg.querySelector(
+    `[data-point="${CSS.escape(point)}"][data-color]:not(.hit)`));
+}
+
+function queuePremove(point) {
+  premove.use(state.game);
+  if (premove.click(point, occupied) === "cancelled") toast("premove cancelled", "info");
+  refreshInput();
+}
+
+function showPremove() {
+  premove.use(state.game);
+  renderPremoveBar(premove, { tools: $("tools"), buttons: $("buttons"), hint: $("hint"),
+    root: $("input-bar") }, { changed: refreshInput, touch });
+  board.mark({ interactive: false, queued: premove.points });
+}
+
+/** The turn arrived: the queued premove is sent at once if it is legal now, else
+ * dropped with a note (several actions for its clicks: they are offered). */
+function playPremove() {
+  if (!premoveAllowed(state)) { premove.cancel(); return; }
+  if (!state.your_turn || pending || !premove.queued) return;
+  const outcome = premove.resolve(state.legal);
+  if (outcome.kind === "send") submit(outcome.entry.action);
+  else if (outcome.kind === "choose") {
+    picker.selectTool(outcome.tool);
+    picker.clicks = [...outcome.clicks];
+    offerChoices(outcome.entries);
+  } else toast(outcome.message, "info");
 }
 
 function submit(action) {
@@ -481,6 +536,7 @@ document.addEventListener("keydown", (event) => {
     browse(Math.max(0, shown + (event.key === "ArrowLeft" ? -1 : 1)));
     return;
   }
+  if (event.key === "Escape" && premove.cancel()) { toast("premove cancelled", "info"); refreshInput(); return; }
   if (event.key === "Escape" && picker) { picker.reset(); $("choices").replaceChildren(); refreshInput(); }
   if (event.key === "f" || event.key === "F") $("flip").click();
   if ((event.key === "u" || event.key === "U") && state && state.can_undo) send({ type: "undo" });
@@ -491,6 +547,7 @@ document.addEventListener("keydown", (event) => {
 api(`/api/games/${encodeURIComponent(gameId)}`).catch((error) => {
   if (/no game/.test(error.message)) { showMissing(); }
 });
-connect();
+// The game's socket needs the engine: after an install, once the server has prepared it.
+engineReady().then(connect, connect);
 startPings(send);
 if (notice) toast(notice, "info");

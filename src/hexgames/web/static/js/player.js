@@ -19,8 +19,17 @@ function opponents(game, you) {
   return names.filter((_, i) => !game.seats[i].player || game.seats[i].player.id !== you).join(", ") || names.join(", ");
 }
 
-function outcome(game, own) {
-  if (game.status !== "over") return game.your_turn ? (own ? "your turn" : "to move") : "in progress";
+/** Who is to move, named: "your move" on one's own page, else "Bob9843 to move". */
+function mover(game, owner, own) {
+  if (game.your_turn) return own ? "your move" : `${owner} to move`;
+  const seat = game.seats.find((entry) => entry.seat === game.turn);
+  if (!seat) return "in progress";
+  if (seat.player) return `${seat.player.name} to move`;
+  return seat.kind === "ai" ? "the computer to move" : "waiting for an opponent";
+}
+
+function outcome(game, owner, own) {
+  if (game.status !== "over") return mover(game, owner, own);
   if (!game.winner) return game.reason || "finished";
   const seat = game.your_seats.length === 1 ? game.your_seats[0] : null;
   if (seat !== null && game.colors.length && game.winner !== "draw") {
@@ -29,21 +38,21 @@ function outcome(game, own) {
   return game.winner === "draw" ? "draw" : `${cap(game.winner)} won${game.reason ? ` · ${game.reason}` : ""}`;
 }
 
-function gameRow(game, you, own) {
+function gameRow(game, you, owner, own) {
   return el("li", { class: `game-row${game.status === "over" ? " over" : ""}${game.your_turn ? " my-turn" : ""}`,
     "data-id": game.id },
     el("span", { class: `badge badge-${game.game}`, text: game.title }),
     el("span", { class: "what" },
       el("strong", { text: `vs ${opponents(game, you)}` }),
-      el("small", { text: `${game.rated ? "rated · " : ""}${outcome(game, own)}` })),
+      el("small", { text: `${game.rated ? "rated · " : ""}${outcome(game, owner, own)}` })),
     el("span", { class: "when", text: (game.updated_at || "").slice(0, 10) }),
     el("span", { class: "go" },
       game.status === "over" ? null : el("a", { class: "button small", href: `/play/${game.id}`, text: "Open" }),
       el("a", { class: "button small ghost", href: `/replay/${game.id}`, text: "Replay" })));
 }
 
-function renderGames(list, games, you, own, empty) {
-  list.replaceChildren(...(games.length ? games.map((g) => gameRow(g, you, own))
+function renderGames(list, games, you, owner, own, empty) {
+  list.replaceChildren(...(games.length ? games.map((g) => gameRow(g, you, owner, own))
     : [el("li", { class: "empty", text: empty })]));
 }
 
@@ -63,8 +72,8 @@ async function load() {
   $("ratings").hidden = !player.ratings.length;
   $("no-ratings").hidden = Boolean(player.ratings.length);
   const mine = Boolean(me && me.id === player.id);
-  renderGames($("playing"), player.playing, player.id, mine, "No game in progress.");
-  renderGames($("finished"), player.finished, player.id, mine, "No finished game yet.");
+  renderGames($("playing"), player.playing, player.id, player.name, mine, "No game in progress.");
+  renderGames($("finished"), player.finished, player.id, player.name, mine, "No finished game yet.");
   $("identity").hidden = !mine;
   $("login-card").hidden = !mine;
   if (mine) {

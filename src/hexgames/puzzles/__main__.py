@@ -1,0 +1,5 @@
+"""``python -m hexgames.puzzles``: see :mod:`hexgames.puzzles.cli`."""
+
+from hexgames.puzzles.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,291 @@
+// Turn alerts: a sound and, if the person allowed it, a browser notification when it
+// becomes their turn in any of their online games, on any page of the site. The bell in
+// the top bar opens a panel that explains them and asks the browser's permission only
+// when "Show notifications" is clicked (never on page load); the choices are kept in
+// localStorage. Correspondence turns may also be emailed (the same panel).
+//
+// One browser, one socket: the tabs elect the one holding the Web Lock
+// "hexgames-alerts-socket" to open /ws/alerts, and it relays each `your_turn` message to
+// the other tabs (BroadcastChannel). Every tab then decides: the tab that has the focus
+// on that very game says nothing (the game page plays its own move sound); otherwise one
+// tab alerts, the first to mark the turn as seen in localStorage under the Web Lock
+// "hexgames-alerts-claim" (a focused tab at once, the others a moment later).
+
+import { el } from "./common.js";
+import { showYourTurn } from "./yourturn.js";
+
+const SETTINGS_KEY = "hexgames.alerts";     // {sound, notify}
+const SEEN_KEY = "hexgames.alerts.seen";    // {"<game>:<ply>": ms} turns alerted or seen
+const CHANNEL = "hexgames-alerts";
+const UNFOCUSED_DELAY_MS = 300;             // a focused tab claims a turn first
+const SEEN_KEPT = 200;
+
+// What became of each turn message in this tab (diagnostics; the browser tests read it).
+const log = [];
+const status = { log, listening: false }; // listening: this tab's socket is registered
+window.hexgamesAlerts = status;
+
+function settings() {
+  let saved = {};
+  try { saved = JSON.parse(localStorage.getItem(SETTINGS_KEY) || "{}") || {}; } catch { /* reset */ }
+  return { sound: saved.sound !== false, notify: saved.notify === true };
+}
+
+function save(changes) {
+  localStorage.setItem(SETTINGS_KEY, JSON.stringify({ ...settings(), ...changes }));
+  updateButton();
+}
+
+function permission() {
+  return "Notification" in window ? Notification.permission : "unsupported";
+}
+
+// ------------------------------------------------------------------ turns
+const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
+
+function readSeen() {
+  try { return JSON.parse(localStorage.getItem(SEEN_KEY) || "{}") || {}; } catch { return {}; }
+}
+
+/** Mark ``key`` seen; true when this tab is the first (under a lock where there is one). */
+async function claim(key) {
+  const take = () => {
+    const seen = readSeen();
+    if (seen[key]) return false;
+    seen[key] = Date.now();
+    const kept = Object.entries(seen).sort((a, b) => b[1] - a[1]).slice(0, SEEN_KEPT);
+    localStorage.setItem(SEEN_KEY, JSON.stringify(Object.fromEntries(kept)));
+    return true;
+  };
+  if (navigator.locks) return navigator.locks.request("hexgames-alerts-claim", take);
+  return take();
+}
+
+function timeLeft(deadline) {
+  if (typeof deadline !== "number") return "";
+  const hours = (deadline - Date.now()) / 3_600_000;
+  if (hours <= 0) return "";
+  if (hours >= 48) return ` · ${Math.floor(hours / 24)} days left`;
+  if (hours >= 1) return ` · ${Math.floor(hours)} h left`;
+  return ` · ${Math.max(1, Math.ceil(hours * 60))} min left`;
+}
+
+function describe(turn) {
+  const opponent = String(turn.opponent || "Your opponent");
+  const moved = turn.last ? `${opponent} played ${turn.last}` : `${opponent} is waiting`;
+  return `${moved} · ${turn.time || ""}${timeLeft(turn.deadline)}`;
+}
+
+let audio = null;
+function playSound() {
+  try {
+    audio = audio || new Audio("/static/move.wav");
+    audio.currentTime = 0;
+    const playing = audio.play();
+    if (playing && playing.catch) playing.catch(() => {}); // no gesture yet: silence
+  } catch { /* no audio here */ }
+}
+
+function notify(turn, url) {
+  try {
+    const shown = new Notification(`Your turn · ${turn.title || "hexgames"}`, {
+      body: describe(turn), tag: `hexgames-turn-${turn.id}`, icon: "/static/favicon.svg",
+    });
+    shown.onclick = () => { window.focus(); location.href = url; shown.close(); };
+  } catch { /* e.g. a browser that shows them only from a service worker */ }
+}
+
+async function handle(turn) {
+  if (!turn || turn.type !== "your_turn" || typeof turn.id !== "string") return;
+  const key = `${turn.id}:${turn.ply}`;
+  const url = `/play/${encodeURIComponent(turn.id)}`;
+  showYourTurn(); // a page listing "Your turn" shows the game at once
+  const focused = document.hasFocus();
+  const watching = focused && location.pathname === url;
+  if (!focused) await sleep(UNFOCUSED_DELAY_MS);
+  if (!(await claim(key))) { log.push({ key, what: "seen elsewhere" }); return; }
+  if (watching) { log.push({ key, what: "watching" }); return; }
+  const chosen = settings();
+  const done = [];
+  if (chosen.sound) { playSound(); done.push("sound"); }
+  if (chosen.notify && permission() === "granted") { notify(turn, url); done.push("notification"); }
+  log.push({ key, what: done.join("+") || "silent" });
+}
+
+// ------------------------------------------------------------------ the socket
+const channel = "BroadcastChannel" in window ? new BroadcastChannel(CHANNEL) : null;
+if (channel) channel.onmessage = (event) => { handle(event.data); };
+
+function connect() {
+  let retry = 1000;
+  const open = () => {
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    const socket = new WebSocket(`${scheme}://${location.host}/ws/alerts`);
+    socket.onmessage = (event) => {
+      let message;
+      try { message = JSON.parse(event.data); } catch { return; }
+      if (message.type === "hello") { retry = 1000; status.listening = true; }
+      if (message.type !== "your_turn") return;
+      if (channel && elected) channel.postMessage(message); // (unelected: every tab hears)
+      handle(message);
+    };
+    socket.onclose = (event) => {
+      status.listening = false;
+      const wait = event.code === 4401 ? 60_000 : retry; // no identity yet: rarely
+      retry = Math.min(retry * 2, 30_000);
+      setTimeout(open, wait);
+    };
+  };
+  open();
+  return new Promise(() => {}); // held until the tab closes: then another tab takes over
+}
+
+const elected = Boolean(navigator.locks);
+if (elected) navigator.locks.request("hexgames-alerts-socket", connect);
+else connect(); // no Web Locks (plain http on the network): a socket per tab
+
+// ------------------------------------------------------------------ the bell and its panel
+let button = null;
+let panel = null;
+
+function bell() {
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("viewBox", "0 0 24 24");
+  svg.setAttribute("aria-hidden", "true");
+  const path = document.createElementNS(ns, "path");
+  path.setAttribute("d", "M12 3a6 6 0 0 0-6 6v4l-2 3h16l-2-3V9a6 6 0 0 0-6-6zm-2 15a2 2 0 0 0 4 0");
+  svg.append(path);
+  return svg;
+}
+
+function updateButton() {
+  if (!button) return;
+  const chosen = settings();
+  const notifying = chosen.notify && permission() === "granted";
+  button.dataset.state = notifying ? "notify" : chosen.sound ? "sound" : "off";
+  const parts = [chosen.sound && "sound", notifying && "notifications"].filter(Boolean);
+  button.title = `Turn alerts: ${parts.join(" and ") || "off"}`;
+}
+
+function notificationPart() {
+  const state = permission();
+  if (state === "unsupported") {
+    return el("p", { class: "hint", text: "This browser shows notifications only for sites "
+      + "opened over https (or on this computer)." });
+  }
+  if (state === "denied") {
+    return el("p", { class: "hint", id: "alerts-blocked", text: "Notifications are blocked "
+      + "for this site: allow them in the browser's site settings, then come back." });
+  }
+  if (state === "default") {
+    return el("div", { class: "alerts-ask" },
+      el("button", { type: "button", class: "small primary", id: "alerts-notify-ask",
+        onclick: async () => {
+          let answer = "default";
+          try { answer = await Notification.requestPermission(); } catch { /* old API */ }
+          if (answer === "granted") save({ notify: true });
+          renderPanel();
+        } }, "Show notifications"),
+      el("p", { class: "hint", text: "Your browser will ask whether this site may show "
+        + "notifications; they appear even when this tab is in the background." }));
+  }
+  return el("label", { class: "alerts-check" },
+    el("input", { type: "checkbox", id: "alerts-notify", checked: settings().notify,
+      onchange: (event) => save({ notify: event.target.checked }) }),
+    " Show notifications");
+}
+
+async function emailPart(holder) {
+  let me = null, mine = null;
+  try {
+    const [a, b] = await Promise.all([fetch("/api/me"), fetch("/api/me/alerts")]);
+    if (a.ok && b.ok) { me = await a.json(); mine = await b.json(); }
+  } catch { /* offline */ }
+  if (!me || !mine || !mine.email_available) { holder.replaceChildren(); return; }
+  if (me.guest) {
+    holder.replaceChildren(el("p", { class: "hint", text: "Emails for correspondence turns "
+      + "are for named players: pick a name on your player page." }));
+    return;
+  }
+  const status = el("p", { class: "form-status", id: "alerts-email-status", role: "status" });
+  const say = (text, kind = "hint") => { status.textContent = text; status.dataset.kind = kind; };
+  const post = async (body) => {
+    const response = await fetch("/api/me/alerts", { method: "POST",
+      headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    const data = await response.json().catch(() => ({}));
+    if (!response.ok) throw new Error(data.error || `request failed (${response.status})`);
+    return data;
+  };
+  const input = el("input", { type: "email", id: "alerts-email", maxlength: "254",
+    autocomplete: "email", placeholder: "you@example.org", value: mine.email || "" });
+  const box = el("input", { type: "checkbox", id: "alerts-email-on", checked: mine.turn_emails,
+    onchange: async () => {
+      try { mine = await post({ turn_emails: box.checked }); show(); } catch (error) { say(error.message, "error"); }
+    } });
+  const show = () => {
+    if (!mine.email) say("No address yet.");
+    else if (!mine.email_verified) say(`Not confirmed yet: open the link sent to ${mine.email}.`);
+    else say(`Confirmed: ${mine.email}.`);
+  };
+  const form = el("form", { class: "alerts-email-form", onsubmit: async (event) => {
+    event.preventDefault();
+    try {
+      mine = await post({ email: input.value.trim() || null });
+      show();
+    } catch (error) { say(error.message, "error"); }
+  } }, input, el("button", { type: "submit", class: "small", text: "Save" }));
+  holder.replaceChildren(
+    el("label", { class: "alerts-check" }, box, " Email me when it is my turn in a correspondence game"),
+    form, status);
+  show();
+}
+
+function renderPanel() {
+  if (!panel) return;
+  const emails = el("div", { class: "alerts-email" });
+  panel.replaceChildren(
+    el("h2", { text: "Turn alerts" }),
+    el("p", { class: "hint", text: "When it becomes your turn in any of your online "
+      + "games, an open page of this site tells you, even from another tab." }),
+    el("label", { class: "alerts-check" },
+      el("input", { type: "checkbox", id: "alerts-sound", checked: settings().sound,
+        onchange: (event) => save({ sound: event.target.checked }) }),
+      " Play a sound"),
+    notificationPart(),
+    emails);
+  updateButton();
+  emailPart(emails);
+}
+
+function setOpen(open) {
+  panel.hidden = !open;
+  button.setAttribute("aria-expanded", String(open));
+  if (open) renderPanel();
+}
+
+function install() {
+  const bar = document.querySelector(".topbar");
+  if (!bar || document.getElementById("alerts-toggle")) return;
+  if (!document.querySelector('link[href="/static/css/alerts.css"]')) {
+    document.head.append(el("link", { rel: "stylesheet", href: "/static/css/alerts.css" }));
+  }
+  button = el("button", { type: "button", class: "alerts-toggle ghost", id: "alerts-toggle",
+    "aria-expanded": "false", "aria-controls": "alerts-panel", "aria-label": "Turn alerts" },
+    bell(), el("span", { class: "label", text: "Alerts" }));
+  panel = el("div", { class: "alerts-panel", id: "alerts-panel", role: "dialog",
+    "aria-label": "Turn alerts", hidden: true });
+  button.addEventListener("click", (event) => { event.stopPropagation(); setOpen(panel.hidden); });
+  document.addEventListener("click", (event) => {
+    // The path as dispatched: a click inside may have re-rendered (detached) its target.
+    if (!panel.hidden && !event.composedPath().includes(panel)) setOpen(false);
+  });
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && !panel.hidden) { setOpen(false); button.focus(); }
+  });
+  bar.insertBefore(button, bar.querySelector(".conn"));
+  bar.append(panel);
+  updateButton();
+}
+
+install();
