@@ -35,8 +35,8 @@ HTTP_FRAMEWORKS = ("fastapi", "starlette", "uvicorn")
 #: imports only from its own layer or lower ones. In the layers marked ``apart`` the
 #: members also keep apart from each other (two games, two applications).
 LAYERS: tuple[tuple[frozenset[str], bool], ...] = (
-    (frozenset({"hexgrid", "errors", "_jit", "_svg", "_ctree", "_cleaves", "_processes"}),
-     False),
+    (frozenset({"hexgrid", "errors", "phrases", "i18n", "_jit", "_svg", "_ctree", "_cleaves",
+                "_processes"}), False),
     (frozenset({"game", "hooks", "editing", "tutorial"}), False),
     (frozenset(GAMES), True),
     (frozenset({"ai", "bench", "bench_startup"}), False),

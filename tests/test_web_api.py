@@ -189,7 +189,8 @@ def test_unexpected_errors_become_a_json_500_without_internals(
         response = client.get("/api/games")
         assert response.status_code == 500
         assert response.json() == {
-            "error": "internal error: the server could not handle this request"
+            "error": "internal error: the server could not handle this request",
+            "message": "internal error: the server could not handle this request",
         }
 
 

@@ -53,6 +53,18 @@ def test_the_page_shows_the_engine_being_prepared_and_then_goes_on(tmp_path: Pat
             home.wait_for_selector(".game-choice[data-game=dendria]")  # the form is there
             ARTIFACTS.mkdir(exist_ok=True)
             home.screenshot(path=str(ARTIFACTS / "web-engine-preparing.png"))
+            # The same notice on a phone (a picture only: the engines may be ready first).
+            phone = browser.new_context(viewport={"width": 390, "height": 844},
+                                        is_mobile=True, has_touch=True)
+            small = phone.new_page()
+            problems += watch(small)
+            small.goto(server.url + "/")
+            try:
+                small.wait_for_selector("#engine-notice", state="visible", timeout=15_000)
+                small.screenshot(path=str(ARTIFACTS / "web-engine-preparing-phone.png"))
+            except sync_api.TimeoutError:
+                pass
+            phone.close()
             # A game started now waits for the engine (the notice stays), then opens.
             starter.goto(server.url + "/")
             starter.wait_for_selector("#engine-notice", state="visible")

@@ -65,7 +65,8 @@ def test_position_texts_in_the_docs_become_board_diagrams(
         encoding="utf-8",
     )
     monkeypatch.setattr(rules_pages, "docs_dir", lambda: tmp_path)
-    monkeypatch.setattr(rules_pages, "guide_text", lambda game: None)  # docs/ as fallback
+    # docs/ as the fallback
+    monkeypatch.setattr(rules_pages, "guide_text", lambda game, language="en": None)
     rules_pages._rules_page.cache_clear()
     try:
         page = rules_pages.rules_page(game)
@@ -82,7 +83,7 @@ def test_a_missing_rules_document_still_gives_a_page(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(rules_pages, "docs_dir", lambda: tmp_path)
-    monkeypatch.setattr(rules_pages, "guide_text", lambda game: None)
+    monkeypatch.setattr(rules_pages, "guide_text", lambda game, language="en": None)
     rules_pages._rules_page.cache_clear()
     try:
         page = rules_pages.rules_page(get_game("dendria"))
@@ -98,7 +99,7 @@ def test_the_sample_game_is_a_real_game_in_progress(name: str) -> None:
     svg, caption = rules_pages.sample_game(game, actions=12)
     assert svg.lstrip().startswith("<svg") and "data-point" in svg
     assert svg != game.render_svg(game.new())  # pieces have moved
-    played = int(caption.split()[1])
+    played = int(str(caption).split()[1])
     assert 0 < played <= 12  # the last turn start within the first 12 actions
 
 

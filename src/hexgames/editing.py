@@ -20,6 +20,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from hexgames.game import reason_of, word
+from hexgames.phrases import Phrase
+
 #: Cells: ``{label: {"piece": kind id, attribute: value}}``.
 Cells = dict[str, dict[str, Any]]
 
@@ -29,7 +32,9 @@ class Field:
     """An attribute of a piece (size, king...) or a setting of the board (side to act).
 
     ``kind`` is ``"int"`` (``minimum``..``maximum``), ``"bool"``, ``"choice"`` (one of
-    ``choices``) or ``"text"`` (a short word, e.g. a point label).
+    ``choices``) or ``"text"`` (a short word, e.g. a point label). ``label`` and ``help``
+    are words for people: a game marks them with ``N_`` so that the editor page can show
+    them in the reader's language (:meth:`describe` takes the translation).
     """
 
     name: str
@@ -43,32 +48,41 @@ class Field:
 
     def check(self, value: Any) -> Any:
         """``value`` if valid for this field, else ``ValueError`` naming the field."""
+        named = word(self.label)
         if self.kind == "bool":
             if not isinstance(value, bool):
-                raise ValueError(f"{self.label} must be true or false, got {value!r}")
+                raise ValueError(Phrase("{field} must be true or false, got {value}",
+                                        field=named, value=repr(value)))
         elif self.kind == "int":
             if isinstance(value, bool) or not isinstance(value, int):
-                raise ValueError(f"{self.label} must be a whole number, got {value!r}")
+                raise ValueError(Phrase("{field} must be a whole number, got {value}",
+                                        field=named, value=repr(value)))
             if (self.minimum is not None and value < self.minimum) or (
                 self.maximum is not None and value > self.maximum
             ):
-                raise ValueError(
-                    f"{self.label} must be {self.minimum}..{self.maximum}, got {value}"
-                )
+                raise ValueError(Phrase(
+                    "{field} must be {minimum}..{maximum}, got {value}", field=named,
+                    minimum=str(self.minimum), maximum=str(self.maximum), value=str(value),
+                ))
         elif self.kind == "choice":
             if value not in self.choices:
-                raise ValueError(
-                    f"{self.label} must be one of {', '.join(self.choices)}, got {value!r}"
-                )
+                raise ValueError(Phrase(
+                    "{field} must be one of {choices}, got {value}", field=named,
+                    choices=", ".join(self.choices), value=repr(value),
+                ))
         elif not isinstance(value, str) or len(value) > 40:
-            raise ValueError(f"{self.label} must be a short text, got {value!r}")
+            raise ValueError(Phrase("{field} must be a short text, got {value}",
+                                    field=named, value=repr(value)))
         return value
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self, translate: Callable[[str], str] = str) -> dict[str, Any]:
+        """The field as plain data for the editor page; ``translate`` (e.g. a
+        ``Translator.text``) puts ``label`` and ``help`` into the reader's language."""
         return {
-            "name": self.name, "label": self.label, "kind": self.kind,
+            "name": self.name, "label": translate(self.label), "kind": self.kind,
             "default": self.default, "minimum": self.minimum, "maximum": self.maximum,
-            "choices": list(self.choices), "help": self.help,
+            "choices": list(self.choices),
+            "help": translate(self.help) if self.help else self.help,
         }
 
 
@@ -82,9 +96,12 @@ class PieceKind:
     color: str | None = None
     attributes: tuple[Field, ...] = ()
 
-    def describe(self) -> dict[str, Any]:
-        return {"id": self.id, "label": self.label, "color": self.color,
-                "attributes": [attribute.describe() for attribute in self.attributes]}
+    def describe(self, translate: Callable[[str], str] = str) -> dict[str, Any]:
+        """The kind as plain data for the editor page (``translate``: see
+        :meth:`Field.describe`)."""
+        return {"id": self.id, "label": translate(self.label), "color": self.color,
+                "attributes": [attribute.describe(translate)
+                               for attribute in self.attributes]}
 
 
 @dataclass(frozen=True)
@@ -106,13 +123,17 @@ class EditorSpec:
             if piece.id == kind_id:
                 return piece
         known = ", ".join(piece.id for piece in self.pieces)
-        raise ValueError(f"unknown piece kind {str(kind_id)[:40]!r}; known: {known}")
+        raise ValueError(Phrase("unknown piece kind {kind}; known: {known}",
+                                kind=repr(str(kind_id)[:40]), known=known))
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self, translate: Callable[[str], str] = str) -> dict[str, Any]:
+        """The spec as plain data for the editor page; ``translate`` (e.g. a
+        ``Translator.text``) puts the labels, help texts and the note into the reader's
+        language (they are marked with ``N_`` by the game)."""
         return {
-            "pieces": [piece.describe() for piece in self.pieces],
-            "settings": [setting.describe() for setting in self.settings],
-            "note": self.note,
+            "pieces": [piece.describe(translate) for piece in self.pieces],
+            "settings": [setting.describe(translate) for setting in self.settings],
+            "note": translate(self.note) if self.note else self.note,
         }
 
     def check_board(self, cells: Any, settings: Any, labels: set[str]) -> tuple[
@@ -121,33 +142,38 @@ class EditorSpec:
         first problem): known cells and kinds, attribute and setting values in range.
         Missing attributes and settings take their defaults."""
         if not isinstance(cells, dict):
-            raise ValueError("cells must be an object {label: {piece: kind, ...}}")
+            raise ValueError(Phrase("cells must be an object {{label: {{piece: kind, ...}}}}"))
         if not isinstance(settings, dict):
-            raise ValueError("settings must be an object {name: value}")
+            raise ValueError(Phrase("settings must be an object {{name: value}}"))
         clean: Cells = {}
         for label, content in cells.items():
             key = str(label).lower()
             if key not in labels:
-                raise ValueError(f"{str(label)[:20]!r} is not a point of this board")
+                raise ValueError(Phrase("{point} is not a point of this board",
+                                        point=repr(str(label)[:20])))
             if not isinstance(content, dict):
-                raise ValueError(f"{key}: expected {{piece: kind, ...}}")
+                raise ValueError(Phrase("{point}: expected {{piece: kind, ...}}", point=key))
             piece = self.kind(str(content.get("piece")))
             entry: dict[str, Any] = {"piece": piece.id}
             names = {attribute.name for attribute in piece.attributes}
             unknown = sorted(set(content) - names - {"piece"})
             if unknown:
-                raise ValueError(f"{key}: a {piece.label.lower()} has no {unknown[0][:20]!r}")
+                raise ValueError(Phrase("{point}: a {piece} has no {attribute}", point=key,
+                                        piece=piece.label.lower(),
+                                        attribute=repr(unknown[0][:20])))
             for attribute in piece.attributes:
                 value = content.get(attribute.name, attribute.default)
                 try:
                     entry[attribute.name] = attribute.check(value)
                 except ValueError as error:
-                    raise ValueError(f"{key}: {error}") from None
+                    raise ValueError(Phrase("{point}: {reason}", point=key,
+                                            reason=reason_of(error))) from None
             clean[key] = entry
         known = {setting.name: setting for setting in self.settings}
         unknown = sorted(set(settings) - set(known))
         if unknown:
-            raise ValueError(f"unknown setting {unknown[0][:20]!r}; known: {', '.join(known)}")
+            raise ValueError(Phrase("unknown setting {name}; known: {known}",
+                                    name=repr(unknown[0][:20]), known=", ".join(known)))
         chosen = {name: setting.check(settings.get(name, setting.default))
                   for name, setting in known.items()}
         return clean, chosen

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, overload, runtime_checkable
 
+from hexgames.phrases import N_, Phrase, Text
+
 if TYPE_CHECKING:
     from hexgames.hexgrid import HexBoard
     from hexgames.hooks import AiHooks, CompiledKernel, VectorBatch
@@ -82,9 +84,31 @@ class CommonTermination(StrEnum):
     claimed the win, or called a draw, after the opponent had been gone long enough
     (the web app's absence claims)."""
 
-    RESIGNATION = "resignation"
-    TIMEOUT = "timeout"
-    OPPONENT_LEFT = "opponent left"
+    RESIGNATION = N_("resignation")
+    TIMEOUT = N_("timeout")
+    OPPONENT_LEFT = N_("opponent left")
+
+
+def reason_of(error: BaseException) -> Text:
+    """What an exception says to a player: the :class:`~hexgames.phrases.Phrase` it
+    carries (``IllegalAction.phrase``, or a phrase given as a ``ValueError``'s only
+    argument), else its English text. A message that wraps another error's reason passes
+    this on as a value, so the whole message stays translatable."""
+    phrase = getattr(error, "phrase", None)
+    if isinstance(phrase, Phrase):
+        return phrase
+    if len(error.args) == 1 and isinstance(error.args[0], Phrase):
+        return error.args[0]
+    return str(error)
+
+
+def word(text: Text) -> Phrase:
+    """``text`` as a value of a :class:`~hexgames.phrases.Phrase` that is translated
+    too: a phrase stays as it is; a plain string (a word marked with ``N_`` where it is
+    defined, such as a colour or a field's label) is looked up whole."""
+    if isinstance(text, Phrase):
+        return text
+    return Phrase(text.replace("{", "{{").replace("}", "}}"))
 
 
 @dataclass(frozen=True)
@@ -119,8 +143,16 @@ class Outcome:
 
     def describe(self) -> str:
         """One line for people: ``"Red wins (king captured)"``, ``"draw (quiet limit)"``."""
-        head = "draw" if self.winner is None else f"{self.winner.capitalize()} wins"
-        return f"{head} ({self.termination.value})"
+        return str(self.phrase())
+
+    def phrase(self) -> Phrase:
+        """:meth:`describe` as a translatable phrase (the winner's colour and the
+        termination's words are looked up too: a game marks them with ``N_``)."""
+        termination = word(self.termination.value)
+        if self.winner is None:
+            return Phrase("draw ({termination})", termination=termination)
+        return Phrase("{winner} wins ({termination})",
+                      winner=word(self.winner.capitalize()), termination=termination)
 
 
 @dataclass(frozen=True)
@@ -150,17 +182,22 @@ class Option:
     def describe_valid(self) -> str:
         """What values are valid, in words: ``"an integer from 4 to 7"``,
         ``"true or false"``, ``"an integer of at least 1, or none (unlimited)"``."""
+        return str(self.valid_phrase())
+
+    def valid_phrase(self) -> Phrase:
+        """:meth:`describe_valid` as a translatable phrase."""
         if self.kind == "bool":
-            text = "true or false"
+            text = Phrase("true or false")
         elif self.minimum is not None and self.maximum is not None:
-            text = f"an integer from {self.minimum} to {self.maximum}"
+            text = Phrase("an integer from {minimum} to {maximum}",
+                          minimum=self.minimum, maximum=self.maximum)
         elif self.minimum is not None:
-            text = f"an integer of at least {self.minimum}"
+            text = Phrase("an integer of at least {minimum}", minimum=self.minimum)
         elif self.maximum is not None:
-            text = f"an integer of at most {self.maximum}"
+            text = Phrase("an integer of at most {maximum}", maximum=self.maximum)
         else:
-            text = "an integer"
-        return f"{text}, or none (off)" if self.nullable else text
+            text = Phrase("an integer")
+        return Phrase("{valid}, or none (off)", valid=text) if self.nullable else text
 
     def validate(self, value: Any) -> Any:
         """Check one value of this option and return it; ``ValueError`` names the option,
@@ -186,9 +223,14 @@ class Option:
         """The ``ValueError`` refusing ``value`` for this option: its name, what is valid
         and the value, cut short (a 5000-digit number must not become a 5000-character
         message in a web answer or a log line)."""
-        return ValueError(
-            f"option {self.name} {verb} {self.describe_valid()}, got {quote_value(value)}"
-        )
+        values = {"name": self.name, "valid": self.valid_phrase(), "value": quote_value(value)}
+        if verb == "must be":
+            return ValueError(Phrase("option {name} must be {valid}, got {value}", **values))
+        if verb == "expects":
+            return ValueError(Phrase("option {name} expects {valid}, got {value}", **values))
+        # a caller's own verb: the words around it are still translated
+        return ValueError(Phrase("option {name} {verb} {valid}, got {value}", verb=verb,
+                                 **values))
 
 
 #: How much of a refused option value an error message quotes.
@@ -227,7 +269,8 @@ class Gesture:
     label: str
     alternatives: tuple[tuple[str, ...], ...] = ()
     #: What the action does, in words for a player, where its label alone does not say
-    #: (e.g. Dendria's pie-rule ``swap``); empty otherwise. Shown by the web page.
+    #: (e.g. Dendria's pie-rule ``swap``); empty otherwise. Shown by the web page (a game
+    #: marks it with ``N_`` so that the page can look it up in the catalog).
     explanation: str = ""
 
     @property
@@ -249,6 +292,11 @@ class ScoreLine:
     label: str
     detail: str
     points: Mapping[str, float]
+    #: ``label`` and ``detail`` as translatable phrases (``str()`` of each is the same
+    #: English), for a page that shows the breakdown in the reader's language; ``None``:
+    #: translate the plain texts as they are. Not compared: they say what the texts say.
+    label_phrase: Text | None = field(default=None, compare=False)
+    detail_phrase: Text | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -428,7 +476,8 @@ class BoardLegend:
     about each: the rules page's legend (the web app cuts one picture per marker from it).
 
     ``text`` is the position in the game's text format; ``items`` pairs a point's label
-    with the sentence about the marker drawn there; the other fields are passed to
+    with the sentence about the marker drawn there (marked with ``N_``: the page shows it
+    in the reader's language); the other fields are passed to
     ``render_svg`` so that the selection, the clickable points, the last turn and the
     overlays appear too. Markers every game shares (a possible click, the selection, the
     last turn) are among the items."""
@@ -445,7 +494,7 @@ class BoardLegend:
 class PuzzleTheme:
     """One theme of a game's puzzles (``PuzzleThemes.themes``): ``name`` is its id in
     addresses and ``puzzles.json`` (lower case, words joined by ``-``), ``title`` and
-    ``description`` what the puzzle page shows."""
+    ``description`` what the puzzle page shows (marked with ``N_``, translated there)."""
 
     name: str
     title: str
@@ -571,7 +620,7 @@ class Game:
     #: (piece kinds with their attributes, settings such as the side to act) and how an
     #: edited board becomes the game's position text; ``None``: no editor.
     editor: Callable[[Any], Any] | None = None
-    #: One line for the web app's game card.
+    #: One line for the web app's game card (marked with ``N_``, translated there).
     tagline: str = ""
     #: Names ``render_svg(..., overlays=...)`` accepts (e.g. Dendria's fertilized and
     #: plantable cells); the web app offers them as toggles.
@@ -626,7 +675,8 @@ def get_game(name: str) -> Game:
     """
     key = name.strip().lower()
     if key not in REGISTRY:
-        raise ValueError(f"unknown game {name!r}; known games: {', '.join(REGISTRY)}")
+        raise ValueError(Phrase("unknown game {name}; known games: {games}",
+                                name=repr(name), games=", ".join(REGISTRY)))
     module_name, attribute = REGISTRY[key].split(":")
     game = getattr(importlib.import_module(module_name), attribute)
     if not isinstance(game, Game):
@@ -669,7 +719,8 @@ def find_option(game: Game, name: str) -> Option:
         if name == option.name or name in option.aliases:
             return option
     names = ", ".join(option.name for option in game.options) or "none"
-    raise ValueError(f"{game.title} has no option {name!r}; options: {names}")
+    raise ValueError(Phrase("{game} has no option {name}; options: {options}",
+                            game=game.title, name=repr(name), options=names))
 
 
 def parse_settings(game: Game, settings: Iterable[str]) -> dict[str, Any]:

@@ -24,6 +24,7 @@ page's view of the same set).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -31,27 +32,36 @@ from importlib import resources
 from typing import Any
 
 from hexgames.errors import IllegalAction
-from hexgames.game import REGISTRY, Game, GameState
+from hexgames.game import REGISTRY, Game, GameState, reason_of
+from hexgames.phrases import N_, Phrase, Text
 
 Check = Callable[[GameState, Sequence[Any]], bool]
-Explain = Callable[[GameState, Sequence[Any]], str]
+Explain = Callable[[GameState, Sequence[Any]], Text]
 
 #: Longest try accepted (actions); lessons and puzzles need a handful.
 MAX_TRY = 20
+#: What a lesson says when its task is done, unless it says more.
+WELL_DONE = N_("Well done.")
 
 
 @dataclass(frozen=True)
 class Lesson:
-    """One lesson of a game's tutorial (or one puzzle)."""
+    """One lesson of a game's tutorial (or one puzzle).
+
+    The words for players (``title``, ``rule``, ``task``, ``hint``, ``success`` and what
+    ``explain`` returns) are plain English marked with ``N_`` or translatable
+    :class:`~hexgames.phrases.Phrase` objects (``str()`` is the English either way); the
+    web page shows them in the reader's language with ``Translator.text``.
+    """
 
     #: Short id used in addresses (``/learn/dendria#sprout``).
     id: str
-    title: str
+    title: Text
     #: The rule the lesson teaches, in a few sentences for players.
-    rule: str
+    rule: Text
     #: What the player must do ("Bless your king through the wall in one action").
-    task: str
-    hint: str
+    task: Text
+    hint: Text
     #: The start position in the game's text format.
     position: str
     #: One intended solution, one action per item, in notation (the tests play it).
@@ -65,7 +75,7 @@ class Lesson:
     #: Points to point out on the board (the pieces the lesson is about).
     marks: tuple[str, ...] = ()
     #: Said when the task is done (what the player just saw happen).
-    success: str = "Well done."
+    success: Text = WELL_DONE
 
     def start(self, game: Game) -> GameState:
         """A fresh copy of the lesson's position."""
@@ -79,8 +89,9 @@ class Verdict:
     #: ``"solved"``, ``"wrong"``, ``"illegal"`` or ``"continue"``.
     status: str
     #: For people: the success text, the explanation of a wrong try, or the engine's
-    #: reason for refusing an action ("" while a try goes on).
-    message: str
+    #: reason for refusing an action ("" while a try goes on); a plain string marked for
+    #: the catalog or a :class:`~hexgames.phrases.Phrase` (``str()`` is the English).
+    message: Text
     #: The position after the accepted actions of the try.
     position: GameState
     #: How many actions of the try were accepted.
@@ -95,7 +106,8 @@ def attempt(game: Game, lesson: Lesson, actions: Sequence[str]) -> Verdict:
     malformed or illegal action is a verdict ``"illegal"`` with the engine's reason."""
     position = lesson.start(game)
     if len(actions) > MAX_TRY:
-        return Verdict("illegal", f"a try is at most {MAX_TRY} actions long", position, 0)
+        return Verdict("illegal", Phrase("a try is at most {n} actions long", n=MAX_TRY),
+                       position, 0)
     seat = position.current_seat
     played: list[Any] = []
     for text in actions:
@@ -103,16 +115,16 @@ def attempt(game: Game, lesson: Lesson, actions: Sequence[str]) -> Verdict:
         try:
             action = position.parse_action(str(text).strip())
         except ValueError as error:  # IllegalAction included
-            return Verdict("illegal", _bounded(f"{shown}: {error}"), position, len(played),
+            return Verdict("illegal", _refused(shown, error), position, len(played),
                            parsed=False)
         try:
             if action not in position.legal_actions():
                 position.play(action)  # raises with the engine's reason
                 position.undo()
-                raise IllegalAction(f"{shown} is not a legal action here")
+                raise IllegalAction("{action} is not a legal action here", action=shown)
             position.play(action)
         except ValueError as error:  # IllegalAction included
-            return Verdict("illegal", _bounded(f"{shown}: {error}"), position, len(played))
+            return Verdict("illegal", _refused(shown, error), position, len(played))
         played.append(action)
         if lesson.goal(position, played):
             return Verdict("solved", lesson.success, position, len(played))
@@ -125,9 +137,20 @@ def attempt(game: Game, lesson: Lesson, actions: Sequence[str]) -> Verdict:
     return Verdict("continue", "", position, len(played))
 
 
-def _bounded(message: str, limit: int = 300) -> str:
-    """An engine's message about the player's input, at most ``limit`` characters."""
-    return message if len(message) <= limit else message[: limit - 1] + "…"
+def _refused(shown: str, error: ValueError) -> Text:
+    """``"<the action>: <the engine's reason>"``, at most 300 characters of English."""
+    # i18n: an action the player typed and why it is refused
+    return _bounded(Phrase("{action}: {reason}", action=shown, reason=reason_of(error)))
+
+
+def _bounded(message: Text, limit: int = 300) -> Text:
+    """An engine's message about the player's input, at most ``limit`` characters (of
+    its English). A phrase short enough stays a phrase (translatable); a longer one is
+    cut as English text."""
+    english = str(message)
+    if len(english) <= limit:
+        return message
+    return english[: limit - 1] + "…"
 
 
 # ----------------------------------------------------------------------- catalogue
@@ -143,10 +166,11 @@ def find_lesson(game: Game, lesson_id: str) -> Lesson:
         if lesson.id == lesson_id:
             return lesson
     names = ", ".join(lesson.id for lesson in known) or "none"
-    raise ValueError(f"{game.title} has no lesson or puzzle {lesson_id[:40]!r}; it has {names}")
+    raise ValueError(Phrase("{game} has no lesson or puzzle {name}; it has {names}",
+                            game=game.title, name=repr(lesson_id[:40]), names=names))
 
 
-def puzzle_from_dict(data: Mapping[str, Any], number: int, title: str) -> Lesson:
+def puzzle_from_dict(data: Mapping[str, Any], number: int, title: Text) -> Lesson:
     """A puzzle as shipped in ``puzzles.json``: ``position`` (text), ``options``,
     ``solution`` (actions), ``seat`` (the player who must win), ``moves``."""
     seat = int(data["seat"])
@@ -155,30 +179,47 @@ def puzzle_from_dict(data: Mapping[str, Any], number: int, title: str) -> Lesson
         outcome = position.outcome()
         return outcome is not None and outcome.winner_seat == seat
 
-    def explain(position: GameState, actions: Sequence[Any]) -> str:
+    def explain(position: GameState, actions: Sequence[Any]) -> Text:
         if position.is_over:
-            return "The game ended, but not with your win: look for another way."
-        return (
-            f"That does not win this turn. There is a win within {int(data['moves'])} "
-            "action(s) from the start position: try again from the start."
+            return N_("The game ended, but not with your win: look for another way.")
+        return Phrase(
+            "That does not win this turn. There is a win within {moves} "
+            "action(s) from the start position: try again from the start.",
+            moves=int(data["moves"]),
         )
 
     moves = int(data["moves"])
     return Lesson(
         id=f"puzzle-{number}",
         title=title,
-        rule="A position from a game between computer players. The game can end during "
-        "this turn, and you can force it to end with your win.",
-        task="Win the game within this turn.",
-        hint=str(data.get("hint", "Look for the action that ends the game at once.")),
+        rule=N_("A position from a game between computer players. The game can end during "
+                "this turn, and you can force it to end with your win."),
+        task=N_("Win the game within this turn."),
+        hint=_hint(data.get("hint")),
         position=str(data["position"]),
         solution=tuple(str(a) for a in data["solution"]),
         goal=won,
         explain=explain,
         options=dict(data.get("options", {})),
         moves=moves,
-        success="That wins the game.",
+        success=N_("That wins the game."),
     )
+
+
+#: The hint ``python -m hexgames.puzzles`` writes into ``puzzles.json``.
+_START_WITH = re.compile(r"Start with (\S+)\.")
+
+
+def _hint(given: object) -> Text:
+    """A puzzle's hint: the generator's ``"Start with <action>."`` as a translatable
+    phrase, any other text as it is, the standard hint when there is none."""
+    if given is None:
+        return N_("Look for the action that ends the game at once.")
+    text = str(given)
+    match = _START_WITH.fullmatch(text)
+    if match:
+        return Phrase("Start with {action}.", action=match.group(1))
+    return text
 
 
 @cache
@@ -214,7 +255,7 @@ class Puzzle:
 def _puzzle_set(game_name: str) -> tuple[Puzzle, ...]:
     found = []
     for number, data in enumerate(_puzzle_data(game_name), start=1):
-        lesson = puzzle_from_dict(data, number, f"Puzzle {number}")
+        lesson = puzzle_from_dict(data, number, Phrase("Puzzle {number}", number=number))
         found.append(Puzzle(
             id=str(data.get("id") or f"n{number}"),
             number=number,
@@ -235,4 +276,5 @@ def find_puzzle(game: Game, puzzle_id: str) -> Puzzle:
     for puzzle in puzzle_set(game):
         if puzzle.id == puzzle_id:
             return puzzle
-    raise ValueError(f"{game.title} has no puzzle {puzzle_id[:40]!r}")
+    raise ValueError(Phrase("{game} has no puzzle {name}", game=game.title,
+                            name=repr(puzzle_id[:40])))

@@ -24,6 +24,20 @@ from hexgames.benediction._tables import (
 from hexgames.benediction.actions import Action
 from hexgames.benediction.rules import Rules
 from hexgames.errors import IllegalAction
+from hexgames.phrases import N_, Phrase, nphrase
+
+#: The colour names as refusals write them (words: translated where they are shown).
+COLOR_WORDS = {"red": N_("red"), "blue": N_("blue")}
+
+#: What stands on a point, by owner code (empty, red, blue, block).
+_OCCUPANTS = ("", N_("a red man"), N_("a blue man"), N_("a block"))
+
+
+def color_word(color: str) -> Phrase | str:
+    """``"red"``/``"blue"`` as a translatable word (anything else as it is)."""
+    word = COLOR_WORDS.get(color)
+    return color if word is None else Phrase(word)
+
 
 
 class RefusingPosition(Protocol):
@@ -64,7 +78,7 @@ class RefusingPosition(Protocol):
 
 def merge_problem(
     src_flags: int, src_size: int, tgt_flags: int, tgt_size: int, passed: bool, max_stack: int
-) -> str | None:
+) -> Phrase | None:
     """Why a merge (or split-merge) is illegal, or ``None`` when conditions 1-4 hold.
 
     ``passed``: the source's path passed the enemy wall; a non-cursed source gains a
@@ -72,20 +86,23 @@ def merge_problem(
     action; the compiled core decides legality.)
     """
     if src_flags & tgt_flags & KING:
-        return "two kings may not merge"
+        return Phrase("two kings may not merge")
     gains = passed and not src_flags & CURSED
     if src_flags & CURSED and not tgt_flags & BLESSED:
-        return "a cursed man may only merge onto a blessed man"
+        return Phrase("a cursed man may only merge onto a blessed man")
     if tgt_flags & CURSED and not (src_flags & BLESSED or gains):
-        return "merging onto a cursed man needs a blessed source or a blessing on the way"
+        return Phrase(
+            "merging onto a cursed man needs a blessed source or a blessing on the way"
+        )
     total = src_size + tgt_size
     if total > 2 and not (src_flags & BLESSED or tgt_flags & BLESSED or gains):
-        return (
-            f"a stack of {total} needs a blessing: one of the men blessed, "
-            "or the source passing the enemy wall"
+        return Phrase(
+            "a stack of {total} needs a blessing: one of the men blessed, "
+            "or the source passing the enemy wall", total=total
         )
     if total > max_stack:
-        return f"the stack would have {total} checkers; the largest allowed is {max_stack}"
+        return Phrase("the stack would have {total} checkers; the largest allowed is {most}",
+                      total=total, most=max_stack)
     return None
 
 
@@ -96,7 +113,8 @@ def point_of(position: RefusingPosition, label: str | None) -> int:
         return position.tables.index[label]  # type: ignore[index]
     except KeyError:
         raise IllegalAction(
-            f"{label} is not a point of a side-{position.rules.board_side} board"
+            "{point} is not a point of a side-{side} board",
+            point=label, side=position.rules.board_side,
         ) from None
 
 
@@ -105,12 +123,15 @@ def explain(position: RefusingPosition, action: Action) -> None:
     (called once the core has refused it; returns when no reason is found)."""
     winner = position.winner
     if winner is not None:
-        words = ("a draw by the turn limit" if winner == "draw"
-                 else f"{winner} won: {position.win_reason}")
-        raise IllegalAction(f"the game is over ({words})")
+        reason = position.win_reason
+        words = (Phrase("a draw by the turn limit") if winner == "draw"
+                 else Phrase("{color} won: {reason}", color=color_word(winner),
+                             reason=reason if reason is None else Phrase(reason)))
+        raise IllegalAction("the game is over ({words})", words=words)
     kind = action.kind
     c = position.to_move_code
     name = COLOR_NAMES[c]
+    color = color_word(name)
     t = point_of(position, action.target)
     owner, size, flags = ([int(v) for v in values] for values in (
         position.owners, position.sizes, position.flags))
@@ -118,63 +139,77 @@ def explain(position: RefusingPosition, action: Action) -> None:
     tables = position.tables
     if kind == "drop":
         if owner[t] != EMPTY:
-            raise IllegalAction(f"cannot drop on {tgt}: it is not empty")
+            raise IllegalAction("cannot drop on {point}: it is not empty", point=tgt)
         zone = position.zone(name)
         if t not in {tables.index[label] for label in zone}:
-            raise IllegalAction(
-                f"cannot drop on {tgt}: it is not in {name}'s zone ({' '.join(zone)})")
-        raise IllegalAction(f"cannot drop: {name} has no checker left in the supply")
+            raise IllegalAction("cannot drop on {point}: it is not in {color}'s zone ({zone})",
+                                point=tgt, color=color, zone=" ".join(zone))
+        raise IllegalAction("cannot drop: {color} has no checker left in the supply",
+                            color=color)
     if kind == "block":
         if owner[t] != EMPTY:
-            raise IllegalAction(f"cannot place a block on {tgt}: it is not empty")
+            raise IllegalAction("cannot place a block on {point}: it is not empty", point=tgt)
         if t in {tables.index[label] for label in position.starting_points}:
-            raise IllegalAction(f"cannot place a block on {tgt}: it is a starting point")
+            raise IllegalAction("cannot place a block on {point}: it is a starting point",
+                                point=tgt)
         labels = tables.board.labels
         other = next((labels[j] for j in tables.block_adjacent[t] if owner[j] == BLOCK), "?")
         raise IllegalAction(
-            f"cannot place a block on {tgt}: it is block-adjacent to the block on {other}"
+            "cannot place a block on {point}: it is block-adjacent to the block on {other}",
+            point=tgt, other=other,
         )
     o = point_of(position, action.origin)
     org = action.origin
     if owner[o] == EMPTY:
-        raise IllegalAction(f"{org} is empty: there is no man to act with")
+        raise IllegalAction("{point} is empty: there is no man to act with", point=org)
     if owner[o] != c:
-        what = ("", "a red man", "a blue man", "a block")[owner[o]]
-        raise IllegalAction(f"{org} holds {what}; {name} is to act")
+        raise IllegalAction("{point} holds {what}; {color} is to act",
+                            point=org, what=Phrase(_OCCUPANTS[owner[o]]), color=color)
     if o == t:
-        raise IllegalAction(f"the destination must differ from the origin ({org})")
+        raise IllegalAction("the destination must differ from the origin ({point})", point=org)
     s, f = size[o], flags[o]
     if kind == "split":
         k = action.count
         if k >= s:
-            raise IllegalAction(
-                f"cannot split {k} off {org}: it holds {s} checker{'s' * (s > 1)}, "
-                f"a split takes 1 to {s - 1}" if s > 1 else
-                f"cannot split {org}: a single checker cannot be split"
-            )
+            if s > 1:
+                raise IllegalAction(nphrase(
+                    "cannot split {k} off {point}: it holds {n} checker, a split takes 1 to "
+                    "{most}",
+                    "cannot split {k} off {point}: it holds {n} checkers, a split takes 1 to "
+                    "{most}",
+                    s, k=k, point=org, most=s - 1,
+                ))
+            raise IllegalAction("cannot split {point}: a single checker cannot be split",
+                                point=org)
         steps = k
     else:
         steps = s
     if kind == "move" and f & LOCKED:
         raise IllegalAction(
-            f"{org} is locked: it already moved, was dropped or was split off this turn "
-            "(it may still merge or split)"
+            "{point} is locked: it already moved, was dropped or was split off this turn "
+            "(it may still merge or split)", point=org,
         )
     if owner[t] == BLOCK:
-        raise IllegalAction(f"{tgt} holds a block")
+        raise IllegalAction("{point} holds a block", point=tgt)
     if kind == "move" and owner[t] == c:
-        raise IllegalAction(f"{tgt} holds a man of {name}: to join it, merge ({org}+{tgt})")
+        raise IllegalAction("{target} holds a man of {color}: to join it, merge ({merge})",
+                            target=tgt, color=color, merge=str(org) + "+" + tgt)
     if kind == "merge" and owner[t] != c:
-        what = "is empty" if owner[t] == EMPTY else "holds an enemy man"
-        raise IllegalAction(f"cannot merge onto {tgt}: it {what}; merge needs a friendly man")
+        if owner[t] == EMPTY:
+            raise IllegalAction("cannot merge onto {point}: it is empty; merge needs a "
+                                "friendly man", point=tgt)
+        raise IllegalAction("cannot merge onto {point}: it holds an enemy man; merge needs a "
+                            "friendly man", point=tgt)
     passed = position.reach_indices(o, steps, c).get(t)
     if passed is None:
         raise IllegalAction(
-            f"{org} cannot reach {tgt}: a stack of {steps} travels 1 to {steps} "
+            "{origin} cannot reach {target}: a stack of {steps} travels 1 to {steps} "
             "step(s) along one line, jumping men, stopped by blocks and by the edge "
-            "(the portal works only forward from the enemy wall)"
+            "(the portal works only forward from the enemy wall)",
+            origin=org, target=tgt, steps=steps,
         )
     if owner[t] == c:
         problem = merge_problem(f, steps, flags[t], size[t], passed, position.rules.max_stack)
         if problem is not None:
-            raise IllegalAction(f"cannot merge {org} onto {tgt}: {problem}")
+            raise IllegalAction("cannot merge {origin} onto {target}: {problem}",
+                                origin=org, target=tgt, problem=problem)

@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 from hexgames.errors import IllegalAction
+from hexgames.phrases import Phrase, nphrase
 
 KINDS: tuple[str, ...] = ("move", "merge", "split", "drop", "block")
 #: The most checkers a split can take (one less than the largest ``max_stack``).
@@ -48,18 +49,24 @@ class Action:
 
     def __init__(self, kind: str, origin: str | None, target: str, count: int = 0) -> None:
         if kind not in KINDS:
-            raise IllegalAction(f"unknown action kind {kind!r}; expected one of {KINDS}")
+            raise IllegalAction("unknown action kind {kind}; expected one of {kinds}",
+                                kind=repr(kind), kinds=str(KINDS))
         target = _label(target, "target")
         if kind in ("drop", "block"):
             if origin is not None:
-                raise IllegalAction(f"a {kind} has no origin point, got {origin!r}")
+                raise IllegalAction(Phrase("a drop has no origin point, got {origin}",
+                                           origin=repr(origin)) if kind == "drop" else
+                                    Phrase("a block has no origin point, got {origin}",
+                                           origin=repr(origin)))
         else:
             origin = _label(origin, "origin")
         if kind == "split":
             if not isinstance(count, int) or isinstance(count, bool) or count < 1:
-                raise IllegalAction(f"a split takes at least 1 checker, got {count!r}")
+                raise IllegalAction("a split takes at least 1 checker, got {count}",
+                                    count=repr(count))
         elif count != 0:
-            raise IllegalAction(f"only a split has a checker count, got {count!r} for a {kind}")
+            raise IllegalAction("only a split has a checker count, got {count} for a {kind}",
+                                count=repr(count), kind=kind)
         _init(self, kind, origin, target, count)
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -109,7 +116,7 @@ class Action:
         form is checked: whether the points exist is up to the position.
         """
         if not isinstance(text, str):
-            raise IllegalAction(f"an action must be given as text, got {text!r}")
+            raise IllegalAction("an action must be given as text, got {text}", text=repr(text))
         clean = text.strip().lower()
         for kind, pattern in _PATTERNS:
             match = pattern.fullmatch(clean)
@@ -122,17 +129,18 @@ class Action:
                 digits = groups[1].lstrip("0") or "0"
                 if len(digits) > _MAX_COUNT_DIGITS:
                     raise IllegalAction(
-                        f"{_show(text)}: split count too large (a split takes 1 to "
-                        f"{MAX_SPLIT} checkers)"
+                        "{text}: split count too large (a split takes 1 to {most} checkers)",
+                        text=_show(text), most=MAX_SPLIT,
                     )
                 count = int(digits)
                 if count < 1:
-                    raise IllegalAction(f"{_show(text)}: a split takes at least 1 checker")
+                    raise IllegalAction("{text}: a split takes at least 1 checker",
+                                        text=_show(text))
                 return cls(kind, groups[0], groups[2], count)
             return cls(kind, groups[0], groups[1])
         raise IllegalAction(
-            f"{_show(text)} is not an action; write e3e4 (move), @e3 (drop), "
-            "Bc2 (block), f8+f7 (merge) or f4-1-f5 (split)"
+            "{text} is not an action; write e3e4 (move), @e3 (drop), "
+            "Bc2 (block), f8+f7 (merge) or f4-1-f5 (split)", text=_show(text),
         )
 
 
@@ -146,18 +154,25 @@ def _init(action: Action, kind: str, origin: str | None, target: str, count: int
     set_(action, "_hash", hash((kind, origin, target, count)))
 
 
-def _show(text: str, limit: int = 40) -> str:
+def _show(text: str, limit: int = 40) -> str | Phrase:
     """``repr`` of user input for a message, shortened when long."""
     text = text.strip()
-    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text)} chars)"
+    if len(text) <= limit:
+        return repr(text)
+    return nphrase("{text}... ({n} char)", "{text}... ({n} chars)", len(text),
+                          text=repr(text[:limit]))
 
 
 def _label(value: Any, role: str) -> str:
     if not isinstance(value, str):
-        raise IllegalAction(f"the {role} must be a point label such as 'e3', got {value!r}")
+        raise IllegalAction(Phrase("the origin must be a point label such as 'e3', got {value}",
+                                   value=repr(value)) if role == "origin" else
+                            Phrase("the target must be a point label such as 'e3', got {value}",
+                                   value=repr(value)))
     label = value.strip().lower()
     if not _LABEL.fullmatch(label) or label[1] == "0":
-        raise IllegalAction(f"{value!r} is not a point label (column letter and row, e.g. 'e3')")
+        raise IllegalAction("{value} is not a point label (column letter and row, e.g. 'e3')",
+                            value=repr(value))
     return label
 
 

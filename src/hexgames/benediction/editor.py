@@ -12,37 +12,41 @@ from hexgames.benediction._tables import BLESSED, BLUE, CURSED, KING, LOCKED, RE
 from hexgames.benediction.rules import Rules
 from hexgames.benediction.textformat import TextPosition, format_text, parse_text
 from hexgames.editing import Cells, EditorSpec, Field, PieceKind
+from hexgames.game import reason_of
 from hexgames.hexgrid import COLUMN_LETTERS, board
+from hexgames.phrases import N_, Phrase
 
-_FLAGS = (("king", KING, "King"), ("blessed", BLESSED, "Blessed"),
-          ("cursed", CURSED, "Cursed"), ("locked", LOCKED, "Locked"))
+_FLAGS = (("king", KING, N_("King")), ("blessed", BLESSED, N_("Blessed")),
+          ("cursed", CURSED, N_("Cursed")), ("locked", LOCKED, N_("Locked")))
+#: The starting-point settings as an error names them.
+_START_WORDS = {"red_start": N_("red start"), "blue_start": N_("blue start")}
 _COLOR = {"red": RED, "blue": BLUE}
 
 
 def editor(rules: Rules) -> EditorSpec:
     """The editor of a Benediction board with ``rules``."""
     attributes = (
-        Field("size", "Size", "int", 1, minimum=1, maximum=rules.max_stack,
-              help="checkers in the stack"),
+        Field("size", N_("Size"), "int", 1, minimum=1, maximum=rules.max_stack,
+              help=N_("checkers in the stack")),
         *(Field(name, label, "bool", False) for name, _bit, label in _FLAGS),
     )
     red_start, blue_start = _standard_starts(rules.board_side)
     return EditorSpec(
         pieces=(
-            PieceKind("red", "Red man", "red", attributes),
-            PieceKind("blue", "Blue man", "blue", attributes),
-            PieceKind("block", "Block"),
+            PieceKind("red", N_("Red man"), "red", attributes),
+            PieceKind("blue", N_("Blue man"), "blue", attributes),
+            PieceKind("block", N_("Block")),
         ),
         settings=(
-            Field("to_move", "Side to act", "choice", "red", choices=("red", "blue")),
-            Field("actions_left", "Actions left this turn", "int", 2, minimum=1, maximum=2),
-            Field("red_start", "Red's starting point", "text", red_start),
-            Field("blue_start", "Blue's starting point", "text", blue_start),
+            Field("to_move", N_("Side to act"), "choice", "red", choices=("red", "blue")),
+            Field("actions_left", N_("Actions left this turn"), "int", 2, minimum=1, maximum=2),
+            Field("red_start", N_("Red's starting point"), "text", red_start),
+            Field("blue_start", N_("Blue's starting point"), "text", blue_start),
         ),
         read=read,
         write=write,
-        note="A man can be cursed, or king and/or blessed, not both; a blessed king ends "
-             "the game.",
+        note=N_("A man can be cursed, or king and/or blessed, not both; a blessed king ends "
+                "the game."),
     )
 
 
@@ -78,7 +82,8 @@ def write(cells: Cells, settings: Mapping[str, Any], rules: Rules) -> str:
         try:
             starts.append(geometry.labels[geometry.index(label)])
         except ValueError as error:
-            raise ValueError(f"{name.replace('_', ' ')}: {error}") from None
+            raise ValueError(Phrase("{setting}: {reason}", setting=Phrase(_START_WORDS[name]),
+                                    reason=reason_of(error))) from None
     men: dict[str, tuple[int, int, int]] = {}
     blocks: list[str] = []
     for label, entry in cells.items():

@@ -31,6 +31,7 @@ from hexgames.benediction.actions import Action
 from hexgames.benediction.position import START_CHECKERS, Position
 from hexgames.benediction.rules import Rules
 from hexgames.errors import IllegalAction
+from hexgames.game import reason_of
 from hexgames.hexgrid import HexBoard, board
 
 __all__ = [
@@ -61,19 +62,18 @@ def _slot(geometry: HexBoard, origin: int, target: int) -> int:
     if slot >= 0:
         return slot
     if origin == target:
-        raise IllegalAction(f"{geometry.labels[origin]} cannot be both origin and target")
-    raise IllegalAction(
-        f"{geometry.labels[origin]} and {geometry.labels[target]} are not on one grid line"
-    )
+        raise IllegalAction("{point} cannot be both origin and target",
+                            point=geometry.labels[origin])
+    raise IllegalAction("{origin} and {target} are not on one grid line",
+                        origin=geometry.labels[origin], target=geometry.labels[target])
 
 
 def _target_of_slot(geometry: HexBoard, origin: int, slot: int) -> int:
     """Inverse of :func:`_slot`; ``IllegalAction`` when the slot names no other point."""
     target = geometry.from_line_slot(origin, slot)
     if target < 0:
-        raise IllegalAction(
-            f"slot {slot} of {geometry.labels[origin]} is not another point of its grid lines"
-        )
+        raise IllegalAction("slot {slot} of {point} is not another point of its grid lines",
+                            slot=slot, point=geometry.labels[origin])
     return target
 
 
@@ -94,7 +94,7 @@ def action_to_id(position: Position, action: Action | str) -> int:
     if isinstance(action, str):
         action = Action.parse(action)
     elif not isinstance(action, Action):
-        raise IllegalAction(f"not a Benediction action: {action!r}")
+        raise IllegalAction("not a Benediction action: {action}", action=repr(action))
     geometry = position.board
     n = geometry.size
     target = _point(geometry, action.target)
@@ -110,8 +110,8 @@ def action_to_id(position: Position, action: Action | str) -> int:
     max_stack = position.rules.max_stack
     if not 1 <= action.count < max_stack:
         raise IllegalAction(
-            f"a split of {action.count} checkers has no id: splits take 1 to "
-            f"{max_stack - 1} checkers under these rules"
+            "a split of {count} checkers has no id: splits take 1 to {most} checkers under "
+            "these rules", count=action.count, most=max_stack - 1,
         )
     return 2 * n + action.count * n * line + offset
 
@@ -128,10 +128,10 @@ def action_from_id(position: Position, action_id: int) -> Action:
     geometry = position.board
     total = num_distinct_actions(rules)
     if isinstance(action_id, bool) or not isinstance(action_id, (int, np.integer)):
-        raise IllegalAction(f"an action id is an integer, got {action_id!r}")
+        raise IllegalAction("an action id is an integer, got {id}", id=repr(action_id))
     action_id = int(action_id)
     if not 0 <= action_id < total:
-        raise IllegalAction(f"action id {action_id} is outside 0..{total - 1}")
+        raise IllegalAction("action id {id} is outside 0..{last}", id=action_id, last=total - 1)
     n = geometry.size
     labels = geometry.labels
     if action_id < n:
@@ -153,7 +153,7 @@ def _point(geometry: HexBoard, label: str | None) -> int:
     try:
         return geometry.index(label or "")
     except ValueError as error:
-        raise IllegalAction(str(error)) from None
+        raise IllegalAction(reason_of(error)) from None
 
 
 # ----------------------------------------------------------------------- game length

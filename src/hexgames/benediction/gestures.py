@@ -20,8 +20,14 @@ from hexgames.benediction.actions import Action
 from hexgames.benediction.position import Position
 from hexgames.errors import IllegalAction
 from hexgames.game import Gesture
+from hexgames.phrases import N_
 
 __all__ = ["action_for_clicks", "gesture"]
+
+#: The button labels, in English (the page translates them by these words).
+LABELS = {"move": N_("move"), "merge": N_("merge"), "drop": N_("drop"), "block": N_("block")}
+#: The label of a split of ``n`` checkers, as the page translates it.
+SPLIT_LABEL = N_("split {n}")
 
 
 def gesture(position: Position, action: Action | str) -> Gesture:
@@ -29,15 +35,15 @@ def gesture(position: Position, action: Action | str) -> Gesture:
     if isinstance(action, str):
         action = position.parse_action(action)
     elif not isinstance(action, Action):
-        raise IllegalAction(f"not a Benediction action: {action!r}")
+        raise IllegalAction("not a Benediction action: {action}", action=repr(action))
     kind = action.kind
     if kind in ("drop", "block"):
-        return Gesture(kind, (action.target,), kind)
+        return Gesture(kind, (action.target,), LABELS[kind])
     origin = action.origin
     assert origin is not None  # every other kind has an origin
     if kind == "split":
-        return Gesture(None, (origin, action.target), f"split {action.count}")
-    return Gesture(None, (origin, action.target), kind)
+        return Gesture(None, (origin, action.target), SPLIT_LABEL.format(n=action.count))
+    return Gesture(None, (origin, action.target), LABELS[kind])
 
 
 def action_for_clicks(position: Position, tool: str | None, points: Sequence[str]) -> str | None:

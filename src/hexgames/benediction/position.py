@@ -94,8 +94,9 @@ from hexgames.benediction.core import CoreState, core_for, random_playouts
 from hexgames.benediction.rules import START_CHECKERS, Rules, Termination
 from hexgames.benediction.textformat import TextPosition, format_text, parse_text
 from hexgames.errors import IllegalAction
-from hexgames.game import HistoryView, Outcome
+from hexgames.game import HistoryView, Outcome, reason_of
 from hexgames.hexgrid import HexBoard
+from hexgames.phrases import Phrase
 
 _COLOR_CODE = {"red": RED, "blue": BLUE}
 
@@ -306,7 +307,7 @@ class Position:
                 raise ValueError(f"starts must be two point labels, got {starts!r}")
             red_start, blue_start = (self._point(label) for label in starts)
             if red_start == blue_start:
-                raise ValueError("the two starting points must differ")
+                raise ValueError(Phrase("the two starting points must differ"))
         self._starts = (red_start, blue_start)
         self._is_start = [i in self._starts for i in range(n)]
         self._zone = (
@@ -679,7 +680,8 @@ class Position:
         action = Action.parse(text)
         for label in (action.origin, action.target):
             if label is not None and label not in self._tables.index:
-                raise IllegalAction(f"{label} is not a point of a side-{self.board.side} board")
+                raise IllegalAction("{point} is not a point of a side-{side} board",
+                                    point=label, side=self.board.side)
         return action
 
     def reach(
@@ -799,7 +801,7 @@ class Position:
             if isinstance(action, str):
                 act = self.parse_action(action)
             elif not isinstance(action, Action):
-                raise IllegalAction(f"not a Benediction action: {action!r}")
+                raise IllegalAction("not a Benediction action: {action}", action=repr(action))
             ext = self._ids.get(id(act))
             if ext is None:
                 ext = self._ext_of(act)
@@ -840,7 +842,7 @@ class Position:
             m = _pos_play(self._CW, self._PB, self._FL, lx, out, self._nleg, ext)
         if m == -1:
             explain(self, action)
-            raise IllegalAction(f"{action} is not a legal action here")
+            raise IllegalAction("{action} is not a legal action here", action=str(action))
         self._lcodes = None
         if out is not lx:
             self._spare = lx
@@ -884,11 +886,12 @@ class Position:
         """Index of a label (case-insensitive); :class:`IllegalAction` when it is not a
         point of this board."""
         if not isinstance(label, str):
-            raise IllegalAction(f"a point label such as 'e3' is needed, got {label!r}")
+            raise IllegalAction("a point label such as 'e3' is needed, got {label}",
+                                label=repr(label))
         try:
             return self._tables.board.index(label)
         except ValueError as exc:
-            raise IllegalAction(str(exc)) from None
+            raise IllegalAction(reason_of(exc)) from None
 
     def _man(self, i: int) -> Man | None:
         o = self._ov.item(i)

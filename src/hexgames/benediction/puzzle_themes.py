@@ -18,22 +18,23 @@ from typing import Any
 from hexgames.benediction.position import Man, Position, Termination
 from hexgames.benediction.usage import after, before
 from hexgames.game import PuzzleTheme, PuzzleThemes
+from hexgames.phrases import N_
 
 __all__ = ["PUZZLE_THEMES", "THEMES", "tag"]
 
 THEMES: tuple[PuzzleTheme, ...] = (
-    PuzzleTheme("king-capture", "King capture", "Win by capturing the enemy king."),
-    PuzzleTheme("blessing", "Blessed king", "Win by blessing your own king."),
-    PuzzleTheme("portal", "Portal", "A stack passes through the enemy wall and comes "
-                "back in on the other side of the board."),
-    PuzzleTheme("bridge", "Bridge", "A chain of your men joins the two walls and blesses "
-                "its members."),
-    PuzzleTheme("merge", "Merge", "The line merges two of your men."),
-    PuzzleTheme("split", "Split", "The line splits a stack."),
-    PuzzleTheme("drop", "Drop", "The line drops a new man in your zone."),
-    PuzzleTheme("crowning", "Crowning", "A man becomes a king on a starting point."),
-    PuzzleTheme("capture-first", "Capture first", "The first action already takes an "
-                "enemy man; the next one wins."),
+    PuzzleTheme("king-capture", N_("King capture"), N_("Win by capturing the enemy king.")),
+    PuzzleTheme("blessing", N_("Blessed king"), N_("Win by blessing your own king.")),
+    PuzzleTheme("portal", N_("Portal"), N_("A stack passes through the enemy wall and comes "
+                                           "back in on the other side of the board.")),
+    PuzzleTheme("bridge", N_("Bridge"), N_("A chain of your men joins the two walls and "
+                                           "blesses its members.")),
+    PuzzleTheme("merge", N_("Merge"), N_("The line merges two of your men.")),
+    PuzzleTheme("split", N_("Split"), N_("The line splits a stack.")),
+    PuzzleTheme("drop", N_("Drop"), N_("The line drops a new man in your zone.")),
+    PuzzleTheme("crowning", N_("Crowning"), N_("A man becomes a king on a starting point.")),
+    PuzzleTheme("capture-first", N_("Capture first"), N_("The first action already takes an "
+                                                         "enemy man; the next one wins.")),
 )
 
 

@@ -33,10 +33,12 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from hexgames.benediction._refusal import color_word
 from hexgames.benediction.position import Position
 from hexgames.benediction.rules import OPTIONS, Rules
 from hexgames.errors import IllegalAction
-from hexgames.game import outcome_tags, parse_option_value
+from hexgames.game import outcome_tags, parse_option_value, reason_of
+from hexgames.phrases import Phrase
 
 GAME_NAME = "Benediction"
 _TAG_OF_OPTION = {
@@ -82,14 +84,17 @@ def write_record(position: Position, tags: Mapping[str, str] | None = None) -> s
     if tags is None:
         tags = {}
     if not isinstance(tags, Mapping):
-        raise ValueError(f"record tags must be a mapping of names to values, got {tags!r}")
+        raise ValueError(Phrase("record tags must be a mapping of names to values, got {tags}",
+                                tags=repr(tags)))
     if not isinstance(position, Position):
-        raise ValueError(f"not a Benediction position: {position!r}")
+        raise ValueError(Phrase("not a Benediction position: {position}",
+                                position=repr(position)))
     derived = {"Game", "Result", "Termination", "Start", "Variant", *_TAG_OF_OPTION.values()}
     lines = [f'[Game "{GAME_NAME}"]']
     for name, value in tags.items():
         if not isinstance(name, str) or not _TAG_NAME.fullmatch(name):
-            raise ValueError(f"record tag names are letters, digits and '_', got {name!r}")
+            raise ValueError(Phrase("record tag names are letters, digits and '_', got {name}",
+                                    name=repr(name)))
         if name not in derived:
             lines.append(f'[{name} "{_escape(str(value))}"]')
     for option, value in position.rules.non_default().items():
@@ -103,12 +108,14 @@ def write_record(position: Position, tags: Mapping[str, str] | None = None) -> s
             ending[name] = str(tags[name])
     claimed = ending["Result"].strip().lower()
     if claimed not in _RESULTS:
-        raise ValueError(f"[Result {ending['Result']!r}]: expected one of {', '.join(_RESULTS)}")
+        raise ValueError(Phrase("[Result {result}]: expected one of {results}",
+                                result=repr(ending["Result"]), results=", ".join(_RESULTS)))
     if position.is_over and _RESULTS[claimed] != position.winner:
-        raise ValueError(
-            f"[Result {ending['Result']!r}] contradicts the game, which ended with "
-            f"{position.winner} ({position.win_reason})"
-        )
+        raise ValueError(Phrase(
+            "[Result {result}] contradicts the game, which ended with {winner} ({reason})",
+            result=repr(ending["Result"]), winner=_winner_word(position.winner),
+            reason=_reason_word(position.win_reason),
+        ))
     for name, value in ending.items():
         lines.append(f'[{name} "{_escape(value)}"]')
     lines.append("")  # a blank line ends the tag block
@@ -148,7 +155,8 @@ def read_record(text: str) -> tuple[Position, dict[str, str]]:
     resignation), which :func:`hexgames.game.outcome_from_tags` turns into an outcome.
     """
     if not isinstance(text, str):
-        raise ValueError(f"a game record must be text (str), got {type(text).__name__}")
+        raise ValueError(Phrase("a game record must be text (str), got {type}",
+                                type=type(text).__name__))
     tags: dict[str, str] = {}
     body: list[str] = []
     for number, raw in enumerate(text.splitlines(), 1):
@@ -156,31 +164,41 @@ def read_record(text: str) -> tuple[Position, dict[str, str]]:
         if line.startswith("[") and not body:
             match = _TAG_LINE.fullmatch(line)
             if match is None:
-                raise ValueError(f"record line {number}: malformed tag {line!r}")
+                raise ValueError(Phrase("record line {number}: malformed tag {tag}",
+                                        number=number, tag=repr(line)))
             tags[match[1]] = _unescape(match[2])
         elif line:
             body.append(line)
     game = tags.get("Game", GAME_NAME)
     if game.strip().lower() != GAME_NAME.lower():
-        raise ValueError(f"not a Benediction record: [Game {game!r}]")
+        raise ValueError(Phrase("not a Benediction record: [Game {game}]", game=repr(game)))
     rules = Rules(**_options_from_tags(tags))
     if "Start" in tags:
         try:
             position = Position.from_text("\n".join(tags["Start"].split("/")), rules)
         except ValueError as exc:
-            raise ValueError(f"[Start] tag: {exc}") from None
+            raise ValueError(Phrase("[Start] tag: {reason}", reason=reason_of(exc))) from None
     else:
         position = Position.initial(rules)
     _replay(position, " ".join(body).split())
     result = tags.get("Result", "*").strip().lower()
     if result not in _RESULTS:
-        raise ValueError(f"[Result {tags['Result']!r}]: expected one of {', '.join(_RESULTS)}")
+        raise ValueError(Phrase("[Result {result}]: expected one of {results}",
+                                result=repr(tags["Result"]), results=", ".join(_RESULTS)))
     if result != "*" and position.is_over and position.winner != _RESULTS[result]:
-        raise ValueError(
-            f"[Result {tags['Result']!r}] contradicts the moves, which end with "
-            f"{position.winner}"
-        )
+        raise ValueError(Phrase("[Result {result}] contradicts the moves, which end with {winner}",
+                                result=repr(tags["Result"]),
+                                winner=_winner_word(position.winner)))
     return position, tags
+
+
+def _winner_word(winner: str | None) -> Phrase | str:
+    """How a record error names the winner: ``red``/``blue``/``draw`` as words."""
+    return Phrase("draw") if winner == "draw" else color_word(str(winner))
+
+
+def _reason_word(reason: str | None) -> Phrase | str:
+    return str(reason) if reason is None else Phrase(reason)
 
 
 def _options_from_tags(tags: Mapping[str, str]) -> dict[str, Any]:
@@ -190,7 +208,8 @@ def _options_from_tags(tags: Mapping[str, str]) -> dict[str, Any]:
         for pair in variant.replace(",", " ").split():
             name, sep, value = pair.partition("=")
             if not sep:
-                raise ValueError(f"[Variant {variant!r}]: expected option=value pairs")
+                raise ValueError(Phrase("[Variant {variant}]: expected option=value pairs",
+                                        variant=repr(variant)))
             raw[name] = value
     for name, value in tags.items():
         raw[name] = value
@@ -202,7 +221,8 @@ def _options_from_tags(tags: Mapping[str, str]) -> dict[str, Any]:
         try:
             options[option] = parse_option_value(_OPTIONS[option], value)
         except ValueError as exc:
-            raise ValueError(f"record tag {name}: {exc}") from None
+            raise ValueError(Phrase("record tag {name}: {reason}", name=name,
+                                    reason=reason_of(exc))) from None
     return options
 
 
@@ -215,10 +235,13 @@ def _replay(position: Position, tokens: list[str]) -> None:
         if match is not None:
             number = int(match[1])
             if number != turn + 1:
-                raise ValueError(f"turn {number} follows turn {turn}: expected {turn + 1}")
+                raise ValueError(Phrase("turn {number} follows turn {turn}: expected {next}",
+                                        number=number, turn=turn, next=turn + 1))
             if turn and in_turn and not position.is_turn_start() and not position.is_over:
-                raise ValueError(f"turn {turn} ends after {len(in_turn)} action(s): "
-                                 f"{position.to_move} still has an action to play")
+                raise ValueError(Phrase(
+                    "turn {turn} ends after {count} action(s): {color} still has an action to "
+                    "play", turn=turn, count=len(in_turn), color=color_word(position.to_move),
+                ))
             turn = number
             in_turn = []
             token = match[2]
@@ -227,11 +250,14 @@ def _replay(position: Position, tokens: list[str]) -> None:
         if token.lower() in _RESULTS and index == len(tokens) - 1:
             break
         if turn == 0:
-            raise ValueError(f"action {token!r} before turn number '1.'")
+            raise ValueError(Phrase("action {action} before turn number '1.'",
+                                    action=repr(token)))
         if in_turn and position.is_turn_start():
-            raise ValueError(f"turn {turn}, action {token!r}: the turn already ended")
+            raise ValueError(Phrase("turn {turn}, action {action}: the turn already ended",
+                                    turn=turn, action=repr(token)))
         try:
             position.play(token)
         except IllegalAction as exc:
-            raise IllegalAction(f"turn {turn}, action {token!r}: {exc}") from None
+            raise IllegalAction("turn {turn}, action {action}: {reason}", turn=turn,
+                                action=repr(token), reason=exc.phrase) from None
         in_turn.append(token)

@@ -13,6 +13,7 @@ from enum import StrEnum
 from typing import Any
 
 from hexgames.game import Option
+from hexgames.phrases import N_, Phrase
 
 #: Bounds of each option, shared by validation and :data:`OPTIONS` so they cannot drift.
 MIN_SIDE, MAX_SIDE = 4, 7
@@ -39,13 +40,13 @@ class Termination(StrEnum):
     engine (by the players, the clock or the server), with the values of
     :class:`hexgames.game.CommonTermination`."""
 
-    KING_CAPTURED = "king captured"
-    BLESSED_KING = "blessed king"
-    NO_LEGAL_ACTION = "no legal action"
-    TURN_LIMIT = "turn limit"
-    RESIGNATION = "resignation"
-    TIMEOUT = "timeout"
-    OPPONENT_LEFT = "opponent left"
+    KING_CAPTURED = N_("king captured")
+    BLESSED_KING = N_("blessed king")
+    NO_LEGAL_ACTION = N_("no legal action")
+    TURN_LIMIT = N_("turn limit")
+    RESIGNATION = N_("resignation")
+    TIMEOUT = N_("timeout")
+    OPPONENT_LEFT = N_("opponent left")
 
 
 _UNSET: Any = object()
@@ -86,10 +87,10 @@ class Rules:
     ) -> None:
         if unknown:
             name = next(iter(unknown))
-            raise ValueError(
-                f"Benediction has no option {name!r}; options: "
-                f"{', '.join(option.name for option in OPTIONS)}"
-            )
+            raise ValueError(Phrase(
+                "Benediction has no option {name}; options: {options}", name=repr(name),
+                options=", ".join(option.name for option in OPTIONS),
+            ))
         given = {
             "board_side": board_side,
             "first_turn_actions": first_turn_actions,
@@ -122,26 +123,26 @@ _DEFAULTS: dict[str, Any] = {
 
 OPTIONS: tuple[Option, ...] = (
     Option(
-        "board_side", "int", 5, "side of the hexagonal board of points (standard 5)",
+        "board_side", "int", 5, N_("side of the hexagonal board of points (standard 5)"),
         minimum=MIN_SIDE, maximum=MAX_SIDE,
     ),
     Option(
         "first_turn_actions", "int", 1,
-        "actions in Red's first turn: 1 = the 12* protocol, 2 = two actions from the start",
+        N_("actions in Red's first turn: 1 = the 12* protocol, 2 = two actions from the start"),
         minimum=1, maximum=2,
     ),
     Option(
-        "max_stack", "int", 8, "largest stack a merge may build",
+        "max_stack", "int", 8, N_("largest stack a merge may build"),
         minimum=MIN_STACK, maximum=MAX_STACK,
     ),
     Option(
         "supply", "int", None,
-        "checkers each side has in reserve for drops (unlimited when off)",
+        N_("checkers each side has in reserve for drops (unlimited when off)"),
         minimum=1, maximum=MAX_SUPPLY, nullable=True,
     ),
     Option(
         "max_turns", "int", None,
-        "turns after which an undecided game is scored a draw (no cap when off)",
+        N_("turns after which an undecided game is scored a draw (no cap when off)"),
         minimum=1, maximum=MAX_TURNS_CAP, nullable=True,
     ),
 )

@@ -24,6 +24,7 @@ from hexgames.game import (
 )
 from hexgames.hexgrid import HexBoard
 from hexgames.hexgrid import board as hex_board
+from hexgames.phrases import N_
 
 
 def actions_left(position: GameState) -> int:
@@ -64,22 +65,26 @@ if TYPE_CHECKING:
     _checked_vector_batch: Callable[[Any, int], VectorBatch] = _Batch
 
 
+#: The colours' names as the site shows them (``t(cap(color))`` in the scripts).
+COLOR_NAMES = {"red": N_("Red"), "blue": N_("Blue")}
+
+
 #: The rules page's legend: every marker of the board drawing, explained.
 LEGEND = BoardLegend(
     text="Benediction v1: R-E2 B E8\nR:C3b++D4cE2k3l++F3G3\nB:D78E78k9F78\nX:E5",
     items=(
-        ("F3", "A man: a stack of checkers; the number is its size. A thick blue ring: "
-               "the man you selected."),
-        ("E2", "King (crown). Red's starting point is the shaded hexagon: a man that "
-               "stands on it becomes a king."),
-        ("C3", "Blessed man: gold halo with rays. A blessed king wins."),
-        ("D4", "Cursed man: the ✕ badge."),
-        ("E3", "Locked man: the padlock badge."),
-        ("E5", "Block: no man may stand on it."),
-        ("F4", "Dashed cyan ring: a point you can click (a destination of the selected "
-               "man, or the start of an action)."),
-        ("G3", "Orange arrow or ring: the last turn's actions."),
-        ("B1", "The thick red and blue lines along the edges are the walls."),
+        ("F3", N_("A man: a stack of checkers; the number is its size. A thick blue ring: "
+                  "the man you selected.")),
+        ("E2", N_("King (crown). Red's starting point is the shaded hexagon: a man that "
+                  "stands on it becomes a king.")),
+        ("C3", N_("Blessed man: gold halo with rays. A blessed king wins.")),
+        ("D4", N_("Cursed man: the ✕ badge.")),
+        ("E3", N_("Locked man: the padlock badge.")),
+        ("E5", N_("Block: no man may stand on it.")),
+        ("F4", N_("Dashed cyan ring: a point you can click (a destination of the selected "
+                  "man, or the start of an action).")),
+        ("G3", N_("Orange arrow or ring: the last turn's actions.")),
+        ("B1", N_("The thick red and blue lines along the edges are the walls.")),
     ),
     highlights=("F4",),
     selected=("F3",),
@@ -121,7 +126,7 @@ GAME = Game(
     editor=lazy("hexgames.benediction.editor:editor"),
     # One line for the web app's game cards.
     legend=LEGEND,
-    tagline="Race stacks through the enemy wall to bless your king, or capture theirs.",
+    tagline=N_("Race stacks through the enemy wall to bless your king, or capture theirs."),
     # Variants `python -m hexgames.bench` measures when none is named.
     bench_variants=({"max_turns": 200},),
     # A C implementation of random games (../shared/bench/bened.c), run beside the bench.

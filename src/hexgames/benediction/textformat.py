@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from hexgames.benediction._refusal import color_word
 from hexgames.benediction._tables import (
     BLESSED,
     BLUE,
@@ -34,7 +35,9 @@ from hexgames.benediction._tables import (
     RED,
 )
 from hexgames.benediction.rules import Rules
+from hexgames.game import reason_of
 from hexgames.hexgrid import COLUMN_LETTERS, board
+from hexgames.phrases import Phrase
 
 MAGIC = "Benediction v1:"
 _FLAG_LETTERS = {"k": KING, "b": BLESSED, "c": CURSED, "l": LOCKED}
@@ -81,8 +84,9 @@ class _Line:
     text: str
     offset: int  # 0-based column of text[0] in the original line
 
-    def error(self, pos: int, message: str) -> ValueError:
-        return ValueError(f"line {self.number}, column {self.offset + pos + 1}: {message}")
+    def error(self, pos: int, message: str | Phrase) -> ValueError:
+        return ValueError(Phrase("line {line}, column {column}: {message}", line=self.number,
+                                 column=self.offset + pos + 1, message=message))
 
 
 def _content_lines(text: str) -> list[_Line]:
@@ -95,9 +99,8 @@ def _content_lines(text: str) -> list[_Line]:
             continue
         if body.startswith("|"):
             if len(body) < 2 or not body.endswith("|"):
-                raise ValueError(
-                    f"line {number}, column {start + len(body)}: "
-                    "a line wrapped in '|' must also end with '|'"
+                raise _Line(number, body, start).error(
+                    len(body) - 1, Phrase("a line wrapped in '|' must also end with '|'")
                 )
             inner = body[1:-1]
             lead = len(inner) - len(inner.lstrip())
@@ -126,23 +129,27 @@ def parse_text(text: str, rules: Rules | None = None) -> TextPosition:
     header names (d2/d6 -> 4, e2/e8 -> 5, f2/f10 -> 6, g2/g12 -> 7), else 5.
     """
     if not isinstance(text, str):
-        raise ValueError(f"board text must be a string, got {type(text).__name__}")
+        raise ValueError(Phrase("board text must be a string, got {type}",
+                                type=type(text).__name__))
     if rules is not None and not isinstance(rules, Rules):
-        raise ValueError(f"rules must be a Benediction Rules object, got {rules!r}")
+        raise ValueError(Phrase("rules must be a Benediction Rules object, got {rules}",
+                                rules=repr(rules)))
     lines = _content_lines(text)
     if not lines:
-        raise ValueError("line 1, column 1: empty board text; expected the header "
-                         f"'{MAGIC} R-E2 B E8'")
+        raise ValueError(Phrase("line {line}, column {column}: {message}", line=1, column=1,
+                                message=Phrase("empty board text; expected the header "
+                                               "'{header}'", header=MAGIC + " R-E2 B E8")))
     head = lines[0]
     if not head.text.lower().startswith(MAGIC.lower()):
-        raise head.error(0, f"the first line must start with {MAGIC!r}")
+        raise head.error(0, Phrase("the first line must start with {magic}",
+                                   magic=repr(MAGIC)))
     rest = head.text[len(MAGIC):]
     pos = len(MAGIC) + len(rest) - len(rest.lstrip())
     match = _HEADER.fullmatch(head.text, pos)
     if match is None:
         raise head.error(
-            pos, "expected 'R<flag><start> B<flag><start>' with flags '-', '=', ' ', 'x' "
-            "or 'W' (e.g. 'R-E2 B E8')"
+            pos, Phrase("expected 'R<flag><start> B<flag><start>' with flags '-', '=', ' ', "
+                        "'x' or 'W' (e.g. 'R-E2 B E8')")
         )
     if rules is None:
         rules = Rules(board_side=_infer_side(match["rs"], match["bs"]))
@@ -152,9 +159,9 @@ def parse_text(text: str, rules: Rules | None = None) -> TextPosition:
         try:
             starts.append(geometry.labels[geometry.index(match[group])])
         except ValueError as exc:
-            raise head.error(match.start(group), str(exc)) from None
+            raise head.error(match.start(group), reason_of(exc)) from None
     if starts[0] == starts[1]:
-        raise head.error(match.start("rs"), "the two starting points must differ")
+        raise head.error(match.start("rs"), Phrase("the two starting points must differ"))
     parsed = TextPosition(rules=rules, starts=(starts[0], starts[1]))
 
     seen: dict[str, _Line] = {}
@@ -162,26 +169,29 @@ def parse_text(text: str, rules: Rules | None = None) -> TextPosition:
     for line in lines[1:]:
         tag = line.text[:2].upper()
         if tag not in ("R:", "B:", "X:"):
-            raise line.error(0, "expected a line starting with 'R:', 'B:' or 'X:'")
+            raise line.error(0, Phrase("expected a line starting with 'R:', 'B:' or 'X:'"))
         if tag in seen:
-            raise line.error(0, f"a second {tag!r} line (the first is line {seen[tag].number})")
+            raise line.error(0, Phrase("a second {tag} line (the first is line {first})",
+                                       tag=repr(tag), first=seen[tag].number))
         seen[tag] = line
         is_block = tag == "X:"
         for pos, label, size, flags in _parse_list(line, 2, rules.board_side, is_block):
             try:
                 label = geometry.labels[geometry.index(label)]
             except ValueError as exc:
-                raise line.error(pos, str(exc)) from None
+                raise line.error(pos, reason_of(exc)) from None
             if label in listed:
-                raise line.error(pos, f"{label} is listed twice")
+                raise line.error(pos, Phrase("{point} is listed twice", point=label))
             listed.add(label)
             if size > rules.max_stack:
-                raise line.error(
-                    pos, f"{label}: a stack of {size} exceeds the largest stack {rules.max_stack}"
-                )
+                raise line.error(pos, Phrase(
+                    "{point}: a stack of {size} exceeds the largest stack {most}",
+                    point=label, size=size, most=rules.max_stack,
+                ))
             if is_block:
                 if label in parsed.starts:
-                    raise line.error(pos, f"a block cannot stand on the starting point {label}")
+                    raise line.error(pos, Phrase(
+                        "a block cannot stand on the starting point {point}", point=label))
                 parsed.blocks.append(label)
             else:
                 parsed.men[label] = (RED if tag == "R:" else BLUE, size, flags)
@@ -206,20 +216,22 @@ def _parse_list(
             continue
         if ch == ",":
             if column is None:
-                raise line.error(pos, "a comma before any column letter")
+                raise line.error(pos, Phrase("a comma before any column letter"))
             pos += 1
             continue
         if ch.isupper():
             if ch.lower() not in COLUMN_LETTERS[: 2 * side - 1]:
-                raise line.error(pos, f"{ch!r} is not a column of a side-{side} board")
+                raise line.error(pos, Phrase("{letter} is not a column of a side-{side} board",
+                                             letter=repr(ch), side=side))
             column = ch.lower()
             pos += 1
             if pos >= len(text) or not text[pos].isdigit():
-                raise line.error(pos, f"column {ch} must be followed by a row number")
+                raise line.error(pos, Phrase("column {letter} must be followed by a row number",
+                                             letter=ch))
             continue
         if ch.isdigit():
             if column is None:
-                raise line.error(pos, "a row number before any column letter")
+                raise line.error(pos, Phrase("a row number before any column letter"))
             entry_pos = pos
             end = pos + 1
             if multi_digit:
@@ -227,30 +239,32 @@ def _parse_list(
                     end += 1
             row = text[pos:end]
             if row.startswith("0"):
-                raise line.error(pos, f"row {row!r} does not exist")
+                raise line.error(pos, Phrase("row {row} does not exist", row=repr(row)))
             pos = end
             size, flags = 1, 0
             while pos < len(text) and (text[pos] in _FLAG_LETTERS or text[pos] == "+"):
                 letter = text[pos]
                 if blocks:
-                    raise line.error(pos, f"a block takes no flags or checkers, got {letter!r}")
+                    raise line.error(pos, Phrase("a block takes no flags or checkers, got {letter}",
+                                                 letter=repr(letter)))
                 if letter == "+":
                     size += 1
                 else:
                     bit = _FLAG_LETTERS[letter]
                     if flags & bit:
-                        raise line.error(pos, f"flag {letter!r} given twice")
+                        raise line.error(pos, Phrase("flag {letter} given twice",
+                                                     letter=repr(letter)))
                     flags |= bit
                 pos += 1
             if flags & CURSED and flags & (KING | BLESSED):
                 raise line.error(
-                    entry_pos, "a man cannot be cursed and also a king or blessed"
+                    entry_pos, Phrase("a man cannot be cursed and also a king or blessed")
                 )
             out.append((entry_pos, f"{column}{row}", size, flags))
             continue
         raise line.error(
-            pos, f"unexpected {ch!r}: expected a column letter (upper case), a row digit, "
-            "a flag k/b/c/l or '+'"
+            pos, Phrase("unexpected {char}: expected a column letter (upper case), a row digit, "
+                        "a flag k/b/c/l or '+'", char=repr(ch))
         )
     return out
 
@@ -262,24 +276,25 @@ def _set_state(parsed: TextPosition, head: _Line, match: re.Match[str]) -> None:
     winners = [c for c in (RED, BLUE) if flags[c] == "W"]
     where = match.start("rf")
     if len(acting) == 2:
-        raise head.error(where, "both players cannot be acting")
+        raise head.error(where, Phrase("both players cannot be acting"))
     if len(winners) == 2:
-        raise head.error(where, "both players cannot have won")
+        raise head.error(where, Phrase("both players cannot have won"))
     if acting and winners:
-        raise head.error(where, "a player cannot act after the game was won")
+        raise head.error(where, Phrase("a player cannot act after the game was won"))
     for c in (RED, BLUE):
         if flags[c] == "x" and flags[3 - c] != "W":
-            raise head.error(where, "a player whose king was taken must face a winner 'W'")
+            raise head.error(where, Phrase("a player whose king was taken must face a "
+                                           "winner 'W'"))
     if acting:
         c = acting[0]
         parsed.to_move = c
         parsed.actions_left = 2 if flags[c] == "-" else 1
         for color, _size, man_flags in parsed.men.values():
             if man_flags & (KING | BLESSED) == KING | BLESSED:
-                raise head.error(
-                    where, f"{('', 'red', 'blue')[color]} has a blessed king, so the game "
-                    "is over; mark the winner with 'W'"
-                )
+                raise head.error(where, Phrase(
+                    "{color} has a blessed king, so the game is over; mark the winner with 'W'",
+                    color=color_word(("", "red", "blue")[color]),
+                ))
     elif winners:
         w = winners[0]
         parsed.winner = w

@@ -16,13 +16,13 @@ from hexgames.dendria._tables import (
     COLOR_NAMES,
     COLOR_OF,
     DENDRID,
-    KIND_NAMES,
     KIND_OF,
     SEED,
     TREE,
     Tables,
     code,
 )
+from hexgames.dendria._words import color_word, piece_word, step_word
 from hexgames.dendria.board_analysis import (
     Analysis,
     Group,
@@ -34,6 +34,7 @@ from hexgames.dendria.rules import Rules
 from hexgames.dendria.steps import Step
 from hexgames.errors import IllegalAction
 from hexgames.hexgrid import DIRECTION_NAMES, DIRECTIONS, HexBoard
+from hexgames.phrases import Phrase
 
 
 class RefusingPosition(Protocol):
@@ -71,7 +72,8 @@ def cell_of(board: HexBoard, label: str | None) -> int:
     try:
         return board.index(label)  # type: ignore[arg-type]
     except (ValueError, AttributeError):
-        raise IllegalAction(f"{label!r} is not a cell of the side-{board.side} board") from None
+        raise IllegalAction("{label} is not a cell of the side-{side} board",
+                            label=repr(label), side=board.side) from None
 
 
 def resolve(position: RefusingPosition, step: Step, direction: int,
@@ -107,10 +109,11 @@ class _Check:
         labels = self.board.labels
         return [labels[i] for i in cells]
 
-    def describe(self, i: int) -> str:
-        v = self.cells[i]
-        what = f"{COLOR_NAMES[COLOR_OF[v]]} {KIND_NAMES[KIND_OF[v]]}" if v else "empty"
-        return f"{self.board.labels[i]} ({what})"
+    def describe(self, i: int) -> Phrase:
+        """``"e5 (dark seed)"``, ``"e5 (empty)"``."""
+        # i18n: a cell and what it holds, e.g. "e5 (dark seed)"
+        return Phrase("{cell} ({piece})", cell=self.board.labels[i],
+                      piece=piece_word(self.cells[i]))
 
     def resolve(self, step: Step) -> tuple[Step, bool]:
         position = self.position
@@ -118,8 +121,9 @@ class _Check:
         starting = position.is_turn_start()
         if kind in ("plant", "leg", "pass", "swap") and not starting:
             raise IllegalAction(
-                f"{step}: a {kind} starts a turn, but this turn already began with "
-                f"{position.turn_steps()[0]}; finish it (end) first"
+                "{step}: a {kind} starts a turn, but this turn already began with "
+                "{first}; finish it (end) first",
+                step=str(step), kind=step_word(kind), first=str(position.turn_steps()[0]),
             )
         if kind == "plant":
             self.check_plant(step)
@@ -131,34 +135,46 @@ class _Check:
             return step, False
         if kind == "swap":
             if not position.pie_pending:
+                if position.rules.pie:
+                    raise IllegalAction(
+                        "swap: the pie rule allows it only as Light's first turn, after Dark "
+                        "planted the first seed"
+                    )
                 raise IllegalAction(
                     "swap: the pie rule allows it only as Light's first turn, after Dark "
-                    "planted the first seed" + ("" if position.rules.pie else " (and it is off)")
+                    "planted the first seed (and it is off)"
                 )
             return step, False
         if starting:
             raise IllegalAction(
-                f"{step}: a turn starts with a plant, a dendrid move or pass, not a {kind}"
+                "{step}: a turn starts with a plant, a dendrid move or pass, not a {kind}",
+                step=str(step), kind=step_word(kind),
             )
         if kind == "end":
             earlier = self.repeated_at_end()
-            if earlier is not None:
-                when = "at the start" if earlier == 0 else f"after turn {earlier}"
+            if earlier == 0:
                 raise IllegalAction(
-                    f"end: the turn would end in the position that existed {when} "
+                    "end: the turn would end in the position that existed at the start "
                     "(no repetition)"
+                )
+            if earlier is not None:
+                raise IllegalAction(
+                    "end: the turn would end in the position that existed after turn "
+                    "{turn} (no repetition)", turn=earlier,
                 )
             return step, False
         open_turn = self.mover >= 0  # after a stop, the dendrid may still continue
         if kind == "continue":
             if not open_turn:
-                raise IllegalAction(f"{step}: only a dendrid that moved this turn may continue")
+                raise IllegalAction("{step}: only a dendrid that moved this turn may continue",
+                                    step=str(step))
             self.check_move(step, self.mover, self.direction)
             return step, True
         if kind == "sprout":
             reason = sprout_refusal(self.index(step.target), self.cells, self.t)
             if reason:
-                raise IllegalAction(f"{step}: {reason}")
+                # i18n: a step and why it is refused
+                raise IllegalAction("{step}: {reason}", step=str(step), reason=reason)
             return step, open_turn
         if kind == "grow":
             return self.check_grow(step), open_turn
@@ -167,11 +183,12 @@ class _Check:
     def check_plant(self, step: Step) -> None:
         i = self.index(step.target)
         if self.cells[i]:
-            raise IllegalAction(f"{step}: {self.describe(i)} is not empty")
+            raise IllegalAction("{step}: {cell} is not empty", step=str(step),
+                                cell=self.describe(i))
         if all(first >= 0 for _, first in first_on_roots(i, self.cells, self.t)):
             raise IllegalAction(
-                f"{step}: every root of {step.target} has a nutrient (a seed needs at least "
-                "one nutrientless root)"
+                "{step}: every root of {cell} has a nutrient (a seed needs at least "
+                "one nutrientless root)", step=str(step), cell=step.target,
             )
 
     def check_move(self, step: Step, origin: int, direction: int | None) -> None:
@@ -180,35 +197,43 @@ class _Check:
         friend = code(self.mover_color, DENDRID)
         if direction is None and self.cells[origin] != friend:
             raise IllegalAction(
-                f"{step}: {self.describe(origin)} is not a {self.position.to_move} dendrid")
+                "{step}: {cell} is not a {color} dendrid", step=str(step),
+                cell=self.describe(origin), color=color_word(self.position.to_move))
         d = _direction(board, origin, target)
         if d is None:
             raise IllegalAction(
-                f"{step}: {board.labels[origin]} and {step.target} are not on one line"
+                "{step}: {origin} and {target} are not on one line",
+                step=str(step), origin=board.labels[origin], target=step.target,
             )
         if direction is not None and d != direction:
+            # i18n: {direction} is a compass direction in notation (N, NE, SE, S, SW, NW)
             raise IllegalAction(
-                f"{step}: the dendrid on {board.labels[origin]} moves "
-                f"{DIRECTION_NAMES[direction]} this turn; a continuation goes straight on"
+                "{step}: the dendrid on {cell} moves {direction} this turn; a continuation "
+                "goes straight on", step=str(step), cell=board.labels[origin],
+                direction=DIRECTION_NAMES[direction],
             )
         for j in board.rays[origin][d]:
             v = self.cells[j]
             if j == target:
                 if v:
                     raise IllegalAction(
-                        f"{step}: a dendrid stops only on an empty cell, not on "
-                        f"{self.describe(j)}"
+                        "{step}: a dendrid stops only on an empty cell, not on {cell}",
+                        step=str(step), cell=self.describe(j),
                     )
                 break
             if v and v != friend and KIND_OF[v] != SEED:
-                raise IllegalAction(f"{step}: a dendrid may not pass {self.describe(j)}")
+                raise IllegalAction("{step}: a dendrid may not pass {cell}", step=str(step),
+                                    cell=self.describe(j))
 
     def group_at(self, step: Step, kind: int) -> Group:
         i = self.index(step.target)
         v = self.cells[i]
-        what = "seed" if kind == SEED else "tree"
         if not v or KIND_OF[v] != kind:
-            raise IllegalAction(f"{step}: {self.describe(i)} is not a {what}")
+            if kind == SEED:
+                raise IllegalAction("{step}: {cell} is not a seed", step=str(step),
+                                    cell=self.describe(i))
+            raise IllegalAction("{step}: {cell} is not a tree", step=str(step),
+                                cell=self.describe(i))
         group = self.position.analysis().group_of(i)
         assert group is not None
         return group
@@ -217,13 +242,15 @@ class _Check:
         v, members, fertile = self.group_at(step, SEED)
         color = COLOR_OF[v]
         if not fertile:
-            raise IllegalAction(f"{step}: the seedbed has no fertile soil (no empty neighbour)")
+            raise IllegalAction("{step}: the seedbed has no fertile soil (no empty neighbour)",
+                                step=str(step))
         missing = fertile & ~self.position.analysis().fertilized(color)
         if missing:
             raise IllegalAction(
-                f"{step}: fertile soil {self.labels(cells_of_mask(missing, self.t))[0]} of "
-                f"the {COLOR_NAMES[color]} seedbed is fertilized by no {COLOR_NAMES[color]} "
-                "dendrid"
+                "{step}: fertile soil {soil} of the {color} seedbed is fertilized by no "
+                "{color} dendrid", step=str(step),
+                soil=self.labels(cells_of_mask(missing, self.t))[0],
+                color=color_word(COLOR_NAMES[color]),
             )
         return Step("grow", target=self.board.labels[members[0]])
 
@@ -233,19 +260,23 @@ class _Check:
         to_move = self.position.to_move
         a = self.position.analysis()
         if owner == mover:
-            raise IllegalAction(f"{step}: the forest on {step.target} is already {to_move}")
+            raise IllegalAction("{step}: the forest on {cell} is already {color}",
+                                step=str(step), cell=step.target, color=color_word(to_move))
         if not fertile:
-            raise IllegalAction(f"{step}: the forest has no fertile soil (no empty neighbour)")
+            raise IllegalAction("{step}: the forest has no fertile soil (no empty neighbour)",
+                                step=str(step))
         missing = fertile & ~a.fertilized(mover)
         if missing:
             raise IllegalAction(
-                f"{step}: fertile soil {self.labels(cells_of_mask(missing, self.t))[0]} of "
-                f"the forest is fertilized by no {to_move} dendrid"
+                "{step}: fertile soil {soil} of the forest is fertilized by no {color} "
+                "dendrid", step=str(step),
+                soil=self.labels(cells_of_mask(missing, self.t))[0],
+                color=color_word(to_move),
             )
         if not fertile & ~a.fertilized(owner):
             raise IllegalAction(
-                f"{step}: every fertile soil of the forest is also fertilized by a "
-                f"{COLOR_NAMES[owner]} dendrid"
+                "{step}: every fertile soil of the forest is also fertilized by a "
+                "{color} dendrid", step=str(step), color=color_word(COLOR_NAMES[owner]),
             )
         return Step("convert", target=self.board.labels[members[0]])
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
+from hexgames.phrases import Phrase, nphrase
+
 
 def scores(dark_forests: Iterable[int], light_forests: Iterable[int]) -> tuple[float, float]:
     """Dark's and Light's scores given the sizes of each player's forests.
@@ -31,37 +33,41 @@ def scores(dark_forests: Iterable[int], light_forests: Iterable[int]) -> tuple[f
 
 def breakdown(
     dark_forests: Iterable[int], light_forests: Iterable[int]
-) -> list[tuple[str, str, dict[str, float]]]:
+) -> list[tuple[Phrase, Phrase, dict[str, float]]]:
     """The three scoring terms of :func:`scores`, line by line, for people: one line per
     forest size on the board (largest first) giving the size's points to each player who
     has such a forest and the +1 to whoever has more of them, then the largest-forest
-    half point. Each line is ``(label, detail, {"dark": points, "light": points})``;
-    the points of all lines add up to :func:`scores`.
+    half point. Each line is ``(label, detail, {"dark": points, "light": points})``, the
+    label and the detail as translatable phrases (``str()`` is the English); the points
+    of all lines add up to :func:`scores`.
     """
     counts = (Counter(dark_forests), Counter(light_forests))
-    names = ("Dark", "Light")
-    lines: list[tuple[str, str, dict[str, float]]] = []
+    names = (Phrase("Dark"), Phrase("Light"))
+    lines: list[tuple[Phrase, Phrase, dict[str, float]]] = []
     for size in sorted(counts[0].keys() | counts[1].keys(), reverse=True):
         have = (counts[0][size], counts[1][size])
         points = [float(size) if n else 0.0 for n in have]
-        said = [f"{names[i]} {have[i]} forest{'s' if have[i] != 1 else ''}" for i in (0, 1)]
-        detail = ", ".join(said)
+        # i18n: part of a score line, e.g. "Dark 2 forests"
+        dark, light = (nphrase("{player} {n} forest", "{player} {n} forests", have[i],
+                                      player=names[i]) for i in (0, 1))
         if have[0] != have[1]:
             holder = 0 if have[0] > have[1] else 1
             points[holder] += 1
-            detail += f": {names[holder]} holds size {size} (+1)"
+            detail = Phrase("{dark}, {light}: {holder} holds size {size} (+1)",
+                            dark=dark, light=light, holder=names[holder], size=size)
         else:
-            detail += ": nobody holds the size"
-        label = f"Forests of size {size}"
+            detail = Phrase("{dark}, {light}: nobody holds the size", dark=dark, light=light)
+        label = Phrase("Forests of size {size}", size=size)
         lines.append((label, detail, {"dark": points[0], "light": points[1]}))
     largest = (max(counts[0], default=0), max(counts[1], default=0))
     half = [0.0, 0.0]
-    detail = f"Dark {largest[0]}, Light {largest[1]}"
     if largest[0] != largest[1]:
         leader = 0 if largest[0] > largest[1] else 1
         half[leader] = 0.5
-        detail += f": {names[leader]} gets the half point"
+        detail = Phrase("Dark {dark}, Light {light}: {leader} gets the half point",
+                        dark=largest[0], light=largest[1], leader=names[leader])
     else:
-        detail += ": equal, no half point"
-    lines.append(("Largest forest", detail, {"dark": half[0], "light": half[1]}))
+        detail = Phrase("Dark {dark}, Light {light}: equal, no half point",
+                        dark=largest[0], light=largest[1])
+    lines.append((Phrase("Largest forest"), detail, {"dark": half[0], "light": half[1]}))
     return lines

@@ -9,6 +9,7 @@ from hexgames.dendria._tables import COLOR_NAMES, KIND_NAMES, code, mix, tables
 from hexgames.dendria.core import CoreState, core_for
 from hexgames.dendria.rules import PIE_ARMED, PIE_OFF, PIE_PENDING, START, Rules, Termination
 from hexgames.dendria.textformat import TextPosition
+from hexgames.phrases import Phrase
 
 
 def state_from_text(rules: Rules, text: TextPosition) -> tuple[CoreState, int]:
@@ -16,24 +17,26 @@ def state_from_text(rules: Rules, text: TextPosition) -> tuple[CoreState, int]:
     an earlier position (board hash with the colour to move; unsigned). ``ValueError``
     names a field that contradicts the rules or another field."""
     if text.size != rules.board_side:
-        raise ValueError(
-            f"board size {text.size} does not match the rules' board_side {rules.board_side}"
-        )
+        raise ValueError(Phrase(
+            "board size {size} does not match the rules' board_side {side}",
+            size=text.size, side=rules.board_side,
+        ))
     t = tables(rules.board_side)
     geometry = t.board
     cells = [0] * geometry.size
     for label, (color, kind) in text.pieces.items():
         cells[geometry.index(label)] = code(COLOR_NAMES.index(color), KIND_NAMES.index(kind))
     if text.to_move not in COLOR_NAMES:
-        raise ValueError(f"colour must be 'dark' or 'light', got {text.to_move!r}")
+        raise ValueError(Phrase("colour must be 'dark' or 'light', got {value}",
+                                value=repr(text.to_move)))
     to_move = COLOR_NAMES.index(text.to_move)
     if text.pie_pending:
         if not rules.pie:
-            raise ValueError("pie=pending but the pie rule is off")
+            raise ValueError(Phrase("pie=pending but the pie rule is off"))
         if to_move != 1:
-            raise ValueError("pie=pending needs Light to move (only Light may swap)")
+            raise ValueError(Phrase("pie=pending needs Light to move (only Light may swap)"))
         if text.seats_swapped:
-            raise ValueError("pie=pending and seats=swapped contradict each other")
+            raise ValueError(Phrase("pie=pending and seats=swapped contradict each other"))
         pie = PIE_PENDING
     elif rules.pie and not any(cells) and to_move == 0 and not text.quiet:
         # Dark's first turn. An empty board with Dark to move after quiet turns is not
@@ -42,19 +45,20 @@ def state_from_text(rules: Rules, text: TextPosition) -> tuple[CoreState, int]:
     else:
         pie = PIE_OFF
     if text.seats_swapped and not rules.pie:
-        raise ValueError("seats=swapped but the pie rule is off")
+        raise ValueError(Phrase("seats=swapped but the pie rule is off"))
     if text.seats_swapped and pie == PIE_ARMED:
-        raise ValueError("seats=swapped on an empty board: the swap comes after a seed")
+        raise ValueError(Phrase("seats=swapped on an empty board: the swap comes after a seed"))
     if text.passes > text.quiet:
-        raise ValueError(
-            f"passes={text.passes} cannot exceed quiet={text.quiet}: a pass is a turn "
-            "without a plant"
-        )
+        raise ValueError(Phrase(
+            "passes={passes} cannot exceed quiet={quiet}: a pass is a turn without a plant",
+            passes=text.passes, quiet=text.quiet,
+        ))
     if text.passes > 2 or text.quiet > rules.quiet_turns:
-        raise ValueError(
-            f"passes={text.passes}, quiet={text.quiet} lie beyond the end of the game "
-            f"(2 passes or {rules.quiet_turns} quiet turns)"
-        )
+        raise ValueError(Phrase(
+            "passes={passes}, quiet={quiet} lie beyond the end of the game "
+            "(2 passes or {turns} quiet turns)",
+            passes=text.passes, quiet=text.quiet, turns=rules.quiet_turns,
+        ))
     if text.passes >= 2:
         over: Termination | None = Termination.BOTH_PASSED
     elif text.quiet >= rules.quiet_turns:

@@ -46,6 +46,7 @@ from hexgames.dendria._tables import (
     code,
 )
 from hexgames.hexgrid import DIRECTION_NAMES
+from hexgames.phrases import Phrase
 
 __all__ = [
     "COLOR_NAMES", "COLOR_OF", "DARK", "DENDRID", "EMPTY", "KIND_NAMES", "KIND_OF", "LIGHT",
@@ -90,8 +91,9 @@ def nourishers(i: int, cells: list[int], t: Tables) -> list[tuple[int, int]]:
     return out
 
 
-def sprout_refusal(i: int, cells: list[int], t: Tables) -> str | None:
-    """Why the seed on ``i`` may not sprout, or ``None`` when it may.
+def sprout_refusal(i: int, cells: list[int], t: Tables) -> Phrase | None:
+    """Why the seed on ``i`` may not sprout (a translatable phrase; ``str()`` is the
+    English reason), or ``None`` when it may.
 
     A seed sprouts when every root has a nutrient and strictly more of its nourishers
     share its colour than have the other colour (a tie does not suffice).
@@ -99,23 +101,25 @@ def sprout_refusal(i: int, cells: list[int], t: Tables) -> str | None:
     v = cells[i]
     label = t.board.labels[i]
     if not v or KIND_OF[v] != SEED:
-        return f"there is no seed on {label}"
+        return Phrase("there is no seed on {cell}", cell=label)
     color = COLOR_OF[v]
     own = other = 0
     for d, first in nourishers(i, cells, t):
         if first < 0:
-            return (
-                f"the seed on {label} is not nourished: its root towards "
-                f"{DIRECTION_NAMES[d]} is nutrientless"
+            # i18n: {direction} is a compass direction in notation (N, NE, SE, S, SW, NW)
+            return Phrase(
+                "the seed on {cell} is not nourished: its root towards {direction} is "
+                "nutrientless", cell=label, direction=DIRECTION_NAMES[d],
             )
         if COLOR_OF[cells[first]] == color:
             own += 1
         else:
             other += 1
     if own <= other:
-        return (
-            f"the seed on {label} may not sprout: {own} of its nourishers have its colour "
-            f"and {other} the other colour (it needs more of its own)"
+        return Phrase(
+            "the seed on {cell} may not sprout: {own} of its nourishers have its colour "
+            "and {other} the other colour (it needs more of its own)",
+            cell=label, own=own, other=other,
         )
     return None
 

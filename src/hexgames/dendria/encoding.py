@@ -31,6 +31,7 @@ from hexgames.dendria.position import Position
 from hexgames.dendria.rules import Rules
 from hexgames.dendria.steps import Step
 from hexgames.errors import IllegalAction
+from hexgames.game import reason_of, word
 from hexgames.hexgrid import HexBoard, board
 
 __all__ = [
@@ -61,10 +62,10 @@ def _slot(geometry: HexBoard, origin: int, target: int) -> int:
     if slot >= 0:
         return slot
     if origin == target:
-        raise IllegalAction(f"a leg must leave {geometry.labels[origin]}")
+        raise IllegalAction("a leg must leave {cell}", cell=geometry.labels[origin])
     raise IllegalAction(
-        f"{geometry.labels[origin]} and {geometry.labels[target]} are not on one line: "
-        "a dendrid slides straight"
+        "{origin} and {target} are not on one line: a dendrid slides straight",
+        origin=geometry.labels[origin], target=geometry.labels[target],
     )
 
 
@@ -73,7 +74,8 @@ def _target_of_slot(geometry: HexBoard, origin: int, slot: int) -> int:
     target = geometry.from_line_slot(origin, slot)
     if target < 0:
         raise IllegalAction(
-            f"slot {slot} of {geometry.labels[origin]} is not another cell of its lines"
+            "slot {slot} of {cell} is not another cell of its lines",
+            slot=slot, cell=geometry.labels[origin],
         )
     return target
 
@@ -114,10 +116,11 @@ def action_from_id(position: Position, action_id: int) -> Step:
     geometry = position.board
     total = num_distinct_actions(position.rules)
     if isinstance(action_id, bool) or not isinstance(action_id, (int, np.integer)):
-        raise IllegalAction(f"a step id is an integer, got {action_id!r}")
+        raise IllegalAction("a step id is an integer, got {value}", value=repr(action_id))
     action_id = int(action_id)
     if not 0 <= action_id < total:
-        raise IllegalAction(f"step id {action_id} is outside 0..{total - 1}")
+        raise IllegalAction("step id {value} is outside 0..{last}", value=action_id,
+                            last=total - 1)
     if action_id < len(WORDS):
         return Step(WORDS[action_id])
     n = geometry.size
@@ -136,7 +139,7 @@ def _cell(geometry: HexBoard, label: str | None) -> int:
     try:
         return geometry.index(label or "")
     except ValueError as error:
-        raise IllegalAction(str(error)) from None
+        raise IllegalAction(word(reason_of(error))) from None
 
 
 # ----------------------------------------------------------------------- game length

@@ -26,15 +26,33 @@ from hexgames.dendria.position import Position
 from hexgames.dendria.steps import Step
 from hexgames.errors import IllegalAction
 from hexgames.game import Gesture
+from hexgames.phrases import N_
 
 __all__ = ["BUTTON_LABELS", "action_for_clicks", "gesture"]
 
 #: Button texts of the steps entered without clicking a cell.
-BUTTON_LABELS: dict[str, str] = {"end": "End turn", "pass": "Pass", "swap": "Swap"}
+BUTTON_LABELS: dict[str, str] = {"end": N_("End turn"), "pass": N_("Pass"), "swap": N_("Swap")}
+
+#: Labels of the steps entered by clicking cells (shown on a button when one click
+#: sequence enters more than one step); the words are in the catalog (``N_``).
+CLICK_LABELS: dict[str, str] = {
+    # i18n: a button that moves a dendrid
+    "leg": N_("move"),
+    # i18n: a button that plants a seed
+    "plant": N_("plant"),
+    # i18n: a button that continues a dendrid's move
+    "continue": N_("continue"),
+    # i18n: a button that sprouts a seed into a dendrid
+    "sprout": N_("sprout"),
+    # i18n: a button that grows a seedbed into a forest
+    "grow": N_("grow"),
+    # i18n: a button that converts an enemy forest
+    "convert": N_("convert"),
+}
 
 #: What a button step does, for players who do not know the rule (the web page shows it).
 EXPLANATIONS: dict[str, str] = {
-    "swap": (
+    "swap": N_(
         "Pie rule: instead of playing, you may take over your opponent's colour and "
         "their first seed. The board stays as it is; you become Dark and your opponent "
         "plays on as Light, so a strong first seed helps whoever swaps. Swap when that "
@@ -55,12 +73,12 @@ def gesture(position: Position, step: Step | str) -> Gesture:
         return Gesture(None, (), BUTTON_LABELS[kind], explanation=EXPLANATIONS.get(kind, ""))
     target = str(step.target)  # every other kind names a cell
     if kind == "leg":
-        return Gesture(None, (str(step.origin), target), "move")
+        return Gesture(None, (str(step.origin), target), CLICK_LABELS["leg"])
     if kind in GROUP_STEPS:
         # The step names its group by one cell, but a player may click any cell of it.
         others = tuple((label,) for label in position.group(target) if label != target)
-        return Gesture(None, (target,), kind, others)
-    return Gesture(None, (target,), kind)
+        return Gesture(None, (target,), CLICK_LABELS[kind], others)
+    return Gesture(None, (target,), CLICK_LABELS.get(kind, kind))
 
 
 def action_for_clicks(position: Position, tool: str | None, points: Sequence[str]) -> str | None:

@@ -97,8 +97,9 @@ from hexgames.dendria.rules import (
 from hexgames.dendria.steps import Step
 from hexgames.dendria.textformat import TextPosition, format_text, parse_text
 from hexgames.errors import IllegalAction
-from hexgames.game import HistoryView, Outcome, ScoreLine
+from hexgames.game import HistoryView, Outcome, ScoreLine, word
 from hexgames.hexgrid import HexBoard
+from hexgames.phrases import Phrase
 
 __all__ = [
     "AFTER_PLANT", "AFTER_STOP", "END", "PASS", "PIE_ARMED", "PIE_OFF", "PIE_PENDING",
@@ -246,10 +247,10 @@ class Position:
         if rules is None:
             rules = Rules(board_side=parsed.size)
         elif _check_rules(rules).board_side != parsed.size:
-            raise ValueError(
-                f"the text is a side-{parsed.size} board but the rules say "
-                f"board_side={rules.board_side}"
-            )
+            raise ValueError(Phrase(
+                "the text is a side-{size} board but the rules say board_side={side}",
+                size=parsed.size, side=rules.board_side,
+            ))
         position = cls.__new__(cls)
         position._setup(rules, parsed)
         return position
@@ -488,7 +489,7 @@ class Position:
         to :meth:`score`."""
         a = self.analysis()
         return [
-            ScoreLine(label, detail, points)
+            ScoreLine(str(label), str(detail), points, label_phrase=label, detail_phrase=detail)
             for label, detail, points in breakdown(a.forest_sizes(0), a.forest_sizes(1))
         ]
 
@@ -796,7 +797,7 @@ class Position:
         if isinstance(step, str):
             step = Step.parse(step)
         elif not isinstance(step, Step):
-            raise IllegalAction(f"not a Dendria step: {step!r}")
+            raise IllegalAction("not a Dendria step: {step}", step=repr(step))
         code_ = self._step_ids.get(id(step))
         if code_ is None:
             code_ = self._code_of(step)
@@ -821,7 +822,8 @@ class Position:
         is a legal grow or convert written with another cell of its group."""
         try:
             if self._meta[M_OVER]:
-                raise IllegalAction(f"{step}: the game is over ({self._over})")
+                raise IllegalAction("{step}: the game is over ({reason})", step=str(step),
+                                    reason=word(str(self._over)))
             canonical, check_finish = resolve(self, step, self._dir, self._repeated_at_end)
         except IllegalAction:
             for label in (step.origin, step.target):
@@ -834,10 +836,10 @@ class Position:
             return
         if check_finish:
             raise IllegalAction(
-                f"{step}: afterwards the turn could not end without repeating an earlier "
-                "position (no repetition)"
+                "{step}: afterwards the turn could not end without repeating an earlier "
+                "position (no repetition)", step=str(step),
             )
-        raise IllegalAction(f"{step}: not a legal step now")  # pragma: no cover
+        raise IllegalAction("{step}: not a legal step now", step=str(step))  # pragma: no cover
 
     def play_turn(self, turn: str | Sequence[Step | str]) -> None:
         """Play the steps of one turn and end it (all or nothing).
@@ -847,33 +849,37 @@ class Position:
         :class:`~hexgames.IllegalAction` names the step and the reason.
         """
         if isinstance(turn, str):
-            words: Sequence[Step | str] = turn.split()
+            steps: Sequence[Step | str] = turn.split()
         elif isinstance(turn, Step):
-            words = [turn]
+            steps = [turn]
         elif isinstance(turn, (list, tuple)):
-            words = list(turn)
+            steps = list(turn)
         else:
             raise IllegalAction(
-                f"a turn must be written as text (e.g. 'e5 ^d4') or given as a list of "
-                f"steps, got {type(turn).__name__}"
+                "a turn must be written as text (e.g. 'e5 ^d4') or given as a list of "
+                "steps, got {type}", type=type(turn).__name__,
             )
-        if not words:
+        if not steps:
             raise IllegalAction("a turn needs at least one step (e.g. e5, d2-d6, pass)")
         played = 0
         try:
-            for number, word in enumerate(words, start=1):
+            for number, step in enumerate(steps, start=1):
                 if played and self._phase == START:
-                    raise IllegalAction(f"step {number} ({word}) comes after the turn ended")
+                    raise IllegalAction("step {number} ({step}) comes after the turn ended",
+                                        number=number, step=str(step))
                 try:
-                    self.play(word)
+                    self.play(step)
                 except IllegalAction as error:
-                    raise IllegalAction(f"step {number} ({word}) refused: {error}") from None
+                    raise IllegalAction("step {number} ({step}) refused: {reason}",
+                                        number=number, step=str(step),
+                                        reason=error.phrase) from None
                 played += 1
             if self._phase != START:
                 try:
                     self.play(END)
                 except IllegalAction as error:
-                    raise IllegalAction(f"cannot end the turn: {error}") from None
+                    raise IllegalAction("cannot end the turn: {reason}",
+                                        reason=error.phrase) from None
                 played += 1
         except IllegalAction:
             for _ in range(played):

@@ -17,25 +17,30 @@ from typing import Any
 
 from hexgames.dendria.position import Position, Termination
 from hexgames.game import PuzzleTheme, PuzzleThemes
+from hexgames.phrases import N_
 
 __all__ = ["PUZZLE_THEMES", "THEMES", "tag"]
 
 THEMES: tuple[PuzzleTheme, ...] = (
-    PuzzleTheme("forest-size", "Forest size", "The line gives you a forest of a size you "
-                "did not have: its size adds to your score."),
-    PuzzleTheme("majority", "More forests", "The line gives you more forests of some size "
-                "than your opponent (+1 for that size)."),
-    PuzzleTheme("largest-forest", "Largest forest", "The line wins the half point of the "
-                "largest forest."),
-    PuzzleTheme("seedbed", "Seedbed", "A seedbed of yours grows into trees."),
-    PuzzleTheme("enemy-seedbed", "Enemy seedbed", "You grow your opponent's seedbed "
-                "(it may spoil a size they hold)."),
-    PuzzleTheme("conversion", "Conversion", "An enemy forest changes colour."),
-    PuzzleTheme("sprout", "Sprout", "A seed sprouts into a dendrid."),
-    PuzzleTheme("journey", "Long journey", "A dendrid stops and continues in a straight "
-                "line."),
-    PuzzleTheme("quiet-limit", "Quiet limit", "The turn ends the game by the quiet limit."),
-    PuzzleTheme("double-pass", "Both pass", "The game ends because both players pass."),
+    PuzzleTheme("forest-size", N_("Forest size"), N_(
+        "The line gives you a forest of a size you did not have: its size adds to your "
+        "score.")),
+    PuzzleTheme("majority", N_("More forests"), N_(
+        "The line gives you more forests of some size than your opponent (+1 for that "
+        "size).")),
+    PuzzleTheme("largest-forest", N_("Largest forest"), N_(
+        "The line wins the half point of the largest forest.")),
+    PuzzleTheme("seedbed", N_("Seedbed"), N_("A seedbed of yours grows into trees.")),
+    PuzzleTheme("enemy-seedbed", N_("Enemy seedbed"), N_(
+        "You grow your opponent's seedbed (it may spoil a size they hold).")),
+    PuzzleTheme("conversion", N_("Conversion"), N_("An enemy forest changes colour.")),
+    PuzzleTheme("sprout", N_("Sprout"), N_("A seed sprouts into a dendrid.")),
+    PuzzleTheme("journey", N_("Long journey"), N_(
+        "A dendrid stops and continues in a straight line.")),
+    PuzzleTheme("quiet-limit", N_("Quiet limit"), N_(
+        "The turn ends the game by the quiet limit.")),
+    PuzzleTheme("double-pass", N_("Both pass"), N_(
+        "The game ends because both players pass.")),
 )
 
 

@@ -41,7 +41,8 @@ from hexgames.dendria.position import Position
 from hexgames.dendria.rules import Rules
 from hexgames.dendria.steps import parse_steps
 from hexgames.errors import IllegalAction
-from hexgames.game import CommonTermination, outcome_tags
+from hexgames.game import CommonTermination, outcome_tags, reason_of, word
+from hexgames.phrases import Phrase
 
 _TAG = re.compile(r'^\[([A-Za-z][A-Za-z0-9_]*)\s+"((?:[^"\\]|\\.)*)"\]$')
 _TURN = re.compile(r"^(\d{1,9})\.\s*(.*)$")
@@ -63,7 +64,7 @@ def _unescape(value: str) -> str:
     return re.sub(r"\\(.)", r"\1", value)
 
 
-def _outside_outcome(result: str, termination: str | None) -> str | None:
+def _outside_outcome(result: str, termination: str | None) -> Phrase | None:
     """Why ``Result``/``Termination`` cannot describe a game the rules have not ended
     (``None`` when they can: no result, an ending decided outside the rules with a winner,
     or a draw called because the opponent left)."""
@@ -73,10 +74,11 @@ def _outside_outcome(result: str, termination: str | None) -> str | None:
         return None
     if result == "1/2-1/2" and termination == CommonTermination.OPPONENT_LEFT.value:
         return None
-    return (
-        f"Result {result!r} with Termination {termination!r} does not fit a game the rules "
+    return Phrase(
+        "Result {result} with Termination {termination} does not fit a game the rules "
         "have not ended: write Result * (no Termination), or 1-0/0-1 with Termination "
-        f"{' or '.join(sorted(_OUTSIDE))}"
+        "{allowed}", result=repr(result), termination=repr(termination),
+        allowed=" or ".join(sorted(_OUTSIDE)),
     )
 
 
@@ -118,7 +120,7 @@ def write_record(position: Position, tags: Mapping[str, str] | None = None) -> s
         termination = None if termination is None else str(termination).strip().lower()
         problem = _outside_outcome(result, termination)
         if problem:
-            raise ValueError(f"cannot write the record: {problem}")
+            raise ValueError(Phrase("cannot write the record: {problem}", problem=problem))
         out["Result"] = result
         if termination is not None:
             out["Termination"] = termination
@@ -145,14 +147,15 @@ def _bool_tag(value: str) -> bool:
         return True
     if text in ("off", "false", "no", "0"):
         return False
-    raise ValueError(f"tag Pie must be on or off, got {value!r}")
+    raise ValueError(Phrase("tag Pie must be on or off, got {value}", value=repr(value)))
 
 
 def _int_tag(name: str, value: str) -> int:
     try:
         return int(value)
     except ValueError:
-        raise ValueError(f"tag {name} must be an integer, got {value!r}") from None
+        raise ValueError(Phrase("tag {name} must be an integer, got {value}",
+                                name=name, value=repr(value))) from None
 
 
 def read_record(text: str) -> tuple[Position, dict[str, str]]:
@@ -162,9 +165,11 @@ def read_record(text: str) -> tuple[Position, dict[str, str]]:
     the line or turn at fault, and when the ``Result`` tag contradicts the replay.
     """
     if isinstance(text, (bytes, bytearray)):
-        raise ValueError("a Dendria record must be text (str), not bytes: decode it first")
+        raise ValueError(Phrase("a Dendria record must be text (str), not bytes: decode it "
+                                "first"))
     if not isinstance(text, str):
-        raise ValueError(f"a Dendria record must be text (str), got {type(text).__name__}")
+        raise ValueError(Phrase("a Dendria record must be text (str), got {type}",
+                                type=type(text).__name__))
     tags: dict[str, str] = {}
     turns: list[tuple[int, str, int]] = []
     for line_number, raw in enumerate(text.splitlines(), start=1):
@@ -174,15 +179,18 @@ def read_record(text: str) -> tuple[Position, dict[str, str]]:
         tag = _TAG.match(line)
         if tag:
             if turns:
-                raise ValueError(f"line {line_number}: tag {tag.group(1)} after the moves")
+                raise ValueError(Phrase("line {line}: tag {tag} after the moves",
+                                        line=line_number, tag=tag.group(1)))
             tags[tag.group(1)] = _unescape(tag.group(2))
             continue
         turn = _TURN.match(line)
         if not turn:
-            raise ValueError(f"line {line_number}: expected a tag or a numbered turn: {line!r}")
+            raise ValueError(Phrase("line {line}: expected a tag or a numbered turn: {text}",
+                                    line=line_number, text=repr(line)))
         turns.append((int(turn.group(1)), turn.group(2).strip(), line_number))
     if tags.get("Game", "Dendria").lower() != "dendria":
-        raise ValueError(f"not a Dendria record (Game is {tags['Game']!r})")
+        raise ValueError(Phrase("not a Dendria record (Game is {game})",
+                                game=repr(tags["Game"])))
     rules = Rules(
         board_side=_int_tag("Size", tags.get("Size", "7")),
         pie=_bool_tag(tags.get("Pie", "on")),
@@ -195,13 +203,16 @@ def read_record(text: str) -> tuple[Position, dict[str, str]]:
         position = Position.initial(rules)
     for expected, (number, body, line_number) in enumerate(turns, start=1):
         if number != expected:
-            raise ValueError(f"line {line_number}: turn {number} where turn {expected} belongs")
+            raise ValueError(Phrase("line {line}: turn {number} where turn {expected} belongs",
+                                    line=line_number, number=number, expected=expected))
         if position.is_over:
-            raise ValueError(f"turn {number}: the game was already over ({position.end_reason})")
+            raise ValueError(Phrase("turn {number}: the game was already over ({reason})",
+                                    number=number, reason=word(str(position.end_reason))))
         unfinished = body.endswith(_UNFINISHED)
         if unfinished:
             if expected != len(turns):
-                raise ValueError(f"turn {number}: only the last turn may be unfinished (...)")
+                raise ValueError(Phrase("turn {number}: only the last turn may be unfinished "
+                                        "(...)", number=number))
             body = body[: -len(_UNFINISHED)].strip()
         try:
             if unfinished:
@@ -211,7 +222,8 @@ def read_record(text: str) -> tuple[Position, dict[str, str]]:
             else:
                 position.play_turn(body)
         except IllegalAction as error:
-            raise IllegalAction(f"turn {number} ({body}): {error}") from None
+            raise IllegalAction("turn {number} ({turn}): {reason}", number=number, turn=body,
+                                reason=reason_of(error)) from None
     _check_outcome_tags(position, tags)
     return position, tags
 
@@ -224,23 +236,23 @@ def _check_outcome_tags(position: Position, tags: Mapping[str, str]) -> None:
     outcome = position.outcome()
     if outcome is None:
         if claimed not in ("*", "1-0", "0-1", "1/2-1/2"):
-            raise ValueError(
-                f"the Result tag says {claimed!r} but replaying the turns gives '*' "
-                "(the game is not over)"
-            )
+            raise ValueError(Phrase(
+                "the Result tag says {claimed} but replaying the turns gives '*' "
+                "(the game is not over)", claimed=repr(claimed),
+            ))
         problem = _outside_outcome(claimed, said)
         if problem:
-            raise ValueError(f"the game is not over: {problem}")
+            raise ValueError(Phrase("the game is not over: {problem}", problem=problem))
         return
     # Old records give the winning colour; new ones the result in seat order.
     accepted = {"*", outcome.result(), position.winner}
     if claimed not in accepted:
-        raise ValueError(
-            f"the Result tag says {claimed!r} but replaying the turns gives "
-            f"{outcome.result()!r} ({outcome.describe()})"
-        )
+        raise ValueError(Phrase(
+            "the Result tag says {claimed} but replaying the turns gives {result} ({outcome})",
+            claimed=repr(claimed), result=repr(outcome.result()), outcome=outcome.phrase(),
+        ))
     if said is not None and said != outcome.termination.value:
-        raise ValueError(
-            f"the Termination tag says {said!r} but the game ended by "
-            f"{outcome.termination.value!r}"
-        )
+        raise ValueError(Phrase(
+            "the Termination tag says {said} but the game ended by {termination}",
+            said=repr(said), termination=repr(outcome.termination.value),
+        ))

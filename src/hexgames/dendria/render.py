@@ -14,9 +14,12 @@ import math
 from collections.abc import Iterable, Sequence
 
 from hexgames import _svg
+from hexgames.dendria._words import color_title
 from hexgames.dendria.position import Piece, Position
 from hexgames.dendria.steps import Step
+from hexgames.game import word
 from hexgames.hexgrid import HexBoard
+from hexgames.phrases import Phrase
 
 __all__ = ["OVERLAYS", "ascii_board", "svg"]
 
@@ -65,12 +68,13 @@ def _label_list(position: Position, labels: object, what: str) -> list[str]:
     if labels is None:
         return []
     if isinstance(labels, str) or not isinstance(labels, Iterable):
-        raise ValueError(f"{what} must be a list of cell names, got {labels!r}")
+        raise ValueError(Phrase("{what} must be a list of cell names, got {value}", what=what,
+                                value=repr(labels)))
     out = []
     for label in labels:
         if not isinstance(label, str) or not position.board.is_label(label):
-            raise ValueError(f"{what}: {label!r} is not a cell of the side-"
-                             f"{position.board.side} board")
+            raise ValueError(Phrase("{what}: {label} is not a cell of the side-{side} board",
+                                    what=what, label=repr(label), side=position.board.side))
         out.append(label)
     return out
 
@@ -88,19 +92,34 @@ def _step_list(position: Position, steps: LastSteps) -> list[Step]:
 def status_line(position: Position) -> str:
     """Who is to act (whether a turn is under way, whether the pie rule's swap is open),
     and the score; or the result and why the game ended."""
+    return str(status_phrase(position))
+
+
+def status_phrase(position: Position) -> Phrase:
+    """:func:`status_line` as a translatable phrase."""
     dark, light = _scores(position)
-    score = f"Score: Dark {_points(dark)}, Light {_points(light)}."
+    score = Phrase("Score: Dark {dark}, Light {light}.", dark=_points(dark),
+                   light=_points(light))
     if position.is_over:
-        why = f" ({position.end_reason})" if position.end_reason else ""
+        reason = position.end_reason
         if position.winner in COLORS:
-            return f"{position.winner.capitalize()} wins{why}. {score}"
-        return f"The game is drawn{why}. {score}"
-    mover = position.to_move.capitalize()
+            winner = color_title(str(position.winner))
+            if reason:
+                return Phrase("{winner} wins ({reason}). {score}", winner=winner,
+                              reason=word(str(reason)), score=score)
+            return Phrase("{winner} wins. {score}", winner=winner, score=score)
+        if reason:
+            return Phrase("The game is drawn ({reason}). {score}", reason=word(str(reason)),
+                          score=score)
+        return Phrase("The game is drawn. {score}", score=score)
+    mover = color_title(position.to_move)
     if not position.is_turn_start():
-        return f"{mover} to move (turn under way: follow up, or end). {score}"
+        return Phrase("{player} to move (turn under way: follow up, or end). {score}",
+                      player=mover, score=score)
     if position.pie_pending:
-        return f"{mover} to move, and may swap colours (pie rule). {score}"
-    return f"{mover} to move. {score}"
+        return Phrase("{player} to move, and may swap colours (pie rule). {score}",
+                      player=mover, score=score)
+    return Phrase("{player} to move. {score}", player=mover, score=score)
 
 
 def _scores(position: Position) -> tuple[float, float]:
@@ -190,11 +209,13 @@ def svg(
         raise ValueError(f"board_id must be a string, got {board_id!r}")
     board: HexBoard = position.board
     if overlays is None or isinstance(overlays, str) or not isinstance(overlays, Iterable):
-        raise ValueError(f"overlays must be a list of names from {OVERLAYS}, got {overlays!r}")
+        raise ValueError(Phrase("overlays must be a list of names from {names}, got {value}",
+                                names=str(OVERLAYS), value=repr(overlays)))
     overlays = tuple(overlays)
     unknown = [name for name in overlays if name not in OVERLAYS]
     if unknown:
-        raise ValueError(f"unknown overlay {unknown[0]!r}; expected some of {OVERLAYS}")
+        raise ValueError(Phrase("unknown overlay {name}; expected some of {names}",
+                                name=repr(unknown[0]), names=str(OVERLAYS)))
     # The backdrop reaches 1.43 units beyond the outer cells' centres when it carries the
     # labels, 0.75 otherwise.
     frame = _svg.Frame.around(board, margin=_svg.UNIT * (1.45 if show_labels else 0.77))

@@ -17,6 +17,7 @@ from enum import StrEnum
 from typing import Any
 
 from hexgames.game import Option
+from hexgames.phrases import N_, Phrase
 
 MIN_SIDE = 3
 MAX_SIDE = 11
@@ -43,11 +44,13 @@ class Termination(StrEnum):
     clock or the server) and repeat :class:`hexgames.game.CommonTermination`.
     """
 
-    BOTH_PASSED = "both passed"
-    QUIET_LIMIT = "quiet limit"
-    RESIGNATION = "resignation"
-    TIMEOUT = "timeout"
-    OPPONENT_LEFT = "opponent left"
+    # i18n: how a game ended (shown as "Dark wins (both passed)")
+    BOTH_PASSED = N_("both passed")
+    # i18n: how a game ended: the limit of turns without a plant was reached
+    QUIET_LIMIT = N_("quiet limit")
+    RESIGNATION = N_("resignation")
+    TIMEOUT = N_("timeout")
+    OPPONENT_LEFT = N_("opponent left")
 
 
 #: The options as the game-agnostic tools (CLI, web form, OpenSpiel) see them.
@@ -56,7 +59,7 @@ OPTIONS: tuple[Option, ...] = (
         name="board_side",
         kind="int",
         default=7,
-        help="side of the hexagonal board (number of cells along each edge)",
+        help=N_("side of the hexagonal board (number of cells along each edge)"),
         minimum=MIN_SIDE,
         maximum=MAX_SIDE,
         aliases=("size",),
@@ -65,13 +68,13 @@ OPTIONS: tuple[Option, ...] = (
         name="pie",
         kind="bool",
         default=True,
-        help="pie rule: Light may swap colours instead of playing its first turn",
+        help=N_("pie rule: Light may swap colours instead of playing its first turn"),
     ),
     Option(
         name="quiet_limit",
         kind="int",
         default=10,
-        help="K: the game ends after 2K consecutive turns in which no seed was planted",
+        help=N_("K: the game ends after 2K consecutive turns in which no seed was planted"),
         minimum=1,
         maximum=MAX_QUIET_LIMIT,
     ),
@@ -116,11 +119,11 @@ class Rules:
         for alias, value in aliases.items():
             target = _ALIAS.get(alias)
             if target is None:
-                raise ValueError(
-                    f"Dendria has no option {alias!r}; options: {', '.join(_BY_NAME)}"
-                )
+                raise ValueError(Phrase("Dendria has no option {name}; options: {options}",
+                                        name=repr(alias), options=", ".join(_BY_NAME)))
             if target in given:
-                raise ValueError(f"option {target} is given twice (also as {alias})")
+                raise ValueError(Phrase("option {name} is given twice (also as {alias})",
+                                        name=target, alias=alias))
             given[target] = value
         for option in OPTIONS:
             value = given.get(option.name, option.default)

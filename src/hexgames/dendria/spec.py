@@ -24,6 +24,7 @@ from hexgames.game import (
 )
 from hexgames.hexgrid import HexBoard
 from hexgames.hexgrid import board as hex_board
+from hexgames.phrases import N_
 
 
 def live_score(position: GameState) -> dict[str, float]:
@@ -69,16 +70,16 @@ LEGEND = BoardLegend(
     text=("Dendria v1: size=5 to-move=dark\ndark seeds: c3 c4\ndark trees: e5 e6 f6\n"
           "dark dendrids: b2\nlight seeds: g7\nlight trees: g4\nlight dendrids: h5\n"),
     items=(
-        ("c3", "Dark seed (a seedbed is a group of seeds)."),
-        ("g7", "Light seed."),
-        ("e5", "Dark tree (a forest is a group of trees)."),
-        ("g4", "Light tree."),
-        ("b2", "Dark dendrid; a thick blue outline: the dendrid you selected."),
-        ("h5", "Light dendrid."),
-        ("a2", "Small dots: fertilized soil (shown with the \u201cFertilized\u201d "
-               "overlays)."),
-        ("d2", "Dashed cyan outline: a cell you can click."),
-        ("b3", "Orange arrow or outline: the last turn's steps."),
+        ("c3", N_("Dark seed (a seedbed is a group of seeds).")),
+        ("g7", N_("Light seed.")),
+        ("e5", N_("Dark tree (a forest is a group of trees).")),
+        ("g4", N_("Light tree.")),
+        ("b2", N_("Dark dendrid; a thick blue outline: the dendrid you selected.")),
+        ("h5", N_("Light dendrid.")),
+        ("a2", N_("Small dots: fertilized soil (shown with the \u201cFertilized\u201d "
+                  "overlays).")),
+        ("d2", N_("Dashed cyan outline: a cell you can click.")),
+        ("b3", N_("Orange arrow or outline: the last turn's steps.")),
     ),
     highlights=("d2",),
     selected=("b2",),
@@ -123,7 +124,7 @@ GAME = Game(
     editor=lazy("hexgames.dendria.editor:editor"),
     # One line for the web app's game cards.
     legend=LEGEND,
-    tagline="Plant seeds, sprout dendrids, and grow the largest forests.",
+    tagline=N_("Plant seeds, sprout dendrids, and grow the largest forests."),
     # Variants `python -m hexgames.bench` measures when none is named.
     bench_variants=({"board_side": 5}, {"board_side": 7}),
     ai_hooks=lazy("hexgames.dendria.evaluation:ai_hooks"),

@@ -24,7 +24,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from hexgames.dendria._words import step_word
 from hexgames.errors import IllegalAction
+from hexgames.phrases import N_, Phrase
 
 #: Every step kind, in the order the table above lists them.
 KINDS: tuple[str, ...] = (
@@ -37,10 +39,21 @@ _WORDS = ("end", "pass", "swap")
 _LABEL = re.compile(r"[a-y][1-9][0-9]?")
 
 
+#: How :func:`_check_label` names the part of a step it reads.
+_PARTS: dict[str, str] = {
+    # i18n: the cell a Dendria step goes to or names
+    "target": N_("target"),
+    # i18n: the cell a dendrid move starts from
+    "origin": N_("origin"),
+    "cell": N_("cell"),
+}
+
+
 def _check_label(label: object, what: str, text: str) -> str:
     if not isinstance(label, str) or not _LABEL.fullmatch(label.strip().lower()):
         raise IllegalAction(
-            f"cannot read step {text!r}: {what} {label!r} is not a cell name such as e5"
+            "cannot read step {text}: {part} {label} is not a cell name such as e5",
+            text=repr(text), part=Phrase(_PARTS[what]), label=repr(label),
         )
     return label.strip().lower()
 
@@ -63,18 +76,21 @@ class Step:
     def __post_init__(self) -> None:
         text = f"{self.kind} {self.origin or ''} {self.target or ''}".strip()
         if self.kind not in KINDS:
-            raise IllegalAction(f"unknown step kind {self.kind!r}; expected one of {KINDS}")
+            raise IllegalAction("unknown step kind {kind}; expected one of {kinds}",
+                                kind=repr(self.kind), kinds=str(KINDS))
         if self.kind in _WORDS:
             if self.origin is not None or self.target is not None:
-                raise IllegalAction(f"step {self.kind!r} takes no cell")
+                raise IllegalAction("step {kind} takes no cell", kind=repr(self.kind))
             return
         object.__setattr__(self, "target", _check_label(self.target, "target", text))
         if self.kind == "leg":
             object.__setattr__(self, "origin", _check_label(self.origin, "origin", text))
             if self.origin == self.target:
-                raise IllegalAction(f"cannot read step {text!r}: a leg must leave its cell")
+                raise IllegalAction("cannot read step {text}: a leg must leave its cell",
+                                    text=repr(text))
         elif self.origin is not None:
-            raise IllegalAction(f"a {self.kind} step has no origin cell (got {self.origin!r})")
+            raise IllegalAction("a {kind} step has no origin cell (got {origin})",
+                                kind=step_word(self.kind), origin=repr(self.origin))
 
     def __str__(self) -> str:
         if self.kind in _WORDS:
@@ -97,7 +113,7 @@ class Step:
         if isinstance(text, Step):
             return text
         if not isinstance(text, str):
-            raise IllegalAction(f"a step must be written as text, got {text!r}")
+            raise IllegalAction("a step must be written as text, got {text}", text=repr(text))
         raw = text.strip().lower()
         if not raw:
             raise IllegalAction("cannot read an empty step")
@@ -114,8 +130,9 @@ class Step:
             )
         if not _LABEL.fullmatch(raw):
             raise IllegalAction(
-                f"cannot read step {text!r}: expected a cell (e5), a dendrid move (d2-d6), "
-                "a continuation (-d8), a follow-up (^e5, +e6, =f6), end, pass or swap"
+                "cannot read step {text}: expected a cell (e5), a dendrid move (d2-d6), "
+                "a continuation (-d8), a follow-up (^e5, +e6, =f6), end, pass or swap",
+                text=repr(text),
             )
         return cls("plant", target=raw)
 
@@ -123,5 +140,5 @@ class Step:
 def parse_steps(text: str) -> list[Step]:
     """Read the steps of one turn written on a line (``"d2-d6 +e5 -d8"``)."""
     if not isinstance(text, str):
-        raise IllegalAction(f"a turn must be written as text, got {text!r}")
+        raise IllegalAction("a turn must be written as text, got {text}", text=repr(text))
     return [Step.parse(word) for word in text.split()]

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from hexgames.dendria.rules import MAX_SIDE, MIN_SIDE
 from hexgames.hexgrid import board
+from hexgames.phrases import Phrase
 
 MAGIC = "Dendria v1:"
 COLORS = ("dark", "light")
@@ -69,44 +70,54 @@ def format_text(position: TextPosition) -> str:
 def _count(name: str, value: str) -> int:
     if not value.isdigit():
         shown = value if len(value) <= 40 else f"{value[:40]}... ({len(value)} characters)"
-        raise ValueError(f"header field {name} must be a non-negative integer, got {shown!r}")
+        raise ValueError(Phrase("header field {name} must be a non-negative integer, got {value}",
+                                name=name, value=repr(shown)))
     if len(value) > 30:  # no field comes near: refused unread (int() of 4300+ digits raises)
-        raise ValueError(f"header field {name} is out of range: a number of {len(value)} digits")
+        raise ValueError(Phrase("header field {name} is out of range: a number of {n} digits",
+                                name=name, n=len(value)))
     return int(value)
 
 
 def parse_text(text: str) -> TextPosition:
     """Read a position text; ``ValueError`` names the first problem found."""
     if not isinstance(text, str):
-        raise ValueError(f"a position text must be a string, got {type(text).__name__}")
+        raise ValueError(Phrase("a position text must be a string, got {type}",
+                                type=type(text).__name__))
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
     if not lines or not lines[0].lower().startswith(MAGIC.lower()):
-        raise ValueError(f"a Dendria position text starts with {MAGIC!r}")
+        raise ValueError(Phrase("a Dendria position text starts with {magic}",
+                                magic=repr(MAGIC)))
     fields: dict[str, str] = {}
     for word in lines[0][len(MAGIC):].split():
         name, sep, value = word.partition("=")
         name = name.lower()
         if not sep or not value:
-            raise ValueError(f"header field {word!r} is not of the form name=value")
+            raise ValueError(Phrase("header field {field} is not of the form name=value",
+                                    field=repr(word)))
         if name in fields:
-            raise ValueError(f"header field {name} is given twice")
+            raise ValueError(Phrase("header field {name} is given twice", name=name))
         fields[name] = value.lower()
     known = {"size", "to-move", "pie", "quiet", "passes", "seats"}
     unknown = sorted(set(fields) - known)
     if unknown:
-        raise ValueError(f"unknown header field(s) {', '.join(unknown)}; known: {sorted(known)}")
+        raise ValueError(Phrase("unknown header field(s) {unknown}; known: {known}",
+                                unknown=", ".join(unknown), known=str(sorted(known))))
     if "size" not in fields:
-        raise ValueError("the header must give the board size (size=N)")
+        raise ValueError(Phrase("the header must give the board size (size=N)"))
     size = _count("size", fields["size"])
     if not MIN_SIDE <= size <= MAX_SIDE:
-        raise ValueError(f"size must be between {MIN_SIDE} and {MAX_SIDE}, got {size}")
+        raise ValueError(Phrase("size must be between {least} and {most}, got {size}",
+                                least=MIN_SIDE, most=MAX_SIDE, size=size))
     to_move = fields.get("to-move", "")
     if to_move not in COLORS:
-        raise ValueError(f"to-move must be dark or light, got {to_move or 'nothing'!r}")
+        raise ValueError(Phrase("to-move must be dark or light, got {value}",
+                                value=repr(to_move or "nothing")))
     if fields.get("pie", "pending") != "pending":
-        raise ValueError(f"the only pie field is pie=pending, got pie={fields['pie']}")
+        raise ValueError(Phrase("the only pie field is pie=pending, got pie={value}",
+                                value=fields["pie"]))
     if fields.get("seats", "swapped") != "swapped":
-        raise ValueError(f"the only seats field is seats=swapped, got seats={fields['seats']}")
+        raise ValueError(Phrase("the only seats field is seats=swapped, got seats={value}",
+                                value=fields["seats"]))
     result = TextPosition(
         size=size,
         to_move=to_move,
@@ -120,19 +131,22 @@ def parse_text(text: str) -> TextPosition:
         head, sep, rest = line.partition(":")
         words = head.lower().split()
         if sep and len(words) == 2 and words[0] in COLORS and words[1] in KINDS:
-            raise ValueError(f"cannot read line {line!r}: write the kind in the plural")
+            raise ValueError(Phrase("cannot read line {line}: write the kind in the plural",
+                                    line=repr(line)))
         if not sep or len(words) != 2 or words[0] not in COLORS or words[1][:-1] not in KINDS \
                 or not words[1].endswith("s"):
-            raise ValueError(
-                f"cannot read line {line!r}: expected '<dark|light> <seeds|trees|dendrids>: "
-                "cells'"
-            )
+            raise ValueError(Phrase(
+                "cannot read line {line}: expected '<dark|light> <seeds|trees|dendrids>: "
+                "cells'", line=repr(line),
+            ))
         piece = (words[0], words[1][:-1])
         for label in rest.split():
             if not geometry.is_label(label):
-                raise ValueError(f"{label!r} in line {line!r} is not a cell of a side-{size} board")
+                raise ValueError(Phrase(
+                    "{label} in line {line} is not a cell of a side-{size} board",
+                    label=repr(label), line=repr(line), size=size))
             key = label.lower()
             if key in result.pieces:
-                raise ValueError(f"cell {key} is given twice")
+                raise ValueError(Phrase("cell {cell} is given twice", cell=key))
             result.pieces[key] = piece
     return result

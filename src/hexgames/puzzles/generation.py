@@ -30,6 +30,7 @@ from typing import Any
 
 from hexgames.ai.levels import player
 from hexgames.game import Game, GameState, get_game
+from hexgames.phrases import Phrase
 from hexgames.puzzles.search import (
     initial_rating,
     puzzle_id,
@@ -69,7 +70,8 @@ def candidate(game: Game, position: GameState, depth: int, min_length: int,
         "themes": [],
         "rating": initial_rating(effort, len(line)),
         "effort": effort,
-        "hint": f"Start with {line[0]}.",
+        # English in the file; the site reads it back as this phrase (tutorial._hint)
+        "hint": str(Phrase("Start with {action}.", action=line[0])),
     }
     # The shipped text must carry the win: replay the line from it, as the site judges.
     puzzle = puzzle_from_dict(data, 0, "check")

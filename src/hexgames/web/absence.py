@@ -38,10 +38,11 @@ from datetime import datetime
 
 from hexgames.errors import IllegalAction
 from hexgames.game import CommonTermination
+from hexgames.phrases import N_, Phrase
 from hexgames.web.clock_watch import ClockWatch
 from hexgames.web.clocks import LAG_ALLOWANCE_MS, TimeControl
 from hexgames.web.live_games import LiveGames
-from hexgames.web.matches import Match
+from hexgames.web.matches import Match, color_word
 
 __all__ = ["CLAIMS", "PRESENCE_BEAT", "Absence", "AbsenceLimits", "claim_after_ms"]
 
@@ -54,7 +55,7 @@ CLAIMS = ("victory", "draw")
 #: Real-time limits (seconds): a tenth of the estimated game length, within these bounds.
 REALTIME_MIN_S = 10.0
 REALTIME_MAX_S = 30.0
-NO_SEAT = "this link does not hold a seat in this game"
+NO_SEAT = N_("this link does not hold a seat in this game")
 
 
 @dataclass(frozen=True)
@@ -244,7 +245,7 @@ class Absence:
         condition is checked here (``PermissionError``: no seat; ``IllegalAction``: not
         now, saying why)."""
         if claim not in CLAIMS:
-            raise ValueError(f"claim must be {' or '.join(CLAIMS)}")
+            raise ValueError(Phrase("claim must be {choices}", choices=" or ".join(CLAIMS)))
         games = self.games
         match = await games.get(game_id)
         async with games.locks[game_id]:
@@ -255,7 +256,7 @@ class Absence:
             if match.stored.mode != "online":
                 raise IllegalAction("an absent opponent is claimed in online games only")
             if match.is_over:
-                raise IllegalAction(f"the game is over: {match.result_text()}")
+                raise IllegalAction("the game is over: {result}", result=match.result_phrase())
             if len(seats) != 1:
                 raise IllegalAction("you hold both seats of this game")
             seat = min(seats)
@@ -272,23 +273,23 @@ class Absence:
 
     async def _check_gone(self, match: Match, opponent: int) -> None:
         """Refuse (``IllegalAction``) unless ``opponent`` has been gone long enough."""
-        name = match.position.color_of_seat(opponent).capitalize()
+        name = color_word(match.position.color_of_seat(opponent))
         limit = self.limit_ms(match)
         if limit is None:  # correspondence: the opponent's deadline
             clock = match.clock()
             moment = self.now()
             if (clock is None or clock.running != opponent
                     or clock.flagged(moment, LAG_ALLOWANCE_MS) is None):
-                raise IllegalAction(f"a correspondence game is claimed once {name}'s "
-                                    "time to move is up")
+                raise IllegalAction("a correspondence game is claimed once {color}'s "
+                                    "time to move is up", color=name)
             return
         gone = await self.gone_ms(match, opponent)
         if gone is None:
-            raise IllegalAction(f"{name} is connected")
+            raise IllegalAction("{color} is connected", color=name)
         if gone < limit:
             wait = int((limit - gone) // 1000) + 1
-            raise IllegalAction(f"{name} has been gone {int(gone // 1000)} s; you may "
-                                f"claim in {wait} s")
+            raise IllegalAction("{color} has been gone {gone} s; you may claim in {wait} s",
+                                color=name, gone=int(gone // 1000), wait=wait)
 
     async def _end(self, match: Match, seat: int, opponent: int, claim: str) -> None:
         """End the game on the claim (under its lock), its clock stopped; a rated

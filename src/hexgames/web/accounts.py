@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 from fastapi import HTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from hexgames.phrases import N_, Phrase
 from hexgames.web.game_setup import INVITE_OPEN
 from hexgames.web.identity import Player
 from hexgames.web.limits import RateLimiter
@@ -127,18 +128,22 @@ class RatedPlay:
         if player is None:
             return
         if player.guest:
-            raise HTTPException(403, "rated games are for named players: pick a name on "
-                                     "your player page (it takes a second), then try again")
+            raise HTTPException(403, N_("rated games are for named players: pick a name on "
+                                        "your player page (it takes a second), then try "
+                                        "again"))
         young = _age_seconds(player, self.wall()) < NEW_IDENTITY_SECONDS
         limiter, limit = ((self.new, NEW_RATED_PER_HOUR) if young
                           else (self.everyone, RATED_PER_HOUR))
         wait = limiter.hit(player.id)
         if wait is not None:
-            first_day = " in a player's first day" if young else ""
-            raise HTTPException(429, f"at most {limit} rated games an hour{first_day}; "
-                                     f"try again in {int(wait) // 60 + 1} min (casual "
-                                     "games are not limited)",
-                                headers={"Retry-After": str(int(wait) + 1)})
+            minutes = int(wait) // 60 + 1
+            refusal = (Phrase("at most {limit} rated games an hour in a player's first day; "
+                              "try again in {minutes} min (casual games are not limited)",
+                              limit=limit, minutes=minutes) if young
+                       else Phrase("at most {limit} rated games an hour; try again in "
+                                   "{minutes} min (casual games are not limited)",
+                                   limit=limit, minutes=minutes))
+            raise HTTPException(429, refusal, headers={"Retry-After": str(int(wait) + 1)})
 
 
 def takes_rated_seat(match: Any, token: str | None, player: Player | None) -> bool:

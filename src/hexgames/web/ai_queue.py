@@ -13,6 +13,8 @@ import asyncio
 import contextlib
 import logging
 
+from hexgames.game import reason_of
+from hexgames.phrases import Phrase
 from hexgames.web.ai_worker import AiBusy, AiWorkers
 from hexgames.web.change_feed import ChangeFeed
 from hexgames.web.live_games import LiveGames
@@ -93,13 +95,13 @@ class AiQueue:
                 except Exception as error:
                     match.thinking = False
                     if isinstance(error, AiBusy):
-                        match.ai_error = str(error) + " (reload the page to try again)"
+                        match.ai_error = Phrase("{reason} (reload the page to try again)",
+                                                reason=reason_of(error))
                     else:
                         log.exception("the AI failed in game %s", match.id)
-                        match.ai_error = (
-                            f"the computer could not move ({type(error).__name__}); "
-                            "reload the page to let it try again"
-                        )
+                        match.ai_error = Phrase(
+                            "the computer could not move ({error}); reload the page to let "
+                            "it try again", error=type(error).__name__)
                     await hub.broadcast(match)
                     return
                 finally:

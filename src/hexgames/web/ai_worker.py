@@ -35,6 +35,8 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from hexgames.phrases import N_
+
 T = TypeVar("T")
 
 log = logging.getLogger(__name__)
@@ -458,7 +460,7 @@ class AiWorkers:
         """The AI's action after ``actions``, by ``game_id``'s session when given."""
         lane = self.lane(level)
         if lane.full():
-            raise AiBusy("the computer is busy with other games; try again in a minute")
+            raise AiBusy(N_("the computer is busy with other games; try again in a minute"))
         use_session = game_id is not None
         slot = lane.slot_for(game_id if use_session else None)
         lane.waiting += 1
@@ -510,7 +512,7 @@ class AiWorkers:
         games'; retried once if a worker died, replaced if stuck)."""
         lane = self.lane(level)
         if lane.jobs_full():
-            raise AiBusy("the computer is busy with other analyses; try again in a minute")
+            raise AiBusy(N_("the computer is busy with other analyses; try again in a minute"))
         slot = lane.slot_for(None)  # no session: the least loaded free worker
         lane.waiting += 1
         lane.waiting_jobs += 1
@@ -545,8 +547,8 @@ class AiWorkers:
             except TimeoutError:
                 lane.restarts += 1
                 if attempt == 2:
-                    raise AiStuck("the computer could not finish its search in time; "
-                                  "try again") from None
+                    raise AiStuck(N_("the computer could not finish its search in time; "
+                                     "try again")) from None
         raise AssertionError("unreachable")  # pragma: no cover
 
     def replaced_workers(self) -> int:

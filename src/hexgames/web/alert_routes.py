@@ -20,8 +20,11 @@ from fastapi import FastAPI, HTTPException, Request, WebSocket, WebSocketDisconn
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, ConfigDict, StrictBool, StrictStr
 
+from hexgames.phrases import N_, Phrase
 from hexgames.web.alerts import TurnAlerts
+from hexgames.web.hub import error_message
 from hexgames.web.identity import known_player
+from hexgames.web.language import request_translator, said
 from hexgames.web.limits import RateLimiter, client_address
 from hexgames.web.mailer import Mailer, MailSettings
 from hexgames.web.service import GameService
@@ -35,7 +38,7 @@ __all__ = ["EMAIL_CHANGES_PER_ADDRESS", "add_alert_routes"]
 EMAIL_CHANGES_PER_ADDRESS = 10
 
 PAGE = """<!doctype html>
-<html lang="en">
+<html lang="{lang}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -46,13 +49,13 @@ PAGE = """<!doctype html>
 <body class="page-alerts">
 <header class="topbar">
   <a class="brand" href="/"><img src="/static/favicon.svg" alt=""> hexgames</a>
-  <nav><a href="/">Play</a><a href="/lobby">Lobby</a></nav>
+  <nav><a href="/">{play}</a><a href="/lobby">{lobby}</a></nav>
 </header>
 <main class="rules missing-page">
 <article>
 <h1>{title}</h1>
 <p>{text}</p>
-<p><a class="button primary" href="/">Go to the site</a></p>
+<p><a class="button primary" href="/">{go}</a></p>
 </article>
 </main>
 </body>
@@ -60,9 +63,15 @@ PAGE = """<!doctype html>
 """
 
 
-def page(title: str, text: str, status: int = 200) -> HTMLResponse:
-    return HTMLResponse(PAGE.format(title=html.escape(title), text=html.escape(text)),
-                        status_code=status)
+def page(request: Request, title: str, text: str, status: int = 200) -> HTMLResponse:
+    """A small page saying ``title`` and ``text`` (literals: looked up in the catalog)
+    in the visitor's language."""
+    words = request_translator(request)
+    return HTMLResponse(PAGE.format(
+        lang=words.language, title=html.escape(words.gettext(title)),
+        text=html.escape(words.gettext(text)), play=html.escape(words.gettext("Play")),
+        lobby=html.escape(words.gettext("Lobby")),
+        go=html.escape(words.gettext("Go to the site"))), status_code=status)
 
 
 class AlertsIn(BaseModel):
@@ -96,43 +105,48 @@ def add_alert_routes(app: FastAPI, service: GameService,
     async def set_alerts(body: AlertsIn, request: Request) -> dict[str, Any]:
         player = await known_player(request)
         if player is None or player.guest:
-            raise HTTPException(400, "turn emails are for named players: pick a name on "
-                                     "your player page first")
+            raise HTTPException(400, N_("turn emails are for named players: pick a name on "
+                                        "your player page first"))
         if "email" in body.model_fields_set:
             if body.email is not None:
                 wait = email_changes.hit(client_address(request.scope))
                 if wait is not None:
-                    raise HTTPException(429, "too many address changes from this address; "
-                                             f"try again in {int(wait) // 60 + 1} min",
+                    raise HTTPException(429, Phrase("too many address changes from this "
+                                                    "address; try again in {minutes} min",
+                                                    minutes=int(wait) // 60 + 1),
                                         headers={"Retry-After": str(int(wait) + 1)})
             try:
-                await emails.set_email(player.id, player.name, body.email)
+                await emails.set_email(player.id, player.name, body.email,
+                                       request_translator(request))
             except EmailsOff as off:
-                raise HTTPException(409, str(off)) from None
+                raise HTTPException(409, said(off)) from None
             except LookupError as limited:
                 seconds = int(limited.args[0])
-                raise HTTPException(429, "too many verification emails; try again in "
-                                         f"{seconds // 60 + 1} min",
+                raise HTTPException(429, Phrase("too many verification emails; try again in "
+                                                "{minutes} min", minutes=seconds // 60 + 1),
                                     headers={"Retry-After": str(seconds)}) from None
         if body.turn_emails is not None:
             await emails.set_turn_emails(player.id, body.turn_emails)
         return await emails.view(player.id)
 
     @app.get("/alerts/verify", include_in_schema=False)
-    async def verify(token: str = "") -> HTMLResponse:
+    async def verify(request: Request, token: str = "") -> HTMLResponse:
         if await emails.verify(token):
-            return page("Email address confirmed",
-                        "Turn emails can now reach you. Turn them on or off with the bell "
-                        "(Turn alerts) at the top of the site's pages.")
-        return page("Link not valid", "This confirmation link is not valid any more: it "
-                    "was used already, or a newer address was given since.", 404)
+            return page(request, N_("Email address confirmed"),
+                        N_("Turn emails can now reach you. Turn them on or off with the bell "
+                           "(Turn alerts) at the top of the site's pages."))
+        return page(request, N_("Link not valid"),
+                    N_("This confirmation link is not valid any more: it was used already, "
+                       "or a newer address was given since."), 404)
 
     @app.get("/alerts/stop", include_in_schema=False)
-    async def stop(player: str = "", key: str = "") -> HTMLResponse:
+    async def stop(request: Request, player: str = "", key: str = "") -> HTMLResponse:
         if await emails.stop(player, key):
-            return page("Turn emails stopped", "You will get no more turn emails. Turn "
-                        "them on again with the bell (Turn alerts) at the top of the site's pages.")
-        return page("Link not valid", "This link does not stop anybody's emails.", 404)
+            return page(request, N_("Turn emails stopped"),
+                        N_("You will get no more turn emails. Turn them on again with the "
+                           "bell (Turn alerts) at the top of the site's pages."))
+        return page(request, N_("Link not valid"),
+                    N_("This link does not stop anybody's emails."), 404)
 
     @app.websocket("/ws/alerts")
     async def alerts_socket(websocket: WebSocket) -> None:
@@ -140,20 +154,21 @@ def add_alert_routes(app: FastAPI, service: GameService,
             await websocket.close(code=4403)
             return
         await websocket.accept()
+        words = request_translator(websocket)
         try:
             player = await known_player(websocket)
         except StorageUnavailable as down:
-            await websocket.send_json({"type": "error", "message": str(down)})
+            await websocket.send_json(error_message(said(down), words))
             await websocket.close(code=1013)
             return
         if player is None:
-            await websocket.send_json({"type": "error", "message": "no identity: open a "
-                                       "page of the site first"})
+            await websocket.send_json(error_message(
+                N_("no identity: open a page of the site first"), words))
             await websocket.close(code=4401)
             return
         refusal = alerts.refusal(player.id)
         if refusal is not None:
-            await websocket.send_json({"type": "error", "message": refusal})
+            await websocket.send_json(error_message(refusal, words))
             await websocket.close(code=1013)
             return
         connection = alerts.join(websocket, player.id)

@@ -34,6 +34,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from hexgames.game import game_names, get_game
+from hexgames.phrases import N_, Phrase
 from hexgames.web.clocks import TimeControl
 from hexgames.web.hub import Connection, Socket
 from hexgames.web.live_games import LiveGames
@@ -80,6 +81,10 @@ class Turn:
                 "url": f"/play/{self.game_id}"}
 
 
+#: Who a turn alert names when the opponent has no name (a page may translate it).
+YOUR_OPPONENT = N_("your opponent")
+
+
 def _control(meta: dict[str, Any]) -> TimeControl:
     try:
         return TimeControl.parse(meta.get("control")) if meta.get("control") else TimeControl()
@@ -108,9 +113,9 @@ def turn_of_match(match: Match) -> Turn | None:
     holder = holders.get(seat)
     if holder is None:
         return None
-    opponent = next((match.names.get(other, "your opponent")
+    opponent = next((match.names.get(other, YOUR_OPPONENT)
                      for other_seat, other in holders.items() if other_seat != seat),
-                    "your opponent")
+                    YOUR_OPPONENT)
     control = _control(stored.meta)
     return Turn(game_id=match.id, ply=len(match.plies), seat=seat, player_id=holder,
                 game=stored.game, title=match.game.title, opponent=opponent,
@@ -132,7 +137,7 @@ def turn_of_row(stored: StoredGame, total: int) -> Turn | None:
     control = _control(stored.meta)
     title = get_game(stored.game).title if stored.game in game_names() else stored.game
     return Turn(game_id=stored.id, ply=total, seat=seat, player_id=str(holder),
-                game=stored.game, title=title, opponent="your opponent", last=None,
+                game=stored.game, title=title, opponent=YOUR_OPPONENT, last=None,
                 control=control.kind, time=control.describe(), deadline=_deadline(stored.meta))
 
 
@@ -159,13 +164,14 @@ class TurnAlerts:
         self._reader: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------------ sockets
-    def refusal(self, player_id: str) -> str | None:
+    def refusal(self, player_id: str) -> Phrase | None:
         """Why another alerts socket of ``player_id`` cannot be opened now (None: it can)."""
         if len(self._sockets) >= self.max_sockets:
-            return "the server has too many open pages right now; turn alerts come back later"
+            return Phrase("the server has too many open pages right now; turn alerts come "
+                          "back later")
         if len(self._by_player.get(player_id, ())) >= self.per_player:
-            return (f"at most {self.per_player} pages of one player get turn alerts at "
-                    "once; close some")
+            return Phrase("at most {count} pages of one player get turn alerts at once; "
+                          "close some", count=self.per_player)
         return None
 
     def join(self, socket: Socket, player_id: str) -> Connection:

@@ -26,24 +26,32 @@ import asyncio
 import time
 from collections.abc import Awaitable
 from contextlib import suppress
-from pathlib import Path
 from typing import Any, TypeVar
 
 from fastapi import FastAPI, HTTPException, Request
-from fastapi.responses import FileResponse
+from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 
 from hexgames.ai.review import MISTAKE_DROP, analyse_line, line_values
 from hexgames.editing import EditorSpec
 from hexgames.errors import IllegalAction
-from hexgames.game import Game, GameState, game_names, get_game
+from hexgames.game import Game, GameState, game_names, get_game, reason_of
+from hexgames.i18n import Translator
+from hexgames.phrases import N_, Phrase
+from hexgames.web.language import page, request_translator
 from hexgames.web.limits import ClientLimit, limits_of
-from hexgames.web.matches import MAX_ACTION_LENGTH, rebuild, render, start_position
+from hexgames.web.matches import (
+    ENGLISH,
+    MAX_ACTION_LENGTH,
+    joined,
+    legal_entry,
+    rebuild,
+    render,
+    start_position,
+)
 from hexgames.web.options import parse_options
 from hexgames.web.service import GameService
 from hexgames.web.storage import StorageUnavailable
-
-STATIC = Path(__file__).parent / "static"
 
 #: Iterations of the successive searches of one position (depth 0, 1, ...).
 BUDGETS = (100, 400, 1500, 4000)
@@ -70,8 +78,8 @@ DISCONNECT_POLL = 0.25
 LIVE_LIMIT = 2000
 LIVE_REFRESH = 2.0
 #: The refusal of analysis of a position being played.
-LIVE_REFUSAL = ("this position is on the board of an online game being played: it can be "
-                "analysed once that game is over")
+LIVE_REFUSAL = N_("this position is on the board of an online game being played: it can "
+                   "be analysed once that game is over")
 
 T = TypeVar("T")
 
@@ -135,7 +143,7 @@ async def unless_abandoned(request: Request, work: Awaitable[T]) -> T:
             if done:
                 return task.result()
             if await request.is_disconnected():
-                raise HTTPException(499, "the client closed the request")
+                raise HTTPException(499, N_("the client closed the request"))
     finally:
         if not task.done():
             task.cancel()
@@ -226,31 +234,35 @@ def checked_line(body: LineIn) -> tuple[Game, dict[str, Any]]:
     game = get_game(body.game)
     options = parse_options(game, body.options)
     if len(body.actions) > MAX_LINE:
-        raise ValueError(f"a line is at most {MAX_LINE} actions, not {len(body.actions)}")
+        raise ValueError(Phrase("a line is at most {limit} actions, not {count}",
+                                limit=MAX_LINE, count=len(body.actions)))
     if body.start is not None and len(body.start) > MAX_TEXT:
-        raise ValueError(f"a start text is at most {MAX_TEXT} characters")
+        raise ValueError(Phrase("a start text is at most {limit} characters", limit=MAX_TEXT))
     for text in body.actions:
         if len(text) > MAX_ACTION_LENGTH:
-            raise IllegalAction(f"an action is at most {MAX_ACTION_LENGTH} characters long")
+            raise IllegalAction("an action is at most {limit} characters long",
+                                limit=MAX_ACTION_LENGTH)
     return game, options
 
 
-def legal_entries(game: Game, position: GameState) -> list[dict[str, Any]]:
-    """Every legal action with the clicks that enter it (as the play page receives)."""
+def legal_entries(game: Game, position: GameState,
+                  words: Translator = ENGLISH) -> list[dict[str, Any]]:
+    """Every legal action with the clicks that enter it (as the play page receives,
+    without the explanation)."""
     if position.is_over:
         return []
     entries = []
     for action in position.legal_actions():
-        gesture = game.gesture(position, action)
-        entries.append({"action": str(action), "tool": gesture.tool,
-                        "points": list(gesture.points),
-                        "paths": [list(path) for path in gesture.paths],
-                        "label": gesture.label})
+        entry = legal_entry(str(action), game.gesture(position, action), words)
+        entry.pop("explanation", None)
+        entries.append(entry)
     return entries
 
 
-def describe_position(game: Game, position: GameState, flip: bool = False) -> dict[str, Any]:
-    """What the analysis board and the editor show of a position."""
+def describe_position(game: Game, position: GameState, flip: bool = False,
+                      words: Translator = ENGLISH) -> dict[str, Any]:
+    """What the analysis board and the editor show of a position (``result_text``:
+    ``result`` in ``words``' language)."""
     outcome = position.outcome()
     return {
         "svg": render(game, position, flip=flip),
@@ -260,12 +272,13 @@ def describe_position(game: Game, position: GameState, flip: bool = False) -> di
         "turn_start": position.is_turn_start(),
         "is_over": position.is_over,
         "result": outcome.describe() if outcome is not None else None,
+        "result_text": words.text(outcome.phrase()) if outcome is not None else None,
         "actions_left": game.actions_left(position) if game.actions_left else None,
-        "legal": legal_entries(game, position),
+        "legal": legal_entries(game, position, words),
     }
 
 
-def line_view(body: LineIn) -> dict[str, Any]:
+def line_view(body: LineIn, words: Translator = ENGLISH) -> dict[str, Any]:
     game, options = checked_line(body)
     position, plies = rebuild(game, options, list(body.actions), body.start)
     return {
@@ -276,70 +289,78 @@ def line_view(body: LineIn) -> dict[str, Any]:
         "ply": len(plies),
         "history": [{"notation": p.notation, "seat": p.seat, "color": p.color,
                      "turn_start": p.turn_start} for p in plies],
-        **describe_position(game, position, body.flip),
+        **describe_position(game, position, body.flip, words),
     }
 
 
 # --------------------------------------------------------------------- editor
 def editor_of(game: Game, options: dict[str, Any]) -> tuple[EditorSpec, Any]:
     if game.editor is None:
-        raise ValueError(f"{game.title} has no board editor")
+        raise ValueError(Phrase("{game} has no board editor", game=game.title))
     rules = game.make_rules(**options)
     return game.editor(rules), rules
 
 
 def labels_of(game: Game, rules: Any) -> set[str]:
     if game.board is None:  # pragma: no cover - both games have hex boards
-        raise ValueError(f"{game.title} declares no board")
+        raise ValueError(Phrase("{game} declares no board", game=game.title))
     return set(game.board(rules).labels)
 
 
 def editor_board(game: Game, options: dict[str, Any], cells: Any, settings: Any,
-                 flip: bool = False) -> dict[str, Any]:
+                 flip: bool = False, words: Translator = ENGLISH) -> dict[str, Any]:
     """An edited board checked by the spec, written as text and read by the engine:
-    ``valid`` with the drawing, or the engine's message in ``error``."""
+    ``valid`` with the drawing, or the engine's message in ``error`` (English) and
+    ``message`` (``words``' language)."""
     spec, rules = editor_of(game, options)
     cells, settings = spec.check_board(cells, settings, labels_of(game, rules))
     answer: dict[str, Any] = {"game": game.name, "options": options, "cells": cells,
                               "settings": settings, "text": None, "valid": False,
-                              "error": None}
+                              "error": None, "message": None}
     try:
         text = spec.write(cells, settings, rules)
         answer["text"] = text
         position = game.position_from_text(text, rules)
     except ValueError as error:  # IllegalAction included: the engine's own words
         answer["error"] = str(error)[:300]
+        answer["message"] = words.text(reason_of(error))[:300]
         return answer
-    answer.update(valid=True, **describe_position(game, position, flip))
+    answer.update(valid=True, **describe_position(game, position, flip, words))
     answer.pop("legal")
     return answer
 
 
-def read_text(text: str, game_name: str | None, flip: bool) -> dict[str, Any]:
+def read_text(text: str, game_name: str | None, flip: bool,
+              words: Translator = ENGLISH) -> dict[str, Any]:
     """A pasted position text (of ``game_name``, else of whichever game reads it)."""
     if len(text) > MAX_TEXT:
-        raise ValueError(f"a position text is at most {MAX_TEXT} characters")
-    errors = []
+        raise ValueError(Phrase("a position text is at most {limit} characters",
+                                limit=MAX_TEXT))
+    errors: list[Phrase | str] = []
     for name in [game_name] if game_name else game_names():
         game = get_game(name)
         try:
             position = game.position_from_text(text, None)
         except ValueError as error:
-            errors.append(f"{game.title}: {str(error)[:200]}")
+            errors.append(Phrase("{game}: {reason}", game=game.title,
+                                 reason=reason_of(error)))
             continue
         options = dict(game.rules_options(position.rules))
         spec, rules = editor_of(game, options)
         cells, settings = spec.read(position.to_text(), rules)
-        return editor_board(game, options, cells, settings, flip)
-    raise ValueError("not a position text this site can read: " + "; ".join(errors))
+        return editor_board(game, options, cells, settings, flip, words)
+    raise ValueError(Phrase("not a position text this site can read: {reasons}",
+                            reasons=joined(errors)))
 
 
-def editor_start(game: Game, options: dict[str, Any]) -> dict[str, Any]:
+def editor_start(game: Game, options: dict[str, Any],
+                 words: Translator = ENGLISH) -> dict[str, Any]:
     spec, rules = editor_of(game, options)
     position = game.new_position(rules)
     cells, settings = spec.read(position.to_text(), rules)
-    return {"title": game.title, "colors": list(game.colors), "spec": spec.describe(),
-            **editor_board(game, options, cells, settings)}
+    return {"title": game.title, "colors": list(game.colors),
+            "spec": spec.describe(words.text),
+            **editor_board(game, options, cells, settings, words=words)}
 
 
 # --------------------------------------------------------------------- routes
@@ -349,16 +370,17 @@ def add_analysis_routes(app: FastAPI, service: GameService) -> None:
     live = app.state.live_positions = LivePositions(service)
 
     @app.post("/api/analysis/position")
-    async def analysis_position(body: LineIn) -> dict[str, Any]:
+    async def analysis_position(body: LineIn, request: Request) -> dict[str, Any]:
         """The board, move list and legal actions after a line of actions."""
-        return await service.call_thread(line_view, body)
+        return await service.call_thread(line_view, body, request_translator(request))
 
     @app.post("/api/analysis/evaluate")
     async def analysis_evaluate(body: EvaluateIn, request: Request) -> dict[str, Any]:
         """One search of the position after the line, of budget ``BUDGETS[depth]``; the
         client asks for depth 0, 1, ... in turn to see deeper results as they come."""
         if not 0 <= body.depth < len(BUDGETS):
-            raise ValueError(f"depth must be 0..{len(BUDGETS) - 1}, got {body.depth}")
+            raise ValueError(Phrase("depth must be 0..{last}, got {depth}",
+                                    last=len(BUDGETS) - 1, depth=body.depth))
         game, options = checked_line(body)
         await live.refuse(game, options, body.start, list(body.actions))
         with limit.hold(request):
@@ -375,9 +397,11 @@ def add_analysis_routes(app: FastAPI, service: GameService) -> None:
         """Seat 0's win probability after ``first`` .. ``first + count - 1`` actions
         (a slice of the evaluation graph; at most ``GRAPH_CHUNK`` positions)."""
         if not 1 <= body.count <= GRAPH_CHUNK:
-            raise ValueError(f"count must be 1..{GRAPH_CHUNK}, got {body.count}")
+            raise ValueError(Phrase("count must be 1..{last}, got {count}",
+                                    last=GRAPH_CHUNK, count=body.count))
         if not 0 <= body.first <= len(body.actions):
-            raise ValueError(f"first must be 0..{len(body.actions)}, got {body.first}")
+            raise ValueError(Phrase("first must be 0..{last}, got {first}",
+                                    last=len(body.actions), first=body.first))
         game, options = checked_line(body)
         await live.refuse(game, options, body.start, list(body.actions))
         with limit.hold(request):
@@ -390,17 +414,19 @@ def add_analysis_routes(app: FastAPI, service: GameService) -> None:
                 "seat0": game.colors[0]}
 
     @app.get("/api/analysis/source/{game_id}")
-    async def analysis_source(game_id: str) -> dict[str, Any]:
+    async def analysis_source(game_id: str, request: Request) -> dict[str, Any]:
         """A stored game as a line to analyse: game, options, start text and actions.
         An online game opens to analysis once it is over (no engine help mid-game)."""
         match = await service.get(game_id)
         if match.stored.mode == "online" and not match.is_over:
-            raise PermissionError("an online game can be analysed once it is over")
+            raise PermissionError(N_("an online game can be analysed once it is over"))
+        words = request_translator(request)
         return {"id": match.id, "game": match.game.name, "options": match.stored.options,
                 "start": match.stored.start or None,
                 "actions": [ply.notation for ply in match.plies],
-                "players": match.players_view(),
-                "result": match.result_text() if match.is_over else None}
+                "players": match.players_view(words),
+                "result": match.result_text() if match.is_over else None,
+                "result_text": words.text(match.result_phrase()) if match.is_over else None}
 
     @app.post("/api/games/{game_id}/hint")
     async def hint(game_id: str, body: HintIn, request: Request) -> dict[str, Any]:
@@ -409,11 +435,11 @@ def add_analysis_routes(app: FastAPI, service: GameService) -> None:
         match = await service.get(game_id)
         seats = match.seats_of(body.token)
         if match.stored.mode == "online":
-            raise PermissionError("hints are off in online games")
+            raise PermissionError(N_("hints are off in online games"))
         if not seats:
-            raise PermissionError("only a player of this game may ask for a hint")
+            raise PermissionError(N_("only a player of this game may ask for a hint"))
         if match.is_over:
-            raise IllegalAction(f"the game is over: {match.result_text()}")
+            raise IllegalAction("the game is over: {result}", result=match.result_phrase())
         if match.position.current_seat not in seats or match.ai_to_move():
             raise IllegalAction("it is not your turn")
         if match.position.key in await live.keys(match.game.name):
@@ -429,36 +455,40 @@ def add_analysis_routes(app: FastAPI, service: GameService) -> None:
             raise IllegalAction("the position changed while the engine was thinking")
         action = match.position.parse_action(choice)
         gesture = match.game.gesture(match.position, action)
-        return {"action": str(action), "label": gesture.label, "points": list(gesture.points),
-                "ply": len(match.plies)}
+        entry = legal_entry(str(action), gesture, request_translator(request))
+        return {"action": entry["action"], "label": entry["label"],
+                **({"label_text": entry["label_text"]} if "label_text" in entry else {}),
+                "points": entry["points"], "ply": len(match.plies)}
 
     @app.post("/api/editor/spec")
-    async def editor_spec(body: EditorSpecIn) -> dict[str, Any]:
+    async def editor_spec(body: EditorSpecIn, request: Request) -> dict[str, Any]:
         """The game's palette and settings, and its start position as an edited board."""
         game = get_game(body.game)
-        return await service.call_thread(editor_start, game, parse_options(game, body.options))
+        return await service.call_thread(editor_start, game, parse_options(game, body.options),
+                                         request_translator(request))
 
     @app.post("/api/editor/board")
-    async def editor_check(body: EditorBoardIn) -> dict[str, Any]:
+    async def editor_check(body: EditorBoardIn, request: Request) -> dict[str, Any]:
         """An edited board: its text, and the engine's verdict (drawing or message)."""
         game = get_game(body.game)
         options = parse_options(game, body.options)
         return await service.call_thread(editor_board, game, options, body.cells,
-                                         body.settings, body.flip)
+                                         body.settings, body.flip, request_translator(request))
 
     @app.post("/api/editor/read")
-    async def editor_read(body: EditorReadIn) -> dict[str, Any]:
+    async def editor_read(body: EditorReadIn, request: Request) -> dict[str, Any]:
         """A pasted position text as an edited board (400 with the reader's message)."""
-        return await service.call_thread(read_text, body.text, body.game, body.flip)
+        return await service.call_thread(read_text, body.text, body.game, body.flip,
+                                         request_translator(request))
 
     @app.get("/analysis", include_in_schema=False)
-    async def analysis_page() -> FileResponse:
-        return FileResponse(STATIC / "analysis.html")
+    async def analysis_page(request: Request) -> HTMLResponse:
+        return page(request, "analysis.html")
 
     @app.get("/analysis/{game_id}", include_in_schema=False)
-    async def analysis_game_page(game_id: str) -> FileResponse:
-        return FileResponse(STATIC / "analysis.html")
+    async def analysis_game_page(game_id: str, request: Request) -> HTMLResponse:
+        return page(request, "analysis.html")
 
     @app.get("/editor", include_in_schema=False)
-    async def editor_page() -> FileResponse:
-        return FileResponse(STATIC / "editor.html")
+    async def editor_page(request: Request) -> HTMLResponse:
+        return page(request, "editor.html")

@@ -25,7 +25,6 @@ from typing import Any
 from fastapi import FastAPI, HTTPException, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import (
-    FileResponse,
     HTMLResponse,
     JSONResponse,
     PlainTextResponse,
@@ -38,6 +37,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from hexgames.ai import LEVELS
 from hexgames.errors import IllegalAction
 from hexgames.game import game_names, get_game
+from hexgames.i18n import Translator
+from hexgames.phrases import N_, Phrase
 from hexgames.web.absence import AbsenceLimits
 from hexgames.web.accounts import CrossSiteGuard, RatedPlay, takes_rated_seat
 from hexgames.web.ai_worker import AiWorkers
@@ -60,6 +61,14 @@ from hexgames.web.identity import (
     current_player,
     known_player,
 )
+from hexgames.web.language import (
+    add_language_routes,
+    chosen_language,
+    page,
+    remember,
+    request_translator,
+    said,
+)
 from hexgames.web.limits import (
     BodyLimit,
     PerClient,
@@ -69,13 +78,13 @@ from hexgames.web.limits import (
     limits_of,
 )
 from hexgames.web.mailer import MailSettings
-from hexgames.web.matches import Match, render
+from hexgames.web.matches import ENGLISH, Match, reason_phrase, render
 from hexgames.web.options import describe_options
 from hexgames.web.pairing_routes import add_pairing_routes
 from hexgames.web.players import add_player_routes
 from hexgames.web.profiles import add_profile_routes
 from hexgames.web.record_export import record_tags
-from hexgames.web.rules_pages import not_found_page, rules_page
+from hexgames.web.rules_pages import not_found_response, rules_page
 from hexgames.web.service import (
     MAX_RECORD,
     AiBusy,
@@ -166,14 +175,22 @@ GAMES_PER_ADDRESS = 30
 GAME_WINDOW = 60.0
 
 
-def error(status: int, message: str) -> JSONResponse:
-    """The error shape of every 4xx/5xx (bounded: it may quote the client's input)."""
-    return JSONResponse({"error": clip(message)}, status_code=status)
+def error(status: int, message: object, request: Request | None = None) -> JSONResponse:
+    """The error shape of every 4xx/5xx (bounded: it may quote the client's input):
+    ``error`` in English (what API clients match on), ``message`` in the visitor's
+    language (what the site shows)."""
+    english = clip(str(message))
+    words = request_translator(request) if request is not None else None
+    shown = clip(words.text(message)) if words is not None else english
+    return JSONResponse({"error": english, "message": shown}, status_code=status)
 
 
-def summary(stored: StoredGame, names: dict[str, str] | None = None) -> dict[str, Any]:
+def summary(stored: StoredGame, names: dict[str, str] | None = None,
+            words: Translator = ENGLISH) -> dict[str, Any]:
     """A line of the games list (no tokens: the list is public). ``names``: display names
-    by identity id; a seat held by a named identity shows it (``names``), else null."""
+    by identity id; a seat held by a named identity shows it (``names``), else null.
+    ``reason_text``: ``reason`` in ``words``' language."""
+    reason = (stored.reason or "")[:120] or None  # bounded (older rows too)
     return {
         "id": stored.id,
         "game": stored.game,
@@ -184,7 +201,8 @@ def summary(stored: StoredGame, names: dict[str, str] | None = None) -> dict[str
                   else None for player in stored.players],
         "status": stored.status,
         "winner": stored.winner,
-        "reason": (stored.reason or "")[:120] or None,  # bounded (older rows too)
+        "reason": reason,
+        "reason_text": words.text(reason_phrase(reason)) if reason else None,
         "options": stored.options,
         "created_at": stored.created_at,
         "updated_at": stored.updated_at,
@@ -266,98 +284,105 @@ def create_app(
         for item in exc.errors()[:5]:
             where = ".".join(str(part)[:40] for part in item.get("loc", ()) if part != "body")
             problems.append(f"{where}: {item.get('msg')}" if where else str(item.get("msg")))
-        return error(400, "bad request: " + "; ".join(problems))
+        return error(400, Phrase("bad request: {problems}", problems="; ".join(problems)),
+                     request)
 
     @app.exception_handler(StorageUnavailable)
     async def storage_down(request: Request, exc: StorageUnavailable) -> JSONResponse:
-        return error(503, str(exc))
+        return error(503, said(exc), request)
 
     @app.exception_handler(AiBusy)
     async def ai_busy(request: Request, exc: AiBusy) -> JSONResponse:
-        return error(503, str(exc))
+        return error(503, said(exc), request)
 
     @app.exception_handler(StaleWrite)
     async def stale(request: Request, exc: StaleWrite) -> JSONResponse:
-        return error(409, str(exc))
+        return error(409, said(exc), request)
 
     @app.exception_handler(WriteUnconfirmed)  # may still commit: reload, never 503
     async def unconfirmed(request: Request, exc: WriteUnconfirmed) -> JSONResponse:
-        return error(409, str(exc))
+        return error(409, said(exc), request)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         if exc.status_code == 404 and wants_page(request):
-            return HTMLResponse(not_found_page(request.url.path), status_code=404)
-        refused = error(exc.status_code, str(exc.detail))
+            return not_found_response(request)
+        refused = error(exc.status_code, exc.detail, request)
         refused.headers.update(exc.headers or {})  # e.g. a 429's Retry-After
         return refused
 
     @app.exception_handler(PoolFull)
     async def pool_full(request: Request, exc: PoolFull) -> JSONResponse:
-        return error(503, str(exc))
+        return error(503, said(exc), request)
 
     @app.exception_handler(LobbyFull)
     async def lobby_full(request: Request, exc: LobbyFull) -> JSONResponse:
-        return error(503, str(exc))
+        return error(503, said(exc), request)
 
     @app.exception_handler(SeekTaken)
     async def seek_taken(request: Request, exc: SeekTaken) -> JSONResponse:
-        return error(409, str(exc))
+        return error(409, said(exc), request)
 
     @app.exception_handler(GameNotFound)
     async def not_found(request: Request, exc: GameNotFound) -> JSONResponse:
-        return error(404, str(exc))
+        return error(404, said(exc), request)
 
     @app.exception_handler(PermissionError)
     async def forbidden(request: Request, exc: PermissionError) -> JSONResponse:
-        return error(403, str(exc))
+        return error(403, said(exc), request)
 
     @app.exception_handler(IllegalAction)
     async def illegal(request: Request, exc: IllegalAction) -> JSONResponse:
-        return error(409, str(exc))
+        return error(409, said(exc), request)
 
     @app.exception_handler(ValueError)
     async def invalid(request: Request, exc: ValueError) -> JSONResponse:
-        return error(400, str(exc))
+        return error(400, said(exc), request)
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> JSONResponse:
         log.exception("unexpected error on %s %s", request.method, request.url.path)
-        return error(500, "internal error: the server could not handle this request")
+        return error(500, N_("internal error: the server could not handle this request"),
+                     request)
 
     # ---------------------------------------------------------------- API
     @app.get("/api/catalog")
-    async def catalog() -> dict[str, Any]:
-        """The games, their colours and options: everything the home page's form needs."""
+    async def catalog(request: Request) -> dict[str, Any]:
+        """The games, their colours and options: everything the home page's form needs
+        (its words in the visitor's language: ``blurb``, the options' ``label`` and
+        ``help``, the levels' ``description_text``)."""
+        words = request_translator(request)
         return {
             "games": [
                 {
                     "name": game.name,
                     "title": game.title,
                     "colors": list(game.colors),
-                    "options": describe_options(game),
-                    "blurb": game.tagline,
+                    "options": describe_options(game, words),
+                    "blurb": words.text(game.tagline),
                     # drawn by the engine: empty until it is ready
                     "preview_svg": preview(game.name) if engines_ready(app) else "",
                 }
                 for game in map(get_game, game_names())
             ],
             "levels": [
-                {"level": level, "description": spec.description}
+                {"level": level, "description": spec.description,
+                 "description_text": words.text(spec.description)}
                 for level, spec in sorted(LEVELS.items())
             ],
         }
 
     @app.get("/api/engine-status")
-    async def engine_state() -> dict[str, Any]:
+    async def engine_state(request: Request) -> dict[str, Any]:
         """Whether the rules engines are ready; while they are prepared, the progress."""
-        return engine_status(app)
+        return engine_status(app, request_translator(request))
 
     @app.post("/api/games", status_code=201)
     async def new_game(body: NewGame, player: KnownPlayer, request: Request) -> dict[str, Any]:
         wait = game_posts.hit(client_address(request.scope))
         if wait is not None:
-            raise HTTPException(429, f"too many games created; try again in {int(wait) + 1} s",
+            raise HTTPException(429, Phrase("too many games created; try again in {seconds} s",
+                                            seconds=int(wait) + 1),
                                 headers={"Retry-After": str(int(wait) + 1)})
         if body.rated and body.mode == "online":
             rated_play.check(player)
@@ -377,54 +402,56 @@ def create_app(
         }
 
     @app.get("/api/games")
-    async def list_games(limit: int = Query(50, ge=1, le=500)) -> dict[str, Any]:
+    async def list_games(request: Request,
+                         limit: int = Query(50, ge=1, le=500)) -> dict[str, Any]:
         games = await service.list(limit)
         names = await service.names_of(games)
-        return {"games": [summary(stored, names) for stored in games]}
+        words = request_translator(request)
+        return {"games": [summary(stored, names, words) for stored in games]}
 
     @app.get("/api/games/{game_id}")
-    async def game_state(game_id: str, token: str | None = None) -> Response:
+    async def game_state(game_id: str, request: Request, token: str | None = None) -> Response:
         match = await service.get(game_id)
-        return state_response(match, token)
+        return state_response(match, token, request)
 
     @app.post("/api/games/{game_id}/actions")
-    async def play(game_id: str, body: ActionIn) -> Response:
+    async def play(game_id: str, body: ActionIn, request: Request) -> Response:
         match = await service.act(game_id, body.token, body.action, body.ply,
                                   lag_ms=body.lag or 0)
-        return state_response(match, body.token)
+        return state_response(match, body.token, request)
 
     @app.post("/api/games/{game_id}/undo")
-    async def undo(game_id: str, body: TokenIn) -> Response:
+    async def undo(game_id: str, body: TokenIn, request: Request) -> Response:
         match = await service.undo(game_id, body.token)
-        return state_response(match, body.token)
+        return state_response(match, body.token, request)
 
     @app.post("/api/games/{game_id}/resign")
-    async def resign(game_id: str, body: TokenIn) -> Response:
+    async def resign(game_id: str, body: TokenIn, request: Request) -> Response:
         match = await service.resign(game_id, body.token)
-        return state_response(match, body.token)
+        return state_response(match, body.token, request)
 
     @app.post("/api/games/{game_id}/takeback")
-    async def takeback(game_id: str, body: AnswerIn) -> Response:
+    async def takeback(game_id: str, body: AnswerIn, request: Request) -> Response:
         """Online games: ``answer`` offer / accept / decline / cancel."""
         match = await service.takeback(game_id, body.token, body.answer)
-        return state_response(match, body.token)
+        return state_response(match, body.token, request)
 
     @app.post("/api/games/{game_id}/abort")
-    async def abort(game_id: str, body: TokenIn) -> Response:
+    async def abort(game_id: str, body: TokenIn, request: Request) -> Response:
         match = await service.abort(game_id, body.token)
-        return state_response(match, body.token)
+        return state_response(match, body.token, request)
 
     @app.post("/api/games/{game_id}/rematch")
-    async def rematch(game_id: str, body: AnswerIn) -> Response:
+    async def rematch(game_id: str, body: AnswerIn, request: Request) -> Response:
         """After an online game: ``answer`` offer (or accept) / decline."""
         match = await service.rematch(game_id, body.token, body.answer)
-        return state_response(match, body.token)
+        return state_response(match, body.token, request)
 
     # ---------------------------------------------------------- lobby
     @app.get("/api/seeks")
-    async def seeks() -> dict[str, Any]:
+    async def seeks(request: Request) -> dict[str, Any]:
         """The open challenges and the games being played (what ``/ws/lobby`` sends)."""
-        return await service.lobby_state()
+        return await service.lobby_state(request_translator(request))
 
     @app.post("/api/seeks", status_code=201)
     async def new_seek(body: SeekIn, request: Request) -> Any:
@@ -434,7 +461,8 @@ def create_app(
         address = request.client.host if request.client else "?"
         wait = seek_posts.hit(address)
         if wait is not None:
-            refused = error(429, f"too many challenges posted; try again in {int(wait) + 1} s")
+            refused = error(429, Phrase("too many challenges posted; try again in {seconds} s",
+                                        seconds=int(wait) + 1), request)
             refused.headers["Retry-After"] = str(int(wait) + 1)
             return refused
         if body.rated:
@@ -444,7 +472,8 @@ def create_app(
             body.game, body.options, body.control, body.color, body.rated, creator,
             body.target, address=client_address(request.scope),
         )
-        return {"id": seek.id, "token": token, "seek": public_seek(seek)}
+        return {"id": seek.id, "token": token,
+                "seek": public_seek(seek, request_translator(request))}
 
     @app.get("/api/me/turn")
     async def my_turn(request: Request) -> dict[str, Any]:
@@ -454,11 +483,11 @@ def create_app(
         if player is None:
             return {"games": []}
         games = await service.call_storage(service.storage.games_of_player, player.id, 200)
-        return {"games": await service.your_turn(player.id, games)}
+        return {"games": await service.your_turn(player.id, games, request_translator(request))}
 
     @app.get("/api/seeks/{seek_id}")
-    async def seek_status(seek_id: str) -> dict[str, Any]:
-        return await service.seek_status(seek_id)
+    async def seek_status(seek_id: str, request: Request) -> dict[str, Any]:
+        return await service.seek_status(seek_id, request_translator(request))
 
     @app.post("/api/seeks/{seek_id}/accept", status_code=201)
     async def accept_seek(seek_id: str, request: Request) -> dict[str, Any]:
@@ -478,13 +507,17 @@ def create_app(
         return JSONResponse(app.openapi())
 
     @app.post("/api/games/{game_id}/claim")
-    async def claim(game_id: str, body: ClaimIn, player: KnownPlayer) -> dict[str, Any]:
+    async def claim(game_id: str, body: ClaimIn, player: KnownPlayer,
+                    request: Request) -> dict[str, Any]:
         """Open a seat link from a browser: an online invitation is claimed once (the
         first browser gets a credential of its own; later ones watch and are told so).
         Without a link, a browser of an identity holding a seat gets its credential."""
         if takes_rated_seat(await service.get(game_id), body.token, player):
             rated_play.check(player)
-        return await service.claim(game_id, body.token, body.have, player)
+        claimed = await service.claim(game_id, body.token, body.have, player)
+        notice = claimed.get("notice")  # ``notice_text``: in the visitor's language
+        return {**claimed, "notice_text": request_translator(request).text(notice)
+                if notice else None}
 
     @app.get("/api/games/{game_id}/record")
     async def record(game_id: str) -> PlainTextResponse:
@@ -501,8 +534,8 @@ def create_app(
             wait = limits_of(app).upload_rate.hit(request.client.host if request.client
                                                   else "?")
             if wait is not None:  # and a few per address per window
-                raise HTTPException(429, f"too many records uploaded; try again in "
-                                         f"{int(wait) + 1} s",
+                raise HTTPException(429, Phrase("too many records uploaded; try again in "
+                                                "{seconds} s", seconds=int(wait) + 1),
                                     headers={"Retry-After": str(int(wait) + 1)})
             match, token = await service.import_record(body.text, body.game)
         return {"id": match.id, "token": token, "links": links(match, [token, token])}
@@ -514,7 +547,8 @@ def create_app(
         match = await service.get(game_id)
         total = len(match.plies)
         if ply > total:
-            raise ValueError(f"ply {ply} is past the end of the game ({total} actions)")
+            raise ValueError(Phrase("ply {ply} is past the end of the game ({total} actions)",
+                                    ply=ply, total=total))
         # From the nearest stored checkpoint: a bounded number of actions, off the loop.
         svg = await service.call_thread(match.replay_svg, ply, flip)
         return {"ply": ply, "total": total, "svg": svg}
@@ -529,10 +563,9 @@ def create_app(
         chosen = tuple(name for name in overlays.split(",") if name)
         unknown = [name for name in chosen if name not in offered]
         if unknown:
-            raise ValueError(
-                f"{match.game.title} has no overlay {unknown[0]!r}; "
-                f"offered: {', '.join(offered) or 'none'}"
-            )
+            raise ValueError(Phrase("{game} has no overlay {overlay}; offered: {offered}",
+                                    game=match.game.title, overlay=repr(unknown[0]),
+                                    offered=", ".join(offered) or "none"))
         svg = render(match.game, match.position, chosen, latest=match.latest_turn(), flip=flip)
         return {"ply": len(match.plies), "svg": svg}
 
@@ -553,31 +586,35 @@ def create_app(
     # -------------------------------------------------------------- pages
     # A first visit creates the visitor's identity (and its cookie).
     @app.get("/", include_in_schema=False)
-    async def home(player: PagePlayer) -> FileResponse:
-        return FileResponse(STATIC / "index.html")
+    async def home(request: Request, player: PagePlayer) -> HTMLResponse:
+        return page(request, "index.html")
 
     @app.get("/play/{game_id}", include_in_schema=False)
-    async def play_page(game_id: str, player: PagePlayer) -> FileResponse:
-        return FileResponse(STATIC / "play.html")
+    async def play_page(game_id: str, request: Request, player: PagePlayer) -> HTMLResponse:
+        return page(request, "play.html")
 
     @app.get("/lobby", include_in_schema=False)
-    async def lobby_page(player: PagePlayer) -> FileResponse:
-        return FileResponse(STATIC / "lobby.html")
+    async def lobby_page(request: Request, player: PagePlayer) -> HTMLResponse:
+        return page(request, "lobby.html")
 
     @app.get("/replay/{game_id}", include_in_schema=False)
-    async def replay_page(game_id: str) -> FileResponse:
-        return FileResponse(STATIC / "replay.html")
+    async def replay_page(game_id: str, request: Request) -> HTMLResponse:
+        return page(request, "replay.html")
 
     @app.get("/rules/{game_name}", include_in_schema=False)
-    async def rules(game_name: str) -> HTMLResponse:
+    async def rules(game_name: str, request: Request) -> HTMLResponse:
         if game_name not in game_names():
-            return HTMLResponse(not_found_page(f"/rules/{game_name}"), status_code=404)
+            return not_found_response(request, f"/rules/{game_name}")
         # The first request draws a sample game (AI moves): keep it off the event loop.
-        return HTMLResponse(await asyncio.to_thread(rules_page, get_game(game_name)))
+        language = chosen_language(request)
+        response = HTMLResponse(await asyncio.to_thread(rules_page, get_game(game_name), language))
+        remember(response, request)
+        return response
 
     from hexgames.web.learn_pages import add_learn_routes  # (a hook kept to one place)
 
     add_learn_routes(app)  # /learn/<game> and /api/learn/...: lessons and puzzles
+    add_language_routes(app)  # /i18n/<lang>.js (the scripts' catalogs), /api/languages
     # /puzzles/<game> and /api/puzzles/...: rated puzzles, themes, streaks, daily puzzle
     from hexgames.web.puzzle_pages import add_puzzle_routes
     from hexgames.web.puzzle_streaks import add_streak_routes
@@ -595,9 +632,12 @@ def wants_page(request: Request) -> bool:
     return not (path.startswith(("/api/", "/ws/")) or path == "/openapi.json")
 
 
-def state_response(match: Match, token: str | None) -> Response:
-    """A state as JSON, encoded by the match (the move list is not re-encoded)."""
-    return Response(match.view_json(token), media_type="application/json")
+def state_response(match: Match, token: str | None, request: Request | None = None
+                   ) -> Response:
+    """A state as JSON, encoded by the match (the move list is not re-encoded); its
+    ``*_text`` fields in the language of ``request``'s visitor."""
+    words = request_translator(request) if request is not None else ENGLISH
+    return Response(match.view_json(token, words=words), media_type="application/json")
 
 
 @cache

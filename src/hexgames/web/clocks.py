@@ -27,6 +27,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from hexgames.phrases import N_, Phrase, nphrase
+
 #: Most of a turn's elapsed time credited back for network lag (ms), as lichess does.
 LAG_ALLOWANCE_MS = 500
 DAY_MS = 86_400_000
@@ -65,23 +67,26 @@ class TimeControl:
         if raw is None:
             return cls()
         if not isinstance(raw, dict):
-            raise ValueError("a time control is an object with a kind")
+            raise ValueError(N_("a time control is an object with a kind"))
         kind = raw.get("kind", "untimed")
         if kind not in KINDS:
-            raise ValueError(f"unknown time control kind {str(kind)[:30]!r}; "
-                             f"expected one of {', '.join(KINDS)}")
+            raise ValueError(Phrase("unknown time control kind {kind}; expected one of "
+                                    "{kinds}", kind=repr(str(kind)[:30]),
+                                    kinds=", ".join(KINDS)))
         if kind == "untimed":
             return cls()
         if kind == "realtime":
             base, inc = _seconds(raw, "base_s", None), _seconds(raw, "increment_s", 0)
             if not 1 <= base <= MAX_BASE_S:
-                raise ValueError(f"base_s must be 1 to {MAX_BASE_S} seconds")
+                raise ValueError(Phrase("base_s must be 1 to {limit} seconds", limit=MAX_BASE_S))
             if not 0 <= inc <= MAX_INCREMENT_S:
-                raise ValueError(f"increment_s must be 0 to {MAX_INCREMENT_S} seconds")
+                raise ValueError(Phrase("increment_s must be 0 to {limit} seconds",
+                                        limit=MAX_INCREMENT_S))
             return cls("realtime", float(base), float(inc))
         days = raw.get("days")
         if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= MAX_DAYS:
-            raise ValueError(f"days must be a whole number from 1 to {MAX_DAYS}")
+            raise ValueError(Phrase("days must be a whole number from 1 to {limit}",
+                                    limit=MAX_DAYS))
         return cls("correspondence", days=days)
 
     @property
@@ -96,20 +101,29 @@ class TimeControl:
         return {"kind": "untimed"}
 
     def describe(self) -> str:
+        """The control in English words (``"5 min + 3 s"``, ``"3 days per turn"``)."""
+        return str(self.phrase())
+
+    def phrase(self) -> Phrase:
+        """:meth:`describe` as a phrase a page translates."""
         if self.kind == "realtime":
             def num(x: float) -> str:
                 return f"{x:g}"
-            base = f"{num(self.base_s / 60)} min" if self.base_s >= 60 else f"{num(self.base_s)} s"
-            return f"{base} + {num(self.increment_s)} s"
+            increment = num(self.increment_s)
+            if self.base_s >= 60:
+                return Phrase("{minutes} min + {increment} s", minutes=num(self.base_s / 60),
+                              increment=increment)
+            return Phrase("{seconds} s + {increment} s", seconds=num(self.base_s),
+                          increment=increment)
         if self.kind == "correspondence":
-            return f"{self.days} day{'s' if self.days != 1 else ''} per turn"
-        return "untimed"
+            return nphrase("{n} day per turn", "{n} days per turn", self.days)
+        return Phrase("untimed")
 
 
 def _seconds(raw: dict[str, Any], name: str, default: float | None) -> float:
     value = raw.get(name, default)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"{name} must be a number of seconds")
+        raise ValueError(Phrase("{name} must be a number of seconds", name=name))
     return float(value)
 
 

@@ -17,8 +17,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from hexgames.errors import IllegalAction
-from hexgames.game import Game, GameState
-from hexgames.web.matches import MAX_ACTION_LENGTH, play_checked
+from hexgames.game import Game, GameState, reason_of
+from hexgames.i18n import Translator
+from hexgames.phrases import N_, Phrase
+from hexgames.web.matches import ENGLISH, MAX_ACTION_LENGTH, legal_entry, play_checked
 from hexgames.web.storage import ConditionalLine
 
 __all__ = ["MAX_LINE_ACTIONS", "MAX_LINE_TURNS", "Future", "Walk", "complete", "digest",
@@ -50,29 +52,31 @@ def walk(position: GameState, actions: Any) -> Walk:
     (400) for a malformed or too long list, ``IllegalAction`` (409) naming the first
     action the engine refuses."""
     if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
-        raise ValueError("line must be a list of actions in the game's notation")
+        raise ValueError(N_("line must be a list of actions in the game's notation"))
     if len(actions) > MAX_LINE_ACTIONS:
-        raise ValueError(f"a line has at most {MAX_LINE_ACTIONS} actions, "
-                         f"this one has {len(actions)}")
+        raise ValueError(Phrase("a line has at most {limit} actions, this one has {count}",
+                                limit=MAX_LINE_ACTIONS, count=len(actions)))
     turns: list[tuple[int, list[str]]] = []
     last: list[Any] = []
     for number, text in enumerate(actions, start=1):
         if len(text) > MAX_ACTION_LENGTH:
-            raise ValueError(f"action {number} of the line is over "
-                             f"{MAX_ACTION_LENGTH} characters")
+            raise ValueError(Phrase("action {number} of the line is over {limit} characters",
+                                    number=number, limit=MAX_ACTION_LENGTH))
         try:
             ply, action = play_checked(position, text)
         except ValueError as error:  # IllegalAction included: the engine's words
             shown = text.strip()[:40]
-            raise IllegalAction(f"action {number} of the line ({shown!r}): {error}") from None
+            raise IllegalAction("action {number} of the line ({shown}): {reason}",
+                                number=number, shown=repr(shown),
+                                reason=reason_of(error)) from None
         if not turns or ply.turn_start or turns[-1][0] != ply.seat:
             turns.append((ply.seat, []))
             last = []
         turns[-1][1].append(ply.notation)
         last.append(action)
     if len(turns) > MAX_LINE_TURNS:
-        raise ValueError(f"a line has at most {MAX_LINE_TURNS} turns, this one has "
-                         f"{len(turns)}")
+        raise ValueError(Phrase("a line has at most {limit} turns, this one has {count}",
+                                limit=MAX_LINE_TURNS, count=len(turns)))
     return Walk(turns, position, last)
 
 
@@ -126,19 +130,14 @@ def relation(new: Sequence[Sequence[str]], old: Sequence[Sequence[str]]) -> str 
     return "covered" if len(new) <= len(old) else "extends"
 
 
-def legal_entries(game: Game, position: GameState) -> list[dict[str, Any]]:
-    """The legal actions with the clicks that enter them (the state's ``legal`` shape)."""
+def legal_entries(game: Game, position: GameState,
+                  words: Translator = ENGLISH) -> list[dict[str, Any]]:
+    """The legal actions with the clicks that enter them (the state's ``legal`` shape,
+    their words in ``words``' language)."""
     if position.is_over:
         return []
-    entries = []
-    for action in position.legal_actions():
-        gesture = game.gesture(position, action)
-        entries.append({
-            "action": str(action), "tool": gesture.tool, "points": list(gesture.points),
-            "paths": [list(path) for path in gesture.paths], "label": gesture.label,
-            **({"explanation": gesture.explanation} if gesture.explanation else {}),
-        })
-    return entries
+    return [legal_entry(str(action), game.gesture(position, action), words)
+            for action in position.legal_actions()]
 
 
 def complete(line: Walk, seat: int) -> bool:

@@ -29,6 +29,8 @@ from typing import Any
 
 from hexgames.errors import IllegalAction
 from hexgames.game import GameState
+from hexgames.i18n import Translator
+from hexgames.phrases import N_, Phrase
 from hexgames.web.change_feed import ChangeFeed
 from hexgames.web.clock_watch import ClockWatch
 from hexgames.web.conditional_lines import (
@@ -42,7 +44,7 @@ from hexgames.web.conditional_lines import (
     walk,
 )
 from hexgames.web.live_games import LiveGames, iso_now
-from hexgames.web.matches import MAX_PLIES, Match, play_checked, render
+from hexgames.web.matches import ENGLISH, MAX_PLIES, Match, play_checked, render
 from hexgames.web.storage import ConditionalLine, StaleWrite, StorageUnavailable
 from hexgames.web.storage_calls import WriteUnconfirmed
 
@@ -58,7 +60,7 @@ MAX_LINES = 10
 MAX_CHAIN = 2 * MAX_LINE_TURNS * MAX_LINES
 #: Time controls that take lines (real-time games have premoves, in the page).
 CONTROLS = ("correspondence", "untimed")
-NO_SEAT = "conditional moves belong to a player: this link holds no seat in this game"
+NO_SEAT = N_("conditional moves belong to a player: this link holds no seat in this game")
 
 
 def takes_lines(match: Match) -> bool:
@@ -67,14 +69,15 @@ def takes_lines(match: Match) -> bool:
             and (match.meta.get("control") or {}).get("kind", "untimed") in CONTROLS)
 
 
-def refusal(match: Match) -> str | None:
+def refusal(match: Match) -> Phrase | None:
     """Why the game takes no conditional lines now (``None``: it does)."""
     if match.stored.mode != "online":
-        return "conditional moves are for online games"
+        return Phrase("conditional moves are for online games")
     if not takes_lines(match):
-        return "conditional moves are for correspondence games (real-time games have premoves)"
+        return Phrase("conditional moves are for correspondence games (real-time games "
+                      "have premoves)")
     if match.is_over:
-        return f"the game is over: {match.result_text()}"
+        return Phrase("the game is over: {result}", result=match.result_phrase())
     return None
 
 
@@ -136,16 +139,20 @@ class ConditionalMoves:
         return out
 
     # ----------------------------------------------------------- the owner's calls
-    async def lines(self, game_id: str, token: str | None) -> dict[str, Any]:
+    async def lines(self, game_id: str, token: str | None,
+                    words: Translator = ENGLISH) -> dict[str, Any]:
         """The token's lines in the game (what is left of each), and whether it may
-        store more now."""
+        store more now (``reason``: why not, in English; ``reason_text``: the same in
+        ``words``' language)."""
         match = await self._current(game_id)
         seat = owner_seat(match, token)
         why = refusal(match)
         if why is None and match.position.current_seat == seat:
-            why = "it is your turn: lines are stored while your opponent is to act"
+            why = Phrase("it is your turn: lines are stored while your opponent is to act")
         shown = [] if refusal(match) else self._view(match, seat, await self._stored(game_id))
-        return {"seat": seat, "ply": len(match.plies), "can_add": why is None, "reason": why,
+        return {"seat": seat, "ply": len(match.plies), "can_add": why is None,
+                "reason": str(why) if why is not None else None,
+                "reason_text": words.text(why) if why is not None else None,
                 "lines": shown, "max_lines": MAX_LINES, "max_actions": MAX_LINE_ACTIONS,
                 "max_turns": MAX_LINE_TURNS}
 
@@ -158,7 +165,7 @@ class ConditionalMoves:
                                 "opponent is to act")
 
     async def preview(self, game_id: str, token: str | None, actions: Any,
-                      flip: bool = False) -> dict[str, Any]:
+                      flip: bool = False, words: Translator = ENGLISH) -> dict[str, Any]:
         """The board after a line being entered, with the legal actions (and their
         clicks) of the side to act then: what the page's line editor shows."""
         match = await self._current(game_id)
@@ -178,7 +185,7 @@ class ConditionalMoves:
                 "yours": position.current_seat == seat, "turn_start": position.is_turn_start(),
                 "over": position.is_over, "complete": complete(line, seat),
                 "svg": render(game, position, latest=line.last or latest, flip=flip),
-                "legal": [] if full else legal_entries(game, position),
+                "legal": [] if full else legal_entries(game, position, words),
             }
 
         return dict(await self.games.calls.call_thread(work))
@@ -195,12 +202,12 @@ class ConditionalMoves:
             notations = [ply.notation for ply in match.plies]
             line = await games.calls.call_thread(walk, start, actions)
             if not line.turns:
-                raise ValueError("the line is empty: the turn you expect, then your reply")
+                raise ValueError(N_("the line is empty: the turn you expect, then your reply"))
             if not complete(line, seat):
-                raise IllegalAction(
-                    "a line ends with a whole turn of yours: "
-                    + ("add your reply to the turn you expect" if line.turns[-1][0] != seat
-                       else "finish your turn"))
+                raise IllegalAction("a line ends with a whole turn of yours: {advice}",
+                                    advice=Phrase("add your reply to the turn you expect")
+                                    if line.turns[-1][0] != seat
+                                    else Phrase("finish your turn"))
             turns = tuple(tuple(turn) for _, turn in line.turns)
             replaces = []
             digests: dict[int, str] = {}
@@ -223,8 +230,8 @@ class ConditionalMoves:
             outcome = await games.calls.call(games.storage.add_conditional_line, stored,
                                              MAX_LINES, replaces)
             if outcome == "full":
-                raise IllegalAction(f"you have {MAX_LINES} lines in this game, the most "
-                                    "there may be; remove one first")
+                raise IllegalAction("you have {count} lines in this game, the most there "
+                                    "may be; remove one first", count=MAX_LINES)
             if outcome != "stored":
                 self.feed.reload_later(game_id)
                 raise IllegalAction("the position changed before your line arrived; "
@@ -233,15 +240,16 @@ class ConditionalMoves:
         added = next((entry for entry in shown if entry["id"] == stored.id), None)
         return {"line": added, "replaced": replaces, "lines": shown}
 
-    async def remove(self, game_id: str, token: str | None, line_id: str) -> dict[str, Any]:
+    async def remove(self, game_id: str, token: str | None, line_id: str,
+                     words: Translator = ENGLISH) -> dict[str, Any]:
         """Delete one of the token's lines (404 when it has no such line)."""
         match = await self.games.get(game_id)
         seat = owner_seat(match, token)
         removed = await self.games.calls.call(self.games.storage.delete_conditional_lines,
                                               game_id, [line_id[:64]], seat)
         if not removed:
-            raise LineNotFound("you have no such line in this game (played or dropped?)")
-        return await self.lines(game_id, token)
+            raise LineNotFound(N_("you have no such line in this game (played or dropped?)"))
+        return await self.lines(game_id, token, words)
 
     # ------------------------------------------------------------------ following
     async def follow(self, match: Match) -> int:

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import FastAPI, HTTPException
+from fastapi import FastAPI, HTTPException, Request
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
 
 from hexgames.web.conditional_lines import MAX_LINE_ACTIONS
 from hexgames.web.conditional_moves import LineNotFound
+from hexgames.web.language import request_translator, said
 from hexgames.web.service import GameService
 
 
@@ -34,9 +35,10 @@ def add_conditional_routes(app: FastAPI, service: GameService) -> None:
     moves = service.conditional
 
     @app.get("/api/games/{game_id}/conditional")
-    async def conditional_lines(game_id: str, token: str | None = None) -> dict[str, Any]:
+    async def conditional_lines(game_id: str, request: Request,
+                                token: str | None = None) -> dict[str, Any]:
         """The token's lines (what is left of each) and whether it may add one now."""
-        return await moves.lines(game_id, token)
+        return await moves.lines(game_id, token, request_translator(request))
 
     @app.post("/api/games/{game_id}/conditional", status_code=201)
     async def store_line(game_id: str, body: LineIn) -> dict[str, Any]:
@@ -44,15 +46,16 @@ def add_conditional_routes(app: FastAPI, service: GameService) -> None:
         return await moves.store(game_id, body.token, list(body.line))
 
     @app.post("/api/games/{game_id}/conditional/preview")
-    async def preview_line(game_id: str, body: LineIn) -> dict[str, Any]:
+    async def preview_line(game_id: str, body: LineIn, request: Request) -> dict[str, Any]:
         """The board and legal actions after a line being entered (nothing stored)."""
-        return await moves.preview(game_id, body.token, list(body.line), body.flip)
+        return await moves.preview(game_id, body.token, list(body.line), body.flip,
+                                   request_translator(request))
 
     @app.delete("/api/games/{game_id}/conditional/{line_id}")
-    async def remove_line(game_id: str, line_id: str,
+    async def remove_line(game_id: str, line_id: str, request: Request,
                           token: str | None = None) -> dict[str, Any]:
         """Remove one of the token's lines; answers the lines left."""
         try:
-            return await moves.remove(game_id, token, line_id)
+            return await moves.remove(game_id, token, line_id, request_translator(request))
         except LineNotFound as error:
-            raise HTTPException(404, str(error)) from None
+            raise HTTPException(404, said(error)) from None

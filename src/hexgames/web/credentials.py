@@ -27,6 +27,7 @@ import secrets
 from functools import cache
 from typing import Any
 
+from hexgames.phrases import N_, Phrase
 from hexgames.web.storage import hash_token
 
 __all__ = [
@@ -52,7 +53,7 @@ TOKEN_BYTES = 18
 #: Names: 3 to 20 characters, ASCII letters, digits, ``_`` and ``-``, starting with a
 #: letter (ASCII only: no look-alike letters from other scripts).
 NAME_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9_-]{2,19}")
-NAME_RULES = ("3 to 20 characters: letters A-Z, digits, '_' and '-', starting with a letter")
+NAME_RULES = N_("3 to 20 characters: letters A-Z, digits, '_' and '-', starting with a letter")
 #: Names nobody may pick (compared ignoring case), and prefixes the site uses itself.
 RESERVED_NAMES = frozenset({
     "admin", "administrator", "anonymous", "api", "bot", "computer", "guest", "hexgames",
@@ -83,13 +84,13 @@ class InvalidName(ValueError):
 def validate_name(name: Any) -> str:
     """The name as it will be stored (surrounding spaces dropped), or ``InvalidName``."""
     if not isinstance(name, str):
-        raise InvalidName("a name must be a string")
+        raise InvalidName(N_("a name must be a string"))
     name = name.strip()
     if not NAME_PATTERN.fullmatch(name):
-        raise InvalidName(f"a name has {NAME_RULES}")
+        raise InvalidName(Phrase("a name has {rules}", rules=Phrase(NAME_RULES)))
     folded = name.casefold()
     if folded in RESERVED_NAMES or folded.startswith(RESERVED_PREFIXES):
-        raise InvalidName(f"the name {name!r} is reserved")
+        raise InvalidName(Phrase("the name {name} is reserved", name=repr(name)))
     return name
 
 
@@ -125,7 +126,8 @@ def verify_password(password: str, stored: str | None) -> bool:
 
 def check_password_rules(password: Any) -> None:
     if not isinstance(password, str) or not PASSWORD_MIN <= len(password) <= PASSWORD_MAX:
-        raise ValueError(f"a password has {PASSWORD_MIN} to {PASSWORD_MAX} characters")
+        raise ValueError(Phrase("a password has {minimum} to {maximum} characters",
+                                minimum=PASSWORD_MIN, maximum=PASSWORD_MAX))
 
 
 @cache

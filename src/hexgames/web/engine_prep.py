@@ -41,6 +41,13 @@ from typing import Any
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from hexgames.i18n import DEFAULT_LANGUAGE, Translator, translator
+from hexgames.phrases import N_, Phrase
+from hexgames.web.matches import joined
+
+#: The states an engine is in, as the status message words them (marked for the catalog).
+STATE_WORDS = (N_("waiting"), N_("compiling"), N_("loading"), N_("ready"), N_("failed"))
+
 log = logging.getLogger(__name__)
 
 #: Seconds a game's compiling process may run before it is judged stuck and stopped (the
@@ -141,8 +148,10 @@ class EnginePreparation:
         compiling = any(e.state in ("waiting", "compiling") for e in self.engines)
         return RETRY_COMPILING_S if compiling else RETRY_LOADING_S
 
-    def status(self) -> dict[str, Any]:
-        """What ``GET /api/engine-status`` answers (a snapshot: no I/O)."""
+    def status(self, words: Translator | None = None) -> dict[str, Any]:
+        """What ``GET /api/engine-status`` answers (a snapshot: no I/O); ``message_text``:
+        ``message`` in ``words``' language."""
+        words = words or translator(DEFAULT_LANGUAGE)
         now = time.monotonic()
         state = "ready" if self.ready else "failed" if self.failed else "preparing"
         games = [{
@@ -163,29 +172,36 @@ class EnginePreparation:
             "seconds": round((self.ended or now) - self.began, 1),
             "retry_after_s": 0 if self.ready else self.retry_after(),
             "message": self.message(),
+            "message_text": words.text(self.message_phrase()),
             "games": games,
         }
 
     def message(self) -> str:
         """For people: what is being done ("Benediction: compiling, 3 of 14 parts")."""
+        return str(self.message_phrase())
+
+    def message_phrase(self) -> Phrase:
+        """:meth:`message` as a phrase a page translates."""
         if self.ready:
-            return "the engine is ready"
+            return Phrase("the engine is ready")
         if self.failed:
-            return ("the rules engine could not be prepared; the server's log says why "
-                    "(restarting the server tries again)")
-        parts = []
+            return Phrase("the rules engine could not be prepared; the server's log says why "
+                          "(restarting the server tries again)")
+        parts: list[Phrase | str] = []
         for e in self.engines:
             if e.state == "compiling":
-                parts.append(f"{e.title}: compiling, {e.cached} of {e.parts} parts")
+                parts.append(Phrase("{game}: compiling, {done} of {parts} parts",
+                                    game=e.title, done=e.cached, parts=e.parts))
             else:
-                parts.append(f"{e.title}: {e.state}")
-        return "preparing the engine (" + "; ".join(parts) + ")"
+                parts.append(Phrase("{game}: {state}", game=e.title, state=Phrase(e.state)))
+        return Phrase("preparing the engine ({parts})", parts=joined(parts))
 
-    def refusal(self) -> str:
+    def refusal(self) -> Phrase:
         """The error of a request that needs an engine not ready yet."""
         if self.failed:
-            return self.message()
-        return f"the engine is still being prepared; try again in {self.retry_after()} s"
+            return self.message_phrase()
+        return Phrase("the engine is still being prepared; try again in {seconds} s",
+                      seconds=self.retry_after())
 
     async def wait_ready(self, poll: float = 0.25) -> None:
         """Return once every engine is ready (the caller bounds or cancels the wait)."""
@@ -357,19 +373,30 @@ def needs_engine(scope: Scope) -> bool:
 
 
 _PREPARING_PAGE = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
+<html lang="{lang}"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Preparing the engine · hexgames</title>
+<title>{title} · hexgames</title>
 <link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/static/css/site.css">
 <script type="module" src="/static/js/engine.js"></script>
 </head><body class="page-preparing" data-reload-when-ready="1">
 <header class="topbar"><a class="brand" href="/"><img src="/static/favicon.svg" alt="">
 hexgames</a></header>
-<main class="home"><section class="card"><h1>Preparing the engine…</h1>
-<p>The server compiles the rules engines once after an install; this page opens by
-itself when they are ready.</p></section></main></body></html>
+<main class="home"><section class="card"><h1>{heading}</h1>
+<p>{text}</p></section></main></body></html>
 """
+
+
+def preparing_page(words: Translator) -> str:
+    """The page a person gets while the engines are prepared, in ``words``' language."""
+    import html
+
+    return _PREPARING_PAGE.format(
+        lang=words.language, title=html.escape(words.gettext("Preparing the engine")),
+        heading=html.escape(words.gettext("Preparing the engine…")),
+        text=html.escape(words.gettext(
+            "The server compiles the rules engines once after an install; this page opens "
+            "by itself when they are ready.")))
 
 
 class EngineGate:
@@ -390,30 +417,39 @@ class EngineGate:
         if scope["type"] == "websocket":
             from hexgames.web.limits import refuse_socket
 
-            await refuse_socket(receive, send, self.engines.refusal())
+            await refuse_socket(receive, send, self.engines.refusal(), scope)
             return
+        from starlette.requests import HTTPConnection
+
+        from hexgames.web.language import request_translator
+
+        words = request_translator(HTTPConnection(scope))
         path = scope.get("path", "")
         wait = str(self.engines.retry_after()).encode()
         if path.startswith(("/api/", "/ws/")) or path == "/openapi.json":
-            body = json.dumps({"error": self.engines.refusal(), "preparing": True,
-                               "engine": self.engines.status()}).encode()
+            refusal = self.engines.refusal()
+            body = json.dumps({"error": str(refusal), "message": words.text(refusal),
+                               "preparing": True,
+                               "engine": self.engines.status(words)}).encode()
             kind = b"application/json"
         else:
-            body, kind = _PREPARING_PAGE.encode(), b"text/html; charset=utf-8"
+            body, kind = preparing_page(words).encode(), b"text/html; charset=utf-8"
         await send({"type": "http.response.start", "status": 503, "headers": [
             (b"content-type", kind), (b"content-length", str(len(body)).encode()),
             (b"retry-after", wait), (b"cache-control", b"no-store")]})
         await send({"type": "http.response.body", "body": body})
 
 
-def engine_status(app: Any) -> dict[str, Any]:
+def engine_status(app: Any, words: Translator | None = None) -> dict[str, Any]:
     """``GET /api/engine-status``: the app's preparation, or ready (an app built without
     one: its engines compile or load on first use, as in tests and scripts)."""
     engines: EnginePreparation | None = getattr(app.state, "engines", None)
     if engines is not None:
-        return engines.status()
+        return engines.status(words)
+    ready = Phrase("the engine is ready")
     return {"ready": True, "state": "ready", "progress": 1.0, "seconds": 0.0,
-            "retry_after_s": 0, "message": "the engine is ready", "games": []}
+            "retry_after_s": 0, "message": str(ready),
+            "message_text": (words or translator(DEFAULT_LANGUAGE)).text(ready), "games": []}
 
 
 def engines_ready(app: Any) -> bool:

@@ -12,7 +12,8 @@ import secrets
 from typing import Any
 
 from hexgames.ai.levels import LEVELS
-from hexgames.game import Game, game_names, get_game
+from hexgames.game import Game, game_names, get_game, reason_of
+from hexgames.phrases import N_, Phrase
 from hexgames.web.ai_queue import AiQueue
 from hexgames.web.ai_worker import AiBusy
 from hexgames.web.change_feed import ChangeFeed
@@ -20,7 +21,7 @@ from hexgames.web.clock_watch import ClockWatch
 from hexgames.web.clocks import TimeControl
 from hexgames.web.credentials import new_token, seat_token
 from hexgames.web.live_games import LiveGames, iso_now
-from hexgames.web.matches import MAX_PLIES, MODES, Match, start_position
+from hexgames.web.matches import MAX_PLIES, MODES, Match, joined, start_position
 from hexgames.web.options import parse_options
 from hexgames.web.storage import StoredGame, hashed
 
@@ -61,7 +62,7 @@ def resigned_from_tags(match: Match, tags: dict[str, str]) -> None:
         how = hows[termination]
     if winner is None and result == "1/2-1/2" and termination == "opponent left":
         match.stored.status, match.stored.winner = "over", "draw"
-        match.stored.reason = "a player left the game"
+        match.stored.reason = N_("a player left the game")
         return
     if winner is None:
         return
@@ -76,11 +77,13 @@ def checked_start(game: Game, options: dict[str, Any], start: str) -> str:
     """A start text the engine reads with these rules, in its own words (so the stored
     text is canonical); ``ValueError`` when it is malformed or the game is over there."""
     if len(start) > MAX_START:
-        raise ValueError(f"a start position is at most {MAX_START} characters")
+        raise ValueError(Phrase("a start position is at most {limit} characters",
+                                limit=MAX_START))
     position = start_position(game, options, start)
     outcome = position.outcome()
     if outcome is not None:
-        raise ValueError(f"the game is already over in this position: {outcome.describe()}")
+        raise ValueError(Phrase("the game is already over in this position: {outcome}",
+                                outcome=outcome.phrase()))
     return position.to_text()
 
 
@@ -123,19 +126,20 @@ class GameSetup:
         if start is not None:
             start = await self.games.calls.call_thread(checked_start, game, rules_options, start)
         if mode not in MODES:
-            raise ValueError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}")
+            raise ValueError(Phrase("unknown mode {mode}; expected one of {modes}",
+                                    mode=repr(mode), modes=", ".join(MODES)))
         if seat not in (0, 1):
-            raise ValueError(f"seat must be 0 or 1, got {seat!r}")
+            raise ValueError(Phrase("seat must be 0 or 1, got {seat}", seat=repr(seat)))
         time_control = TimeControl.parse(control)
         if time_control.timed and mode != "online":
-            raise ValueError("clocks are for online games (untimed against the computer "
-                             "and at one screen)")
+            raise ValueError(N_("clocks are for online games (untimed against the computer "
+                                "and at one screen)"))
         human: dict[str, Any] = {"kind": "human", "level": None}
         if mode == "ai":
             if level not in LEVELS:
-                raise ValueError(f"AI level must be 1 to 5, got {level!r}")
+                raise ValueError(Phrase("AI level must be 1 to 5, got {level}", level=repr(level)))
             if self.ai.workers.busy(level):
-                raise AiBusy("the computer is busy with other games; try again in a minute")
+                raise AiBusy(N_("the computer is busy with other games; try again in a minute"))
             token = new_token()
             players = [dict(human), dict(human)]
             players[1 - seat] = {"kind": "ai", "level": level}
@@ -153,7 +157,7 @@ class GameSetup:
             else:
                 players[1 - seat]["player_id"] = opponent.id
         if rated and mode != "online":
-            raise ValueError("only online games between two players can be rated")
+            raise ValueError(N_("only online games between two players can be rated"))
         if player is not None and mode != "hotseat":
             players[seat]["player_id"] = player.id
         stamp = iso_now()
@@ -190,12 +194,14 @@ class GameSetup:
         and both are linear in the record's length.
         """
         if not isinstance(text, str) or not text.strip():
-            raise ValueError("the record is empty")
+            raise ValueError(N_("the record is empty"))
         if len(text) > MAX_RECORD:
-            raise ValueError(f"a record is at most {MAX_RECORD} characters, not {len(text)}")
+            raise ValueError(Phrase("a record is at most {limit} characters, not {count}",
+                                    limit=MAX_RECORD, count=len(text)))
         if game_name is not None and game_name not in game_names():
             known = ", ".join(game_names())
-            raise ValueError(f"unknown game {game_name[:40]!r}; known games: {known}")
+            raise ValueError(Phrase("unknown game {name}; known games: {games}",
+                                    name=repr(game_name[:40]), games=known))
         match, token = await self.games.calls.call_thread(self.read_record, text, game_name)
         await self.games.calls.call(self.games.storage.create_game, match.stored)  # its result too
         self.games.hold(await self.games.adopt(match))
@@ -204,18 +210,20 @@ class GameSetup:
     def read_record(self, text: str, game_name: str | None) -> tuple[Match, str]:
         """The hot-seat game of an uploaded record, with its one seat token (CPU work:
         run in a work thread); ``ValueError`` naming what each game's reader said."""
-        errors = []
+        errors: list[Phrase | str] = []
         for name in [game_name] if game_name else game_names():
             game = get_game(name)
             try:
                 position, tags = game.read_record(text)
             except ValueError as error:
-                errors.append(f"{game.title}: {str(error)[:200]}")
+                errors.append(Phrase("{game}: {reason}", game=game.title,
+                                     reason=reason_of(error)))
                 continue
             options = dict(game.rules_options(position.rules))
             actions = [str(action) for action in position.history]
             if len(actions) > MAX_PLIES:
-                raise ValueError(f"a game is at most {MAX_PLIES} actions long")
+                raise ValueError(Phrase("a game is at most {limit} actions long",
+                                        limit=MAX_PLIES))
             start = None
             if "Start" in tags:  # the record's own start position (records write it so)
                 start = "\n".join(part.strip() for part in tags["Start"].split("/"))
@@ -241,7 +249,8 @@ class GameSetup:
             if not match.sync_result():
                 resigned_from_tags(match, tags)
             return match, token
-        raise ValueError("not a game record this site can read: " + "; ".join(errors))
+        raise ValueError(Phrase("not a game record this site can read: {reasons}",
+                                reasons=joined(errors)))
 
     async def claim(self, game_id: str, token: str | None, have: str | None,
                     player: Any = None) -> dict[str, Any]:
@@ -277,14 +286,14 @@ class GameSetup:
             if mine and not seats:
                 return {"role": "player", "token": have, "seats": sorted(mine), "notice": None}
             if not seats:
-                notice = ("this invitation has already been taken by another browser: "
-                          "you are watching" if token else None)
+                notice = (N_("this invitation has already been taken by another browser: "
+                             "you are watching") if token else None)
                 return {"role": "spectator", "token": None, "seats": [], "notice": notice}
             if mine and mine != seats:
                 return {
                     "role": "player", "token": have, "seats": sorted(mine),
-                    "notice": "this is your opponent's invitation link: send it to them; "
-                              "you keep your own seat",
+                    "notice": N_("this is your opponent's invitation link: send it to them; "
+                                 "you keep your own seat"),
                 }
             players = match.stored.players
             open_seats = [s for s in sorted(seats) if players[s].get("invite") == INVITE_OPEN]

@@ -25,7 +25,9 @@ from collections import defaultdict, deque
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from hexgames.web.matches import Match
+from hexgames.i18n import Translator
+from hexgames.phrases import N_, Phrase
+from hexgames.web.matches import ENGLISH, Match
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +41,17 @@ SEND_TIMEOUT = 10.0
 MAX_PER_GAME = 64
 MAX_TOTAL = 1000
 #: What a viewer closed to make room for a player is told (then closed with 1013).
-MAKE_ROOM = "a player of the game needed this place; you may watch again later"
+MAKE_ROOM = N_("a player of the game needed this place; you may watch again later")
+#: Longest error message a socket is sent (it may quote the client's input).
+MAX_ERROR = 300
+
+
+def error_message(reason: object, words: Translator = ENGLISH) -> dict[str, Any]:
+    """A socket's ``error`` message, ``message`` in the socket's language (English for
+    a client that names none; bounded)."""
+    text = words.text(reason)
+    return {"type": "error",
+            "message": text if len(text) <= MAX_ERROR else text[: MAX_ERROR - 1] + "…"}
 
 
 class Socket(Protocol):
@@ -54,9 +66,11 @@ class Connection:
     """One WebSocket with its outgoing queue and writer task."""
 
     def __init__(self, socket: Socket, token: str | None, delta: bool = False,
-                 svg_patch: bool = False) -> None:
+                 svg_patch: bool = False, words: Translator = ENGLISH) -> None:
         self.socket = socket
         self.token = token
+        #: The language of the page on the other end (its states' ``*_text`` fields).
+        self.words = words
         self.closed = False
         #: The client opted in to deltas: states carry ``history_tail`` from ``since``.
         self.delta = delta
@@ -154,14 +168,14 @@ class Connection:
             with contextlib.suppress(BaseException):
                 await asyncio.wait_for(self.socket.close(code=1008), 1.0)
 
-    async def evict(self, message: str) -> None:
+    async def evict(self, message: Phrase | str) -> None:
         """Tell this client ``message`` and close it with 1013 (try again later)."""
         self.closed = True
         self._writer.cancel()
         with contextlib.suppress(BaseException):
             await self._writer
         with contextlib.suppress(Exception):
-            text = json.dumps({"type": "error", "message": message})
+            text = json.dumps(error_message(message, self.words))
             await asyncio.wait_for(self.socket.send_text(text), 1.0)
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.socket.close(code=1013), 1.0)
@@ -191,15 +205,16 @@ class Hub:
         #: not wait either).
         self.listeners: list[Callable[[Match], None]] = []
 
-    def refusal(self, game_id: str) -> str | None:
+    def refusal(self, game_id: str) -> Phrase | str | None:
         """Why a new viewer's socket for this game cannot be accepted now (None: it can)."""
         if self._total >= self.max_total:
-            return "the server has too many open games right now; try again later"
+            return N_("the server has too many open games right now; try again later")
         if len(self._connections.get(game_id, {})) >= self.max_per_game:
-            return f"this game already has {self.max_per_game} viewers; try again later"
+            return Phrase("this game already has {count} viewers; try again later",
+                          count=self.max_per_game)
         return None
 
-    def admit(self, game_id: str, player: bool) -> str | None:
+    def admit(self, game_id: str, player: bool) -> Phrase | str | None:
         """Make room for a new socket of this game, or say why there is none (call just
         before :meth:`join`, with no await between). A viewer is refused when the game or
         the server is full (:meth:`refusal`); a player (``player``: its token holds a
@@ -215,7 +230,7 @@ class Hub:
         if self._total >= self.max_total and not (
                 self._evict_viewer(game_id)
                 or any(self._evict_viewer(other) for other in list(self._connections))):
-            return "the server has too many open games right now; try again later"
+            return N_("the server has too many open games right now; try again later")
         return None
 
     def _evict_viewer(self, game_id: str) -> bool:
@@ -234,8 +249,9 @@ class Hub:
         return False
 
     def join(self, game_id: str, socket: Socket, token: str | None,
-             delta: bool = False, svg_patch: bool = False) -> Connection:
-        connection = Connection(socket, token, delta, svg_patch)
+             delta: bool = False, svg_patch: bool = False,
+             words: Translator = ENGLISH) -> Connection:
+        connection = Connection(socket, token, delta, svg_patch, words)
         self._connections[game_id][socket] = connection
         self._total += 1
         return connection
@@ -274,7 +290,7 @@ class Hub:
         if not connections:
             return
         present = self.seats_present(match)
-        views: dict[tuple[str | None, int | None, int | None], str] = {}
+        views: dict[tuple[str | None, int | None, int | None, str], str] = {}
         for socket, connection in connections:
             if connection.closed:
                 self.leave(match.id, socket)
@@ -283,16 +299,16 @@ class Hub:
 
     @staticmethod
     def send_state(connection: Connection, match: Match, present: list[int],
-                   views: dict[tuple[str | None, int | None, int | None], str] | None = None,
-                   ) -> None:
+                   views: dict[tuple[str | None, int | None, int | None, str], str]
+                   | None = None) -> None:
         """Queue ``connection``'s view of ``match`` (``views`` shares encoded views)."""
         since = connection.since(match)
         svg_base = connection.svg_base()
-        key = (connection.token, since, svg_base)
+        key = (connection.token, since, svg_base, connection.words.language)
         text = views.get(key) if views is not None else None
         if text is None:
             text = match.view_json(connection.token, since=since, svg_base=svg_base,
-                                   present=present)
+                                   words=connection.words, present=present)
             if views is not None:
                 views[key] = text
         connection.send(text, state=True, since=since or 0, match=match, svg_base=svg_base)

@@ -28,6 +28,7 @@ from fastapi import Depends, HTTPException
 from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from hexgames.phrases import Phrase
 from hexgames.web.credentials import (
     GUEST_PREFIX,
     InvalidName,
@@ -157,8 +158,8 @@ async def current_player(request: HTTPConnection) -> Player:
     limiter = getattr(request.app.state, "new_identities", None)
     wait = limiter.hit(client_address(request.scope)) if limiter is not None else None
     if wait is not None:
-        raise HTTPException(429, "too many new players from this address; try again in "
-                                 f"{int(wait) // 60 + 1} min",
+        raise HTTPException(429, Phrase("too many new players from this address; try again "
+                                        "in {minutes} min", minutes=int(wait) // 60 + 1),
                             headers={"Retry-After": str(int(wait) + 1)})
     secret = new_secret()
     for _ in range(5):  # a guest name may (rarely) be taken

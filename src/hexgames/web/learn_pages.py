@@ -12,22 +12,27 @@ Routes (added to the app by :func:`add_learn_routes`):
 * ``GET /api/learn/<game>``: the lessons and puzzles, titles and tasks;
 * ``GET /api/learn/<game>/<id>``: one lesson or puzzle with its start board;
 * ``POST /api/learn/<game>/<id>/try`` ``{"actions": [...]}``: the verdict on a try.
+
+Every text a player reads (titles, rules, tasks, hints, verdicts, action labels) comes in
+the visitor's language (:func:`hexgames.web.language.request_translator`; the lessons
+give :class:`~hexgames.phrases.Phrase` objects or marked English).
 """
 
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI
-from fastapi.responses import FileResponse, HTMLResponse
+from fastapi import FastAPI, Request
+from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
 from hexgames.game import Game, GameState, game_names, get_game
+from hexgames.i18n import Translator
+from hexgames.phrases import Phrase
 from hexgames.tutorial import MAX_TRY, Lesson, Verdict, attempt, find_lesson, lessons, puzzles
-
-STATIC = Path(__file__).parent / "static"
+from hexgames.web.language import page, request_translator
+from hexgames.web.matches import ENGLISH, legal_entry
 
 
 class ClicksIn(BaseModel):
@@ -47,31 +52,23 @@ class TryIn(BaseModel):
 
 def _game(name: str) -> Game:
     if name not in game_names():
-        raise ValueError(f"unknown game {name!r}; known games: {', '.join(game_names())}")
+        raise ValueError(Phrase("unknown game {name}; known games: {games}",
+                                name=repr(name), games=", ".join(game_names())))
     return get_game(name)
 
 
-def legal_entries(game: Game, position: GameState) -> list[dict[str, Any]]:
-    """Every legal action with the clicks that enter it (as the play page gets them)."""
-    entries: list[dict[str, Any]] = []
+def legal_entries(game: Game, position: GameState,
+                  words: Translator = ENGLISH) -> list[dict[str, Any]]:
+    """Every legal action with the clicks that enter it (as the play page gets them,
+    ``label_text`` and ``explanation`` in ``words``' language)."""
     if position.is_over:
-        return entries
-    for action in position.legal_actions():
-        gesture = game.gesture(position, action)
-        entry: dict[str, Any] = {
-            "action": str(action),
-            "tool": gesture.tool,
-            "points": list(gesture.points),
-            "paths": [list(path) for path in gesture.paths],
-            "label": gesture.label,
-        }
-        if gesture.explanation:
-            entry["explanation"] = gesture.explanation
-        entries.append(entry)
-    return entries
+        return []
+    return [legal_entry(str(action), game.gesture(position, action), words)
+            for action in position.legal_actions()]
 
 
-def board_view(game: Game, lesson: Lesson, position: GameState, played: int) -> dict[str, Any]:
+def board_view(game: Game, lesson: Lesson, position: GameState, played: int,
+               words: Translator = ENGLISH) -> dict[str, Any]:
     """The board after a try's accepted actions: SVG (the lesson's points highlighted at
     the start, the try's actions shown as the last move), who acts, the legal clicks."""
     last = list(position.history)[-played:] if played else None
@@ -80,39 +77,40 @@ def board_view(game: Game, lesson: Lesson, position: GameState, played: int) -> 
     view: dict[str, Any] = {
         "svg": str(svg),
         "to_move": position.to_move,
-        "legal": legal_entries(game, position),
+        "legal": legal_entries(game, position, words),
     }
     if game.live_score is not None:  # games that keep a score (Dendria)
         view["score"] = {str(k): float(v) for k, v in game.live_score(position).items()}
     return view
 
 
-def summary(lesson: Lesson) -> dict[str, Any]:
-    return {"id": lesson.id, "title": lesson.title, "task": lesson.task}
+def summary(lesson: Lesson, words: Translator = ENGLISH) -> dict[str, Any]:
+    return {"id": lesson.id, "title": words.text(lesson.title), "task": words.text(lesson.task)}
 
 
-def detail(game: Game, lesson: Lesson, kind: str) -> dict[str, Any]:
+def detail(game: Game, lesson: Lesson, kind: str,
+           words: Translator = ENGLISH) -> dict[str, Any]:
     position = lesson.start(game)
     return {
         "game": game.name,
         "kind": kind,
-        **summary(lesson),
-        "rule": lesson.rule,
-        "hint": lesson.hint,
+        **summary(lesson, words),
+        "rule": words.text(lesson.rule),
+        "hint": words.text(lesson.hint),
         "moves": lesson.moves,
-        **board_view(game, lesson, position, 0),
+        **board_view(game, lesson, position, 0, words),
     }
 
 
 def verdict_view(game: Game, lesson: Lesson, verdict: Verdict,
-                 actions: list[str]) -> dict[str, Any]:
+                 actions: list[str], words: Translator = ENGLISH) -> dict[str, Any]:
     return {
         "status": verdict.status,
-        "message": verdict.message,
+        "message": words.text(verdict.message),
         "played": verdict.played,
         "parsed": verdict.parsed,
         "actions": actions[: verdict.played],
-        **board_view(game, lesson, verdict.position, verdict.played),
+        **board_view(game, lesson, verdict.position, verdict.played, words),
     }
 
 
@@ -120,42 +118,46 @@ def add_learn_routes(app: FastAPI) -> None:
     """The learn page and its API (one call from :func:`hexgames.web.app.create_app`)."""
 
     @app.get("/learn/{game_name}", include_in_schema=False, response_model=None)
-    async def learn_page(game_name: str) -> FileResponse | HTMLResponse:
+    async def learn_page(game_name: str, request: Request) -> HTMLResponse:
         if game_name not in game_names():
-            from hexgames.web.rules_pages import not_found_page
+            from hexgames.web.rules_pages import not_found_response
 
-            return HTMLResponse(not_found_page(f"/learn/{game_name}"), status_code=404)
-        return FileResponse(STATIC / "learn.html")
+            return not_found_response(request, f"/learn/{game_name}")
+        return page(request, "learn.html")
 
     @app.get("/api/learn/{game_name}")
-    async def catalogue(game_name: str) -> dict[str, Any]:
+    async def catalogue(game_name: str, request: Request) -> dict[str, Any]:
         """A game's lessons and puzzles (titles and tasks)."""
         game = _game(game_name)
+        words = request_translator(request)
         return {
             "game": game.name,
             "title": game.title,
-            "lessons": [summary(lesson) for lesson in lessons(game)],
-            "puzzles": [summary(puzzle) for puzzle in puzzles(game)],
+            "lessons": [summary(lesson, words) for lesson in lessons(game)],
+            "puzzles": [summary(puzzle, words) for puzzle in puzzles(game)],
         }
 
     @app.get("/api/learn/{game_name}/{lesson_id}")
-    async def lesson_detail(game_name: str, lesson_id: str) -> dict[str, Any]:
+    async def lesson_detail(game_name: str, lesson_id: str,
+                            request: Request) -> dict[str, Any]:
         """One lesson or puzzle: its rule, task, hint and start board."""
         game = _game(game_name)
         lesson = find_lesson(game, lesson_id)
         kind = "puzzle" if lesson_id.startswith("puzzle-") else "lesson"
-        return await asyncio.to_thread(detail, game, lesson, kind)
+        return await asyncio.to_thread(detail, game, lesson, kind, request_translator(request))
 
     @app.post("/api/learn/{game_name}/{lesson_id}/try")
-    async def try_lesson(game_name: str, lesson_id: str, body: TryIn) -> dict[str, Any]:
+    async def try_lesson(game_name: str, lesson_id: str, body: TryIn,
+                         request: Request) -> dict[str, Any]:
         """The engine's verdict on a try: ``solved``, ``wrong`` (with the lesson's
         explanation), ``illegal`` (with the engine's reason) or ``continue``."""
         game = _game(game_name)
         lesson = find_lesson(game, lesson_id)
-        return await asyncio.to_thread(judge, game, lesson, body)
+        return await asyncio.to_thread(judge, game, lesson, body, request_translator(request))
 
 
-def judge(game: Game, lesson: Lesson, body: TryIn) -> dict[str, Any]:
+def judge(game: Game, lesson: Lesson, body: TryIn,
+          words: Translator = ENGLISH) -> dict[str, Any]:
     """The verdict on a try as the API answers it (blocking: the engine replays it).
     Also the puzzle page's judge (:mod:`hexgames.web.puzzle_pages`)."""
     actions = list(body.actions)
@@ -169,4 +171,4 @@ def judge(game: Game, lesson: Lesson, body: TryIn) -> dict[str, Any]:
         else:
             actions.append(text)
             verdict = attempt(game, lesson, actions)
-    return verdict_view(game, lesson, verdict, actions)
+    return verdict_view(game, lesson, verdict, actions, words)

@@ -19,8 +19,9 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from hexgames.phrases import N_, Phrase
 
 #: Every page: scripts only from this site (no inline script, no eval), nothing from the
 #: internet, no framing. Inline *styles* stay allowed: the board SVGs carry style
@@ -64,7 +65,7 @@ class BodyLimit:
                 except ValueError:
                     declared = -1
                 if declared < 0 or declared > self.limit:
-                    await self._refuse(send)
+                    await self._refuse(scope, send)
                     return
         seen = 0
         limit = self.limit
@@ -75,16 +76,19 @@ class BodyLimit:
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > limit:
-                    raise HTTPException(413, self.message())
+                    from fastapi import HTTPException as FastAPIHTTPException
+
+                    raise FastAPIHTTPException(413, self.message())  # a phrase: translated
             return message
 
         await self.app(scope, counted, send)
 
-    def message(self) -> str:
-        return f"the request body is too large (at most {self.limit} bytes)"
+    def message(self) -> Phrase:
+        return Phrase("the request body is too large (at most {limit} bytes)",
+                      limit=self.limit)
 
-    async def _refuse(self, send: Send) -> None:
-        body = json.dumps({"error": self.message()}).encode()
+    async def _refuse(self, scope: Scope, send: Send) -> None:
+        body = json.dumps(refused(scope, self.message())).encode()
         await send({
             "type": "http.response.start",
             "status": 413,
@@ -302,11 +306,15 @@ def client_address(scope: Scope) -> str:
     return str(client[0]) if client else "?"
 
 
+#: What :class:`ClientLimit` counts unless told (its refusal names them).
+ANALYSES = N_("analyses")
+
+
 class ClientLimit:
     """At most ``limit`` requests in flight per client address (429 with ``Retry-After``
     beyond); ``what`` names them in the refusal."""
 
-    def __init__(self, limit: int, what: str = "analyses") -> None:
+    def __init__(self, limit: int, what: str = ANALYSES) -> None:
         from collections import Counter
 
         self.limit = limit
@@ -320,8 +328,9 @@ class ClientLimit:
         client = request.client.host if request.client else "?"
         if self.active[client] >= self.limit:
             raise FastAPIHTTPException(
-                429, f"at most {self.limit} {self.what} at a time per client; wait for one "
-                     "to end", headers={"Retry-After": "2"})
+                429, Phrase("at most {limit} {what} at a time per client; wait for one to "
+                            "end", limit=self.limit, what=Phrase(self.what)),
+                headers={"Retry-After": "2"})
         self.active[client] += 1
         try:
             yield
@@ -347,9 +356,9 @@ class ClientLimits:
         self.sockets: Counter[str] = Counter()
         self.requests: Counter[str] = Counter()
         self.total_requests = 0
-        self.uploads = ClientLimit(MAX_UPLOADS_PER_ADDRESS, "uploads")
+        self.uploads = ClientLimit(MAX_UPLOADS_PER_ADDRESS, N_("uploads"))
         self.upload_rate = RateLimiter(UPLOADS_PER_WINDOW, UPLOAD_WINDOW)
-        self.hints = ClientLimit(MAX_HINTS_PER_ADDRESS, "hints")
+        self.hints = ClientLimit(MAX_HINTS_PER_ADDRESS, N_("hints"))
 
 
 def limits_of(app: Any) -> ClientLimits:
@@ -383,9 +392,9 @@ class PerClient:
         limits = self.limits
         address = client_address(scope)
         if limits.sockets[address] >= limits.sockets_per_address:
-            await refuse_socket(receive, send, (
-                f"at most {limits.sockets_per_address} open sockets per client address; "
-                "close some pages, or try again later"))
+            await refuse_socket(receive, send, Phrase(
+                "at most {limit} open sockets per client address; close some pages, or try "
+                "again later", limit=limits.sockets_per_address), scope)
             return
         limits.sockets[address] += 1
         try:
@@ -399,12 +408,13 @@ class PerClient:
         limits = self.limits
         address = client_address(scope)
         if limits.requests[address] >= limits.requests_per_address:
-            await refuse_request(send, 429, (
-                f"at most {limits.requests_per_address} requests at a time per client "
-                "address; try again in a moment"))
+            await refuse_request(send, 429, Phrase(
+                "at most {limit} requests at a time per client address; try again in a "
+                "moment", limit=limits.requests_per_address), scope)
             return
         if limits.total_requests >= limits.max_requests:
-            await refuse_request(send, 503, "the server is busy; try again in a moment")
+            await refuse_request(send, 503, N_("the server is busy; try again in a moment"),
+                                 scope)
             return
         limits.requests[address] += 1
         limits.total_requests += 1
@@ -417,20 +427,36 @@ class PerClient:
                 del limits.requests[address]
 
 
-async def refuse_socket(receive: Receive, send: Send, message: str) -> None:
-    """Accept a WebSocket, send ``{"type": "error", "message"}`` and close it with 1013
-    (try again later), as the hub's own refusals do."""
+def refused(scope: Scope | None, message: Phrase | str) -> dict[str, str]:
+    """The error shape (``{"error": English, "message": the visitor's language}``) of a
+    refusal made before the app (the language read from ``scope``, as the app does)."""
+    english = str(message)
+    if scope is None or scope.get("type") not in ("http", "websocket"):
+        return {"error": english, "message": english}
+    from starlette.requests import HTTPConnection
+
+    from hexgames.web.language import request_translator
+
+    return {"error": english, "message": request_translator(HTTPConnection(scope)).text(message)}
+
+
+async def refuse_socket(receive: Receive, send: Send, message: Phrase | str,
+                        scope: Scope | None = None) -> None:
+    """Accept a WebSocket, send ``{"type": "error", "message"}`` (in the visitor's
+    language) and close it with 1013 (try again later), as the hub's own refusals do."""
     with contextlib.suppress(Exception):  # a client gone meanwhile: nothing to tell
         if (await receive())["type"] != "websocket.connect":
             return
         await send({"type": "websocket.accept"})
         await send({"type": "websocket.send",
-                    "text": json.dumps({"type": "error", "message": message})})
+                    "text": json.dumps({"type": "error",
+                                        "message": refused(scope, message)["message"]})})
         await send({"type": "websocket.close", "code": 1013, "reason": "try again later"})
 
 
-async def refuse_request(send: Send, status: int, message: str) -> None:
-    body = json.dumps({"error": message}).encode()
+async def refuse_request(send: Send, status: int, message: Phrase | str,
+                         scope: Scope | None = None) -> None:
+    body = json.dumps(refused(scope, message)).encode()
     await send({
         "type": "http.response.start",
         "status": status,

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from hexgames.phrases import Phrase
 from hexgames.web.game_results import results_of_match
 from hexgames.web.hub import Hub
 from hexgames.web.matches import Match
@@ -174,7 +175,7 @@ class LiveGames:
                     stored = await self.calls.call(self.storage.load_game, game_id)
                     if stored is None:
                         self.locks.pop(game_id, None)
-                        raise GameNotFound(f"there is no game {game_id!r}")
+                        raise GameNotFound(Phrase("there is no game {id}", id=repr(game_id)))
                     match = await self.build(stored)
                     self.matches[game_id] = match
                     self.used[game_id] = time.monotonic()

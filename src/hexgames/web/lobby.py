@@ -28,12 +28,14 @@ from typing import Any
 
 from hexgames.errors import IllegalAction
 from hexgames.game import game_names, get_game
+from hexgames.i18n import Translator
+from hexgames.phrases import N_, Phrase
 from hexgames.web.clock_watch import ClockWatch
 from hexgames.web.clocks import TimeControl
 from hexgames.web.credentials import new_token
 from hexgames.web.hub import Connection
 from hexgames.web.live_games import GameNotFound, LiveGames, iso_now
-from hexgames.web.matches import Match, start_position
+from hexgames.web.matches import ENGLISH, Match, start_position
 from hexgames.web.options import parse_options
 from hexgames.web.storage import Seek, SeekTaken, Storage, StoredGame, hashed
 
@@ -115,16 +117,17 @@ class Lobby:
         rules_options = parse_options(game, options)
         time_control = TimeControl.parse(control)
         if color != "random" and color not in game.colors:
-            raise ValueError(f"colour must be random or one of {', '.join(game.colors)}")
+            raise ValueError(Phrase("colour must be random or one of {colors}",
+                                    colors=", ".join(game.colors)))
         if target is not None and (not target.strip() or len(target) > 40):
-            raise ValueError("a direct challenge names a player")
+            raise ValueError(N_("a direct challenge names a player"))
         open_now = [seek for seek in await self._store(self._storage.open_seeks, MAX_OPEN_SEEKS)
                     if not self.seek_expired(seek)]
         poster = creator.get("player_id")
         if poster and sum(seek.creator.get("player_id") == poster
                           for seek in open_now) >= MAX_OPEN_SEEKS_PER_PLAYER:
-            raise IllegalAction(f"you already have {MAX_OPEN_SEEKS_PER_PLAYER} open "
-                                "challenges; withdraw one or wait for an opponent")
+            raise IllegalAction("you already have {count} open challenges; withdraw one "
+                                "or wait for an opponent", count=MAX_OPEN_SEEKS_PER_PLAYER)
         if address is not None:
             key = await self.games.seat_key()
             origin = hmac.new(key, b"address\x00" + address.encode("utf-8", "replace"),
@@ -132,12 +135,12 @@ class Lobby:
             creator = {**creator, "from": origin}
             if sum(seek.creator.get("from") == origin
                    for seek in open_now) >= MAX_OPEN_SEEKS_PER_ADDRESS:
-                raise IllegalAction(f"{MAX_OPEN_SEEKS_PER_ADDRESS} open challenges come "
-                                    "from your address already; withdraw one or wait for "
-                                    "an opponent")
+                raise IllegalAction("{count} open challenges come from your address "
+                                    "already; withdraw one or wait for an opponent",
+                                    count=MAX_OPEN_SEEKS_PER_ADDRESS)
         if len(open_now) >= MAX_OPEN_SEEKS:
-            raise LobbyFull("the lobby is full of open challenges; accept one, or try "
-                            "again in a few minutes")
+            raise LobbyFull(N_("the lobby is full of open challenges; accept one, or try "
+                               "again in a few minutes"))
         token = new_token()
         seek = Seek(
             id=secrets.token_urlsafe(9), game=game.name, options=rules_options,
@@ -157,19 +160,20 @@ class Lobby:
         the other gets :class:`SeekTaken` (409)."""
         seek = await self._store(self._storage.load_seek, seek_id)
         if seek is None:
-            raise GameNotFound(f"there is no challenge {seek_id[:40]!r}")
+            raise GameNotFound(Phrase("there is no challenge {id}", id=repr(seek_id[:40])))
         if seek.status == "open" and self.seek_expired(seek):
             await self._store(self._storage.expire_seek, seek.id)
-            raise SeekTaken("this challenge has expired")
+            raise SeekTaken(N_("this challenge has expired"))
         if seek.status != "open":
-            raise SeekTaken("this challenge has already been accepted, withdrawn or expired")
+            raise SeekTaken(N_("this challenge has already been accepted, withdrawn or "
+                               "expired"))
         mine = acceptor.get("player_id")
         if mine and mine == seek.creator.get("player_id"):
             raise IllegalAction("this is your own challenge; wait for an opponent")
         if seek.target is not None:
             name = str(acceptor.get("name") or "").casefold()
             if name != seek.target.casefold():
-                raise PermissionError(f"this challenge is for {seek.target}")
+                raise PermissionError(Phrase("this challenge is for {name}", name=seek.target))
         game = get_game(seek.game)
         color = seek.color if seek.color != "random" else secrets.choice(list(game.colors))
         start = await self.games.calls.call_thread(start_position, game, seek.options)
@@ -202,11 +206,11 @@ class Lobby:
             raise IllegalAction("only an open challenge of yours can be withdrawn")
         self.changed()
 
-    async def seek_status(self, seek_id: str) -> dict[str, Any]:
+    async def seek_status(self, seek_id: str, words: Translator = ENGLISH) -> dict[str, Any]:
         seek = await self._store(self._storage.load_seek, seek_id)
         if seek is None:
-            raise GameNotFound(f"there is no challenge {seek_id[:40]!r}")
-        return {**public_seek(seek), "status": seek.status, "game": seek.game_id}
+            raise GameNotFound(Phrase("there is no challenge {id}", id=repr(seek_id[:40])))
+        return {**public_seek(seek, words), "status": seek.status, "game": seek.game_id}
 
     def seek_expired(self, seek: Seek) -> bool:
         ttl = SEEK_TTL.get(str(seek.control.get("kind")), SEEK_TTL["untimed"])
@@ -216,7 +220,9 @@ class Lobby:
             return False
         return self.now() - posted > ttl * 1000
 
-    async def lobby_state(self) -> dict[str, Any]:
+    async def lobby_state(self, words: Translator = ENGLISH) -> dict[str, Any]:
+        """The open challenges and the games being played (``time_text``: each one's
+        time control in ``words``' language)."""
         seeks = []
         for seek in await self._store(self._storage.open_seeks, LOBBY_LIMIT):
             if self.seek_expired(seek):
@@ -232,8 +238,8 @@ class Lobby:
         names = await self._names(playing)
         return {
             "type": "lobby",
-            "seeks": [public_seek(seek) for seek in seeks],
-            "playing": [playing_summary(stored, names) for stored in playing],
+            "seeks": [public_seek(seek, words) for seek in seeks],
+            "playing": [playing_summary(stored, names, words) for stored in playing],
         }
 
     async def names_of(self, games: list[StoredGame]) -> dict[str, str]:
@@ -249,10 +255,12 @@ class Lobby:
         """As many lobby sockets as the hub allows game sockets in total (1,000)."""
         return len(self._sockets) >= self.games.hub.max_total
 
-    def join_lobby(self, socket: Any, player_id: str | None = None) -> Connection:
+    def join_lobby(self, socket: Any, player_id: str | None = None,
+                   words: Translator = ENGLISH) -> Connection:
         """A lobby socket opened (``player_id``: its identity, if the cookie names one:
-        while it is open, that player's challenges are not withdrawn as departed)."""
-        connection = Connection(socket, None)
+        while it is open, that player's challenges are not withdrawn as departed;
+        ``words``: its page's language)."""
+        connection = Connection(socket, None, words=words)
         self._sockets[socket] = connection
         if player_id:
             self._players[socket] = player_id
@@ -326,15 +334,19 @@ class Lobby:
         except Exception:
             log.exception("could not read the lobby")
             return
-        text = json.dumps(state, separators=(",", ":"))
+        texts: dict[str, str] = {}  # encoded once per language of the sockets
         for socket, connection in list(self._sockets.items()):
             if connection.closed:
                 self.leave_lobby(socket)
-            else:
-                connection.send(text, state=True)
+                continue
+            words = connection.words
+            if words.language not in texts:
+                texts[words.language] = json.dumps(_in_language(state, words),
+                                                   separators=(",", ":"))
+            connection.send(texts[words.language], state=True)
 
-    async def your_turn(self, player_id: str, games: list[StoredGame]
-                        ) -> list[dict[str, Any]]:
+    async def your_turn(self, player_id: str, games: list[StoredGame],
+                        words: Translator = ENGLISH) -> list[dict[str, Any]]:
         """Of ``games`` (a player's), those being played where it is their turn."""
         mine = []
         names = await self._names(games)
@@ -342,30 +354,44 @@ class Lobby:
             seat = stored.meta.get("turn")
             if (stored.status == "playing" and isinstance(seat, int)
                     and stored.players[seat].get("player_id") == player_id):
-                mine.append(playing_summary(stored, names))
+                mine.append(playing_summary(stored, names, words))
         return mine
 
 
-def public_seek(seek: Seek) -> dict[str, Any]:
-    """A challenge as the lobby shows it (no credential)."""
+def _in_language(state: dict[str, Any], words: Translator) -> dict[str, Any]:
+    """A lobby state read in English, its ``time_text`` fields in ``words``' language."""
+    def again(entry: dict[str, Any]) -> dict[str, Any]:
+        control = entry.get("control")
+        return {**entry, "time_text": words.text(TimeControl.parse(control).phrase())}
+
+    return {**state, "seeks": [again(seek) for seek in state["seeks"]],
+            "playing": [again(game) for game in state["playing"]]}
+
+
+def public_seek(seek: Seek, words: Translator = ENGLISH) -> dict[str, Any]:
+    """A challenge as the lobby shows it (no credential; ``time_text``: ``time`` in
+    ``words``' language)."""
     game = get_game(seek.game)
+    control = TimeControl.parse(seek.control)
     return {
         "id": seek.id,
         "game": seek.game,
         "title": game.title,
         "options": seek.options,
         "control": seek.control,
-        "time": TimeControl.parse(seek.control).describe(),
+        "time": control.describe(),
+        "time_text": words.text(control.phrase()),
         "color": seek.color,
         "rated": seek.rated,
-        "by": str(seek.creator.get("name") or "Anonymous"),
+        "by": str(seek.creator.get("name") or N_("Anonymous")),
         "by_player": seek.creator.get("player_id"),
         "target": seek.target,
         "created_at": seek.created_at,
     }
 
 
-def playing_summary(stored: StoredGame, names: dict[str, str] | None = None) -> dict[str, Any]:
+def playing_summary(stored: StoredGame, names: dict[str, str] | None = None,
+                    words: Translator = ENGLISH) -> dict[str, Any]:
     """A game being played, for the lobby and "your turn" lists."""
     control = TimeControl.parse(stored.meta.get("control")) if stored.meta.get("control") \
         else TimeControl()
@@ -376,6 +402,8 @@ def playing_summary(stored: StoredGame, names: dict[str, str] | None = None) -> 
         "names": [(names or {}).get(str(player.get("player_id")), f"Player {seat + 1}")
                   for seat, player in enumerate(stored.players)],
         "time": control.describe(),
+        "time_text": words.text(control.phrase()),
+        "control": control.to_dict(),
         "rated": stored.rated,
         "turn": stored.meta.get("turn"),
         "deadline": stored.meta.get("deadline"),

@@ -28,6 +28,8 @@ from email.utils import formatdate, make_msgid
 from typing import Any
 from urllib.parse import urlsplit
 
+from hexgames.phrases import N_, Phrase
+
 __all__ = ["MAIL_QUEUE", "SMTP_TIMEOUT", "TLS_MODES", "MailSettings", "Mailer",
            "mail_settings", "validate_email"]
 
@@ -53,15 +55,17 @@ def validate_email(text: object) -> str:
     is wrong. Plain ASCII addresses only (``name@example.org``): no display name, no
     quoted local part, no line breaks (nothing that could add a header)."""
     if not isinstance(text, str):
-        raise ValueError("an email address is a string")
+        raise ValueError(N_("an email address is a string"))
     address = text.strip()
     if not address:
-        raise ValueError("give an email address")
+        raise ValueError(N_("give an email address"))
     if len(address) > MAX_EMAIL:
-        raise ValueError(f"an email address has at most {MAX_EMAIL} characters")
+        raise ValueError(Phrase("an email address has at most {limit} characters",
+                                limit=MAX_EMAIL))
     local, _, domain = address.rpartition("@")
     if not _EMAIL.fullmatch(address) or len(local) > 64:
-        raise ValueError(f"{address[:80]!r} is not an email address (like name@example.org)")
+        raise ValueError(Phrase("{address} is not an email address (like name@example.org)",
+                                address=repr(address[:80])))
     return f"{local}@{domain.lower()}"
 
 

@@ -25,7 +25,9 @@ _BULLET = re.compile(r"^\s*[-*+]\s+(.*)$")
 
 
 def slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    """A heading's id: its words in lower case joined by ``-`` (letters of any script
+    kept, so a translated guide's headings get ids too; ASCII as before)."""
+    return re.sub(r"[\W_]+", "-", text.lower()).strip("-")
 
 
 def inline(text: str) -> str:

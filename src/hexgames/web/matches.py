@@ -23,7 +23,9 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from hexgames.errors import IllegalAction
-from hexgames.game import Game, GameState, Gesture, get_game
+from hexgames.game import Game, GameState, Gesture, get_game, reason_of, word
+from hexgames.i18n import DEFAULT_LANGUAGE, Translator, translator
+from hexgames.phrases import N_, Phrase
 from hexgames.web.clocks import FIRST_TURN_LIMIT_MS, Clock, clock_in, put_clock, wall_ms
 from hexgames.web.credentials import seat_token
 from hexgames.web.storage import HASH_PREFIX, StoredGame, seat_holders
@@ -63,6 +65,39 @@ class Ply:
     turn_start: bool
 
 
+#: The ends the site itself writes in a game's ``reason`` (resignation, flag fall, a
+#: claim on an absent opponent), "{color} ..." with the loser's colour capitalised.
+ENDINGS = (N_("{color} resigned"), N_("{color} ran out of time"), N_("{color} left the game"))
+#: English, the language of whoever did not say (API clients, tests).
+ENGLISH = translator(DEFAULT_LANGUAGE)
+
+
+def color_word(color: str) -> Phrase:
+    """A colour as players read it (``"red"`` -> "Red", translated where shown; the
+    game packages mark their colour names)."""
+    return word(color.capitalize())
+
+
+def reason_phrase(reason: str) -> Phrase:
+    """A stored end-of-game reason as a phrase: the site's own endings ("Blue
+    resigned") with the colour translated, anything else (an engine's termination such as
+    "king captured") looked up whole."""
+    for template in ENDINGS:
+        tail = template.removeprefix("{color}")
+        if reason.endswith(tail) and len(reason) > len(tail):
+            return Phrase(template, color=word(reason[: -len(tail)]))
+    return word(reason)
+
+
+def joined(parts: list[Phrase | str], separator: str = "; ") -> Phrase:
+    """Several reasons as one phrase (each translated, the separator kept)."""
+    names = [f"part{index}" for index in range(len(parts))]
+    template = separator.replace("{", "{{").replace("}", "}}").join(
+        "{" + name + "}" for name in names)
+    values = dict(zip(names, parts, strict=True))
+    return Phrase(template, **values)
+
+
 def _describe(value: Any) -> Any:
     """Make a value an engine returns (score, options) JSON-friendly without knowing it."""
     if isinstance(value, dict):
@@ -98,7 +133,8 @@ def rebuild(
     action objects.
     """
     if len(actions) > MAX_PLIES:
-        raise ValueError(f"a game is at most {MAX_PLIES} actions long, this one has {len(actions)}")
+        raise ValueError(Phrase("a game is at most {limit} actions long, this one has {count}",
+                                limit=MAX_PLIES, count=len(actions)))
     position = start_position(game, options, start)
     plies: list[Ply] = []
     if checkpoints is not None:
@@ -108,9 +144,9 @@ def rebuild(
             ply, action = play_checked(position, text, check_legal=False)
         except ValueError as error:
             shown = text[:40] + "…" if len(text) > 40 else text
-            raise IllegalAction(
-                f"action {number} ({shown!r}) cannot be replayed: {error}"
-            ) from None
+            raise IllegalAction("action {number} ({shown}) cannot be replayed: {reason}",
+                                number=number, shown=repr(shown),
+                                reason=reason_of(error)) from None
         plies.append(ply)
         if actions_out is not None:
             actions_out.append(action)
@@ -131,7 +167,8 @@ def play_checked(position: GameState, text: str, check_legal: bool = True,
     if not isinstance(text, str) or not text.strip():
         raise IllegalAction("an action must be a non-empty string in the game's notation")
     if len(text) > MAX_ACTION_LENGTH:
-        raise IllegalAction(f"an action is at most {MAX_ACTION_LENGTH} characters long")
+        raise IllegalAction("an action is at most {limit} characters long",
+                            limit=MAX_ACTION_LENGTH)
     if position.is_over:
         raise IllegalAction("the game is over")
     try:
@@ -140,12 +177,13 @@ def play_checked(position: GameState, text: str, check_legal: bool = True,
         raise
     except Exception as error:  # a parser tripping on odd input is still the input's fault
         log.warning("parse_action(%r) raised %r", text, error)
-        raise IllegalAction(f"{text.strip()!r} is not an action of this game") from None
+        raise IllegalAction("{text} is not an action of this game",
+                            text=repr(text.strip())) from None
     seat, color, start = position.current_seat, position.to_move, position.is_turn_start()
     if check_legal and action not in (position.legal_actions() if legal is None else legal):
         position.play(action)  # raises IllegalAction with the engine's reason
         position.undo()  # the engine accepted what it does not list: refuse anyway
-        raise IllegalAction(f"{text.strip()[:40]} is not a legal action here")
+        raise IllegalAction("{action} is not a legal action here", action=text.strip()[:40])
     position.play(action)  # the engine checks legality itself
     # str(action), not position.history[-1]: history is a copy, O(game length).
     return Ply(notation=str(action), seat=seat, color=color, turn_start=start), action
@@ -180,8 +218,8 @@ class Match:
         self.revision = 0
         self.thinking = False
         #: Why the last AI search failed (shown to players until a search succeeds).
-        self.ai_error: str | None = None
-        self._legal_cache: tuple[int, list[dict[str, Any]]] | None = None
+        self.ai_error: str | Phrase | None = None
+        self._legal_cache: tuple[int, str, list[dict[str, Any]]] | None = None
         self._svg_cache: tuple[int, str] | None = None
         self._svg_json_cache: tuple[int, str] | None = None
         #: The number of the current drawing (see ``_SVG_IDS``), and the last few
@@ -189,7 +227,7 @@ class Match:
         self.svg_id = 0
         self._svg_parts: dict[int, list[str] | str] = {}
         self._patch_cache: dict[tuple[int, int], str | None] = {}
-        self._legal_json: tuple[int, str] | None = None
+        self._legal_json: tuple[int, str, str] | None = None
         self._legal_actions: tuple[int, list[Any]] | None = None
         self._legal_gestures: tuple[int, list[tuple[str, Gesture]]] | None = None
         #: Changes when entries of the move list are taken back (see ``_EPOCHS``).
@@ -298,7 +336,8 @@ class Match:
     def _require_seat(self, token: str | None) -> frozenset[int]:
         seats = self.seats_of(token)
         if not seats:
-            raise PermissionError("this link does not hold a seat in this game (spectators watch)")
+            raise PermissionError(N_("this link does not hold a seat in this game "
+                                     "(spectators watch)"))
         return seats
 
     # ----------------------------------------------------------------- changes
@@ -306,11 +345,11 @@ class Match:
         """Play an action for the seat the token holds; refuse out-of-turn or stale input."""
         seats = self._require_seat(token)
         if self.is_over:
-            raise IllegalAction(f"the game is over: {self.result_text()}")
+            raise IllegalAction("the game is over: {result}", result=self.result_phrase())
         seat = self.position.current_seat
         if seat not in seats:
-            mover = self.position.to_move
-            raise IllegalAction(f"it is not your turn: {mover} is to act")
+            raise IllegalAction("it is not your turn: {color} is to act",
+                                color=word(self.position.to_move))
         if expected_ply is not None and expected_ply != len(self.plies):
             raise IllegalAction("the position changed before your action arrived; look again")
         return self.play_for_seat(seat, text)
@@ -320,7 +359,8 @@ class Match:
         if self.position.current_seat != seat:
             raise IllegalAction("it is not this seat's turn")
         if len(self.plies) >= MAX_PLIES:
-            raise IllegalAction(f"this game reached the site's limit of {MAX_PLIES} actions")
+            raise IllegalAction("this game reached the site's limit of {limit} actions",
+                                limit=MAX_PLIES)
         cached = self._legal_actions
         legal = cached[1] if cached is not None and cached[0] == self.revision else None
         ply, action = play_checked(self.position, text, legal=legal)
@@ -385,7 +425,8 @@ class Match:
     def resign(self, token: str | None) -> None:
         seats = self._require_seat(token)
         if self.is_over:
-            raise IllegalAction(f"the game is already over: {self.result_text()}")
+            raise IllegalAction("the game is already over: {result}",
+                                result=self.result_phrase())
         current = self.position.current_seat
         seat = current if current in seats else min(seats)
         loser = self.position.color_of_seat(seat)
@@ -411,16 +452,22 @@ class Match:
         return outcome.termination.value if outcome is not None else None
 
     def result_text(self) -> str:
+        """The end in English words (``"Red wins (Blue resigned)"``)."""
+        return str(self.result_phrase())
+
+    def result_phrase(self) -> Phrase:
+        """The end in words a page translates (:meth:`result_text` in English)."""
         winner, reason = self.stored.winner, self.stored.reason
         if self.position.is_over and winner is None:
             winner, reason = self.position.winner, self.engine_reason()
+        why = reason_phrase(reason) if reason else None
         if winner == "draw":
-            head = "draw"
-        elif winner:
-            head = f"{winner.capitalize()} wins"
-        else:
-            head = "game over"
-        return f"{head} ({reason})" if reason else head
+            return Phrase("draw ({reason})", reason=why) if why else Phrase("draw")
+        if winner:
+            color = color_word(winner)
+            return (Phrase("{color} wins ({reason})", color=color, reason=why) if why
+                    else Phrase("{color} wins", color=color))
+        return Phrase("game over ({reason})", reason=why) if why else Phrase("game over")
 
     # ------------------------------------------------------------------ views
     def legal_gestures(self) -> list[tuple[str, Gesture]]:
@@ -436,12 +483,15 @@ class Match:
         self._legal_gestures = (self.revision, pairs)
         return pairs
 
-    def legal_for_client(self) -> list[dict[str, Any]]:
-        """Every legal action with the clicks that enter it (cached per revision)."""
-        if self._legal_cache and self._legal_cache[0] == self.revision:
-            return self._legal_cache[1]
-        entries = [_legal_entry(notation, gesture) for notation, gesture in self.legal_gestures()]
-        self._legal_cache = (self.revision, entries)
+    def legal_for_client(self, words: Translator = ENGLISH) -> list[dict[str, Any]]:
+        """Every legal action with the clicks that enter it, labels in ``words``'
+        language (cached per revision)."""
+        cached = self._legal_cache
+        if cached and cached[0] == self.revision and cached[1] == words.language:
+            return cached[2]
+        entries = [legal_entry(notation, gesture, words)
+                   for notation, gesture in self.legal_gestures()]
+        self._legal_cache = (self.revision, words.language, entries)
         return entries
 
     def svg(self) -> str:
@@ -508,7 +558,9 @@ class Match:
         extra = {"flip": True} if flip else {}
         return str(self.game.render_svg(position, last_action=latest or None, **extra))
 
-    def players_view(self) -> list[dict[str, Any]]:
+    def players_view(self, words: Translator | None = None) -> list[dict[str, Any]]:
+        """The seats; with ``words``, a name the site made up ("Computer (level 3)")
+        also as ``name_text`` in that language (where it differs)."""
         return [
             {
                 "seat": seat,
@@ -516,6 +568,7 @@ class Match:
                 "kind": player.get("kind", "human"),
                 "level": player.get("level"),
                 "name": player_name(player, self.stored.mode, seat),
+                **_translated("name_text", seat_name(player, self.stored.mode, seat), words),
                 # The identity holding the seat ({"id", "name"}), None for an AI or a
                 # seat nobody has taken with an identity.
                 "player": {"id": str(player["player_id"]),
@@ -526,7 +579,8 @@ class Match:
         ]
 
     def view_json(self, token: str | None, since: int | None = None,
-                  svg_base: int | None = None, **extra: Any) -> str:
+                  svg_base: int | None = None, words: Translator = ENGLISH,
+                  **extra: Any) -> str:
         """:meth:`view` as JSON text, built without encoding the move list or the board
         again: their pieces are encoded once per position (a long game's state costs a
         string join, not a walk over every action, and the board's SVG is escaped for
@@ -539,8 +593,10 @@ class Match:
         ``svg_base`` (a client that opted in to board patches and holds drawing number
         ``svg_base``) replaces ``svg`` by ``svg_patch`` when a patch is available (see
         :func:`svg_patch`); otherwise the state carries the whole ``svg`` as usual.
+
+        ``words``: the viewer's language (the ``*_text`` fields and the labels).
         """
-        state = {**self.view(token, encoded=True), **extra}
+        state = {**self.view(token, encoded=True, words=words), **extra}
         if since is not None:
             since = max(0, min(int(since), len(self.plies)))
             del state["history"]
@@ -553,29 +609,32 @@ class Match:
         text = _compact(state)
         text = text.replace(_SVG_SPLICE_JSON, patch or self.svg_json(), 1)
         if state["legal"]:
-            text = text.replace(_LEGAL_SPLICE_JSON, self.legal_json(), 1)
+            text = text.replace(_LEGAL_SPLICE_JSON, self.legal_json(words), 1)
         if since is not None:
             return text.replace(_SPLICE_JSON, "[" + ",".join(self._history_json[since:]) + "]", 1)
         if self._history_text is None or self._history_text[0] != self.revision:
             self._history_text = (self.revision, "[" + ",".join(self._history_json) + "]")
         return text.replace(_SPLICE_JSON, self._history_text[1], 1)
 
-    def legal_json(self) -> str:
-        """:meth:`legal_for_client` as JSON text (encoded once per position, each entry
-        once per process: the same action with the same clicks recurs in many
-        positions)."""
-        if self._legal_json is None or self._legal_json[0] != self.revision:
+    def legal_json(self, words: Translator = ENGLISH) -> str:
+        """:meth:`legal_for_client` as JSON text (encoded once per position and
+        language, each entry once per process: the same action with the same clicks
+        recurs in many positions)."""
+        cached = self._legal_json
+        if cached is None or cached[0] != self.revision or cached[1] != words.language:
             texts = []
-            for key in self.legal_gestures():
+            for notation, gesture in self.legal_gestures():
+                key = (notation, gesture, words.language)
                 text = _LEGAL_ENTRIES.get(key)
                 if text is None:
-                    text = _compact(_legal_entry(*key))
+                    text = _compact(legal_entry(notation, gesture, words))
                     if len(_LEGAL_ENTRIES) >= 50_000:
                         _LEGAL_ENTRIES.clear()
                     _LEGAL_ENTRIES[key] = text
                 texts.append(text)
-            self._legal_json = (self.revision, "[" + ",".join(texts) + "]")
-        return self._legal_json[1]
+            cached = self._legal_json = (self.revision, words.language,
+                                         "[" + ",".join(texts) + "]")
+        return cached[2]
 
     def svg_json(self) -> str:
         """The board as a JSON string (encoded once per position)."""
@@ -585,9 +644,12 @@ class Match:
         self._svg_json_cache = (self.revision, text)
         return text
 
-    def view(self, token: str | None, encoded: bool = False) -> dict[str, Any]:
+    def view(self, token: str | None, encoded: bool = False,
+             words: Translator = ENGLISH) -> dict[str, Any]:
         """The state one viewer receives: the board, the history, and (when it is their
-        turn) the legal actions with their gestures."""
+        turn) the legal actions with their gestures. The words a page shows come in the
+        viewer's language (``words``) in fields of their own (``result_text``...): the
+        documented ones stay English."""
         seats = self.seats_of(token)
         position, game = self.position, self.game
         my_turn = not self.is_over and position.current_seat in seats and not self.ai_to_move()
@@ -598,7 +660,7 @@ class Match:
             "title": self.game.title,
             "mode": self.stored.mode,
             "options": self.stored.options,
-            "players": self.players_view(),
+            "players": self.players_view(words),
             "your_seats": sorted(seats),
             "role": "player" if seats else "spectator",
             "ply": len(self.plies),
@@ -608,16 +670,19 @@ class Match:
             "is_over": self.is_over,
             "winner": self.stored.winner if self.stored.status == "over" else position.winner,
             "result": self.result_text() if self.is_over else None,
+            "result_text": words.text(self.result_phrase()) if self.is_over else None,
             "thinking": self.thinking,
-            "ai_error": self.ai_error,
+            "ai_error": str(self.ai_error) if self.ai_error else None,
+            "ai_error_text": words.text(self.ai_error) if self.ai_error else None,
             "svg": _SVG_SPLICE if encoded else self.svg(),
             "history": _SPLICE if encoded else list(self._history),
             "actions_left": game.actions_left(position) if game.actions_left else None,
             "score": _describe(game.live_score(position)) if game.live_score else None,
-            "final": _final(position, game),
+            "final": _final(position, game, words),
             "overlays": list(self.game.overlays),
             "your_turn": my_turn,
-            "legal": (_LEGAL_SPLICE if encoded else self.legal_for_client()) if my_turn else [],
+            "legal": (_LEGAL_SPLICE if encoded else self.legal_for_client(words))
+            if my_turn else [],
             "can_undo": self.stored.mode != "online"
             and bool(seats)
             and any(self._seat_plies[seat] for seat in seats)
@@ -629,10 +694,11 @@ class Match:
             # "before", "after", "change", "deviation"}; None otherwise.
             "rating_changes": self.rating_changes,
         }
-        state.update(self._lobby_view(seats))
+        state.update(self._lobby_view(seats, words))
         return state
 
-    def _lobby_view(self, seats: frozenset[int]) -> dict[str, Any]:
+    def _lobby_view(self, seats: frozenset[int], words: Translator = ENGLISH
+                    ) -> dict[str, Any]:
         """Issue 11's fields: clock, offers, rated, abort and rematch (added fields only)."""
         clock = self.clock()
         meta, offers = self.stored.meta, self.stored.meta.get("offers", {})
@@ -645,6 +711,8 @@ class Match:
                 and any(player.get("invite") for player in self.stored.players)):
             # The first-turn limit waits for the invitation to be opened: all of it left.
             view["abort_in_ms"] = FIRST_TURN_LIMIT_MS
+        if view is not None and clock is not None:
+            view["describe_text"] = words.text(clock.control.phrase())
         return {
             "clock": view,
             "control": meta.get("control"),
@@ -683,20 +751,38 @@ _LEGAL_SPLICE = "\u0000legal-" + secrets.token_hex(12)
 _LEGAL_SPLICE_JSON = json.dumps(_LEGAL_SPLICE)
 
 
-#: Legal-action entries as JSON, by notation and gesture (bounded; see legal_json).
-_LEGAL_ENTRIES: dict[tuple[str, Gesture], str] = {}
+#: Legal-action entries as JSON, by notation, gesture and language (bounded; see
+#: legal_json).
+_LEGAL_ENTRIES: dict[tuple[str, Gesture, str], str] = {}
 
 
-def _legal_entry(notation: str, gesture: Gesture) -> dict[str, Any]:
+def _translated(field: str, text: Phrase | str | None, words: Translator | None
+                ) -> dict[str, str]:
+    """``{field: text in words' language}`` where that differs from the English (a
+    phrase only: a plain string, such as a player's own name, is never looked up)."""
+    if words is None or not isinstance(text, Phrase):
+        return {}
+    shown = words.text(text)
+    return {field: shown} if shown != str(text) else {}
+
+
+def legal_entry(notation: str, gesture: Gesture, words: Translator = ENGLISH
+                ) -> dict[str, Any]:
+    """A legal action as a page gets it: ``label`` in English (as documented; pages
+    also match on it), ``label_text`` in ``words``' language where it differs, the
+    ``explanation`` (only ever shown) in that language."""
+    label = gesture.label
+    phrase = word(label) if label else None
     return {
         "action": notation,
         "tool": gesture.tool,
         "points": list(gesture.points),
         "paths": [list(path) for path in gesture.paths],
-        "label": gesture.label,
+        "label": str(label),
+        **_translated("label_text", phrase, words),
         # What the action does, where the game explains it (Dendria's swap); the page
         # shows it next to the button.
-        **({"explanation": gesture.explanation} if gesture.explanation else {}),
+        **({"explanation": words.text(gesture.explanation)} if gesture.explanation else {}),
     }
 
 
@@ -769,19 +855,27 @@ def render(game: Game, position: GameState, overlays: tuple[str, ...] = (),
 
 
 def player_name(player: dict[str, Any], mode: str, seat: int) -> str:
+    return str(seat_name(player, mode, seat))
+
+
+def seat_name(player: dict[str, Any], mode: str, seat: int) -> Phrase | str:
+    """A seat's name: the player's own (a plain string, never translated), or one the
+    site makes up (a phrase)."""
     if player.get("name"):
         return str(player["name"])
     if player.get("kind") == "ai":
-        return f"Computer (level {player.get('level')})"
+        return Phrase("Computer (level {level})", level=player.get("level"))
     if mode == "hotseat":
-        return f"Player {seat + 1}"
-    return "You" if mode == "ai" else f"Player {seat + 1}"
+        return Phrase("Player {number}", number=seat + 1)
+    return Phrase("You") if mode == "ai" else Phrase("Player {number}", number=seat + 1)
 
 
-def _final(position: GameState, game: Game | None = None) -> dict[str, Any] | None:
+def _final(position: GameState, game: Game | None = None,
+           words: Translator = ENGLISH) -> dict[str, Any] | None:
     """How the engine ended the game (``outcome()``): termination and final score, for the
     end-of-game banner, with the score's breakdown line by line where the game gives one
-    (``Game.score_breakdown``); ``None`` while it goes on or after a resignation."""
+    (``Game.score_breakdown``; its words in ``words``' language: they are only shown);
+    ``None`` while it goes on or after a resignation."""
     outcome = position.outcome()
     if outcome is None:
         return None
@@ -792,7 +886,9 @@ def _final(position: GameState, game: Game | None = None) -> dict[str, Any] | No
     }
     if game is not None and game.score_breakdown is not None:
         final["breakdown"] = [
-            {"label": line.label, "detail": line.detail, "points": _describe(dict(line.points))}
+            {"label": words.text(line.label_phrase or line.label),
+             "detail": words.text(line.detail_phrase or line.detail),
+             "points": _describe(dict(line.points))}
             for line in game.score_breakdown(position)
         ]
     return final

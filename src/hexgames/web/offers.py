@@ -12,6 +12,7 @@ from __future__ import annotations
 import secrets
 
 from hexgames.errors import IllegalAction
+from hexgames.phrases import N_
 from hexgames.web.change_feed import ChangeFeed
 from hexgames.web.clock_watch import ClockWatch
 from hexgames.web.clocks import TimeControl
@@ -21,7 +22,7 @@ from hexgames.web.storage import MetaConflict, StoredGame
 
 __all__ = ["Offers"]
 
-NO_SEAT = "this link does not hold a seat in this game"
+NO_SEAT = N_("this link does not hold a seat in this game")
 
 
 class Offers:
@@ -40,7 +41,7 @@ class Offers:
         Stored only if the game is still what this process holds (its version), else
         checked and applied again on the re-read game (``conditionally``)."""
         if answer not in ("offer", "accept", "decline", "cancel"):
-            raise ValueError("answer must be offer, accept, decline or cancel")
+            raise ValueError(N_("answer must be offer, accept, decline or cancel"))
         match: Match = await self.feed.conditionally(
             game_id, self._takeback_once, game_id, token, answer)
         return match
@@ -56,7 +57,7 @@ class Offers:
             if match.stored.mode != "online":
                 raise IllegalAction("takeback requests are for online games; use undo")
             if match.is_over:
-                raise IllegalAction(f"the game is over: {match.result_text()}")
+                raise IllegalAction("the game is over: {result}", result=match.result_phrase())
             offers = match.offers()
             pending = offers.get("takeback")
             taken = 0
@@ -126,7 +127,7 @@ class Offers:
         other seat, so both players hold their seats in it at once. Its id is in the
         old game's ``rematch``."""
         if answer not in ("offer", "decline"):
-            raise ValueError("answer must be offer or decline")
+            raise ValueError(N_("answer must be offer or decline"))
         match: Match = await self.feed.conditionally(
             game_id, self._rematch_once, game_id, token, answer)
         return match

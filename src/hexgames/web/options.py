@@ -10,17 +10,22 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hexgames.game import Game, Option, parse_option_value
+from hexgames.game import Game, Option, parse_option_value, reason_of
+from hexgames.i18n import DEFAULT_LANGUAGE, Translator, translator
+from hexgames.phrases import Phrase
 
 
-def describe_options(game: Game) -> list[dict[str, Any]]:
-    """The options of a game as the home page's form needs them."""
+def describe_options(game: Game, words: Translator | None = None) -> list[dict[str, Any]]:
+    """The options of a game as the home page's form needs them: ``label`` (the name
+    in words) and ``help`` in ``words``' language (English by default)."""
+    words = words or translator(DEFAULT_LANGUAGE)
     return [
         {
             "name": option.name,
+            "label": words.gettext(option.name.replace("_", " ")),
             "kind": option.kind,
             "default": option.default,
-            "help": option.help,
+            "help": words.text(option.help),
             "minimum": option.minimum,
             "maximum": option.maximum,
             "nullable": option.nullable,
@@ -36,7 +41,7 @@ def _coerce(option: Option, raw: Any) -> Any:
     if raw is None or (isinstance(raw, str) and not raw.strip() and option.nullable):
         if option.nullable:
             return None
-        raise ValueError(f"option {option.name} needs a value")
+        raise ValueError(Phrase("option {name} needs a value", name=option.name))
     if isinstance(raw, str):
         value = parse_option_value(option, raw)
     elif option.kind == "bool":
@@ -48,7 +53,8 @@ def _coerce(option: Option, raw: Any) -> Any:
             raise option.refusal(raw, "expects")
         value = raw
     else:
-        raise ValueError(f"option {option.name} has unknown kind {option.kind!r}")
+        raise ValueError(Phrase("option {name} has unknown kind {kind}", name=option.name,
+                                kind=repr(option.kind)))
     return option.validate(value)
 
 
@@ -62,13 +68,13 @@ def parse_options(game: Game, raw: Mapping[str, Any] | None) -> dict[str, Any]:
     known = {option.name: option for option in game.options}
     unknown = sorted(set(raw) - set(known))
     if unknown:
-        raise ValueError(
-            f"{game.title} has no option {', '.join(map(repr, unknown))}; "
-            f"its options are: {', '.join(known) or 'none'}"
-        )
+        raise ValueError(Phrase("{game} has no option {names}; its options are: {options}",
+                                game=game.title, names=", ".join(map(repr, unknown)),
+                                options=", ".join(known) or "none"))
     chosen = {name: _coerce(option, raw[name]) for name, option in known.items() if name in raw}
     try:
         rules = game.make_rules(**chosen)
     except (TypeError, ValueError) as error:
-        raise ValueError(f"invalid options for {game.title}: {error}") from None
+        raise ValueError(Phrase("invalid options for {game}: {reason}", game=game.title,
+                                reason=reason_of(error))) from None
     return dict(game.rules_options(rules))

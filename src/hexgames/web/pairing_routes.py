@@ -20,7 +20,9 @@ from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, StrictBool, StrictStr
 
+from hexgames.phrases import Phrase
 from hexgames.web.identity import current_player, known_player
+from hexgames.web.language import request_translator
 from hexgames.web.limits import RateLimiter, client_address
 from hexgames.web.pools import entry_view
 from hexgames.web.service import GameService
@@ -55,14 +57,16 @@ def add_pairing_routes(app: FastAPI, service: GameService) -> None:
     @app.get("/api/pools")
     async def pools(request: Request) -> dict[str, Any]:
         player = await known_player(request)
-        return await service.pools_overview(player.id if player is not None else None)
+        return await service.pools_overview(player.id if player is not None else None,
+                                            request_translator(request))
 
     @app.post("/api/pools/join", status_code=201)
     async def join_pool(body: JoinIn, request: Request) -> dict[str, Any]:
         address = client_address(request.scope)
         wait = joins.hit(address)
         if wait is not None:
-            raise HTTPException(429, f"too many pool joins; try again in {int(wait) + 1} s",
+            raise HTTPException(429, Phrase("too many pool joins; try again in {seconds} s",
+                                            seconds=int(wait) + 1),
                                 headers={"Retry-After": str(int(wait) + 1)})
         player = await current_player(request)
         rated = (not player.guest) if body.rated is None else body.rated
@@ -79,6 +83,7 @@ def add_pairing_routes(app: FastAPI, service: GameService) -> None:
         return {"left": bool(left)}
 
     @app.post("/api/games/{game_id}/absence-claim")
-    async def claim_absence(game_id: str, body: ClaimIn) -> Response:
+    async def claim_absence(game_id: str, body: ClaimIn, request: Request) -> Response:
         match = await service.claim_absence(game_id, body.token, body.claim)
-        return Response(match.view_json(body.token), media_type="application/json")
+        return Response(match.view_json(body.token, words=request_translator(request)),
+                        media_type="application/json")

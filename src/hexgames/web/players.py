@@ -11,25 +11,28 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from fastapi import FastAPI, Query, Request
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse
 from pydantic import BaseModel, ConfigDict, StrictStr
 
 from hexgames.game import get_game
+from hexgames.i18n import Translator
+from hexgames.phrases import N_, Phrase
 from hexgames.web import credentials, identity
 from hexgames.web.credentials import validate_name
 from hexgames.web.identity import CurrentPlayer, PagePlayer, Player
+from hexgames.web.language import page, request_translator, said
 from hexgames.web.limits import RateLimiter
+from hexgames.web.matches import ENGLISH, reason_phrase
 from hexgames.web.rated_results import pool_title, rating_view
-from hexgames.web.rules_pages import not_found_page
+from hexgames.web.rules_pages import not_found_response
 from hexgames.web.service import GameService
+from hexgames.web.sockets import clip
 from hexgames.web.storage import NameLookAlike, NameTaken, StoredGame, name_key
 
-STATIC = Path(__file__).parent / "static"
 #: Login and password attempts: per client address and per account (the name as the
 #: account lookup folds it: `` vic``, ``VIC`` and ``vic\t`` are one budget, whatever the
 #: address), this many per window.
@@ -58,6 +61,14 @@ class LoginIn(_Strict):
     password: StrictStr
 
 
+#: A state-changing request from another site's page.
+CROSS_SITE = N_("cross-site request refused")
+
+
+def no_player(name: str) -> Phrase:
+    return Phrase("there is no player {name}", name=repr(name[:40]))
+
+
 def same_origin(request: Request) -> bool:
     """A browser's ``Origin`` (sent with every POST) names this site. Requests that change
     who this browser is must come from the site's own pages (no login CSRF)."""
@@ -69,12 +80,19 @@ def same_origin(request: Request) -> bool:
     return bool(host) and parsed.scheme in ("http", "https") and parsed.netloc == host
 
 
-def _refuse(status: int, message: str, **headers: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status, headers=headers or None)
+def refuse(request: Request, status: int, message: object,
+           **headers: str) -> JSONResponse:
+    """The error shape of the app (``error`` English, ``message`` in the visitor's
+    language), answered by a route rather than raised."""
+    return JSONResponse({"error": clip(str(message)),
+                         "message": clip(request_translator(request).text(message))},
+                        status_code=status, headers=headers or None)
 
 
-def game_line(stored: StoredGame, player_id: str, names: dict[str, str]) -> dict[str, Any]:
-    """A game on a player's page: who played it, the player's colour and the result."""
+def game_line(stored: StoredGame, player_id: str, names: dict[str, str],
+              words: Translator = ENGLISH) -> dict[str, Any]:
+    """A game on a player's page: who played it, the player's colour and the result
+    (``reason_text``: ``reason`` in ``words``' language)."""
     try:
         game = get_game(stored.game)
         title, colors = game.title, list(game.colors)
@@ -91,6 +109,7 @@ def game_line(stored: StoredGame, player_id: str, names: dict[str, str]) -> dict
         })
     mine = [seat["seat"] for seat in seats if seat["player"] and seat["player"]["id"] == player_id]
     turn = stored.meta.get("turn") if stored.status == "playing" else None
+    reason = (stored.reason or "")[:120] or None
     return {
         "id": stored.id,
         "game": stored.game,
@@ -100,7 +119,8 @@ def game_line(stored: StoredGame, player_id: str, names: dict[str, str]) -> dict
         "rated": stored.rated,
         "status": stored.status,
         "winner": stored.winner,
-        "reason": (stored.reason or "")[:120] or None,
+        "reason": reason,
+        "reason_text": words.text(reason_phrase(reason)) if reason else None,
         "seats": seats,
         "your_seats": mine,
         # The page's player is to move in this game (their page lists these first).
@@ -125,8 +145,9 @@ def add_player_routes(app: FastAPI, service: GameService) -> None:
         wait = by_address.hit("ip:" + address) or by_name.hit("name:" + account)
         if wait is None:
             return None
-        return _refuse(429, f"too many attempts; try again in {int(wait) + 1} s",
-                       **{"Retry-After": str(int(wait) + 1)})
+        return refuse(request, 429, Phrase("too many attempts; try again in {seconds} s",
+                                           seconds=int(wait) + 1),
+                      **{"Retry-After": str(int(wait) + 1)})
 
     @app.get("/api/me")
     async def me(player: CurrentPlayer) -> dict[str, Any]:
@@ -137,15 +158,16 @@ def add_player_routes(app: FastAPI, service: GameService) -> None:
     async def rename(body: NameIn, request: Request,
                      player: CurrentPlayer) -> Any:
         if not same_origin(request):
-            return _refuse(403, "cross-site request refused")
+            return refuse(request, 403, CROSS_SITE)
         name = validate_name(body.name)
         if name != player.name:
             try:
                 await service.call_storage(service.storage.rename_player, player.id, name)
             except NameLookAlike as look_alike:
-                return _refuse(409, str(look_alike))
+                return refuse(request, 409, said(look_alike))
             except NameTaken:
-                return _refuse(409, f"the name {name!r} is taken (names ignore case)")
+                return refuse(request, 409, Phrase("the name {name} is taken (names ignore "
+                                                   "case)", name=repr(name)))
             await service.renamed(player.id, name)
         return Player(player.id, name, player.has_password, player.created_at).me()
 
@@ -153,10 +175,11 @@ def add_player_routes(app: FastAPI, service: GameService) -> None:
     async def set_password(body: PasswordIn, request: Request,
                            player: CurrentPlayer) -> Any:
         if not same_origin(request):
-            return _refuse(403, "cross-site request refused")
+            return refuse(request, 403, CROSS_SITE)
         credentials.check_password_rules(body.password)
         if player.guest:
-            return _refuse(400, "pick a name before setting a password (you log in by name)")
+            return refuse(request, 400, N_("pick a name before setting a password (you log "
+                                           "in by name)"))
         if player.has_password:
             refused = limited(request, player.name)
             if refused is not None:
@@ -165,7 +188,7 @@ def add_player_routes(app: FastAPI, service: GameService) -> None:
             ok = await service.call_thread(credentials.verify_password, body.current or "",
                                            record.password if record else None)
             if not ok:
-                return _refuse(403, "the current password is wrong")
+                return refuse(request, 403, N_("the current password is wrong"))
         hashed = await service.call_thread(credentials.hash_password, body.password)
         # Every other browser of the player is logged out (a stolen cookie stops
         # working); this one stays.
@@ -176,34 +199,35 @@ def add_player_routes(app: FastAPI, service: GameService) -> None:
     @app.post("/api/login")
     async def login(body: LoginIn, request: Request) -> Any:
         if not same_origin(request):
-            return _refuse(403, "cross-site request refused")
+            return refuse(request, 403, CROSS_SITE)
         refused = limited(request, body.name)
         if refused is not None:
             return refused
         player = await identity.login(request, body.name, body.password)
         if player is None:
-            return _refuse(401, "wrong name or password")
+            return refuse(request, 401, N_("wrong name or password"))
         return player.me()
 
     @app.post("/api/logout")
     async def logout(request: Request) -> Any:
         if not same_origin(request):
-            return _refuse(403, "cross-site request refused")
+            return refuse(request, 403, CROSS_SITE)
         await identity.logout(request)
         return {"ok": True}
 
     @app.get("/api/players/{name}")
-    async def player_api(name: str) -> Any:
+    async def player_api(name: str, request: Request) -> Any:
         record = await service.call_storage(service.storage.player_by_name, name[:40])
         if record is None:
-            return _refuse(404, f"there is no player {name[:40]!r}")
+            return refuse(request, 404, no_player(name))
         ratings = await service.call_storage(service.storage.ratings_of, record.id)
         games = await service.call_storage(service.storage.games_of_player, record.id,
                                            PLAYER_GAMES)
         holders = {entry["player_id"] for stored in games for entry in stored.players
                    if entry.get("player_id")}
         names = await service.call_storage(service.storage.player_names, sorted(holders))
-        lines = [game_line(stored, record.id, names) for stored in games]
+        words = request_translator(request)
+        lines = [game_line(stored, record.id, names, words) for stored in games]
         return {
             "id": record.id,
             "name": record.name,
@@ -236,11 +260,9 @@ def add_player_routes(app: FastAPI, service: GameService) -> None:
     async def player_page(name: str, request: Request, player: PagePlayer) -> Any:
         record = await service.call_storage(service.storage.player_by_name, name[:40])
         if record is None:
-            from fastapi.responses import HTMLResponse
-
-            return HTMLResponse(not_found_page(request.url.path), status_code=404)
-        return FileResponse(STATIC / "player.html")
+            return not_found_response(request)
+        return page(request, "player.html")
 
     @app.get("/leaderboard", include_in_schema=False)
-    async def leaderboard_page(player: PagePlayer) -> FileResponse:
-        return FileResponse(STATIC / "leaderboard.html")
+    async def leaderboard_page(request: Request, player: PagePlayer) -> HTMLResponse:
+        return page(request, "leaderboard.html")

@@ -42,11 +42,14 @@ from typing import Any
 
 from hexgames.errors import IllegalAction
 from hexgames.game import game_names, get_game
+from hexgames.i18n import Translator
+from hexgames.phrases import N_, Phrase
 from hexgames.web.clock_watch import ClockWatch
 from hexgames.web.clocks import TimeControl
 from hexgames.web.credentials import new_token
 from hexgames.web.glicko2 import Rating
 from hexgames.web.live_games import LiveGames, iso_now
+from hexgames.web.matches import ENGLISH
 from hexgames.web.options import parse_options
 from hexgames.web.rated_results import current, rating_pool
 from hexgames.web.storage import PairingTaken, PoolEntry, StoredGame, hashed
@@ -70,7 +73,7 @@ POOL_CONTROLS: tuple[tuple[str, TimeControl], ...] = (
     ("3+2", TimeControl("realtime", 180.0, 2.0)),
     ("5+3", TimeControl("realtime", 300.0, 3.0)),
     ("10+5", TimeControl("realtime", 600.0, 5.0)),
-    ("1 day", TimeControl("correspondence", days=1)),
+    (N_("1 day"), TimeControl("correspondence", days=1)),
 )
 #: The rating range: ±``POOL_RANGE_BASE`` at once, wider by ``POOL_RANGE_WIDEN`` a second.
 POOL_RANGE_BASE = 100.0
@@ -102,10 +105,13 @@ class PoolSpec:
     label: str
     control: TimeControl
 
-    def view(self, waiting: int = 0) -> dict[str, Any]:
+    def view(self, waiting: int = 0, words: Translator = ENGLISH) -> dict[str, Any]:
+        """The pool as the lobby lists it; ``label_text`` and ``time_text``: its label
+        and time control in ``words``' language."""
         return {"id": self.id, "game": self.game, "title": get_game(self.game).title,
-                "label": self.label, "control": self.control.to_dict(),
-                "time": self.control.describe(), "waiting": waiting}
+                "label": self.label, "label_text": words.gettext(self.label),
+                "control": self.control.to_dict(), "time": self.control.describe(),
+                "time_text": words.text(self.control.phrase()), "waiting": waiting}
 
 
 def pool_specs() -> list[PoolSpec]:
@@ -186,21 +192,21 @@ class Pools:
         ``paired`` already) and the seat credential of the game to come."""
         spec = self.specs.get(pool_id)
         if spec is None:
-            raise ValueError(f"there is no pool {pool_id[:40]!r}; pools: "
-                             f"{', '.join(self.specs)}")
+            raise ValueError(Phrase("there is no pool {pool}; pools: {pools}",
+                                    pool=repr(pool_id[:40]), pools=", ".join(self.specs)))
         player_id = str(player.get("player_id") or "")
         if not player_id:
-            raise PermissionError("joining a pool needs an identity (the site's cookie)")
+            raise PermissionError(N_("joining a pool needs an identity (the site's cookie)"))
         storage = self.games.storage
         waiting = [entry for entry in await self._store(storage.waiting_pool_entries,
                                                         MAX_POOL_WAITING * len(self.specs))
                    if entry.player_id != player_id]
         origin = await self._origin(address)
         if sum(entry.origin == origin for entry in waiting) >= MAX_POOL_WAITING_PER_ADDRESS:
-            raise IllegalAction(f"{MAX_POOL_WAITING_PER_ADDRESS} players from your address "
-                                "wait in pools already")
+            raise IllegalAction("{count} players from your address wait in pools already",
+                                count=MAX_POOL_WAITING_PER_ADDRESS)
         if sum(entry.pool == pool_id for entry in waiting) >= MAX_POOL_WAITING:
-            raise PoolFull("this pool is full; try again in a moment")
+            raise PoolFull(N_("this pool is full; try again in a moment"))
         token = new_token()
         moment = int(self.now())
         entry = PoolEntry(
@@ -264,7 +270,8 @@ class Pools:
             await self._store(storage.touch_pool_entry, entry.id, moment)
         return entry_view(entry, moment)
 
-    async def overview(self, player_id: str | None = None) -> dict[str, Any]:
+    async def overview(self, player_id: str | None = None,
+                       words: Translator = ENGLISH) -> dict[str, Any]:
         """Every pool with the players waiting in it, and the player's own entry."""
         moment = self.now()
         counts: dict[str, int] = {}
@@ -274,7 +281,8 @@ class Pools:
             if entry.seen_at >= fresh:
                 counts[entry.pool] = counts.get(entry.pool, 0) + 1
         return {"type": "pools",
-                "pools": [spec.view(counts.get(spec.id, 0)) for spec in self.specs.values()],
+                "pools": [spec.view(counts.get(spec.id, 0), words)
+                          for spec in self.specs.values()],
                 "entry": await self.mine(player_id)}
 
     # ------------------------------------------------------------ matching

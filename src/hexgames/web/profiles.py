@@ -27,8 +27,13 @@ from fastapi.responses import JSONResponse, StreamingResponse
 
 from hexgames.errors import IllegalAction
 from hexgames.game import game_names, get_game
+from hexgames.i18n import Translator
+from hexgames.phrases import N_, Phrase
 from hexgames.web.game_results import file_missing
+from hexgames.web.language import request_translator
 from hexgames.web.limits import RateLimiter, client_address
+from hexgames.web.matches import ENGLISH, reason_phrase
+from hexgames.web.players import no_player, refuse
 from hexgames.web.rated_results import pool_title
 from hexgames.web.record_export import ZipStream, record_filename, stored_record
 from hexgames.web.service import GameService
@@ -54,20 +59,18 @@ _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,39}")
 
 
-def _refuse(status: int, message: str, **headers: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status, headers=headers or None)
-
-
 def _day(value: str | None, what: str) -> date | None:
     """A ``YYYY-MM-DD`` query value (``ValueError``, a 400, naming it otherwise)."""
     if value is None or value == "":
         return None
     if not _DAY.fullmatch(value):
-        raise ValueError(f"{what} must be a date written YYYY-MM-DD, not {value[:20]!r}")
+        raise ValueError(Phrase("{what} must be a date written YYYY-MM-DD, not {value}",
+                                what=what, value=repr(value[:20])))
     try:
         return date.fromisoformat(value)
     except ValueError:
-        raise ValueError(f"{what}: {value!r} is not a date of the calendar") from None
+        raise ValueError(Phrase("{what}: {value} is not a date of the calendar", what=what,
+                                value=repr(value))) from None
 
 
 def game_query(opponent: str | None, result: str | None, since: str | None,
@@ -77,17 +80,21 @@ def game_query(opponent: str | None, result: str | None, since: str | None,
     if opponent is not None and opponent.strip():
         opponent = opponent.strip()
         if not _NAME.fullmatch(opponent):
-            raise ValueError(f"opponent: {opponent[:40]!r} is not a player's name")
+            raise ValueError(Phrase("opponent: {name} is not a player's name",
+                                    name=repr(opponent[:40])))
     else:
         opponent = None
     first, last = _day(since, "since"), _day(until, "until")
     if first and last and first > last:
-        raise ValueError(f"since ({first}) is after until ({last})")
+        raise ValueError(Phrase("since ({first}) is after until ({last})", first=first,
+                                last=last))
     known = game_names()
     if game and game not in known:
-        raise ValueError(f"game: no game {game[:40]!r}; known: {', '.join(known)}")
+        raise ValueError(Phrase("game: no game {game}; known: {known}", game=repr(game[:40]),
+                                known=", ".join(known)))
     if pool and pool.partition(" ")[0] not in known:
-        raise ValueError(f"pool: {pool[:60]!r} is not a game's rating pool")
+        raise ValueError(Phrase("pool: {pool} is not a game's rating pool",
+                                pool=repr(pool[:60])))
     return GameQuery(
         opponent=name_key(opponent) if opponent else None, result=result,
         since=first.isoformat() if first else None,
@@ -149,15 +156,17 @@ def opponents(rows: list[tuple[str, str, str, int]]) -> list[dict[str, Any]]:
     return ranked[:TOP_OPPONENTS]
 
 
-def listed_line(listed: ListedGame) -> dict[str, Any]:
-    """A game of the search as the API shows it."""
+def listed_line(listed: ListedGame, words: Translator = ENGLISH) -> dict[str, Any]:
+    """A game of the search as the API shows it (``reason_text`` and the opponent's
+    ``name_text``: in ``words``' language)."""
     result = listed.result
     other = 1 - result.seat
     seat = listed.players[other] if 0 <= other < len(listed.players) else {}
     if result.opponent_id:
         opponent = {"name": listed.opponent_name or "?", "player": True}
     elif seat.get("kind") == "ai":
-        opponent = {"name": f"Computer (level {seat.get('level')})", "player": False,
+        computer = Phrase("Computer (level {level})", level=seat.get("level"))
+        opponent = {"name": str(computer), "name_text": words.text(computer), "player": False,
                     "level": seat.get("level")}
     else:
         opponent = {"name": str(seat.get("name") or "—"), "player": False}
@@ -165,11 +174,13 @@ def listed_line(listed: ListedGame) -> dict[str, Any]:
         title = get_game(result.game).title
     except (KeyError, ValueError):
         title = result.game
+    reason = (listed.reason or "")[:120] or None
     return {
         "id": result.game_id, "game": result.game, "title": title, "pool": result.pool,
         "variant": pool_title(result.pool), "rated": result.rated, "mode": listed.mode,
         "seat": result.seat, "color": result.color, "result": result.result,
-        "opponent": opponent, "reason": (listed.reason or "")[:120] or None,
+        "opponent": opponent, "reason": reason,
+        "reason_text": words.text(reason_phrase(reason)) if reason else None,
         "ended_at": result.ended_at,
     }
 
@@ -200,16 +211,16 @@ def add_profile_routes(app: FastAPI, service: GameService) -> None:
             return await file_missing(service.storage, service.call_storage,
                                       service.call_thread, player_id)
 
-    def unknown(name: str) -> JSONResponse:
-        return _refuse(404, f"there is no player {name[:40]!r}")
+    def unknown(name: str, request: Request) -> JSONResponse:
+        return refuse(request, 404, no_player(name))
 
     @app.get("/api/players/{name}/history")
-    async def history(name: str) -> Any:
+    async def history(name: str, request: Request) -> Any:
         """The rating after each rated game, per pool (oldest first; at most the last
         ``MAX_HISTORY_POINTS`` of each pool)."""
         record = await player_named(name)
         if record is None:
-            return unknown(name)
+            return unknown(name, request)
         points = await service.call_storage(service.storage.rating_history, record.id,
                                             MAX_HISTORY_POINTS)
         pools: dict[str, dict[str, Any]] = {}
@@ -223,11 +234,11 @@ def add_profile_routes(app: FastAPI, service: GameService) -> None:
         return {"name": record.name, "pools": list(pools.values())}
 
     @app.get("/api/players/{name}/stats")
-    async def stats(name: str) -> Any:
+    async def stats(name: str, request: Request) -> Any:
         """Wins, draws and losses per game (finished games with a result)."""
         record = await player_named(name)
         if record is None:
-            return unknown(name)
+            return unknown(name, request)
         complete = await file_then(record.id)
         rows = await service.call_storage(service.storage.result_counts, record.id)
         met = await service.call_storage(service.storage.opponent_counts, record.id)
@@ -242,6 +253,7 @@ def add_profile_routes(app: FastAPI, service: GameService) -> None:
     @app.get("/api/players/{name}/games")
     async def games(
         name: str,
+        request: Request,
         opponent: str | None = Query(None, max_length=40),
         result: Literal["win", "draw", "loss"] | None = None,
         since: str | None = Query(None, max_length=20),
@@ -256,13 +268,14 @@ def add_profile_routes(app: FastAPI, service: GameService) -> None:
         query = game_query(opponent, result, since, until, game, pool, rated)
         record = await player_named(name)
         if record is None:
-            return unknown(name)
+            return unknown(name, request)
         complete = await file_then(record.id)
         found, total = await service.call_storage(
             service.storage.search_games, record.id, query, (page - 1) * per_page, per_page)
         return {"name": record.name, "page": page, "per_page": per_page, "total": total,
                 "pages": (total + per_page - 1) // per_page,
-                "games": [listed_line(listed) for listed in found], "complete": complete}
+                "games": [listed_line(listed, request_translator(request)) for listed in found],
+                "complete": complete}
 
     @app.get("/api/players/{name}/export")
     async def export(name: str, request: Request) -> Any:
@@ -270,15 +283,16 @@ def add_profile_routes(app: FastAPI, service: GameService) -> None:
         written as it is sent."""
         record = await player_named(name)
         if record is None:
-            return unknown(name)
+            return unknown(name, request)
         if exports.active >= MAX_EXPORTS:
-            return _refuse(503, "the server is writing other exports; try again in a "
-                                "minute", **{"Retry-After": "30"})
+            return refuse(request, 503, N_("the server is writing other exports; try again "
+                                           "in a minute"), **{"Retry-After": "30"})
         wait = exports.rate.hit(client_address(request.scope))
         if wait is not None:
-            return _refuse(429, f"at most {EXPORTS_PER_WINDOW} exports per "
-                                f"{int(EXPORT_WINDOW) // 60} minutes; try again in "
-                                f"{int(wait) + 1} s", **{"Retry-After": str(int(wait) + 1)})
+            return refuse(request, 429, Phrase(
+                "at most {count} exports per {minutes} minutes; try again in {seconds} s",
+                count=EXPORTS_PER_WINDOW, minutes=int(EXPORT_WINDOW) // 60,
+                seconds=int(wait) + 1), **{"Retry-After": str(int(wait) + 1)})
         ids = await service.call_storage(service.storage.finished_game_ids, record.id,
                                          MAX_EXPORT_GAMES + 1)
         filename = f"hexgames-{record.name}.zip"

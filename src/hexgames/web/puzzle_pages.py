@@ -26,16 +26,19 @@ from __future__ import annotations
 import random
 import re
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, HTTPException, Query, Request
-from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
+from fastapi.responses import RedirectResponse, Response
 
 from hexgames.game import Game, game_names, get_game
+from hexgames.i18n import Translator
+from hexgames.phrases import Phrase
 from hexgames.tutorial import Puzzle, find_puzzle, puzzle_set
 from hexgames.web.identity import PagePlayer, Player, known_player
+from hexgames.web.language import page, request_translator, said
 from hexgames.web.learn_pages import TryIn, board_view, judge
+from hexgames.web.matches import ENGLISH
 from hexgames.web.puzzle_ratings import (
     choose,
     daily_puzzle,
@@ -47,7 +50,6 @@ from hexgames.web.puzzle_ratings import (
 )
 from hexgames.web.service import GameService
 
-STATIC = Path(__file__).parent / "static"
 #: Ids a ``skip`` list may name (a guest's browser sends the puzzles it just saw).
 MAX_SKIP = 200
 _PUZZLE_ID = re.compile(r"^[a-z0-9]{1,12}$")
@@ -58,7 +60,8 @@ FINAL = ("solved", "wrong")
 def puzzle_game(name: str) -> Game:
     """The game ``name`` if it has puzzles (404 otherwise)."""
     if name not in game_names() or not puzzle_set(get_game(name)):
-        raise HTTPException(404, f"no puzzles for a game called {name[:40]!r}")
+        raise HTTPException(404, Phrase("no puzzles for a game called {name}",
+                                        name=repr(name[:40])))
     return get_game(name)
 
 
@@ -67,7 +70,7 @@ def shipped(game: Game, puzzle_id: str) -> Puzzle:
     try:
         return find_puzzle(game, puzzle_id)
     except ValueError as error:
-        raise HTTPException(404, str(error)) from None
+        raise HTTPException(404, said(error)) from None
 
 
 def rated(player: Player | None) -> bool:
@@ -75,34 +78,38 @@ def rated(player: Player | None) -> bool:
     return player is not None and not player.guest
 
 
-def theme_list(game: Game) -> list[dict[str, Any]]:
-    """The game's themes, in its order, each with the number of puzzles it tags."""
+def theme_list(game: Game, words: Translator = ENGLISH) -> list[dict[str, Any]]:
+    """The game's themes, in its order, each with the number of puzzles it tags (its
+    ``title`` and ``description`` in ``words``' language)."""
     vocabulary = game.puzzle_themes.themes if game.puzzle_themes is not None else ()
     puzzles = puzzle_set(game)
-    return [{"name": theme.name, "title": theme.title, "description": theme.description,
+    return [{"name": theme.name, "title": words.text(theme.title),
+             "description": words.text(theme.description),
              "count": sum(theme.name in puzzle.themes for puzzle in puzzles)}
             for theme in vocabulary]
 
 
-def detail(game: Game, puzzle: Puzzle, rating: float, plays: int) -> dict[str, Any]:
+def detail(game: Game, puzzle: Puzzle, rating: float, plays: int,
+           words: Translator = ENGLISH) -> dict[str, Any]:
     """A puzzle as the page gets it: its board and clicks, who acts, its themes and
-    rating; no hint and no solution (blocking: draws the board)."""
+    rating; no hint and no solution (blocking: draws the board). Its words in ``words``'
+    language."""
     lesson = puzzle.lesson
     start = lesson.start(game)
-    titles = {theme["name"]: theme["title"] for theme in theme_list(game)}
+    titles = {theme["name"]: theme["title"] for theme in theme_list(game, words)}
     return {
         "game": game.name,
         "id": puzzle.id,
         "number": puzzle.number,
-        "task": lesson.task,
-        "rule": lesson.rule,
+        "task": words.text(lesson.task),
+        "rule": words.text(lesson.rule),
         "moves": lesson.moves,
         "color": start.to_move,
         "themes": [{"name": name, "title": titles.get(name, name)} for name in puzzle.themes],
         "rating": round(rating),
         "plays": plays,
         "url": f"/puzzles/{game.name}/{puzzle.id}",
-        **board_view(game, lesson, start, 0),
+        **board_view(game, lesson, start, 0, words),
     }
 
 
@@ -118,8 +125,8 @@ def parse_skip(skip: str) -> set[str]:
     """The ids of a ``skip`` list (comma-separated; 400 when malformed or too long)."""
     ids = {item for item in skip.split(",") if item}
     if len(ids) > MAX_SKIP or not all(_PUZZLE_ID.match(item) for item in ids):
-        raise HTTPException(400, f"skip must be at most {MAX_SKIP} puzzle ids, "
-                                 "separated by commas")
+        raise HTTPException(400, Phrase("skip must be at most {limit} puzzle ids, separated "
+                                        "by commas", limit=MAX_SKIP))
     return ids
 
 
@@ -160,15 +167,15 @@ def add_puzzle_routes(app: FastAPI, service: GameService) -> None:
         return _page(game_name, puzzle_id, request)
 
     def _page(game_name: str, puzzle_id: str | None, request: Request) -> Response:
-        from hexgames.web.rules_pages import not_found_page
+        from hexgames.web.rules_pages import not_found_response
 
         try:
             game = puzzle_game(game_name)
             if puzzle_id is not None:
                 shipped(game, puzzle_id)
         except HTTPException:
-            return HTMLResponse(not_found_page(request.url.path), status_code=404)
-        return FileResponse(STATIC / "puzzles.html")
+            return not_found_response(request)
+        return page(request, "puzzles.html")
 
     @app.get("/api/puzzles/daily")
     async def daily() -> dict[str, Any]:
@@ -202,7 +209,8 @@ def add_puzzle_routes(app: FastAPI, service: GameService) -> None:
                                                 game.name)
             me = rating_view(record)
         return {"game": game.name, "title": game.title, "count": len(puzzle_set(game)),
-                "themes": theme_list(game), "rated": rated(player), "me": me}
+                "themes": theme_list(game, request_translator(request)), "rated": rated(player),
+                "me": me}
 
     @app.get("/api/puzzles/{game_name}/next")
     async def next_puzzle(game_name: str, request: Request, theme: str | None = None,
@@ -213,8 +221,10 @@ def add_puzzle_routes(app: FastAPI, service: GameService) -> None:
         game = puzzle_game(game_name)
         names = {item["name"] for item in theme_list(game)}
         if theme is not None and theme not in names:
-            raise HTTPException(400, f"{game.title} has no puzzle theme {theme[:40]!r}; "
-                                     f"themes: {', '.join(sorted(names)) or 'none'}")
+            raise HTTPException(400, Phrase("{game} has no puzzle theme {theme}; themes: "
+                                            "{themes}", game=game.title,
+                                            theme=repr(theme[:40]),
+                                            themes=", ".join(sorted(names)) or "none"))
         exclude = parse_skip(skip)
         player = await known_player(request)
         target = float(near)
@@ -229,18 +239,21 @@ def add_puzzle_routes(app: FastAPI, service: GameService) -> None:
         ratings = {key: stat.rating for key, stat in stats.items()}
         puzzle = choose(puzzle_set(game), ratings, target, exclude, theme, chooser)
         if puzzle is None:
-            raise HTTPException(404, f"no {game.title} puzzle has the theme {theme!r}")
+            raise HTTPException(404, Phrase("no {game} puzzle has the theme {theme}",
+                                            game=game.title, theme=repr(theme)))
         stat = stats.get(puzzle.id)
         return await service.call_thread(detail, game, puzzle,
                                          puzzle_rating(puzzle, stat).rating,
-                                         stat.attempts if stat else 0)
+                                         stat.attempts if stat else 0,
+                                         request_translator(request))
 
     @app.get("/api/puzzles/{game_name}/{puzzle_id}")
-    async def one_puzzle(game_name: str, puzzle_id: str) -> dict[str, Any]:
+    async def one_puzzle(game_name: str, puzzle_id: str, request: Request) -> dict[str, Any]:
         game = puzzle_game(game_name)
         puzzle = shipped(game, puzzle_id)
         rating, plays = await current(game, puzzle)
-        return await service.call_thread(detail, game, puzzle, rating, plays)
+        return await service.call_thread(detail, game, puzzle, rating, plays,
+                                         request_translator(request))
 
     @app.post("/api/puzzles/{game_name}/{puzzle_id}/try")
     async def try_puzzle(game_name: str, puzzle_id: str, body: TryIn,
@@ -250,7 +263,8 @@ def add_puzzle_routes(app: FastAPI, service: GameService) -> None:
         rating changes of the player and the puzzle."""
         game = puzzle_game(game_name)
         puzzle = shipped(game, puzzle_id)
-        answer = await service.call_thread(judge, game, puzzle.lesson, body)
+        answer = await service.call_thread(judge, game, puzzle.lesson, body,
+                                           request_translator(request))
         if answer["status"] in FINAL:
             player = await known_player(request)
             answer["result"] = await result(game, puzzle, player,

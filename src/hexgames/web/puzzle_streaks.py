@@ -26,8 +26,11 @@ from fastapi import FastAPI, HTTPException, Request
 from pydantic import Field, StrictInt
 
 from hexgames.game import Game
+from hexgames.i18n import Translator
+from hexgames.phrases import N_, Phrase
 from hexgames.tutorial import find_puzzle, puzzle_set
 from hexgames.web.identity import Player, known_player
+from hexgames.web.language import request_translator
 from hexgames.web.learn_pages import TryIn, judge
 from hexgames.web.limits import RateLimiter, client_address
 from hexgames.web.puzzle_pages import FINAL, detail, puzzle_game, rated
@@ -51,9 +54,9 @@ class StreakTryIn(TryIn):
 def owned(streak: PuzzleStreak | None, player: Player | None, game: Game) -> PuzzleStreak:
     """The streak, if it is this game's and the visitor may play it (404/403 else)."""
     if streak is None or streak.game != game.name:
-        raise HTTPException(404, "there is no such streak")
+        raise HTTPException(404, N_("there is no such streak"))
     if streak.player_id is not None and (player is None or player.id != streak.player_id):
-        raise PermissionError("this streak belongs to another player")
+        raise PermissionError(N_("this streak belongs to another player"))
     return streak
 
 
@@ -62,8 +65,10 @@ def add_streak_routes(app: FastAPI, service: GameService) -> None:
     starts = RateLimiter(STREAKS_PER_ADDRESS, STREAK_WINDOW)
     drawer = random.SystemRandom()
 
-    async def view(game: Game, streak: PuzzleStreak, player: Player | None) -> dict[str, Any]:
-        """Where the streak stands, with its current puzzle while it is played."""
+    async def view(game: Game, streak: PuzzleStreak, player: Player | None,
+                   words: Translator) -> dict[str, Any]:
+        """Where the streak stands, with its current puzzle while it is played (its
+        words in ``words``' language)."""
         best = None
         if rated(player):
             assert player is not None
@@ -81,7 +86,7 @@ def add_streak_routes(app: FastAPI, service: GameService) -> None:
             stat = stats.get(puzzle.id)
             answer["puzzle"] = await service.call_thread(
                 detail, game, puzzle, puzzle_rating(puzzle, stat).rating,
-                stat.attempts if stat else 0)
+                stat.attempts if stat else 0, words)
         return answer
 
     @app.post("/api/puzzles/{game_name}/streak", status_code=201)
@@ -91,8 +96,8 @@ def add_streak_routes(app: FastAPI, service: GameService) -> None:
         game = puzzle_game(game_name)
         wait = starts.hit(client_address(request.scope))
         if wait is not None:
-            raise HTTPException(429, f"too many streaks started; try again in "
-                                     f"{int(wait) + 1} s",
+            raise HTTPException(429, Phrase("too many streaks started; try again in "
+                                            "{seconds} s", seconds=int(wait) + 1),
                                 headers={"Retry-After": str(int(wait) + 1)})
         player = await known_player(request)
         at = now()
@@ -102,14 +107,15 @@ def add_streak_routes(app: FastAPI, service: GameService) -> None:
                               game.name, tuple(streak_puzzles(puzzle_set(game), drawer)),
                               0, "playing", at, at)
         await service.call_storage(service.storage.create_streak, streak)
-        return await view(game, streak, player)
+        return await view(game, streak, player, request_translator(request))
 
     @app.get("/api/puzzles/{game_name}/streak/{streak_id}")
     async def streak_state(game_name: str, streak_id: str, request: Request) -> dict[str, Any]:
         game = puzzle_game(game_name)
         player = await known_player(request)
         stored = await service.call_storage(service.storage.load_streak, streak_id[:40])
-        return await view(game, owned(stored, player, game), player)
+        return await view(game, owned(stored, player, game), player,
+                          request_translator(request))
 
     @app.post("/api/puzzles/{game_name}/streak/{streak_id}/try")
     async def streak_try(game_name: str, streak_id: str, body: StreakTryIn,
@@ -122,12 +128,14 @@ def add_streak_routes(app: FastAPI, service: GameService) -> None:
         stored = await service.call_storage(service.storage.load_streak, streak_id[:40])
         streak = owned(stored, player, game)
         if streak.status != "playing":
-            raise HTTPException(409, "this streak is over; start a new one")
+            raise HTTPException(409, N_("this streak is over; start a new one"))
         if body.index != streak.solved:
-            raise HTTPException(409, f"this streak is at puzzle {streak.solved + 1}, "
-                                     f"not {body.index + 1}: reload it")
+            raise HTTPException(409, Phrase("this streak is at puzzle {number}, not {index}: "
+                                            "reload it", number=streak.solved + 1,
+                                            index=body.index + 1))
+        words = request_translator(request)
         puzzle = find_puzzle(game, streak.puzzles[streak.solved])
-        answer = await service.call_thread(judge, game, puzzle.lesson, body)
+        answer = await service.call_thread(judge, game, puzzle.lesson, body, words)
         if answer["status"] not in FINAL:
             return answer
         won = answer["status"] == "solved"
@@ -135,7 +143,8 @@ def add_streak_routes(app: FastAPI, service: GameService) -> None:
                                            streak.solved, won, now(), PLAYER_START,
                                            rated(player))
         if moved is None:
-            raise HTTPException(409, "this puzzle of the streak was judged already: reload")
+            raise HTTPException(409, N_("this puzzle of the streak was judged already: "
+                                        "reload"))
         answer["solution"] = list(puzzle.lesson.solution)
-        answer["streak"] = await view(game, moved, player)
+        answer["streak"] = await view(game, moved, player, words)
         return answer

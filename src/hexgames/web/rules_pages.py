@@ -8,6 +8,10 @@ shown as text, so the diagrams can never disagree with the engine. A block may a
 directive lines after the position: ``play: ACTIONS`` (played, and shown as the last
 move), ``highlight: POINTS``, ``overlay: NAMES`` and ``caption: TEXT``. The page's title is
 followed by the game's start position.
+
+Pages speak the visitor's language: the guide's translation ``guide.<lang>.md`` beside
+``guide.md`` when there is one (English otherwise), the page's own words through the
+catalogs (templates ``rules.html`` and ``not_found.html``).
 """
 
 from __future__ import annotations
@@ -18,78 +22,61 @@ import re
 from functools import cache
 from importlib import resources
 from pathlib import Path
+from typing import Any
+
+from fastapi import Request
+from fastapi.responses import HTMLResponse
+from markupsafe import Markup
 
 import hexgames
 from hexgames.game import REGISTRY, Game, game_names, get_game
+from hexgames.i18n import (
+    DEFAULT_LANGUAGE,
+    LANGUAGES,
+    Translator,
+    guide_path,
+    normalize,
+    translator,
+)
+from hexgames.phrases import Phrase, nphrase
+from hexgames.web.language import catalog_script, chosen_language, environment, remember
 from hexgames.web.markdown import to_html
-from hexgames.web.matches import render
-
-PAGE = """<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{title} rules · hexgames</title>
-<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
-<link rel="stylesheet" href="/static/css/site.css">
-</head>
-<body class="page-rules">
-<header class="topbar">
-  <a class="brand" href="/"><img src="/static/favicon.svg" alt=""> hexgames</a>
-  <nav><a href="/">Play</a>{nav}</nav>
-</header>
-<main class="rules">
-<article>
-{body}
-<h2 id="a-game-in-progress">A game in progress</h2>
-<figure class="diagram">{sample}<figcaption>{sample_caption}</figcaption></figure>
-{legend}
-</article>
-</main>
-</body>
-</html>
-"""
+from hexgames.web.matches import color_word, render
 
 
-NOT_FOUND = """<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Not found · hexgames</title>
-<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
-<link rel="stylesheet" href="/static/css/site.css">
-</head>
-<body class="page-missing">
-<header class="topbar">
-  <a class="brand" href="/"><img src="/static/favicon.svg" alt=""> hexgames</a>
-  <nav><a href="/">Play</a>{nav}</nav>
-</header>
-<main class="rules missing-page">
-<article>
-<h1>Page not found</h1>
-<p>There is no page at <code>{path}</code> on this site.</p>
-<p><a class="button primary" href="/">Start a game</a></p>
-</article>
-</main>
-</body>
-</html>
-"""
+def _render(name: str, language: str, **context: Any) -> str:
+    """A page template in ``language``: the context :func:`hexgames.web.language.page`
+    gives (words, the script catalog, the language switch), without a request."""
+    words = translator(language)
+    _, version = catalog_script(words.language)
+    return environment().get_template(name).render(
+        _=words.gettext, ngettext=words.ngettext, lang=words.language, languages=LANGUAGES,
+        catalog_url=f"/i18n/{words.language}.js?v={version}", **context)
 
 
-def rules_nav(current: str | None = None) -> str:
+def rules_nav(current: str | None = None, language: str = DEFAULT_LANGUAGE) -> Markup:
     """Links to every game's rules (the top bar of the rules and other server pages)."""
-    return "".join(
+    words = translator(language)
+    return Markup("".join(
         f'<a href="/rules/{other.name}"{" aria-current=page" if other.name == current else ""}>'
-        f"{html.escape(other.title)} rules</a>"
+        f'{html.escape(words.text(Phrase("{game} rules", game=other.title)))}</a>'
         for other in map(get_game, game_names())
-    )
+    ))
 
 
-def not_found_page(path: str) -> str:
+def not_found_page(path: str, language: str = DEFAULT_LANGUAGE) -> str:
     """The HTML 404 page (a person's mistyped address; the API answers JSON instead)."""
     shown = path if len(path) <= 120 else path[:120] + "…"
-    return NOT_FOUND.format(path=html.escape(shown), nav=rules_nav())
+    return _render("not_found.html", language, path=shown, nav=rules_nav(None, language))
+
+
+def not_found_response(request: Request, path: str | None = None) -> HTMLResponse:
+    """:func:`not_found_page` for ``request`` (its path unless ``path`` is given), in
+    the visitor's language (a ``?lang=`` is remembered, as on every page)."""
+    shown = request.url.path if path is None else path
+    response = HTMLResponse(not_found_page(shown, chosen_language(request)), status_code=404)
+    remember(response, request)
+    return response
 
 
 def docs_dir() -> Path | None:
@@ -98,11 +85,14 @@ def docs_dir() -> Path | None:
     return candidate if candidate.is_dir() else None
 
 
-def guide_text(game: Game) -> str | None:
-    """The game's player guide (``guide.md`` in its package), ``None`` when it has none."""
+def guide_text(game: Game, language: str = DEFAULT_LANGUAGE) -> str | None:
+    """The game's player guide (``guide.md`` in its package, or its translation
+    ``guide.<language>.md`` beside it when there is one), ``None`` when it has none."""
     module = REGISTRY.get(game.name, "").split(":")[0]
     try:
-        return resources.files(module).joinpath("guide.md").read_text(encoding="utf-8")
+        english = resources.files(module).joinpath("guide.md")
+        chosen = guide_path(english, language) if isinstance(english, Path) else english
+        return chosen.read_text(encoding="utf-8")
     except (FileNotFoundError, ModuleNotFoundError, ValueError):
         return None
 
@@ -142,45 +132,62 @@ def _diagram(game: Game, text: str) -> str | None:
     return f'<figure class="diagram">{svg}<figcaption>{html.escape(caption)}</figcaption></figure>'
 
 
-def rules_page(game: Game) -> str:
-    """The full HTML page (cached: docs do not change while a server runs)."""
-    return _rules_page(game.name)
+def rules_page(game: Game, language: str = DEFAULT_LANGUAGE) -> str:
+    """The full HTML page in ``language`` (the guide's translation when there is one,
+    else the English guide in the translated page). Cached: docs do not change while a
+    server runs."""
+    return _rules_page(game.name, normalize(language) or DEFAULT_LANGUAGE)
 
 
 @cache
-def _rules_page(name: str) -> str:
+def _rules_page(name: str, language: str = DEFAULT_LANGUAGE) -> str:
     game = get_game(name)
+    words = translator(language)
     folder = docs_dir()
     source = folder / f"{game.name}.md" if folder else None
-    guide = guide_text(game)
+    guide = guide_text(game, language)
     if guide is not None:
         body = to_html(guide, lambda _, code: _diagram(game, code))
     elif source is not None and source.is_file():
         body = to_html(source.read_text(encoding="utf-8"), lambda _, code: _diagram(game, code))
     else:
-        body = (
-            f"<h1>{html.escape(game.title)}</h1><p>The rules document "
-            f"<code>docs/{game.name}.md</code> is not installed with this copy of hexgames.</p>"
-        )
-    body = with_start_diagram(body, game.render_svg(game.new()))
-    sample, caption = sample_game(game)
-    nav = rules_nav(name)
-    return PAGE.format(title=html.escape(game.title), body=body, nav=nav,
-                       sample=sample, sample_caption=html.escape(caption),
-                       legend=legend_html(game))
+        missing = words.gettext(
+            "The rules document {path} is not installed with this copy of hexgames.")
+        body = (f"<h1>{html.escape(game.title)}</h1><p>"
+                + html.escape(missing).replace(
+                    "{path}", f"<code>docs/{html.escape(game.name)}.md</code>")
+                + "</p>")
+    body = with_start_diagram(body, _start_drawing(name), words)
+    sample, caption = _sample(name)
+    return _render("rules.html", language, title=game.title, body=Markup(body),
+                   nav=rules_nav(name, language), sample=Markup(sample),
+                   sample_caption=words.text(caption), legend=Markup(legend_html(game, words)))
 
 
-def with_start_diagram(body: str, start: str) -> str:
+@cache
+def _start_drawing(name: str) -> str:
+    game = get_game(name)
+    return str(game.render_svg(game.new()))
+
+
+@cache
+def _sample(name: str) -> tuple[str, Phrase]:
+    """:func:`sample_game` of a game, drawn once for every language."""
+    return sample_game(get_game(name))
+
+
+def with_start_diagram(body: str, start: str, words: Translator | None = None) -> str:
     """The body with the start position right after its title: on a phone, where the
     figure is not floated beside the text, the page opens with its title, not a board."""
+    caption = (words or translator(DEFAULT_LANGUAGE)).gettext("The start position.")
     figure = (f'<figure class="diagram start">{start}'
-              "<figcaption>The start position.</figcaption></figure>")
+              f"<figcaption>{html.escape(caption)}</figcaption></figure>")
     end = body.find("</h1>")
     at = end + len("</h1>") if end >= 0 else 0
     return f"{body[:at]}\n{figure}\n{body[at:]}"
 
 
-def sample_game(game: Game, actions: int = 120, seed: int = 2024) -> tuple[str, str]:
+def sample_game(game: Game, actions: int = 120, seed: int = 2024) -> tuple[str, Phrase]:
     """A mid-game board: two beginner AIs play from the start (deterministically).
 
     The docs may contain no position at all; a real game in progress shows what the
@@ -197,8 +204,12 @@ def sample_game(game: Game, actions: int = 120, seed: int = 2024) -> tuple[str, 
         if position.is_turn_start() and not position.is_over:
             shown = position.copy()
     svg = render(game, shown)
-    caption = (f"After {len(shown.history)} actions of a game between two beginner-level "
-               f"computer players; {shown.to_move} to act. The last turn is highlighted.")
+    caption = nphrase(
+        "After {n} action of a game between two beginner-level computer players; "
+        "{color} to act. The last turn is highlighted.",
+        "After {n} actions of a game between two beginner-level computer players; "
+        "{color} to act. The last turn is highlighted.",
+        len(shown.history), color=color_word(shown.to_move))
     return svg, caption
 
 
@@ -225,8 +236,10 @@ def _point_centres(svg: str) -> dict[str, tuple[float, float]]:
     return centres
 
 
-def legend_html(game: Game) -> str:
-    """The legend section: one picture per marker, cut from one small drawn position."""
+def legend_html(game: Game, words: Translator | None = None) -> str:
+    """The legend section: one picture per marker, cut from one small drawn position
+    (its words in the language of ``words``; English by default)."""
+    words = words or translator(DEFAULT_LANGUAGE)
     legend = game.legend
     if legend is None:
         return ""
@@ -251,10 +264,11 @@ def legend_html(game: Game) -> str:
         items.append(
             f'<li class="legend-item" data-point="{html.escape(point)}">'
             f'<svg class="legend-icon" viewBox="{box}" width="56" height="56" aria-hidden="true">'
-            f'<use href="#{board_id}"/></svg><span>{html.escape(text)}</span></li>'
+            f'<use href="#{board_id}"/></svg><span>{html.escape(words.gettext(text))}</span></li>'
         )
     return (
-        f'<section class="legend" id="legend"><h2 id="legend-head">Legend</h2>'
+        f'<section class="legend" id="legend"><h2 id="legend-head">'
+        f'{html.escape(words.gettext("Legend"))}</h2>'
         f'<svg class="legend-source" width="0" height="0" aria-hidden="true"><defs>{svg}'
         f'</defs></svg><ul class="legend-items">{"".join(items)}</ul></section>'
     )

@@ -34,6 +34,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from hexgames.i18n import Translator
 from hexgames.web.absence import Absence, AbsenceLimits
 from hexgames.web.ai_queue import AiQueue
 from hexgames.web.ai_worker import AiBusy, AiWorkers
@@ -47,7 +48,7 @@ from hexgames.web.housekeeping import Housekeeping
 from hexgames.web.hub import Connection, Hub
 from hexgames.web.live_games import GameNotFound, LiveGames
 from hexgames.web.lobby import Lobby, LobbyFull, playing_summary, public_seek
-from hexgames.web.matches import Match
+from hexgames.web.matches import ENGLISH, Match
 from hexgames.web.offers import Offers
 from hexgames.web.pools import PoolFull, Pools
 from hexgames.web.storage import Seek, SeekTaken, Storage, StoredGame
@@ -318,27 +319,28 @@ class GameService:
     async def cancel_seek(self, seek_id: str, token: str | None) -> None:
         await self.lobby.cancel_seek(seek_id, token)
 
-    async def seek_status(self, seek_id: str) -> dict[str, Any]:
-        return await self.lobby.seek_status(seek_id)
+    async def seek_status(self, seek_id: str, words: Translator = ENGLISH) -> dict[str, Any]:
+        return await self.lobby.seek_status(seek_id, words)
 
     def seek_expired(self, seek: Seek) -> bool:
         return self.lobby.seek_expired(seek)
 
-    async def lobby_state(self) -> dict[str, Any]:
-        return await self.lobby.lobby_state()
+    async def lobby_state(self, words: Translator = ENGLISH) -> dict[str, Any]:
+        return await self.lobby.lobby_state(words)
 
     async def names_of(self, games: builtins.list[StoredGame]) -> dict[str, str]:
         return await self.lobby.names_of(games)
 
-    async def your_turn(self, player_id: str, games: builtins.list[StoredGame]
-                        ) -> builtins.list[dict[str, Any]]:
-        return await self.lobby.your_turn(player_id, games)
+    async def your_turn(self, player_id: str, games: builtins.list[StoredGame],
+                        words: Translator = ENGLISH) -> builtins.list[dict[str, Any]]:
+        return await self.lobby.your_turn(player_id, games, words)
 
     def lobby_full(self) -> bool:
         return self.lobby.lobby_full()
 
-    def join_lobby(self, socket: Any, player_id: str | None = None) -> Connection:
-        return self.lobby.join_lobby(socket, player_id)
+    def join_lobby(self, socket: Any, player_id: str | None = None,
+                   words: Translator = ENGLISH) -> Connection:
+        return self.lobby.join_lobby(socket, player_id, words)
 
     def leave_lobby(self, socket: Any) -> None:
         self.lobby.leave_lobby(socket)
@@ -354,8 +356,9 @@ class GameService:
     async def leave_pool(self, player_id: str) -> bool:
         return await self.pools.leave(player_id)
 
-    async def pools_overview(self, player_id: str | None = None) -> dict[str, Any]:
-        return await self.pools.overview(player_id)
+    async def pools_overview(self, player_id: str | None = None,
+                             words: Translator = ENGLISH) -> dict[str, Any]:
+        return await self.pools.overview(player_id, words)
 
     async def match_pools(self) -> builtins.list[str]:
         return await self.pools.match()

@@ -9,7 +9,9 @@ change (its own view: legal actions only on its turn), and sends small JSON mess
 ``{"type": "absence_claim", "claim": "victory"|"draw"}`` (:mod:`~hexgames.web.absence`); an action
 may carry ``"lag"``, the client's measured round trip in ms (credited to its clock up to
 ``clocks.LAG_ALLOWANCE_MS``). A refused message is answered with
-``{"type": "error", "message": ...}`` to the sender only and changes nothing.
+``{"type": "error", "message": ...}`` to the sender only and changes nothing (``message``
+in the socket's language, see :mod:`hexgames.web.language`: English for a client that
+names none).
 
 ``/ws/lobby`` sends the lobby (``{"type": "lobby", "seeks", "playing"}``) at once and
 after every change, and ``{"type": "seek_taken", "seek", "game"}`` when a challenge is
@@ -30,7 +32,12 @@ from urllib.parse import urlsplit
 from fastapi import FastAPI, WebSocket, WebSocketDisconnect
 
 from hexgames.errors import IllegalAction
+from hexgames.i18n import Translator
+from hexgames.phrases import N_, Phrase
+from hexgames.web.hub import error_message
 from hexgames.web.identity import known_player
+from hexgames.web.language import request_translator, said
+from hexgames.web.matches import ENGLISH
 from hexgames.web.service import AiBusy, GameNotFound, GameService, WriteUnconfirmed
 from hexgames.web.storage import StaleWrite, StorageUnavailable
 
@@ -67,34 +74,35 @@ def add_socket_route(app: FastAPI, service: GameService) -> None:
             await websocket.close(code=4403)  # the handshake is refused with HTTP 403
             return
         await websocket.accept()
+        words = request_translator(websocket)  # ?lang=, the cookie or Accept-Language
         # A viewer is refused before the game is read; a token is checked first (a player
         # is never refused for viewers: see Hub.admit).
         refusal = None if token else service.hub.refusal(game_id)
         if refusal is not None:
-            await websocket.send_json({"type": "error", "message": refusal})
+            await websocket.send_json(error_message(refusal, words))
             await websocket.close(code=1013)  # try again later
             return
         try:
             match = await service.get(game_id)
         except (GameNotFound, ValueError) as exc:  # ValueError: a stored game that won't replay
-            await websocket.send_json({"type": "error", "message": clip(str(exc))})
+            await websocket.send_json(error_message(said(exc), words))
             await websocket.close(code=4404 if isinstance(exc, GameNotFound) else 4409)
             return
         except StorageUnavailable as exc:
-            await websocket.send_json({"type": "error", "message": str(exc)})
+            await websocket.send_json(error_message(said(exc), words))
             await websocket.close(code=1013)
             return
         notice = None
         if token and not match.seats_of(token):
-            notice = {"type": "error", "message": "this token holds no seat here: you are watching"}
+            notice = error_message(N_("this token holds no seat here: you are watching"), words)
             token = None
         refusal = service.hub.admit(game_id, player=bool(token))
         if refusal is not None:
-            await websocket.send_json({"type": "error", "message": refusal})
+            await websocket.send_json(error_message(refusal, words))
             await websocket.close(code=1013)
             return
         connection = service.hub.join(game_id, websocket, token, delta=delta in ("1", "true"),
-                                      svg_patch=svg == "patch")
+                                      svg_patch=svg == "patch", words=words)
         try:
             if notice:
                 connection.send(notice)
@@ -111,7 +119,7 @@ def add_socket_route(app: FastAPI, service: GameService) -> None:
                 text = frame.get("text")
                 if text is None:  # a binary frame: decode it rather than fail the socket
                     text = (frame.get("bytes") or b"").decode("utf-8", "replace")
-                reply = await handle_message(service, game_id, token, text)
+                reply = await handle_message(service, game_id, token, text, words)
                 if reply is not None:
                     connection.send(reply)
         except (WebSocketDisconnect, RuntimeError):
@@ -133,18 +141,20 @@ def add_lobby_route(app: FastAPI, service: GameService) -> None:
             await websocket.close(code=4403)
             return
         await websocket.accept()
+        words = request_translator(websocket)
         if service.lobby_full():
-            await websocket.send_json({"type": "error", "message": "the lobby is full; "
-                                       "try again later"})
+            await websocket.send_json(error_message(N_("the lobby is full; try again later"),
+                                                    words))
             await websocket.close(code=1013)
             return
         try:  # the poster's identity: its challenges are withdrawn once it has left
             player = await known_player(websocket)
         except StorageUnavailable:
             player = None
-        connection = service.join_lobby(websocket, player.id if player is not None else None)
+        connection = service.join_lobby(websocket, player.id if player is not None else None,
+                                        words)
         try:
-            connection.send(await service.lobby_state())
+            connection.send(await service.lobby_state(words))
             while not connection.closed:
                 frame = await websocket.receive()
                 if frame["type"] == "websocket.disconnect":
@@ -158,29 +168,34 @@ def add_lobby_route(app: FastAPI, service: GameService) -> None:
 
 
 async def handle_message(
-    service: GameService, game_id: str, token: str | None, text: str
+    service: GameService, game_id: str, token: str | None, text: str,
+    words: Translator = ENGLISH,
 ) -> dict[str, Any] | None:
-    """Act on one WebSocket message; returns an error message for the sender, or None.
+    """Act on one WebSocket message; returns an error message for the sender (in
+    ``words``' language), or None.
 
     Successful changes reach the sender through the broadcast like everybody else.
     """
+    def refused(reason: object) -> dict[str, Any]:
+        return error_message(reason, words)
+
     if len(text) > MAX_MESSAGE:
-        return {"type": "error", "message": f"a message is at most {MAX_MESSAGE} bytes"}
+        return refused(Phrase("a message is at most {limit} bytes", limit=MAX_MESSAGE))
     try:
         message = json.loads(text)
     except json.JSONDecodeError as exc:
-        return {"type": "error", "message": f"malformed JSON: {exc.msg}"}
+        return refused(Phrase("malformed JSON: {problem}", problem=exc.msg))
     if not isinstance(message, dict) or not isinstance(message.get("type"), str):
-        return {"type": "error", "message": 'a message is a JSON object with a "type"'}
+        return refused(N_('a message is a JSON object with a "type"'))
     kind = message["type"]
     try:
         if kind == "action":
             ply = message.get("ply")
             if ply is not None and (not isinstance(ply, int) or isinstance(ply, bool)):
-                return {"type": "error", "message": '"ply" must be an integer'}
+                return refused(N_('"ply" must be an integer'))
             action = message.get("action")
             if not isinstance(action, str):
-                return {"type": "error", "message": '"action" must be a string of notation'}
+                return refused(N_('"action" must be a string of notation'))
             lag = message.get("lag", 0)
             if isinstance(lag, bool) or not isinstance(lag, (int, float)) or lag < 0:
                 lag = 0
@@ -192,7 +207,7 @@ async def handle_message(
         elif kind in ("takeback", "rematch"):
             answer = message.get("answer", "offer")
             if not isinstance(answer, str):
-                return {"type": "error", "message": '"answer" must be a string'}
+                return refused(N_('"answer" must be a string'))
             if kind == "takeback":
                 await service.takeback(game_id, token, answer)
             else:
@@ -202,15 +217,15 @@ async def handle_message(
         elif kind == "absence_claim":  # the opponent is gone: claim victory or a draw
             claim = message.get("claim")
             if not isinstance(claim, str):
-                return {"type": "error", "message": '"claim" must be "victory" or "draw"'}
+                return refused(N_('"claim" must be "victory" or "draw"'))
             await service.claim_absence(game_id, token, claim)
         elif kind == "ping":
             return {"type": "pong"}
         else:
-            return {"type": "error", "message": f"unknown message type {kind[:ECHO_LIMIT]!r}"}
+            return refused(Phrase("unknown message type {kind}", kind=repr(kind[:ECHO_LIMIT])))
     except (IllegalAction, PermissionError, ValueError, GameNotFound, StaleWrite,
             WriteUnconfirmed) as exc:
-        return {"type": "error", "message": clip(str(exc))}
+        return refused(said(exc))
     except (StorageUnavailable, AiBusy) as exc:  # the socket stays open: try again later
-        return {"type": "error", "message": clip(str(exc))}
+        return refused(said(exc))
     return None

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from hexgames.phrases import N_
 from hexgames.web.storage import Storage, StorageUnavailable
 
 __all__ = ["READS", "StorageCalls", "WriteUnconfirmed"]
@@ -49,9 +50,9 @@ READS = frozenset({
     "rating_history", "unfiled_games", "result_counts", "opponent_counts", "search_games",
     "finished_game_ids",
 })
-NOT_ANSWERING = "the game storage is not answering; try again in a moment"
-UNCONFIRMED = ("the game storage has not confirmed this change yet; reload the game to "
-               "see whether it was stored")
+NOT_ANSWERING = N_("the game storage is not answering; try again in a moment")
+UNCONFIRMED = N_("the game storage has not confirmed this change yet; reload the game to "
+                 "see whether it was stored")
 
 
 class WriteUnconfirmed(RuntimeError):

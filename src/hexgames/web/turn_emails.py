@@ -12,6 +12,10 @@ Bounds: one email per game and turn, whatever the server processes (the storage'
 :data:`TURN_EMAILS_PER_HOUR` per player, :data:`VERIFICATIONS_PER_HOUR` verification
 emails per player; the checks run in tasks (at most :data:`MAX_PENDING` at once) and the
 sending in the mailer's thread (:mod:`.mailer`), so a turn never waits for either.
+
+Language: the verification email is written in the language of the page that gave the
+address; turn emails in English (no player's language is stored; :meth:`TurnEmails.
+turn_email` takes one, should it be).
 """
 
 from __future__ import annotations
@@ -26,10 +30,13 @@ from collections.abc import Coroutine
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from hexgames.i18n import Translator
+from hexgames.phrases import N_, Phrase
 from hexgames.web.alerts import Turn
 from hexgames.web.limits import RateLimiter
 from hexgames.web.live_games import LiveGames, iso_now
 from hexgames.web.mailer import Mailer, validate_email
+from hexgames.web.matches import ENGLISH
 from hexgames.web.storage import hash_token
 
 __all__ = ["TURN_EMAILS_PER_HOUR", "VERIFICATIONS_PER_HOUR", "EmailsOff", "TurnEmails"]
@@ -51,15 +58,15 @@ class EmailsOff(RuntimeError):
     """This server sends no email (no ``--smtp-host``)."""
 
 
-def _left(deadline: float | None, now_ms: float) -> str:
+def _left(deadline: float | None, now_ms: float) -> Phrase | None:
     if deadline is None:
-        return ""
+        return None
     hours = max(0.0, deadline - now_ms) / 3_600_000
     if hours >= 48:
-        return f"; {int(hours // 24)} days left"
+        return Phrase("{days} days left", days=int(hours // 24))
     if hours >= 1:
-        return f"; {int(hours)} hours left"
-    return "; less than an hour left"
+        return Phrase("{hours} hours left", hours=int(hours))
+    return Phrase("less than an hour left")
 
 
 class TurnEmails:
@@ -92,10 +99,12 @@ class TurnEmails:
             "turn_emails": bool(settings and settings.turn_emails),
         }
 
-    async def set_email(self, player_id: str, name: str, email: str | None) -> None:
-        """A new address (unverified; a verification link is sent to it) or none.
-        ``ValueError`` for a malformed one, :class:`EmailsOff` without mail settings,
-        ``LookupError`` (with the seconds to wait) past the verification limit."""
+    async def set_email(self, player_id: str, name: str, email: str | None,
+                        words: Translator = ENGLISH) -> None:
+        """A new address (unverified; a verification link is sent to it, in ``words``'
+        language) or none. ``ValueError`` for a malformed one, :class:`EmailsOff`
+        without mail settings, ``LookupError`` (with the seconds to wait) past the
+        verification limit."""
         if email is None:
             await self._store(self.games.storage.set_alert_email, player_id, None, None,
                               iso_now())
@@ -103,7 +112,7 @@ class TurnEmails:
         address = validate_email(email)
         mailer = self.mailer
         if mailer is None:
-            raise EmailsOff("this server sends no email (it has no SMTP settings)")
+            raise EmailsOff(N_("this server sends no email (it has no SMTP settings)"))
         wait = self.verifications.hit(player_id)
         if wait is not None:
             raise LookupError(int(wait) + 1)
@@ -111,14 +120,14 @@ class TurnEmails:
         await self._store(self.games.storage.set_alert_email, player_id, address,
                           hash_token(token), iso_now())
         site = mailer.settings.site_url
-        body = (f"Hello {name},\n\n"
-                f"open this link to confirm that {address} is yours and may get turn "
-                f"emails from hexgames ({site}):\n\n"
-                f"{site}/alerts/verify?token={token}\n\n"
-                "If you did not ask for this, ignore this email: nothing more will be "
-                "sent to you.\n")
-        mailer.submit(mailer.message(address, "Confirm your email address for hexgames",
-                                     body))
+        link = f"{site}/alerts/verify?token={token}"
+        body = words.text(Phrase(
+            "Hello {name},\n\nopen this link to confirm that {address} is yours and may get "
+            "turn emails from hexgames ({site}):\n\n{link}\n\nIf you did not ask for this, "
+            "ignore this email: nothing more will be sent to you.\n",
+            name=name, address=address, site=site, link=link))
+        mailer.submit(mailer.message(
+            address, words.gettext("Confirm your email address for hexgames"), body))
 
     async def set_turn_emails(self, player_id: str, on: bool) -> None:
         await self._store(self.games.storage.set_turn_emails, player_id, on, iso_now())
@@ -185,20 +194,29 @@ class TurnEmails:
         except Exception:
             log.exception("could not email the turn of game %s", turn.game_id)
 
-    def turn_email(self, turn: Turn, address: str, stop: str) -> Any:
-        """The email of ``turn`` to ``address`` (``stop``: the link that stops them)."""
+    def turn_email(self, turn: Turn, address: str, stop: str,
+                   words: Translator = ENGLISH) -> Any:
+        """The email of ``turn`` to ``address`` (``stop``: the link that stops them),
+        in ``words``' language."""
         assert self.mailer is not None
         site = self.mailer.settings.site_url
-        moved = f"{turn.opponent} played {turn.last}. " if turn.last else ""
-        body = (f"{moved}It is your turn in your correspondence game of {turn.title} "
-                f"against {turn.opponent} ({turn.time}"
-                f"{_left(turn.deadline, self.games.now())}).\n\n"
-                f"Play: {site}/play/{turn.game_id}\n\n"
-                f"You get this email because you turned on turn emails at {site}.\n"
-                f"Stop them: {stop}\n")
-        return self.mailer.message(address, f"Your turn: {turn.title} against "
-                                   f"{turn.opponent}", body,
-                                   {"List-Unsubscribe": f"<{stop}>"})
+        left = _left(turn.deadline, self.games.now())
+        time = (Phrase("{time}; {left}", time=turn.time, left=left) if left is not None
+                else turn.time)
+        turn_line = Phrase("It is your turn in your correspondence game of {game} against "
+                           "{opponent} ({time}).", game=turn.title, opponent=turn.opponent,
+                           time=time)
+        if turn.last:
+            turn_line = Phrase("{opponent} played {action}. {turn}", opponent=turn.opponent,
+                               action=turn.last, turn=turn_line)
+        link = f"{site}/play/{turn.game_id}"
+        body = words.text(Phrase(
+            "{turn}\n\nPlay: {link}\n\nYou get this email because you turned on turn "
+            "emails at {site}.\nStop them: {stop}\n", turn=turn_line,
+            link=link, site=site, stop=stop))
+        subject = words.text(Phrase("Your turn: {game} against {opponent}", game=turn.title,
+                                    opponent=turn.opponent))
+        return self.mailer.message(address, subject, body, {"List-Unsubscribe": f"<{stop}>"})
 
     async def close(self) -> None:
         for task in list(self._tasks):

@@ -7,6 +7,8 @@ implementation turns them into :class:`StorageUnavailable` or :class:`StaleWrite
 
 from __future__ import annotations
 
+from hexgames.phrases import Phrase
+
 
 class StorageUnavailable(RuntimeError):
     """The database failed or did not answer in time (HTTP 503; try again later)."""
@@ -33,8 +35,9 @@ class NameLookAlike(NameTaken):
     :func:`~hexgames.web.confusables.skeleton`: ``AIice`` beside ``Alice``)."""
 
     def __init__(self, name: str, other: str) -> None:
-        super().__init__(f"the name {name!r} looks too much like {other!r}, another "
-                         "player's name; pick another")
+        super().__init__(Phrase("the name {name} looks too much like {other}, another "
+                                "player's name; pick another", name=repr(name),
+                                other=repr(other)))
         self.other = other
 
 

@@ -13,11 +13,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from typing import Any
 
+from hexgames.phrases import N_
 from hexgames.web.storage.errors import StaleWrite, StorageUnavailable
 from hexgames.web.storage.records import Change
 from hexgames.web.storage.schema import SCHEMA, migrate
 
-UNAVAILABLE = "the game storage is not answering; try again in a moment"
+UNAVAILABLE = N_("the game storage is not answering; try again in a moment")
 
 
 class SqlConnection:
@@ -77,7 +78,7 @@ class SqlConnection:
                     self._connection.rollback()
                 if isinstance(error, self.integrity_error):
                     raise StaleWrite(
-                        "the game was changed by another request; reload to see it"
+                        N_("the game was changed by another request; reload to see it")
                     ) from error
                 if isinstance(error, self.driver_error):
                     raise StorageUnavailable(UNAVAILABLE) from error

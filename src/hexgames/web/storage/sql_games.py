@@ -12,6 +12,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from hexgames.phrases import N_, Phrase
 from hexgames.web.storage.errors import MetaConflict, StaleWrite
 from hexgames.web.storage.records import StoredGame, hashed, seat_holders
 from hexgames.web.storage.sql_connection import SqlConnection
@@ -194,10 +195,10 @@ class GameTables(SqlConnection):
                     self._sql(_APPEND_MOVE), (game_id, ply, action, at, game_id, ply - 1)
                 )
                 if cursor.rowcount != 1:
-                    raise StaleWrite(
-                        f"action {ply + 1} was not stored: the stored game does not end at "
-                        f"ply {ply} (changed by another server?); reload the game"
-                    )
+                    raise StaleWrite(Phrase(
+                        "action {number} was not stored: the stored game does not end at "
+                        "ply {ply} (changed by another server?); reload the game",
+                        number=ply + 1, ply=ply))
             new = self._write_row(cursor, game_id, "updated_at = ?", (at,), None)
             self._notify(cursor, game_id, "append", first_ply + len(actions))
             return new
@@ -230,8 +231,8 @@ class GameTables(SqlConnection):
         if not rows:
             if version is None:
                 return -1
-            raise MetaConflict("the game was changed meanwhile (by another request or "
-                               "server); reload it and try again")
+            raise MetaConflict(N_("the game was changed meanwhile (by another request or "
+                                  "server); reload it and try again"))
         return int(rows[0][0])
 
     def finish_game(self, game_id: str, winner: str | None, reason: str | None, at: str) -> int:

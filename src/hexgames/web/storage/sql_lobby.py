@@ -10,6 +10,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from hexgames.phrases import N_
 from hexgames.web.storage.errors import SeekTaken
 from hexgames.web.storage.records import Seek, StoredGame, hashed
 from hexgames.web.storage.sql_games import GameTables
@@ -70,7 +71,7 @@ class LobbyTables(GameTables):
                 (game.id, seek_id),
             )
             if cursor.rowcount != 1:
-                raise SeekTaken("this challenge has already been accepted or withdrawn")
+                raise SeekTaken(N_("this challenge has already been accepted or withdrawn"))
             self._insert_game(cursor, game)
             self._notify(cursor, "", "lobby", -1)
 

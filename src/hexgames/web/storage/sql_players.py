@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from hexgames.phrases import Phrase
 from hexgames.web.confusables import skeleton
 from hexgames.web.storage.errors import NameLookAlike, NameTaken, StaleWrite
 from hexgames.web.storage.records import PlayerRecord, StoredGame, name_key
@@ -46,7 +47,7 @@ class PlayerTables(GameTables):
                     (secret_hash, player.id, player.created_at),
                 )
         except StaleWrite:
-            raise NameTaken(f"the name {player.name!r} is taken") from None
+            raise NameTaken(Phrase("the name {name} is taken", name=repr(player.name))) from None
 
     def add_session(self, secret_hash: str, player_id: str, at: str) -> None:
         with self._transaction() as cursor:
@@ -117,7 +118,7 @@ class PlayerTables(GameTables):
                     (name, name_key(name), look, player_id),
                 )
         except StaleWrite:
-            raise NameTaken(f"the name {name!r} is taken") from None
+            raise NameTaken(Phrase("the name {name} is taken", name=repr(name))) from None
 
     def set_password(self, player_id: str, password_hash: str | None) -> None:
         with self._transaction() as cursor:

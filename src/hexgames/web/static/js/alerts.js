@@ -12,6 +12,7 @@
 // "hexgames-alerts-claim" (a focused tab at once, the others a moment later).
 
 import { el } from "./common.js";
+import { t, tn } from "./i18n.js";
 import { showYourTurn } from "./yourturn.js";
 
 const SETTINGS_KEY = "hexgames.alerts";     // {sound, notify}
@@ -65,14 +66,15 @@ function timeLeft(deadline) {
   if (typeof deadline !== "number") return "";
   const hours = (deadline - Date.now()) / 3_600_000;
   if (hours <= 0) return "";
-  if (hours >= 48) return ` · ${Math.floor(hours / 24)} days left`;
-  if (hours >= 1) return ` · ${Math.floor(hours)} h left`;
-  return ` · ${Math.max(1, Math.ceil(hours * 60))} min left`;
+  if (hours >= 48) return " · " + tn("{n} day left", "{n} days left", Math.floor(hours / 24));
+  if (hours >= 1) return " · " + t("{hours} h left", { hours: Math.floor(hours) });
+  return " · " + t("{minutes} min left", { minutes: Math.max(1, Math.ceil(hours * 60)) });
 }
 
 function describe(turn) {
-  const opponent = String(turn.opponent || "Your opponent");
-  const moved = turn.last ? `${opponent} played ${turn.last}` : `${opponent} is waiting`;
+  const opponent = String(turn.opponent || t("Your opponent"));
+  const moved = turn.last ? t("{opponent} played {action}", { opponent, action: turn.last })
+    : t("{opponent} is waiting", { opponent });
   return `${moved} · ${turn.time || ""}${timeLeft(turn.deadline)}`;
 }
 
@@ -88,7 +90,7 @@ function playSound() {
 
 function notify(turn, url) {
   try {
-    const shown = new Notification(`Your turn · ${turn.title || "hexgames"}`, {
+    const shown = new Notification(t("Your turn · {game}", { game: turn.title || "hexgames" }), {
       body: describe(turn), tag: `hexgames-turn-${turn.id}`, icon: "/static/favicon.svg",
     });
     shown.onclick = () => { window.focus(); location.href = url; shown.close(); };
@@ -164,19 +166,21 @@ function updateButton() {
   const chosen = settings();
   const notifying = chosen.notify && permission() === "granted";
   button.dataset.state = notifying ? "notify" : chosen.sound ? "sound" : "off";
-  const parts = [chosen.sound && "sound", notifying && "notifications"].filter(Boolean);
-  button.title = `Turn alerts: ${parts.join(" and ") || "off"}`;
+  if (chosen.sound && notifying) button.title = t("Turn alerts: sound and notifications");
+  else if (chosen.sound) button.title = t("Turn alerts: sound");
+  else if (notifying) button.title = t("Turn alerts: notifications");
+  else button.title = t("Turn alerts: off");
 }
 
 function notificationPart() {
   const state = permission();
   if (state === "unsupported") {
-    return el("p", { class: "hint", text: "This browser shows notifications only for sites "
-      + "opened over https (or on this computer)." });
+    return el("p", { class: "hint", text: t("This browser shows notifications only for sites "
+      + "opened over https (or on this computer).") });
   }
   if (state === "denied") {
-    return el("p", { class: "hint", id: "alerts-blocked", text: "Notifications are blocked "
-      + "for this site: allow them in the browser's site settings, then come back." });
+    return el("p", { class: "hint", id: "alerts-blocked", text: t("Notifications are blocked "
+      + "for this site: allow them in the browser's site settings, then come back.") });
   }
   if (state === "default") {
     return el("div", { class: "alerts-ask" },
@@ -186,14 +190,14 @@ function notificationPart() {
           try { answer = await Notification.requestPermission(); } catch { /* old API */ }
           if (answer === "granted") save({ notify: true });
           renderPanel();
-        } }, "Show notifications"),
-      el("p", { class: "hint", text: "Your browser will ask whether this site may show "
-        + "notifications; they appear even when this tab is in the background." }));
+        } }, t("Show notifications")),
+      el("p", { class: "hint", text: t("Your browser will ask whether this site may show "
+        + "notifications; they appear even when this tab is in the background.") }));
   }
   return el("label", { class: "alerts-check" },
     el("input", { type: "checkbox", id: "alerts-notify", checked: settings().notify,
       onchange: (event) => save({ notify: event.target.checked }) }),
-    " Show notifications");
+    " " + t("Show notifications"));
 }
 
 async function emailPart(holder) {
@@ -204,8 +208,8 @@ async function emailPart(holder) {
   } catch { /* offline */ }
   if (!me || !mine || !mine.email_available) { holder.replaceChildren(); return; }
   if (me.guest) {
-    holder.replaceChildren(el("p", { class: "hint", text: "Emails for correspondence turns "
-      + "are for named players: pick a name on your player page." }));
+    holder.replaceChildren(el("p", { class: "hint", text: t("Emails for correspondence turns "
+      + "are for named players: pick a name on your player page.") }));
     return;
   }
   const status = el("p", { class: "form-status", id: "alerts-email-status", role: "status" });
@@ -214,7 +218,10 @@ async function emailPart(holder) {
     const response = await fetch("/api/me/alerts", { method: "POST",
       headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
     const data = await response.json().catch(() => ({}));
-    if (!response.ok) throw new Error(data.error || `request failed (${response.status})`);
+    if (!response.ok) {
+      // ``message``: the server's words in the page's language (``error``: in English).
+      throw new Error(data.message || data.error || t("request failed ({status})", { status: response.status }));
+    }
     return data;
   };
   const input = el("input", { type: "email", id: "alerts-email", maxlength: "254",
@@ -224,9 +231,9 @@ async function emailPart(holder) {
       try { mine = await post({ turn_emails: box.checked }); show(); } catch (error) { say(error.message, "error"); }
     } });
   const show = () => {
-    if (!mine.email) say("No address yet.");
-    else if (!mine.email_verified) say(`Not confirmed yet: open the link sent to ${mine.email}.`);
-    else say(`Confirmed: ${mine.email}.`);
+    if (!mine.email) say(t("No address yet."));
+    else if (!mine.email_verified) say(t("Not confirmed yet: open the link sent to {email}.", { email: mine.email }));
+    else say(t("Confirmed: {email}.", { email: mine.email }));
   };
   const form = el("form", { class: "alerts-email-form", onsubmit: async (event) => {
     event.preventDefault();
@@ -234,9 +241,9 @@ async function emailPart(holder) {
       mine = await post({ email: input.value.trim() || null });
       show();
     } catch (error) { say(error.message, "error"); }
-  } }, input, el("button", { type: "submit", class: "small", text: "Save" }));
+  } }, input, el("button", { type: "submit", class: "small", text: t("Save") }));
   holder.replaceChildren(
-    el("label", { class: "alerts-check" }, box, " Email me when it is my turn in a correspondence game"),
+    el("label", { class: "alerts-check" }, box, " " + t("Email me when it is my turn in a correspondence game")),
     form, status);
   show();
 }
@@ -245,13 +252,13 @@ function renderPanel() {
   if (!panel) return;
   const emails = el("div", { class: "alerts-email" });
   panel.replaceChildren(
-    el("h2", { text: "Turn alerts" }),
-    el("p", { class: "hint", text: "When it becomes your turn in any of your online "
-      + "games, an open page of this site tells you, even from another tab." }),
+    el("h2", { text: t("Turn alerts") }),
+    el("p", { class: "hint", text: t("When it becomes your turn in any of your online "
+      + "games, an open page of this site tells you, even from another tab.") }),
     el("label", { class: "alerts-check" },
       el("input", { type: "checkbox", id: "alerts-sound", checked: settings().sound,
         onchange: (event) => save({ sound: event.target.checked }) }),
-      " Play a sound"),
+      " " + t("Play a sound")),
     notificationPart(),
     emails);
   updateButton();
@@ -271,10 +278,10 @@ function install() {
     document.head.append(el("link", { rel: "stylesheet", href: "/static/css/alerts.css" }));
   }
   button = el("button", { type: "button", class: "alerts-toggle ghost", id: "alerts-toggle",
-    "aria-expanded": "false", "aria-controls": "alerts-panel", "aria-label": "Turn alerts" },
-    bell(), el("span", { class: "label", text: "Alerts" }));
+    "aria-expanded": "false", "aria-controls": "alerts-panel", "aria-label": t("Turn alerts") },
+    bell(), el("span", { class: "label", text: t("Alerts") }));
   panel = el("div", { class: "alerts-panel", id: "alerts-panel", role: "dialog",
-    "aria-label": "Turn alerts", hidden: true });
+    "aria-label": t("Turn alerts"), hidden: true });
   button.addEventListener("click", (event) => { event.stopPropagation(); setOpen(panel.hidden); });
   document.addEventListener("click", (event) => {
     // The path as dispatched: a click inside may have re-rendered (detached) its target.

@@ -7,6 +7,7 @@
 import { api } from "./api.js";
 import { Board } from "./board.js";
 import { cap, el } from "./common.js";
+import { t, tn } from "./i18n.js";
 import { DEFAULT_TOOL, Picker } from "./input.js";
 
 const $ = (id) => document.getElementById(id);
@@ -107,7 +108,7 @@ function renderTree() {
   }
   container.replaceChildren(el("button", {
     class: `tree-move start${current === root ? " current" : ""}`, type: "button",
-    "data-node": 0, "data-ply": 0, onclick: () => go(root), text: "Start" }), ...items);
+    "data-node": 0, "data-ply": 0, onclick: () => go(root), text: t("Start") }), ...items);
   // Scroll the tree's own box only (never the page: on a phone the tree is below the board).
   const shown = container.querySelector(".current");
   if (shown && container.scrollHeight > container.clientHeight) {
@@ -168,13 +169,17 @@ function urlFor(node) {
 
 function renderStatus() {
   const parts = [];
-  const text = view.is_over ? cap(view.result || "game over") : `${cap(view.to_move)} to act`;
+  const text = view.is_over ? (view.result ? cap(view.result) : t("Game over"))
+    : t("{color} to act", { color: t(cap(view.to_move)) });
   parts.push(el("span", { class: "headline", text }));
   if (!view.is_over && view.actions_left !== null && view.actions_left !== undefined) {
-    parts.push(el("span", { class: "sub", text: `${view.actions_left} action${view.actions_left === 1 ? "" : "s"} left this turn` }));
+    parts.push(el("span", { class: "sub", text: tn("{n} action left this turn",
+      "{n} actions left this turn", view.actions_left) }));
   }
-  parts.push(el("span", { class: "sub", text: current === root ? "Start position"
-    : `After ${depthOf(current)} action${depthOf(current) === 1 ? "" : "s"}${onMainLine(current) ? "" : " (a variation)"}` }));
+  const depth = depthOf(current);
+  parts.push(el("span", { class: "sub", text: current === root ? t("Start position")
+    : onMainLine(current) ? tn("After {n} action", "After {n} actions", depth)
+      : tn("After {n} action (a variation)", "After {n} actions (a variation)", depth) }));
   $("status").replaceChildren(...parts);
 }
 
@@ -211,7 +216,7 @@ async function analyse(node) {
       found = await request;
     } catch (error) {
       if (token !== searchToken) return;
-      if (/at most \d+ analyses/.test(error.message)) {  // our own earlier request: retry
+      if (/at most \d+ analyses/.test(error.english || "")) {  // our own earlier request: retry
         await new Promise((resolve) => setTimeout(resolve, 400));
         continue;
       }
@@ -236,11 +241,11 @@ function showEvaluation(found) {
   const bar = $("eval-bar");
   if (!found) {
     $("eval-fill").style.height = "50%";
-    $("eval-text").textContent = view && view.is_over ? "over" : (engineOn ? "…" : "off");
+    $("eval-text").textContent = view && view.is_over ? t("over") : (engineOn ? "…" : t("off"));
     bar.dataset.win = "";
     delete bar.dataset.depth;
-    $("engine-win").textContent = !engineOn ? "Engine off" : view && view.is_over
-      ? cap(view.result || "game over") : "thinking…";
+    $("engine-win").textContent = !engineOn ? t("Engine off") : view && view.is_over
+      ? (view.result ? cap(view.result) : t("Game over")) : t("thinking…");
     $("engine-depth").textContent = "";
     $("engine-line").replaceChildren();
     $("engine-best").replaceChildren();
@@ -254,18 +259,25 @@ function showEvaluation(found) {
   $("eval-fill").className = `eval-fill swatch-${found.color}`;
   $("eval-fill").style.height = `${percent}%`;
   $("eval-text").textContent = `${percent}%`;
-  bar.setAttribute("aria-label", `${cap(found.color)} to act: ${percent}% to win`);
-  $("engine-win").textContent = `${cap(found.color)} to act: ${percent}%${found.proven ? " (proven)" : ""}`;
-  $("engine-depth").textContent = `depth ${found.depth + 1}/${found.depths} · ${found.iterations} iterations`;
-  $("engine-line").replaceChildren(el("span", { class: "hint", text: "Best line: " }),
+  const color = t(cap(found.color));
+  bar.setAttribute("aria-label", t("{color} to act: {percent}% to win", { color, percent }));
+  $("engine-win").textContent = found.proven
+    ? t("{color} to act: {percent}% (proven)", { color, percent })
+    : t("{color} to act: {percent}%", { color, percent });
+  $("engine-depth").textContent = tn("depth {depth}/{depths} · {n} iteration",
+    "depth {depth}/{depths} · {n} iterations", found.iterations,
+    { depth: found.depth + 1, depths: found.depths });
+  $("engine-line").replaceChildren(el("span", { class: "hint", text: t("Best line:") + " " }),
     ...found.pv.map((step, i) => el("button", {
-      class: "pv-step", type: "button", title: `${cap(step.color)}: play the line up to here`,
+      class: "pv-step", type: "button",
+      title: t("{color}: play the line up to here", { color: t(cap(step.color)) }),
       onclick: () => playLine(found.pv.slice(0, i + 1)),
     }, el("span", { class: `dot swatch swatch-${step.color}` }), step.action)));
   $("engine-best").replaceChildren(...found.best.map((candidate) => el("li", {},
     el("button", { class: "pv-step", type: "button", onclick: () => playLine([candidate]),
       text: candidate.action }),
-    el("span", { class: "hint", text: ` ${Math.round(candidate.win * 100)}% · ${candidate.visits} visits` }))));
+    el("span", { class: "hint", text: " " + tn("{percent}% · {n} visit", "{percent}% · {n} visits",
+      candidate.visits, { percent: Math.round(candidate.win * 100) }) }))));
   drawArrows(found.pv.slice(0, 4));
 }
 
@@ -348,7 +360,7 @@ async function loadGraph() {
       slice = await api("/api/analysis/graph", { method: "POST", body: {
         ...source, actions, first, count: 40 } });
     } catch (error) {
-      if (/at most \d+ analyses/.test(error.message)) {
+      if (/at most \d+ analyses/.test(error.english || "")) {
         await new Promise((resolve) => setTimeout(resolve, 500));
         continue;
       }
@@ -371,7 +383,9 @@ function graphMistake(node) {
   if (ply < 1 || ply >= graph.values.length) return null;
   const before = graph.values[ply - 1], after = graph.values[ply];
   const drop = graph.seats[ply - 1] === 0 ? before - after : after - before;
-  return drop > graph.drop ? `mistake: the mover's chance fell by ${Math.round(drop * 100)} points` : null;
+  if (drop <= graph.drop) return null;
+  return tn("mistake: the mover's chance fell by {n} point",
+    "mistake: the mover's chance fell by {n} points", Math.round(drop * 100));
 }
 
 function drawGraph() {
@@ -383,7 +397,9 @@ function drawGraph() {
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
   svg.setAttribute("class", "graph-svg");
   svg.setAttribute("role", "img");
-  svg.setAttribute("aria-label", `Win probability of ${graph.seat0 || "the first player"} after each action`);
+  svg.setAttribute("aria-label", graph.seat0
+    ? t("Win probability of {color} after each action", { color: t(cap(graph.seat0)) })
+    : t("Win probability of the first player after each action"));
   const mid = document.createElementNS(SVG_NS, "line");
   Object.entries({ x1: 0, x2: width, y1: height / 2, y2: height / 2, class: "graph-mid" })
     .forEach(([k, v]) => mid.setAttribute(k, v));
@@ -427,9 +443,14 @@ function drawGraph() {
   });
   $("graph").replaceChildren(svg);
   const done = graph.values.length > total;
-  $("graph-note").textContent = `${cap(graph.seat0 || "")} ${done ? "" : "(evaluating…) "}`
-    + `win probability after each action; ${mistakes} mistake${mistakes === 1 ? "" : "s"} `
-    + `(a drop of more than ${Math.round(graph.drop * 100)} points for the mover) in red.`;
+  const note = { color: t(cap(graph.seat0 || "")), drop: Math.round(graph.drop * 100) };
+  $("graph-note").textContent = done
+    ? tn("{color} win probability after each action; {n} mistake (a drop of more than {drop} points for the mover) in red.",
+      "{color} win probability after each action; {n} mistakes (a drop of more than {drop} points for the mover) in red.",
+      mistakes, note)
+    : tn("{color} (evaluating…) win probability after each action; {n} mistake (a drop of more than {drop} points for the mover) in red.",
+      "{color} (evaluating…) win probability after each action; {n} mistakes (a drop of more than {drop} points for the mover) in red.",
+      mistakes, note);
   $("graph-box").dataset.done = String(done);
   $("graph-box").dataset.mistakes = String(mistakes);
 }
@@ -445,7 +466,7 @@ function refreshInput() {
   const toolList = picker.tools();
   tools.replaceChildren(...(toolList.length > 1 ? toolList.map((tool) => el("button", {
     class: `tool${tool === picker.tool ? " selected" : ""}`, "data-tool": tool || "default",
-    text: tool === DEFAULT_TOOL ? "Move" : cap(tool),
+    text: tool === DEFAULT_TOOL ? t("Move") : t(cap(tool)),
     onclick: () => { picker.selectTool(tool); $("choices").replaceChildren(); refreshInput(); },
   })) : []));
   buttons.replaceChildren(...picker.buttons().map((entry) => el("button", {
@@ -466,7 +487,7 @@ function clickPoint(point) {
   $("choices").replaceChildren();
   if (result.kind === "send") tryAction(result.entry.action);
   else if (result.kind === "choose") {
-    $("choices").replaceChildren(el("span", { class: "choose", text: "Which one?" }),
+    $("choices").replaceChildren(el("span", { class: "choose", text: t("Which one?") }),
       ...result.entries.map((entry) => el("button", {
         class: "choice", "data-action": entry.action, onclick: () => tryAction(entry.action),
       }, el("strong", { text: cap(entry.label || entry.action) }), el("small", { text: entry.action }))));
@@ -497,7 +518,7 @@ $("flip").addEventListener("click", () => {
 $("engine-toggle").addEventListener("click", () => {
   engineOn = !engineOn;
   $("engine-toggle").setAttribute("aria-pressed", String(engineOn));
-  $("engine-toggle").textContent = engineOn ? "⚙ Engine on" : "⚙ Engine off";
+  $("engine-toggle").textContent = engineOn ? t("⚙ Engine on") : t("⚙ Engine off");
   if (engineOn) analyse(current); else { searchToken++; stopSearch(); showEvaluation(null); }
 });
 $("delete-line").addEventListener("click", () => {
@@ -533,11 +554,11 @@ async function init() {
     }
   } catch (error) {
     $("board").replaceChildren(el("div", { class: "missing" },
-      el("h2", { text: "Nothing to analyse" }), el("p", { text: error.message }),
-      el("a", { class: "button primary", href: "/", text: "Home" })));
+      el("h2", { text: t("Nothing to analyse") }), el("p", { text: error.message }),
+      el("a", { class: "button primary", href: "/", text: t("Home") })));
     return;
   }
-  document.title = `Analysis · ${cap(source.game)} · hexgames`;
+  document.title = t("Analysis · {game} · hexgames", { game: cap(source.game) });
   let node = root;
   for (const action of actions) node = addChild(node, action, null);
   const ply = Number(params.get("ply"));

@@ -2,6 +2,7 @@
 // Seat tokens live in localStorage so that a reload or a later visit resumes the game.
 
 import { engineReady } from "./engine.js";
+import { t } from "./i18n.js";
 
 export { engineReady };
 
@@ -46,7 +47,13 @@ export async function api(path, { method = "GET", body, signal } = {}) {
       continue;
     }
     if (!response.ok) {
-      throw new Error((data && data.error) || `request failed (${response.status})`);
+      // ``message``: the server's words in the page's language (``error``: in English,
+      // kept on the Error as ``english`` for the pages that recognize a refusal by it).
+      const failure = new Error((data && (data.message || data.error))
+        || t("request failed ({status})", { status: response.status }));
+      failure.english = (data && data.error) || `request failed (${response.status})`;
+      failure.status = response.status;
+      throw failure;
     }
     return data;
   }

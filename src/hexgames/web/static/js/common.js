@@ -1,5 +1,7 @@
 // Pieces shared by the game page and the replay viewer: players, move list, banner.
 
+import { t } from "./i18n.js";
+
 export function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs)) {
@@ -34,19 +36,19 @@ export function renderPlayers(container, state, { showTurn = true } = {}) {
     },
       swatch(player.color),
       el("div", { class: "who" },
-        el("strong", { text: cap(player.color) }),
+        el("strong", { text: t(cap(player.color)) }),
         player.player
           ? el("a", { class: "name", href: `/player/${encodeURIComponent(player.player.name)}`, text: player.player.name })
           : el("span", { class: "name", text: player.name })),
-      you && player.name !== "You" ? el("span", { class: "tag", text: "you" }) : null,
+      you && player.name !== "You" ? el("span", { class: "tag", text: t("you") }) : null,
       state.mode === "online" && Array.isArray(state.present)
         ? el("span", {
           class: `presence ${state.present.includes(player.seat) ? "on" : "off"}`,
-          title: state.present.includes(player.seat) ? "connected" : "not connected",
+          title: state.present.includes(player.seat) ? t("connected") : t("not connected"),
         }) : null,
       active && state.thinking && player.kind === "ai"
-        ? el("span", { class: "thinking", title: "thinking" }, el("i"), el("i"), el("i")) : null,
-      won ? el("span", { class: "tag win", text: "winner" }) : null,
+        ? el("span", { class: "thinking", title: t("thinking") }, el("i"), el("i"), el("i")) : null,
+      won ? el("span", { class: "tag win", text: t("winner") }) : null,
     );
   }));
 }
@@ -94,16 +96,16 @@ export function showBanner(banner, state) {
   banner.hidden = false;
   const you = state.your_seats.length === 1
     ? state.players.find((p) => p.seat === state.your_seats[0]) : null;
-  let head = state.winner === "draw" ? "Draw"
-    : state.winner ? `${cap(state.winner)} wins` : "Game over";
+  let head = state.winner === "draw" ? t("Draw")
+    : state.winner ? t("{color} wins", { color: t(cap(state.winner)) }) : t("Game over");
   if (you && state.winner && state.winner !== "draw") {
-    head = state.winner === you.color ? "You win!" : "You lose";
+    head = state.winner === you.color ? t("You win!") : t("You lose");
   }
   const reason = state.result ? state.result.replace(/^[^(]*\(?/, "").replace(/\)$/, "") : "";
   const lines = state.final && Array.isArray(state.final.breakdown) ? state.final.breakdown : null;
   // With a score breakdown the final score says why; the termination goes to a small note.
   banner.replaceChildren(el("strong", { text: head }),
-    el("span", { class: lines ? "ended" : null, text: lines && reason ? `game ended: ${reason}` : reason }));
+    el("span", { class: lines ? "ended" : null, text: lines && reason ? t("game ended: {reason}", { reason }) : reason }));
   // The score line by line (the table is shown last: CSS order), where the game gives it.
   if (lines && state.final.score) banner.append(breakdownTable(lines, Object.keys(state.final.score)));
   // The engine's final score (games that keep one), e.g. "Dark 6 · Light 15.5".
@@ -111,14 +113,15 @@ export function showBanner(banner, state) {
   if (score && typeof score === "object" && !Array.isArray(score)) {
     banner.append(el("span", { class: "final-score" }, ...Object.entries(score).map(
       ([side, value], i) => el("span", { class: "final-side", "data-side": side },
-        i ? " · " : "", swatch(side), ` ${cap(side)} `, el("b", { text: String(value) })))));
+        i ? " · " : "", swatch(side), ` ${t(cap(side))} `, el("b", { text: String(value) })))));
   }
   // A rated game: each player's rating before and after, and the change.
   if (Array.isArray(state.rating_changes) && state.rating_changes.length) {
     banner.append(el("span", { class: "rating-changes", id: "rating-changes" },
       ...state.rating_changes.map((change, i) => {
         const player = state.players.find((p) => p.seat === change.seat);
-        const name = player && player.player ? player.player.name : `Player ${change.seat + 1}`;
+        const name = player && player.player ? player.player.name
+          : t("Player {number}", { number: change.seat + 1 });
         const sign = change.change > 0 ? "+" : change.change < 0 ? "−" : "±";
         return el("span", { class: "rating-change", "data-seat": change.seat },
           i ? " · " : "", `${name} ${Math.round(change.before)} → ${Math.round(change.after)} `,
@@ -137,7 +140,7 @@ export async function showMe(link) {
     const me = await response.json();
     link.textContent = me.name;
     link.href = `/player/${encodeURIComponent(me.name)}`;
-    link.title = "Your player page: name, password, ratings and games";
+    link.title = t("Your player page: name, password, ratings and games");
     return me;
   } catch { return null; }
 }
@@ -146,8 +149,8 @@ export async function showMe(link) {
 export function breakdownTable(lines, sides) {
   const points = (value) => (value ? String(value) : "–");
   return el("table", { class: "breakdown", id: "breakdown" },
-    el("thead", {}, el("tr", {}, el("th", { text: "Score" }),
-      ...sides.map((side) => el("th", {}, swatch(side), ` ${cap(side)}`)))),
+    el("thead", {}, el("tr", {}, el("th", { text: t("Score") }),
+      ...sides.map((side) => el("th", {}, swatch(side), ` ${t(cap(side))}`)))),
     el("tbody", {}, ...lines.map((line) => el("tr", {},
       el("th", { scope: "row" }, el("span", { text: line.label }),
         el("small", { text: line.detail })),

@@ -9,6 +9,7 @@
 import { api } from "./api.js";
 import { Board } from "./board.js";
 import { cap, el, swatch } from "./common.js";
+import { t } from "./i18n.js";
 import { DEFAULT_TOOL, Picker } from "./input.js";
 
 /** A seat in an online game whose time control takes lines (not real time). */
@@ -21,7 +22,7 @@ export function conditionalAllowed(state) {
 function turnList(turns) {
   return el("ol", { class: "cond-turns" }, ...turns.map((turn) => el("li", {
     class: turn.yours ? "yours" : "theirs" },
-  swatch(turn.color), el("span", { class: "who", text: turn.yours ? "You" : cap(turn.color) }),
+  swatch(turn.color), el("span", { class: "who", text: turn.yours ? t("You") : t(cap(turn.color)) }),
   el("span", { class: "acts", text: turn.actions.join(" ") }))));
 }
 
@@ -59,7 +60,7 @@ export class ConditionalMoves {
     else this.render();
     if (this.dialog && this.dialog.open && this.preview && this.preview.ply !== state.ply) {
       this.dialog.close();
-      this.toast("the game moved on: enter the line again from the new position", "info");
+      this.toast(t("the game moved on: enter the line again from the new position"), "info");
     }
   }
 
@@ -81,16 +82,16 @@ export class ConditionalMoves {
     if (!data) return;
     const lines = data.lines.map((line) => el("li", { class: "cond-line", "data-line": line.id },
       turnList(line.turns),
-      el("button", { class: "ghost small", type: "button", text: "Remove",
-        "aria-label": "Remove this line", onclick: () => this.remove(line.id) })));
+      el("button", { class: "ghost small", type: "button", text: t("Remove"),
+        "aria-label": t("Remove this line"), onclick: () => this.remove(line.id) })));
     this.panel.replaceChildren(
-      el("h3", { text: "Conditional moves" }),
+      el("h3", { text: t("Conditional moves") }),
       lines.length ? el("ul", { class: "cond-lines", id: "conditional-lines" }, ...lines)
-        : el("p", { class: "hint", text: "If your opponent plays the turn you expect, "
-          + "your planned reply is played at once." }),
+        : el("p", { class: "hint",
+          text: t("If your opponent plays the turn you expect, your planned reply is played at once.") }),
       data.can_add
         ? el("button", { class: "small", type: "button", id: "conditional-add",
-          text: "+ Plan a line", onclick: () => this.open() })
+          text: t("+ Plan a line"), onclick: () => this.open() })
         : el("p", { class: "hint", id: "conditional-why", text: cap(data.reason || "") }),
     );
   }
@@ -116,23 +117,23 @@ export class ConditionalMoves {
       buttons: part("div", { class: "buttons" }),
       turns: part("div", { class: "cond-line-now", id: "cond-line" }),
       save: el("button", { class: "primary small", type: "button", id: "cond-save",
-        text: "Save line", onclick: () => this.save() }),
+        text: t("Save line"), onclick: () => this.save() }),
     };
     const p = this.parts;
     this.dialog = el("dialog", { class: "dialog cond-dialog", id: "conditional-editor",
       "aria-labelledby": "cond-title" },
-    el("div", { class: "legend-head" }, el("h2", { id: "cond-title", text: "Plan a line" }),
-      el("button", { class: "ghost small", type: "button", "aria-label": "Close", text: "✕",
+    el("div", { class: "legend-head" }, el("h2", { id: "cond-title", text: t("Plan a line") }),
+      el("button", { class: "ghost small", type: "button", "aria-label": t("Close"), text: "✕",
         onclick: () => this.dialog.close() })),
     p.status, p.note, p.board,
     el("div", { class: "input-bar" }, p.tools, p.choices, p.buttons),
     p.turns,
     el("div", { class: "actions" },
-      el("button", { class: "ghost small", type: "button", id: "cond-undo", text: "↶ Undo",
+      el("button", { class: "ghost small", type: "button", id: "cond-undo", text: t("↶ Undo"),
         onclick: () => this.setLine(this.line.slice(0, -1)) }),
-      el("button", { class: "ghost small", type: "button", text: "Clear",
+      el("button", { class: "ghost small", type: "button", text: t("Clear"),
         onclick: () => this.setLine([]) }),
-      el("button", { class: "ghost small", type: "button", text: "Cancel",
+      el("button", { class: "ghost small", type: "button", text: t("Cancel"),
         onclick: () => this.dialog.close() }),
       p.save));
     document.body.append(this.dialog);
@@ -181,17 +182,15 @@ export class ConditionalMoves {
   showInput() {
     const preview = this.preview, p = this.parts, picker = this.picker;
     if (!preview || !picker) return;  // a line is loading: shown when it comes
-    const mover = preview.yours ? "your reply" : `the turn you expect from ${cap(preview.to_move)}`;
-    p.status.textContent = preview.over ? "The game would be over here: save the line."
-      : preview.complete ? `Complete: save it, or go on with ${mover}.`
-        : this.line.length ? `Now ${mover}.` : `Enter ${mover}, then your reply.`;
+    p.status.textContent = preview.over ? t("The game would be over here: save the line.")
+      : this.nextStep(preview);
     p.turns.replaceChildren(preview.turns.length ? turnList(preview.turns)
-      : el("p", { class: "hint", text: "No action yet." }));
+      : el("p", { class: "hint", text: t("No action yet.") }));
     this.parts.save.disabled = !preview.complete;
     const tools = picker.tools();
     p.tools.replaceChildren(...(tools.length > 1 ? tools.map((tool) => el("button", {
       class: `tool${tool === picker.tool ? " selected" : ""}`, "data-tool": tool || "default",
-      type: "button", text: tool === DEFAULT_TOOL ? "Move" : cap(tool),
+      type: "button", text: tool === DEFAULT_TOOL ? t("Move") : t(cap(tool)),
       onclick: () => { picker.selectTool(tool); p.choices.replaceChildren(); this.showInput(); },
     })) : []));
     p.buttons.replaceChildren(...picker.buttons().map((entry) => el("button", {
@@ -204,13 +203,26 @@ export class ConditionalMoves {
       tags: picker.clicks.length > 0 });
   }
 
+  /** What to enter next: the player's reply, or the turn expected of the opponent. */
+  nextStep(preview) {
+    if (preview.yours) {  // (a line starts with the opponent's turn: never empty here)
+      return preview.complete ? t("Complete: save it, or go on with your reply.")
+        : t("Now your reply.");
+    }
+    const color = t(cap(preview.to_move));
+    return preview.complete
+      ? t("Complete: save it, or go on with the turn you expect from {color}.", { color })
+      : this.line.length ? t("Now the turn you expect from {color}.", { color })
+        : t("Enter the turn you expect from {color}, then your reply.", { color });
+  }
+
   click(point) {
     if (!this.picker || !this.preview) return;
     const result = this.picker.click(point);
     this.parts.choices.replaceChildren();
     if (result.kind === "send") { this.add(result.entry.action); return; }
     if (result.kind === "choose") {
-      this.parts.choices.replaceChildren(el("span", { class: "choose", text: "Which one?" }),
+      this.parts.choices.replaceChildren(el("span", { class: "choose", text: t("Which one?") }),
         ...result.entries.map((entry) => el("button", {
           class: "choice", "data-action": entry.action, type: "button",
           text: cap(entry.label || entry.action), onclick: () => this.add(entry.action) })));
@@ -231,7 +243,7 @@ export class ConditionalMoves {
       this.dialog.close();
       this.data = { ...this.data, lines: stored.lines };
       this.render();
-      this.toast("line stored: it plays itself if your opponent follows it", "ok");
+      this.toast(t("line stored: it plays itself if your opponent follows it"), "ok");
     } catch (error) { this.note(error.message); }
   }
 }

@@ -4,6 +4,7 @@
 
 import { api } from "./api.js";
 import { cap, el, mountSvg } from "./common.js";
+import { t } from "./i18n.js";
 
 async function showDaily() {
   const section = document.getElementById("daily-puzzles");
@@ -16,10 +17,12 @@ async function showDaily() {
     mountSvg(boardBox, puzzle.svg);
     return el("li", { "data-game": puzzle.game },
       el("a", { href: puzzle.url, "data-puzzle": puzzle.id,
-        "aria-label": `${puzzle.title} puzzle of the day: ${cap(puzzle.color)} to play and win` },
+        "aria-label": t("{game} puzzle of the day: {color} to play and win",
+          { game: puzzle.title, color: t(cap(puzzle.color)) }) },
       boardBox,
       el("strong", { text: puzzle.title }),
-      el("small", { text: `${cap(puzzle.color)} to play · rated ${puzzle.rating}` })));
+      el("small", { text: t("{color} to play · rated {rating}",
+        { color: t(cap(puzzle.color)), rating: puzzle.rating }) })));
   }));
   section.dataset.date = daily.date;
   section.hidden = false;

@@ -6,6 +6,7 @@
 import { api, rememberToken } from "./api.js";
 import { Board } from "./board.js";
 import { cap, el } from "./common.js";
+import { t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -43,9 +44,10 @@ function receive(answer) {
   if (answer.valid) {
     board.show(answer.svg);
     board.mark({ interactive: true });
-    const state = answer.is_over ? cap(answer.result || "the game is over")
-      : `${cap(answer.to_move)} to act`;
-    verdict(`✓ A legal position · ${state}`, true);
+    let state;
+    if (!answer.is_over) state = t("{color} to act", { color: t(cap(answer.to_move)) });
+    else state = answer.result ? cap(answer.result) : t("The game is over");
+    verdict("✓ " + t("A legal position · {state}", { state }), true);
   } else {
     verdict(`✗ ${answer.error}`, false);
   }
@@ -66,7 +68,7 @@ async function send() {
 
 async function loadSpec(name, text = null) {
   game = catalog.games.find((entry) => entry.name === name) || catalog.games[0];
-  document.title = `Board editor · ${game.title} · hexgames`;
+  document.title = t("Board editor · {game}", { game: game.title }) + " · hexgames";
   $("rules-link").href = `/rules/${game.name}`;
   for (const input of document.querySelectorAll("#games input")) input.checked = input.value === game.name;
   const started = await api("/api/editor/spec", { method: "POST", body: { game: game.name, options } });
@@ -75,7 +77,7 @@ async function loadSpec(name, text = null) {
   if (!tool || (tool !== "erase" && !spec.pieces.some((piece) => piece.id === tool))) tool = spec.pieces[0].id;
   renderPalette();
   renderOptions();
-  $("seat").replaceChildren(...game.colors.map((color, seat) => el("option", { value: seat, text: cap(color) })));
+  $("seat").replaceChildren(...game.colors.map((color, seat) => el("option", { value: seat, text: t(cap(color)) })));
   if (text) await readText(text);
   else receive(started);
 }
@@ -98,7 +100,7 @@ function renderPalette() {
     onclick: () => { tool = id; renderPalette(); },
   }, color ? el("span", { class: `swatch dot swatch-${color}` }) : null, label);
   $("palette").replaceChildren(...spec.pieces.map((piece) => button(piece.id, piece.label, piece.color)),
-    button("erase", "Erase", null));
+    button("erase", t("Erase"), null));
   renderAttributes();
 }
 
@@ -129,7 +131,7 @@ function renderAttributes() {
   attributes[piece.id] = attributes[piece.id] || Object.fromEntries(
     piece.attributes.map((item) => [item.name, item.default]));
   const chosen = attributes[piece.id];
-  $("attributes").replaceChildren(el("h3", { text: `${piece.label}: placed as` }),
+  $("attributes").replaceChildren(el("h3", { text: t("{piece}: placed as", { piece: piece.label }) }),
     ...piece.attributes.map((item) => field(item, chosen[item.name], (value) => { chosen[item.name] = value; })));
 }
 
@@ -188,7 +190,7 @@ $("analyse").addEventListener("click", () => {
 });
 $("load").addEventListener("click", () => readText($("text").value));
 $("copy").addEventListener("click", async () => {
-  try { await navigator.clipboard.writeText($("text").value); verdict("✓ Board text copied", true); }
+  try { await navigator.clipboard.writeText($("text").value); verdict("✓ " + t("Board text copied"), true); }
   catch { $("text").select(); }
 });
 $("clear").addEventListener("click", () => { cells = {}; send(); });

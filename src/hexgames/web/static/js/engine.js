@@ -4,6 +4,8 @@
 // (from GET /api/engine-status), and engineReady() resolves once the engine is ready, so
 // that api() and the game page go on by themselves.
 
+import { t } from "./i18n.js";
+
 const POLL_MS = 1000;
 // A bound on the wait: the server stops a compile that takes 30 minutes and compiles
 // the game itself; past an hour the page says so instead of waiting for ever.
@@ -27,7 +29,7 @@ function notice() {
     node.className = "engine-notice";
     node.setAttribute("role", "status");
     const title = document.createElement("strong");
-    title.textContent = "Preparing the engine…";
+    title.textContent = t("Preparing the engine…");
     const bar = document.createElement("progress");
     bar.max = 1;
     bar.value = 0;
@@ -39,15 +41,27 @@ function notice() {
   return node;
 }
 
+/** One game's engine in words: "Benediction: compiling (3 of 14 parts, 12 s)". */
+function gameState(game) {
+  const said = { game: game.title, cached: game.cached, parts: game.parts,
+    seconds: Math.round(game.seconds) };
+  switch (game.state) {
+    case "compiling": return t("{game}: compiling ({cached} of {parts} parts, {seconds} s)", said);
+    case "waiting": return t("{game}: waiting", said);
+    case "loading": return t("{game}: loading", said);
+    case "ready": return t("{game}: ready", said);
+    case "failed": return t("{game}: failed", said);
+    default: return `${game.title}: ${game.state}`;
+  }
+}
+
 function show(state) {
   const node = notice();
   node.querySelector("progress").value = state.progress || 0;
-  const games = (state.games || []).map((game) => game.state === "compiling"
-    ? `${game.title}: compiling (${game.cached} of ${game.parts} parts, ${Math.round(game.seconds)} s)`
-    : `${game.title}: ${game.state}`);
+  const games = (state.games || []).map(gameState);
   node.querySelector(".detail").textContent = state.state === "failed"
     ? state.message
-    : `${games.join(" · ")}. Once after an install; this page goes on by itself.`;
+    : t("{games}. Once after an install; this page goes on by itself.", { games: games.join(" · ") });
   node.dataset.state = state.state;
 }
 
@@ -62,7 +76,7 @@ export function engineReady() {
         if (state && state.ready) break;
         if (state) show(state);
         if (Date.now() - started > GIVE_UP_MS) {
-          const message = "the engine is taking too long to prepare; reload the page later";
+          const message = t("the engine is taking too long to prepare; reload the page later");
           notice().querySelector(".detail").textContent = message;
           throw new Error(message);
         }

@@ -4,6 +4,7 @@
 
 import { api } from "./api.js";
 import { cap } from "./common.js";
+import { t } from "./i18n.js";
 
 export class Hint {
   constructor(button, board, toast) {
@@ -34,7 +35,7 @@ export class Hint {
     if (!state || !state.your_turn || this.asking) return;
     this.asking = true;
     this.button.disabled = true;
-    this.button.textContent = "✦ Thinking…";
+    this.button.textContent = t("✦ Thinking…");
     try {
       const hint = await api(`/api/games/${encodeURIComponent(state.id)}/hint`, {
         method: "POST", body: { token: this.token } });
@@ -42,13 +43,15 @@ export class Hint {
       for (const point of hint.points) this.board.hits.get(point)?.classList.add("hinted");
       this.button.dataset.action = hint.action;
       this.button.dataset.ply = String(hint.ply);
-      const where = hint.points.length ? ` (${hint.points.join("-")})` : "";
-      this.toast(`Hint: ${cap(hint.label || "play")} ${hint.action}${where}`, "ok");
+      const said = { label: hint.label ? cap(hint.label) : t("Play"), action: hint.action,
+        points: hint.points.join("-") };
+      this.toast(hint.points.length ? t("Hint: {label} {action} ({points})", said)
+        : t("Hint: {label} {action}", said), "ok");
     } catch (error) {
       this.toast(error.message);
     } finally {
       this.asking = false;
-      this.button.textContent = "✦ Hint";
+      this.button.textContent = t("✦ Hint");
       this.button.disabled = !(this.state && this.state.your_turn);
     }
   }

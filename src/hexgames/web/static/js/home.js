@@ -3,6 +3,7 @@
 
 import { api, rememberInvite, rememberToken, tokenFor } from "./api.js";
 import { cap, el, mountSvg, showMe, swatch } from "./common.js";
+import { date, t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 let catalog = null;
@@ -22,9 +23,9 @@ function renderPicker() {
       onchange: () => { renderSeats(); renderOptions(); } }),
     el("span", { class: "preview", "aria-hidden": "true" }),
     el("span", { class: "title" }, game.title,
-      el("a", { class: "rules-link", href: `/rules/${game.name}`, text: "Rules →",
+      el("a", { class: "rules-link", href: `/rules/${game.name}`, text: t("Rules") + " →",
         onclick: (e) => e.stopPropagation() }),
-      el("a", { class: "rules-link learn-link", href: `/learn/${game.name}`, text: "Learn →",
+      el("a", { class: "rules-link learn-link", href: `/learn/${game.name}`, text: t("Learn") + " →",
         onclick: (e) => e.stopPropagation() })),
     el("span", { class: "blurb", text: game.blurb || "" }),
   )));
@@ -49,13 +50,14 @@ function renderSeats() {
   const current = Number(document.querySelector("input[name=seat]:checked")?.value || 0);
   $("seat-picker").replaceChildren(...game.colors.map((color, seat) => el("label", {},
     el("input", { type: "radio", name: "seat", value: String(seat), checked: seat === current }),
-    el("span", {}, swatch(color), `${cap(color)}${seat === 0 ? " (first)" : ""}`))));
+    el("span", {}, swatch(color),
+      seat === 0 ? t("{color} (first)", { color: t(cap(color)) }) : t(cap(color))))));
 }
 
 function renderOptions() {
   const game = chosenGame();
   if (!game.options.length) {
-    $("options").replaceChildren(el("p", { class: "hint", text: "This game has no variants." }));
+    $("options").replaceChildren(el("p", { class: "hint", text: t("This game has no variants.") }));
     return;
   }
   $("options").replaceChildren(...game.options.map((option) => {
@@ -69,10 +71,11 @@ function renderOptions() {
     }
     const number = el("input", { type: "number", id, "data-option": option.name,
       min: option.minimum ?? null, max: option.maximum ?? null,
-      value: option.default ?? "", placeholder: option.nullable ? "off" : "" });
+      value: option.default ?? "", placeholder: option.nullable ? t("off") : "" });
     return el("label", { class: "option" },
       el("span", { class: "name", text: cap(label) }), number,
-      el("small", { text: option.help + (option.nullable ? " (leave empty for none)" : "") }));
+      el("small", { text: option.nullable
+        ? t("{help} (leave empty for none)", { help: option.help }) : option.help }));
   }));
 }
 
@@ -139,22 +142,22 @@ async function start(event) {
 }
 
 function when(stamp) {
-  const date = new Date(stamp);
-  const minutes = Math.round((Date.now() - date.getTime()) / 60000);
-  if (minutes < 1) return "just now";
-  if (minutes < 60) return `${minutes} min ago`;
-  if (minutes < 60 * 24) return `${Math.round(minutes / 60)} h ago`;
-  return date.toLocaleDateString();
+  const moment = new Date(stamp);
+  const minutes = Math.round((Date.now() - moment.getTime()) / 60000);
+  if (minutes < 1) return t("just now");
+  if (minutes < 60) return t("{minutes} min ago", { minutes });
+  if (minutes < 60 * 24) return t("{hours} h ago", { hours: Math.round(minutes / 60) });
+  return date(moment, { year: "numeric", month: "numeric", day: "numeric" });
 }
 
 function describeOpponents(game) {
-  if (game.mode === "hotseat") return "same screen";
+  if (game.mode === "hotseat") return t("same screen");
   const names = game.players.map((p, seat) => (game.names && game.names[seat])
-    || (p.kind === "ai" ? `Computer (level ${p.level})` : null));
-  if (names.every(Boolean)) return names.join(" vs ");  // both seats known by name
-  if (game.mode === "online") return "online";
+    || (p.kind === "ai" ? t("Computer (level {level})", { level: p.level }) : null));
+  if (names.every(Boolean)) return names.join(" " + t("vs") + " ");  // both seats known by name
+  if (game.mode === "online") return t("online");
   const ai = game.players.find((p) => p.kind === "ai");
-  return `vs computer · level ${ai ? ai.level : "?"}`;
+  return t("vs computer · level {level}", { level: ai ? ai.level : "?" });
 }
 
 async function renderGames() {
@@ -162,7 +165,7 @@ async function renderGames() {
   try {
     const { games } = await api("/api/games?limit=30");
     if (!games.length) {
-      list.replaceChildren(el("li", { class: "empty", text: "No games yet — start one above." }));
+      list.replaceChildren(el("li", { class: "empty", text: t("No games yet — start one above.") }));
       return;
     }
     list.replaceChildren(...games.map((game) => {
@@ -172,15 +175,17 @@ async function renderGames() {
         el("span", { class: `badge badge-${game.game}`, text: game.title }),
         el("span", { class: "what" },
           el("strong", { text: describeOpponents(game) }),
-          el("small", { text: over ? (game.reason ? `${cap(game.winner || "")} won · ${game.reason}` : "finished")
-            : "in progress" })),
+          el("small", { text: over ? (game.reason
+            ? t("{winner} won · {reason}", { winner: t(cap(game.winner || "")), reason: game.reason })
+            : t("finished"))
+            : t("in progress") })),
         el("span", { class: "when", text: when(game.updated_at) }),
         el("span", { class: "go" },
-          over ? null : el("a", { class: "button small", href: `/play/${game.id}`, text: mine ? "Resume" : "Watch" }),
-          el("a", { class: "button small ghost", href: `/replay/${game.id}`, text: "Replay" })));
+          over ? null : el("a", { class: "button small", href: `/play/${game.id}`, text: mine ? t("Resume") : t("Watch") }),
+          el("a", { class: "button small ghost", href: `/replay/${game.id}`, text: t("Replay") })));
     }));
   } catch (error) {
-    list.replaceChildren(el("li", { class: "empty", text: `Could not load games: ${error.message}` }));
+    list.replaceChildren(el("li", { class: "empty", text: t("Could not load games: {error}", { error: error.message }) }));
   }
 }
 
@@ -193,7 +198,7 @@ async function upload(event) {
     rememberToken(created.id, created.token);
     location.href = `/play/${created.id}`;
   } catch (error) {
-    $("form-error").textContent = `Could not open ${file.name}: ${error.message}`;
+    $("form-error").textContent = t("Could not open {file}: {error}", { file: file.name, error: error.message });
   } finally {
     event.target.value = "";
   }
@@ -202,7 +207,7 @@ async function upload(event) {
 async function init() {
   catalog = await api("/api/catalog");
   $("nav").append(...catalog.games.map((game) => el("a", {
-    href: `/rules/${game.name}`, text: `${game.title} rules` })));
+    href: `/rules/${game.name}`, text: t("{game} rules", { game: game.title }) })));
   $("nav").append($("me-link"));  // last: the player's own name
   showMe($("me-link"));
   renderPicker();
@@ -227,4 +232,6 @@ async function init() {
   renderGames();
 }
 
-init().catch((error) => { $("form-error").textContent = `The site could not load: ${error.message}`; });
+init().catch((error) => {
+  $("form-error").textContent = t("The site could not load: {error}", { error: error.message });
+});

@@ -2,6 +2,8 @@
 // tool and the points that enter it (its gesture); this module only matches prefixes.
 // It has no knowledge of either game.
 
+import { t } from "./i18n.js";
+
 export const DEFAULT_TOOL = "";  // the gesture tool `null`: select-and-move
 
 const toolOf = (entry) => entry.tool || DEFAULT_TOOL;
@@ -101,12 +103,15 @@ export class Picker {
       if (!this.candidates(this.tool, attempt).length) {
         // Never switch tools by itself: a stray click must not place a block or a drop.
         const other = this.tools().filter((tool) => this.candidates(tool, attempt).length);
-        const name = (tool) => (tool === DEFAULT_TOOL ? "move" : tool);
-        const hint = other.length ? ` (select the ${other.map(name).join(" or ")} tool)` : "";
-        const what = this.tool === DEFAULT_TOOL ? "action starts" : `${this.tool}`;
-        const message = this.clicks.length
-          ? `no legal action goes from ${this.clicks.join("-")} to ${point}${hint}`
-          : `no legal ${what} at ${point}${hint}`;
+        const name = (tool) => (tool === DEFAULT_TOOL ? t("move") : t(tool));
+        let message = this.clicks.length
+          ? t("no legal action goes from {start} to {point}", { start: this.clicks.join("-"), point })
+          : this.tool === DEFAULT_TOOL ? t("no legal action starts at {point}", { point })
+            : t("no legal {tool} at {point}", { tool: t(this.tool), point });
+        if (other.length) {
+          message = t("{refusal} (select the {tools} tool)",
+            { refusal: message, tools: orList(other.map(name)) });
+        }
         this.clicks = [];
         return { kind: "error", message };
       }
@@ -147,6 +152,12 @@ export function summarize(labels) {
   }).join(" / ");
 }
 
+/** Alternatives in words: "a", "a or b", "a, b or c". */
+export function orList(items) {
+  if (items.length < 2) return items[0] || "";
+  return t("{list} or {last}", { list: items.slice(0, -1).join(", "), last: items[items.length - 1] });
+}
+
 /**
  * What the turn still allows, from the legal actions' labels: ["sprout at g7", "grow",
  * "end turn"] (a kind with at most three points names them; button actions by label).
@@ -165,7 +176,11 @@ export function allowedNow(legal) {
   for (const [label, kind] of kinds) {
     const text = label.toLowerCase();
     if (kind.button || !kind.points.size || kind.points.size > 3) parts.push(text);
-    else parts.push(`${text} ${kind.long ? "from" : "at"} ${[...kind.points].join(", ")}`);
+    else {
+      const points = [...kind.points].join(", ");
+      parts.push(kind.long ? t("{action} from {points}", { action: text, points })
+        : t("{action} at {points}", { action: text, points }));
+    }
   }
   return parts;
 }

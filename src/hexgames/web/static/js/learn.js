@@ -6,6 +6,7 @@
 import { api } from "./api.js";
 import { Board } from "./board.js";
 import { cap, el, swatch } from "./common.js";
+import { t } from "./i18n.js";
 import { DEFAULT_TOOL, Picker } from "./input.js";
 
 const $ = (id) => document.getElementById(id);
@@ -18,10 +19,10 @@ const board = new Board($("board"), { onPoint: clickPoint });
 
 async function start() {
   catalogue = await api(`/api/learn/${encodeURIComponent(gameName)}`);
-  document.title = `Learn ${catalogue.title} · hexgames`;
+  document.title = t("Learn {game}", { game: catalogue.title }) + " · hexgames";
   document.body.dataset.game = catalogue.game;
   $("rules-link").href = `/rules/${catalogue.game}`;
-  $("rules-link").textContent = `${catalogue.title} rules`;
+  $("rules-link").textContent = t("{game} rules", { game: catalogue.title });
   const item = (entry) => el("li", {}, el("a", { href: `#${entry.id}`, "data-lesson": entry.id,
     text: entry.title }));
   $("lessons").replaceChildren(...catalogue.lessons.map(item));
@@ -29,7 +30,8 @@ async function start() {
   $("puzzles").replaceChildren(...catalogue.puzzles.slice(0, LEARN_PUZZLES).map(item));
   if (catalogue.puzzles.length > LEARN_PUZZLES) {
     $("puzzles").after(el("p", { class: "more-puzzles" }, el("a", {
-      href: `/puzzles/${catalogue.game}`, text: `All ${catalogue.puzzles.length} puzzles, rated, by theme →` })));
+      href: `/puzzles/${catalogue.game}`,
+      text: t("All {count} puzzles, rated, by theme →", { count: catalogue.puzzles.length }) })));
   }
   $("puzzles-head").hidden = catalogue.puzzles.length === 0;
   await open(location.hash.slice(1) || (catalogue.lessons[0] || catalogue.puzzles[0]).id);
@@ -62,14 +64,14 @@ function show(next) {
   view = next;
   picker = new Picker(view.status === "continue" ? view.legal : []);
   board.show(view.svg, { animate: true });
-  $("tried").textContent = actions.length ? `Your try: ${actions.join(" ")}` : "";
+  $("tried").textContent = actions.length ? t("Your try: {actions}", { actions: actions.join(" ") }) : "";
   $("tried").dataset.count = String(actions.length);
   const score = view.score;
   $("learn-score").hidden = !score;
   if (score) {
-    $("learn-score").replaceChildren(el("strong", { text: "Score now: " }),
+    $("learn-score").replaceChildren(el("strong", { text: t("Score now:") + " " }),
       ...Object.entries(score).map(([side, value], i) => el("span", { "data-side": side },
-        i ? " · " : "", swatch(side), ` ${cap(side)} ${value}`)));
+        i ? " · " : "", swatch(side), " " + t(cap(side)) + " " + value)));
   }
   const solved = view.status === "solved";
   const list = all();
@@ -87,10 +89,10 @@ function verdict(kind, message) {
   node.hidden = false;
   node.className = `verdict ${kind}`;
   node.dataset.status = kind;
-  const head = { solved: "Solved!", wrong: "Not quite", illegal: "Not allowed" }[kind] || "";
+  const head = { solved: t("Solved!"), wrong: t("Not quite"), illegal: t("Not allowed") }[kind] || "";
   node.replaceChildren(el("strong", { text: head }), el("span", { text: ` ${message}` }));
   if (kind === "wrong") {
-    node.append(el("button", { class: "small", type: "button", text: "Try again",
+    node.append(el("button", { class: "small", type: "button", text: t("Try again"),
       onclick: restart }));
   }
 }
@@ -108,7 +110,7 @@ function refreshInput() {
   tools.replaceChildren(...(toolList.length > 1 ? toolList.map((tool) => el("button", {
     class: `tool${tool === picker.tool ? " selected" : ""}`, "data-tool": tool || "default",
     "aria-pressed": tool === picker.tool ? "true" : "false",
-    text: tool === DEFAULT_TOOL ? "Move" : cap(tool),
+    text: tool === DEFAULT_TOOL ? t("Move") : cap(tool),
     onclick: () => { picker.selectTool(tool); refreshInput(); },
   })) : []));
   buttons.replaceChildren(...picker.buttons().map((entry) => el("button", {
@@ -119,9 +121,10 @@ function refreshInput() {
   const labels = picker.nextLabels();
   board.mark({ interactive: true, targets, selected: picker.clicks, labels,
     tags: picker.clicks.length > 0 });
-  $("hint-line").textContent = picker.clicks.length
-    ? `${touch ? "Tap" : "Click"} a highlighted point to continue · ${touch ? "tap it again to cancel" : "Esc cancels"}`
-    : `${touch ? "Tap" : "Click"} a piece or a point`;
+  if (picker.clicks.length) {
+    $("hint-line").textContent = touch ? t("Tap a highlighted point to continue · tap it again to cancel")
+      : t("Click a highlighted point to continue · Esc cancels");
+  } else $("hint-line").textContent = touch ? t("Tap a piece or a point") : t("Click a piece or a point");
 }
 
 function clickPoint(point) {
@@ -131,7 +134,7 @@ function clickPoint(point) {
   $("choices").replaceChildren();
   if (result.kind === "send") submit(result.entry.action);
   else if (result.kind === "choose") {
-    $("choices").replaceChildren(el("span", { class: "choose", text: "Which one?" }),
+    $("choices").replaceChildren(el("span", { class: "choose", text: t("Which one?") }),
       ...result.entries.map((entry) => el("button", {
         class: "choice", "data-action": entry.action, onclick: () => submit(entry.action),
       }, el("strong", { text: cap(entry.label || entry.action) }),
@@ -204,6 +207,6 @@ $("notation-form")?.addEventListener("submit", (event) => {
 });
 
 start().catch((error) => {
-  $("lesson-title").textContent = "This page could not be loaded";
+  $("lesson-title").textContent = t("This page could not be loaded");
   $("task").textContent = error.message;
 });

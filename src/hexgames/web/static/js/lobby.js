@@ -4,6 +4,7 @@
 
 import { api, rememberToken } from "./api.js";
 import { cap, el, showMe } from "./common.js";
+import { t } from "./i18n.js";
 import { initPools, onPoolPaired } from "./pools.js";
 
 const $ = (id) => document.getElementById(id);
@@ -23,8 +24,8 @@ function game() { return catalog.games.find((g) => g.name === $("seek-game").val
 
 function renderForm() {
   const chosen = game();
-  $("seek-color").replaceChildren(el("option", { value: "random", text: "Random" }),
-    ...chosen.colors.map((color) => el("option", { value: color, text: cap(color) })));
+  $("seek-color").replaceChildren(el("option", { value: "random", text: t("Random") }),
+    ...chosen.colors.map((color) => el("option", { value: color, text: t(cap(color)) })));
   $("seek-options").replaceChildren(...chosen.options.map((option) => {
     const label = option.name.replace(/_/g, " ");
     if (option.kind === "bool") {
@@ -35,7 +36,7 @@ function renderForm() {
     return el("label", { class: "option" }, el("span", { class: "name", text: cap(label) }),
       el("input", { type: "number", "data-option": option.name, min: option.minimum ?? null,
         max: option.maximum ?? null, value: option.default ?? "",
-        placeholder: option.nullable ? "off" : "" }),
+        placeholder: option.nullable ? t("off") : "" }),
       el("small", { text: option.help }));
   }));
 }
@@ -145,29 +146,30 @@ function render(lobby) {
     el("span", { class: "what" }, el("strong", { text: seek.title }), describeOptions(seek.options)),
     el("span", { class: "who", text: `${seek.by}${seek.target ? ` → ${seek.target}` : ""}` }),
     el("span", { class: "time", text: seek.time }),
-    el("span", { class: "color", text: seek.color === "random" ? "random colour" : `plays ${seek.color}` }),
-    el("span", { class: "rated", text: seek.rated ? "rated" : "casual" }),
+    el("span", { class: "color", text: seek.color === "random" ? t("random colour")
+      : t("plays {color}", { color: t(cap(seek.color)).toLowerCase() }) }),
+    el("span", { class: "rated", text: seek.rated ? t("rated") : t("casual") }),
     mine[seek.id]
-      ? el("button", { class: "small ghost", type: "button", text: "Withdraw",
+      ? el("button", { class: "small ghost", type: "button", text: t("Withdraw"),
         onclick: () => withdraw(seek.id) })
       : forSomeoneElse(seek)
-        ? el("span", { class: "hint for-other", text: `for ${seek.target} only` })
-        : el("button", { class: "small primary", type: "button", text: "Accept",
+        ? el("span", { class: "hint for-other", text: t("for {name} only", { name: seek.target }) })
+        : el("button", { class: "small primary", type: "button", text: t("Accept"),
           onclick: () => accept(seek.id) }),
-  )) : [el("li", { class: "empty", text: "No open challenges: post one." })]));
+  )) : [el("li", { class: "empty", text: t("No open challenges: post one.") })]));
   $("playing-list").replaceChildren(...(lobby.playing.length ? lobby.playing.map((g) => el("li", {},
-    el("span", { class: "what" }, el("strong", { text: g.title }), ` ${g.names.join(" vs ")}`),
-    el("span", { class: "time", text: `${g.time}${g.rated ? " · rated" : ""}` }),
-    el("a", { class: "button small ghost", href: `/play/${encodeURIComponent(g.id)}`, text: "Watch" }),
-  )) : [el("li", { class: "empty", text: "No game is being played." })]));
+    el("span", { class: "what" }, el("strong", { text: g.title }), " " + g.names.join(" " + t("vs") + " ")),
+    el("span", { class: "time", text: g.rated ? g.time + " · " + t("rated") : g.time }),
+    el("a", { class: "button small ghost", href: `/play/${encodeURIComponent(g.id)}`, text: t("Watch") }),
+  )) : [el("li", { class: "empty", text: t("No game is being played.") })]));
 }
 
 function connect() {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
   const socket = new WebSocket(`${scheme}://${location.host}/ws/lobby`);
-  $("conn").textContent = "connecting…"; $("conn").dataset.state = "wait";
+  $("conn").textContent = t("connecting…"); $("conn").dataset.state = "wait";
   socket.addEventListener("open", () => {
-    retry = 500; $("conn").textContent = "live"; $("conn").dataset.state = "ok";
+    retry = 500; $("conn").textContent = t("live"); $("conn").dataset.state = "ok";
   });
   socket.addEventListener("message", (event) => {
     const message = JSON.parse(event.data);
@@ -183,7 +185,7 @@ function connect() {
     }
   });
   socket.addEventListener("close", () => {
-    $("conn").textContent = "reconnecting…"; $("conn").dataset.state = "wait";
+    $("conn").textContent = t("reconnecting…"); $("conn").dataset.state = "wait";
     setTimeout(connect, retry); retry = Math.min(retry * 2, 8000);
   });
 }

@@ -5,6 +5,7 @@
 import { rememberToken } from "./api.js";
 import { absenceNotice } from "./absence.js";
 import { cap, el } from "./common.js";
+import { t } from "./i18n.js";
 
 const SOUND_KEY = "hexgames.sound";
 let last = null;          // the latest state
@@ -18,11 +19,11 @@ let audio = null;
 export function formatClock(ms) {
   if (ms >= 86_400_000) {
     const days = Math.floor(ms / 86_400_000), hours = Math.floor((ms % 86_400_000) / 3_600_000);
-    return `${days}d ${hours}h`;
+    return t("{days}d {hours}h", { days, hours });
   }
   if (ms >= 3_600_000) {
     const h = Math.floor(ms / 3_600_000), m = Math.floor((ms % 3_600_000) / 60_000);
-    return `${h}h ${String(m).padStart(2, "0")}m`;
+    return t("{hours}h {minutes}m", { hours: h, minutes: String(m).padStart(2, "0") });
   }
   const total = Math.max(0, ms) / 1000;
   const m = Math.floor(total / 60), s = total - m * 60;
@@ -74,8 +75,8 @@ export function renderOnline(state, send) {
   last = state;
   receivedAt = performance.now();
   if (previous && previous.id === state.id && state.ply > previous.ply) playSound();
-  document.title = `${state.your_turn && state.mode !== "hotseat" ? "Your turn · " : ""}`
-    + `${state.title} · hexgames`;
+  document.title = state.your_turn && state.mode !== "hotseat"
+    ? t("Your turn") + ` · ${state.title} · hexgames` : `${state.title} · hexgames`;
   // Clocks on the player cards.
   if (state.clock) {
     for (const player of state.players) {
@@ -101,8 +102,9 @@ export function renderOnline(state, send) {
   if (!panel) return;
   const parts = [];
   if (state.control && state.mode === "online") {
-    const time = state.clock ? state.clock.describe : "untimed";
-    parts.push(el("p", { class: "tc" }, `${time} · ${state.rated ? "rated" : "casual"}`));
+    const time = state.clock ? state.clock.describe : t("untimed");
+    const kind = state.rated ? t("rated") : t("casual");
+    parts.push(el("p", { class: "tc" }, `${time} · ${kind}`));
   }
   const mine = state.your_seats;
   const button = (text, message, cls = "small") => el("button", {
@@ -110,51 +112,53 @@ export function renderOnline(state, send) {
   });
   if (state.takeback_offer !== null && state.takeback_offer !== undefined && !state.is_over) {
     if (mine.includes(1 - state.takeback_offer)) {
-      parts.push(el("p", { text: "Your opponent asks to take back their last move." }),
+      parts.push(el("p", { text: t("Your opponent asks to take back their last move.") }),
         el("div", { class: "row" },
-          button("Accept takeback", { type: "takeback", answer: "accept" }, "small primary"),
-          button("Decline", { type: "takeback", answer: "decline" })));
+          button(t("Accept takeback"), { type: "takeback", answer: "accept" }, "small primary"),
+          button(t("Decline"), { type: "takeback", answer: "decline" })));
     } else if (mine.includes(state.takeback_offer)) {
-      parts.push(el("p", { text: "Takeback asked; waiting for your opponent." }),
-        button("Withdraw", { type: "takeback", answer: "cancel" }));
+      parts.push(el("p", { text: t("Takeback asked; waiting for your opponent.") }),
+        button(t("Withdraw"), { type: "takeback", answer: "cancel" }));
     }
   } else if (state.can_request_takeback) {
-    parts.push(button("↶ Ask to take back", { type: "takeback", answer: "offer" }));
+    parts.push(button(t("↶ Ask to take back"), { type: "takeback", answer: "offer" }));
   }
   const invited = state.players.some((p) => p.kind === "human" && !p.player)
     && state.mode === "online";
   if (state.clock && state.clock.abort_in_ms !== null && !state.is_over && !invited) {
     const mover = state.players.find((p) => p.seat === state.current_seat);
-    parts.push(el("p", { class: "hint", text: `${mover ? cap(mover.color) : "The player"} has `
-      + `${Math.ceil(state.clock.abort_in_ms / 1000)} s for a first move, or the game is aborted.` }));
+    const name = mover ? t(cap(mover.color)) : t("The player");
+    parts.push(el("p", { class: "hint",
+      text: t("{name} has {seconds} s for a first move, or the game is aborted.",
+        { name, seconds: Math.ceil(state.clock.abort_in_ms / 1000) }) }));
   }
-  if (state.can_abort) parts.push(button("✕ Abort game", { type: "abort" }));
+  if (state.can_abort) parts.push(button(t("✕ Abort game"), { type: "abort" }));
   const absent = absenceNotice(state, send);  // an opponent gone: claim the game
   if (absent) parts.push(absent);
   if (state.rematch) {
     parts.push(el("a", { class: "button small primary", href: `/play/${state.rematch}`,
-      text: "Go to the rematch" }));
+      text: t("Go to the rematch") }));
   }
   if (state.is_over && state.mode === "online" && state.role === "player") {
     const offers = state.rematch_offers || [];
     const theirs = offers.some((seat) => !mine.includes(seat));
     const ours = offers.some((seat) => mine.includes(seat));
     if (state.can_rematch && theirs) {
-      parts.push(el("p", { text: "Your opponent offers a rematch." }),
+      parts.push(el("p", { text: t("Your opponent offers a rematch.") }),
         el("div", { class: "row" },
-          button("Accept rematch", { type: "rematch", answer: "offer" }, "small primary"),
-          button("Decline", { type: "rematch", answer: "decline" })));
+          button(t("Accept rematch"), { type: "rematch", answer: "offer" }, "small primary"),
+          button(t("Decline"), { type: "rematch", answer: "decline" })));
     } else if (state.can_rematch && ours) {
-      parts.push(el("p", { text: "Rematch offered; waiting for your opponent." }));
+      parts.push(el("p", { text: t("Rematch offered; waiting for your opponent.") }));
     } else if (state.can_rematch) {
-      parts.push(button("⟲ Offer a rematch", { type: "rematch", answer: "offer" },
+      parts.push(button(t("⟲ Offer a rematch"), { type: "rematch", answer: "offer" },
         "small primary"));
     }
   }
   parts.push(el("label", { class: "sound" },
     el("input", { type: "checkbox", id: "sound", checked: soundOn(),
       onchange: (event) => localStorage.setItem(SOUND_KEY, event.target.checked ? "1" : "0") }),
-    " Move sound"));
+    " " + t("Move sound")));
   panel.hidden = state.mode !== "online";
   panel.replaceChildren(...parts);
 }

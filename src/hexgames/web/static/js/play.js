@@ -7,7 +7,8 @@ import {
 } from "./api.js";
 import { Board } from "./board.js";
 import { cap, el, renderMoves, renderPlayers, showBanner, showMe } from "./common.js";
-import { DEFAULT_TOOL, Picker, allowedNow } from "./input.js";
+import { t, tn } from "./i18n.js";
+import { DEFAULT_TOOL, Picker, allowedNow, orList } from "./input.js";
 import { Hint } from "./hint.js";
 import { lag, onPong, renderOnline, startPings } from "./online.js";
 import { Premove, premoveAllowed, renderPremoveBar } from "./premove.js";
@@ -81,8 +82,8 @@ function connect() {
   // delta=1 and svg=patch: states carry only the new moves and the board's changes.
   const query = `?delta=1&svg=patch${token ? `&token=${encodeURIComponent(token)}` : ""}`;
   socket = new WebSocket(`${scheme}://${location.host}/ws/games/${encodeURIComponent(gameId)}${query}`);
-  setConn("connecting…", "wait");
-  socket.addEventListener("open", () => { retry = 500; setConn("online", "ok"); });
+  setConn(t("connecting…"), "wait");
+  socket.addEventListener("open", () => { retry = 500; setConn(t("online"), "ok"); });
   socket.addEventListener("message", (event) => {
     const message = JSON.parse(event.data);
     if (message.type === "state") receive(complete(message));
@@ -90,9 +91,9 @@ function connect() {
     else if (message.type === "pong") onPong();
   });
   socket.addEventListener("close", (event) => {
-    if (event.code === 4404) { setConn("no such game", "bad"); showMissing(); return; }
-    if (event.code === 4409) { setConn("cannot open this game", "bad"); return; }
-    setConn("reconnecting…", "wait");
+    if (event.code === 4404) { setConn(t("no such game"), "bad"); showMissing(); return; }
+    if (event.code === 4409) { setConn(t("cannot open this game"), "bad"); return; }
+    setConn(t("reconnecting…"), "wait");
     setTimeout(connect, retry);
     retry = Math.min(retry * 2, 8000);
   });
@@ -111,15 +112,15 @@ function showMissing() {
   }
   $("input-bar").hidden = true;
   $("board").replaceChildren(el("div", { class: "missing" },
-    el("h2", { text: "This game does not exist" }),
-    el("p", { text: "The link may be mistyped, or the game was stored on another server." }),
-    el("a", { class: "button primary", href: "/", text: "Start a new game" })));
+    el("h2", { text: t("This game does not exist") }),
+    el("p", { text: t("The link may be mistyped, or the game was stored on another server.") }),
+    el("a", { class: "button primary", href: "/", text: t("Start a new game") })));
 }
 
 function send(message, { quiet = false } = {}) {
   if (!socket || socket.readyState !== WebSocket.OPEN) {
     if (quiet) return false;
-    toast("not connected to the server; retrying…");
+    toast(t("not connected to the server; retrying…"));
     return false;
   }
   socket.send(JSON.stringify(message));
@@ -154,7 +155,7 @@ function receive(next) {
   document.title = `${state.title} · hexgames`;
   document.body.dataset.game = state.game;
   $("rules-link").href = `/rules/${state.game}`;
-  $("rules-link").textContent = `${state.title} rules`;
+  $("rules-link").textContent = t("{game} rules", { game: state.title });
   $("replay").href = `/replay/${state.id}`;
   $("download").href = `/api/games/${state.id}/record`;
   $("analyse").href = `/analysis/${state.id}`;
@@ -173,11 +174,11 @@ function receive(next) {
   renderMoves($("moves"), state.history, { current: browsing ?? state.history.length,
     onPick: browse });
   const n = state.history.length;
-  $("ply-count").textContent = n ? `${n} action${n === 1 ? "" : "s"}` : "";
+  $("ply-count").textContent = n ? tn("{n} action", "{n} actions", n) : "";
   showBanner($("banner"), state);
   $("notation-form").hidden = !(state.role === "player" && !state.is_over);
   if (state.is_over && state.role === "player" && state.mode !== "online") {
-    $("banner").append(el("button", { class: "primary small", id: "again", text: "Play again",
+    $("banner").append(el("button", { class: "primary small", id: "again", text: t("Play again"),
       onclick: playAgain }));
   }
   $("undo").disabled = !state.can_undo;
@@ -193,30 +194,34 @@ function renderStatus() {
   const node = $("status");
   const mover = state.players.find((p) => p.seat === state.current_seat);
   let text;
-  if (state.is_over) text = state.result ? cap(state.result) : "Game over";
+  const color = t(cap(state.to_move));
+  if (state.is_over) text = state.result ? cap(state.result) : t("Game over");
   else if (state.ai_error) text = cap(state.ai_error);
-  else if (state.thinking) text = "The computer is thinking…";
-  else if (state.your_turn && state.mode !== "hotseat") text = "Your turn";
-  else if (state.your_turn) text = `${cap(state.to_move)} to play`;
-  else if (state.role === "spectator") text = `${cap(state.to_move)} to play · you are watching`;
+  else if (state.thinking) text = t("The computer is thinking…");
+  else if (state.your_turn && state.mode !== "hotseat") text = t("Your turn");
+  else if (state.your_turn) text = t("{color} to play", { color });
+  else if (state.role === "spectator") text = t("{color} to play · you are watching", { color });
   else if (state.mode === "online" && Array.isArray(state.present)
     && !state.present.includes(state.current_seat)) {
-    text = state.history.length ? `${cap(state.to_move)} is not connected; the game waits`
-      : "Waiting for your friend to join…";
-  } else text = `Waiting for ${mover && mover.kind === "ai" ? "the computer" : cap(state.to_move)}…`;
+    text = state.history.length ? t("{color} is not connected; the game waits", { color })
+      : t("Waiting for your friend to join…");
+  } else {
+    text = mover && mover.kind === "ai" ? t("Waiting for the computer…")
+      : t("Waiting for {color}…", { color });
+  }
   const parts = [el("span", { class: `headline${state.your_turn ? " go" : ""}`, text })];
   if (!state.is_over && state.actions_left !== null && state.actions_left !== undefined) {
     const n = state.actions_left;
-    parts.push(el("span", { class: "sub", text: `${n} action${n === 1 ? "" : "s"} left this turn` }));
+    parts.push(el("span", { class: "sub",
+      text: tn("{n} action left this turn", "{n} actions left this turn", n) }));
   } else if (!state.is_over && !state.turn_start) {
-    parts.push(el("span", { class: "sub", text: "turn in progress" }));
+    parts.push(el("span", { class: "sub", text: t("turn in progress") }));
   }
   if (state.your_turn && state.legal.length) {
     // What the turn still allows, in the words of the gestures ("sprout at g7, or end turn").
-    const allowed = allowedNow(state.legal);
-    const text = allowed.length > 1
-      ? `${allowed.slice(0, -1).join(", ")} or ${allowed[allowed.length - 1]}` : allowed[0];
-    parts.push(el("span", { class: "sub allowed", id: "allowed", text: `You may ${text}.` }));
+    const allowed = orList(allowedNow(state.legal));
+    parts.push(el("span", { class: "sub allowed", id: "allowed",
+      text: t("You may {actions}.", { actions: allowed }) }));
   }
   node.replaceChildren(...parts);
 }
@@ -228,9 +233,9 @@ function renderScore() {
   node.hidden = false;
   const rows = typeof score === "object" && !Array.isArray(score)
     ? Object.entries(score) : [["score", score]];
-  node.replaceChildren(el("h3", { text: "Score" }), ...rows.map(([key, value]) =>
+  node.replaceChildren(el("h3", { text: t("Score") }), ...rows.map(([key, value]) =>
     el("div", { class: "score-row" }, el("span", { class: `swatch swatch-${key}` }),
-      el("span", { text: cap(key) }),
+      el("span", { text: t(cap(key)) }),
       el("strong", { text: typeof value === "object" ? JSON.stringify(value) : String(value) }))));
 }
 
@@ -243,15 +248,15 @@ function renderInvite() {
     const url = absolute(path);
     const input = el("input", { readonly: true, value: url, "aria-label": label, onfocus: (e) => e.target.select() });
     return el("label", { class: "link-row" }, el("span", { text: label }), input,
-      el("button", { class: "ghost small", text: "Copy", type: "button",
+      el("button", { class: "ghost small", text: t("Copy"), type: "button",
         onclick: async () => {
-          try { await navigator.clipboard.writeText(url); toast("link copied", "ok"); }
+          try { await navigator.clipboard.writeText(url); toast(t("link copied"), "ok"); }
           catch { input.select(); }
         } }));
   };
-  node.replaceChildren(el("h3", { text: "Invite a friend" }),
-    row("Send to your opponent", invite.opponent), row("Spectators", invite.spectate),
-    invite.mine ? row("Your own seat (to continue on another device; keep it private)",
+  node.replaceChildren(el("h3", { text: t("Invite a friend") }),
+    row(t("Send to your opponent"), invite.opponent), row(t("Spectators"), invite.spectate),
+    invite.mine ? row(t("Your own seat (to continue on another device; keep it private)"),
       invite.mine) : null);
 }
 
@@ -265,13 +270,13 @@ function renderOverlayToggles() {
   node.hidden = false;
   if (node.dataset.built === state.game) return;
   node.dataset.built = state.game;
-  node.replaceChildren(el("h3", { text: "Show" }), ...state.overlays.map((name) => el("label", {
+  node.replaceChildren(el("h3", { text: t("Show") }), ...state.overlays.map((name) => el("label", {
     class: "overlay-toggle" },
     el("input", { type: "checkbox", "data-overlay": name, onchange: (event) => {
       if (event.target.checked) overlays.add(name); else overlays.delete(name);
       loadOverlays();
     } }),
-    el("span", { text: cap(name.replace(/-/g, " ")) }))));
+    el("span", { text: t(cap(name.replace(/-/g, " "))) }))));
 }
 
 async function loadOverlays({ animate = false } = {}) {
@@ -310,8 +315,10 @@ async function showBrowsing() {
   const ply = browsing;
   const total = state.history.length;
   $("browse").hidden = false;
-  $("browse-text").textContent = ply === 0 ? `Start position (of ${total} actions)`
-    : `After action ${ply} of ${total}: ${state.history[ply - 1].notation}`;
+  $("browse-text").textContent = ply === 0
+    ? tn("Start position (of {n} action)", "Start position (of {n} actions)", total)
+    : t("After action {ply} of {total}: {action}",
+      { ply, total, action: state.history[ply - 1].notation });
   try {
     const data = await api(`/api/games/${encodeURIComponent(gameId)}/replay?ply=${ply}`
       + (flipped() ? "&flip=true" : ""));
@@ -350,7 +357,7 @@ function refreshInput() {
   tools.replaceChildren(...(toolList.length > 1 ? toolList.map((tool) => el("button", {
     class: `tool${tool === picker.tool ? " selected" : ""}`, "data-tool": tool || "default",
     "aria-pressed": tool === picker.tool ? "true" : "false",
-    text: tool === DEFAULT_TOOL ? "Move" : cap(tool),
+    text: tool === DEFAULT_TOOL ? t("Move") : t(cap(tool)),
     onclick: () => { picker.selectTool(tool); choices.replaceChildren(); refreshInput(); },
   })) : []));
   const offered = picker.buttons();
@@ -369,11 +376,10 @@ function refreshInput() {
   const finishing = [...targets].filter((point) => labels.get(point) !== "…");
   const tags = finishing.length > 0 && (picker.clicks.length > 0 || targets.size <= 12);
   board.mark({ interactive: true, targets, selected: picker.clicks, labels, tags });
-  const cancel = touch ? "tap it again to cancel" : "Esc cancels";
-  const press = touch ? "Tap" : "Click";
-  $("hint").textContent = picker.clicks.length
-    ? (targets.size ? `${press} a highlighted point to continue · ${cancel}` : "")
-    : (targets.size ? `${press} a highlighted point` : "");
+  const going = touch ? t("Tap a highlighted point to continue · tap it again to cancel")
+    : t("Click a highlighted point to continue · Esc cancels");
+  const starting = touch ? t("Tap a highlighted point") : t("Click a highlighted point");
+  $("hint").textContent = targets.size ? (picker.clicks.length ? going : starting) : "";
 }
 
 function hoverPoint(point) {
@@ -385,14 +391,14 @@ function hoverPoint(point) {
 }
 
 function clickPoint(point) {
-  if (browsing !== null) { toast("you are looking at an earlier position", "info"); return; }
+  if (browsing !== null) { toast(t("you are looking at an earlier position"), "info"); return; }
   if (state && !state.your_turn && !pending && premoveAllowed(state)) {
     queuePremove(point);
     return;
   }
   if (!state || !state.your_turn || pending || !picker) {
     if (state && !state.is_over && state.role === "player" && !pending) {
-      toast(state.thinking ? "the computer is thinking…" : "it is not your turn");
+      toast(state.thinking ? t("the computer is thinking…") : t("it is not your turn"));
     }
     return;
   }
@@ -406,7 +412,7 @@ function clickPoint(point) {
 
 /** One button per action the clicks so far complete. */
 function offerChoices(entries) {
-  $("choices").replaceChildren(el("span", { class: "choose", text: "Which one?" }),
+  $("choices").replaceChildren(el("span", { class: "choose", text: t("Which one?") }),
     ...entries.map((entry) => el("button", {
       class: "choice", "data-action": entry.action, title: entry.action,
       onclick: () => submit(entry.action),
@@ -423,7 +429,7 @@ function occupied(point) {
 
 function queuePremove(point) {
   premove.use(state.game);
-  if (premove.click(point, occupied) === "cancelled") toast("premove cancelled", "info");
+  if (premove.click(point, occupied) === "cancelled") toast(t("premove cancelled"), "info");
   refreshInput();
 }
 
@@ -481,10 +487,11 @@ $("resign").addEventListener("click", () => {
     : Math.min(...state.your_seats);
   const side = state.players.find((p) => p.seat === seat);
   const other = state.players.find((p) => p.seat !== seat);
+  const names = { side: t(cap(side.color)), other: t(cap(other.color)) };
   $("confirm-text").textContent = state.mode === "hotseat"
-    ? `${cap(side.color)} resigns: ${cap(other.color)} wins. Resign for ${cap(side.color)}?`
-    : `Resign this game? You play ${cap(side.color)}; ${cap(other.color)} wins.`;
-  $("confirm").querySelector('button[value="yes"]').textContent = `Resign for ${cap(side.color)}`;
+    ? t("{side} resigns: {other} wins. Resign for {side}?", names)
+    : t("Resign this game? You play {side}; {other} wins.", names);
+  $("confirm").querySelector('button[value="yes"]').textContent = t("Resign for {side}", names);
   dialog.returnValue = "";
   dialog.showModal();
 });
@@ -502,7 +509,10 @@ $("notation-form").addEventListener("submit", (event) => {
   event.preventDefault();
   const text = $("notation").value.trim();
   if (!text) return;
-  if (!state.your_turn) { toast(state.thinking ? "the computer is thinking…" : "it is not your turn"); return; }
+  if (!state.your_turn) {
+    toast(state.thinking ? t("the computer is thinking…") : t("it is not your turn"));
+    return;
+  }
   stopBrowsing();
   submit(text);
   $("notation").value = "";
@@ -517,12 +527,13 @@ async function openLegend() {
     const response = await fetch(`/rules/${encodeURIComponent(state.game)}`);
     const page = new DOMParser().parseFromString(await response.text(), "text/html");
     const section = page.getElementById("legend");
-    if (!section) throw new Error("this game has no legend");
+    if (!section) throw new Error(t("this game has no legend"));
     section.querySelector("h2")?.remove();
     $("legend-body").replaceChildren(document.importNode(section, true));
     dialog.dataset.game = state.game;
   } catch (error) {
-    $("legend-body").replaceChildren(el("p", { class: "hint", text: `The legend could not load: ${error.message}` }));
+    $("legend-body").replaceChildren(el("p", { class: "hint",
+      text: t("The legend could not load: {reason}", { reason: error.message }) }));
   }
 }
 
@@ -536,7 +547,11 @@ document.addEventListener("keydown", (event) => {
     browse(Math.max(0, shown + (event.key === "ArrowLeft" ? -1 : 1)));
     return;
   }
-  if (event.key === "Escape" && premove.cancel()) { toast("premove cancelled", "info"); refreshInput(); return; }
+  if (event.key === "Escape" && premove.cancel()) {
+    toast(t("premove cancelled"), "info");
+    refreshInput();
+    return;
+  }
   if (event.key === "Escape" && picker) { picker.reset(); $("choices").replaceChildren(); refreshInput(); }
   if (event.key === "f" || event.key === "F") $("flip").click();
   if ((event.key === "u" || event.key === "U") && state && state.can_undo) send({ type: "undo" });
@@ -545,7 +560,7 @@ document.addEventListener("keydown", (event) => {
 
 // The token is checked by the server; fetch once over HTTP so a bad id shows at once.
 api(`/api/games/${encodeURIComponent(gameId)}`).catch((error) => {
-  if (/no game/.test(error.message)) { showMissing(); }
+  if (/no game/.test(error.english || error.message)) { showMissing(); }
 });
 // The game's socket needs the engine: after an install, once the server has prepared it.
 engineReady().then(connect, connect);

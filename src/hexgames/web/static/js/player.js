@@ -3,6 +3,7 @@
 
 import { api, gameIdFromPath } from "./api.js";
 import { cap, el, showMe } from "./common.js";
+import { date, t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 const wanted = gameIdFromPath();  // the last part of /player/<name>
@@ -15,27 +16,30 @@ function status(message, kind = "ok") {
 
 function opponents(game, you) {
   const names = game.seats.map((seat) => (seat.player ? seat.player.name
-    : seat.kind === "ai" ? `Computer (level ${seat.level})` : "—"));
+    : seat.kind === "ai" ? t("Computer (level {level})", { level: seat.level }) : "—"));
   return names.filter((_, i) => !game.seats[i].player || game.seats[i].player.id !== you).join(", ") || names.join(", ");
 }
 
 /** Who is to move, named: "your move" on one's own page, else "Bob9843 to move". */
 function mover(game, owner, own) {
-  if (game.your_turn) return own ? "your move" : `${owner} to move`;
+  if (game.your_turn) return own ? t("your move") : t("{name} to move", { name: owner });
   const seat = game.seats.find((entry) => entry.seat === game.turn);
-  if (!seat) return "in progress";
-  if (seat.player) return `${seat.player.name} to move`;
-  return seat.kind === "ai" ? "the computer to move" : "waiting for an opponent";
+  if (!seat) return t("in progress");
+  if (seat.player) return t("{name} to move", { name: seat.player.name });
+  return seat.kind === "ai" ? t("the computer to move") : t("waiting for an opponent");
 }
 
 function outcome(game, owner, own) {
   if (game.status !== "over") return mover(game, owner, own);
-  if (!game.winner) return game.reason || "finished";
+  if (!game.winner) return game.reason || t("finished");
   const seat = game.your_seats.length === 1 ? game.your_seats[0] : null;
   if (seat !== null && game.colors.length && game.winner !== "draw") {
-    return `${game.colors[seat] === game.winner ? "won" : "lost"}${game.reason ? ` · ${game.reason}` : ""}`;
+    const result = game.colors[seat] === game.winner ? t("won") : t("lost");
+    return game.reason ? `${result} · ${game.reason}` : result;
   }
-  return game.winner === "draw" ? "draw" : `${cap(game.winner)} won${game.reason ? ` · ${game.reason}` : ""}`;
+  if (game.winner === "draw") return t("draw");
+  const winner = t(cap(game.winner));
+  return game.reason ? t("{winner} won · {reason}", { winner, reason: game.reason }) : t("{winner} won", { winner });
 }
 
 function gameRow(game, you, owner, own) {
@@ -43,12 +47,12 @@ function gameRow(game, you, owner, own) {
     "data-id": game.id },
     el("span", { class: `badge badge-${game.game}`, text: game.title }),
     el("span", { class: "what" },
-      el("strong", { text: `vs ${opponents(game, you)}` }),
-      el("small", { text: `${game.rated ? "rated · " : ""}${outcome(game, owner, own)}` })),
-    el("span", { class: "when", text: (game.updated_at || "").slice(0, 10) }),
+      el("strong", { text: t("vs {names}", { names: opponents(game, you) }) }),
+      el("small", { text: game.rated ? t("rated") + " · " + outcome(game, owner, own) : outcome(game, owner, own) })),
+    el("span", { class: "when", text: game.updated_at ? date(game.updated_at) : "" }),
     el("span", { class: "go" },
-      game.status === "over" ? null : el("a", { class: "button small", href: `/play/${game.id}`, text: "Open" }),
-      el("a", { class: "button small ghost", href: `/replay/${game.id}`, text: "Replay" })));
+      game.status === "over" ? null : el("a", { class: "button small", href: `/play/${game.id}`, text: t("Open") }),
+      el("a", { class: "button small ghost", href: `/replay/${game.id}`, text: t("Replay") })));
 }
 
 function renderGames(list, games, you, owner, own, empty) {
@@ -61,7 +65,7 @@ async function load() {
     api(`/api/players/${encodeURIComponent(wanted)}`), showMe($("me-link"))]);
   document.title = `${player.name} · hexgames`;
   $("player-name").textContent = player.name;
-  $("player-since").textContent = `Playing here since ${player.created_at.slice(0, 10)}`;
+  $("player-since").textContent = t("Playing here since {date}", { date: date(player.created_at) });
   const body = $("ratings").querySelector("tbody");
   body.replaceChildren(...player.ratings.map((r) => el("tr", { "data-pool": r.pool },
     el("td", { text: r.title }),
@@ -72,15 +76,15 @@ async function load() {
   $("ratings").hidden = !player.ratings.length;
   $("no-ratings").hidden = Boolean(player.ratings.length);
   const mine = Boolean(me && me.id === player.id);
-  renderGames($("playing"), player.playing, player.id, player.name, mine, "No game in progress.");
-  renderGames($("finished"), player.finished, player.id, player.name, mine, "No finished game yet.");
+  renderGames($("playing"), player.playing, player.id, player.name, mine, t("No game in progress."));
+  renderGames($("finished"), player.finished, player.id, player.name, mine, t("No finished game yet."));
   $("identity").hidden = !mine;
   $("login-card").hidden = !mine;
   if (mine) {
     $("name-input").value = me.name;
     $("current-input").hidden = !me.has_password;
-    $("password-form").querySelector("button").textContent = me.has_password ? "Change password" : "Set password";
-    if (me.guest) status("You play as a guest: pick a name so that opponents know you.", "hint");
+    $("password-form").querySelector("button").textContent = me.has_password ? t("Change password") : t("Set password");
+    if (me.guest) status(t("You play as a guest: pick a name so that opponents know you."), "hint");
   }
 }
 
@@ -91,7 +95,7 @@ $("name-form").addEventListener("submit", async (event) => {
     history.replaceState(null, "", `/player/${encodeURIComponent(me.name)}`);
     $("player-name").textContent = me.name;
     await showMe($("me-link"));  // the top bar shows the new name before the page says so
-    status(`Your name is now ${me.name}.`);
+    status(t("Your name is now {name}.", { name: me.name }));
   } catch (error) { status(error.message, "error"); }
 });
 
@@ -103,7 +107,7 @@ $("password-form").addEventListener("submit", async (event) => {
     await api("/api/me/password", { method: "POST", body });
     $("password-input").value = ""; $("current-input").value = "";
     $("current-input").hidden = false;
-    status("Password saved: log in with your name and it on another device.");
+    status(t("Password saved: log in with your name and it on another device."));
   } catch (error) { status(error.message, "error"); }
 });
 

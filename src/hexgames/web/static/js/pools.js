@@ -7,6 +7,7 @@
 
 import { api, rememberToken } from "./api.js";
 import { el } from "./common.js";
+import { t } from "./i18n.js";
 
 const POLL_MS = 2500;
 const IDLE_TICKS = 4;  // polls skipped while not waiting
@@ -46,15 +47,17 @@ function render() {
         onclick: () => (mine ? leave() : join(pool.id)),
       },
       el("span", { class: "label", text: pool.label }),
-      el("span", { class: "count", text: mine ? "cancel" : `${pool.waiting} waiting` }));
+      el("span", { class: "count", text: mine ? t("cancel") : t("{count} waiting", { count: pool.waiting }) }));
     })))));
 }
 
 function describeWait(entry) {
   const pool = overview && overview.pools.find((p) => p.id === entry.pool);
   const name = pool ? `${pool.title} ${pool.label}` : entry.pool;
-  return `Looking for an opponent: ${name}, ${entry.rated ? "rated" : "casual"}, `
-    + `your rating ${entry.rating} ± ${entry.range}. Click it again to cancel.`;
+  const values = { pool: name, rating: entry.rating, range: entry.range };
+  return entry.rated
+    ? t("Looking for an opponent: {pool}, rated, your rating {rating} ± {range}. Click it again to cancel.", values)
+    : t("Looking for an opponent: {pool}, casual, your rating {rating} ± {range}. Click it again to cancel.", values);
 }
 
 async function refresh() {
@@ -85,7 +88,7 @@ async function refresh() {
 async function join(poolId) {
   if (busy) return;
   busy = true;
-  status("Joining…");
+  status(t("Joining…"));
   try {
     const joined = await api("/api/pools/join", { method: "POST", body: { pool: poolId } });
     waiting = { id: joined.entry.id, token: joined.token, pool: poolId };

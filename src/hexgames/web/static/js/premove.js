@@ -13,6 +13,7 @@
 // whole premove starts a new one rather than lengthening it.
 
 import { cap, el } from "./common.js";
+import { t } from "./i18n.js";
 import { DEFAULT_TOOL, Picker } from "./input.js";
 
 const SHAPES_KEY = "hexgames.premove-shapes";
@@ -116,7 +117,7 @@ export class Premove {
 
   /** The premove in words: "e3 → e4", with its tool when not the default. */
   describe() {
-    const tool = this.tool && this.tool !== DEFAULT_TOOL ? `${this.tool} ` : "";
+    const tool = this.tool && this.tool !== DEFAULT_TOOL ? `${t(this.tool)} ` : "";
     return `${tool}${this.points.join(" → ")}`;
   }
 
@@ -137,7 +138,7 @@ export class Premove {
     const complete = picker.completedBy(picker.candidates(tool, clicks), clicks);
     if (complete.length === 1) return { kind: "send", entry: complete[0] };
     if (complete.length > 1) return { kind: "choose", entries: complete, tool, clicks };
-    return { kind: "drop", message: `premove ${shown} dropped: not legal now` };
+    return { kind: "drop", message: t("premove {premove} dropped: not legal now", { premove: shown }) };
   }
 }
 
@@ -151,19 +152,19 @@ export function renderPremoveBar(premove, bar, { changed, touch = false } = {}) 
   bar.tools.replaceChildren(...(tools.length > 1 ? tools.map((tool) => el("button", {
     class: `tool${tool === premove.tool ? " selected" : ""}`, "data-tool": tool || "default",
     "aria-pressed": tool === premove.tool ? "true" : "false", type: "button",
-    text: tool === DEFAULT_TOOL ? "Move" : cap(tool),
+    text: tool === DEFAULT_TOOL ? t("Move") : t(cap(tool)),
     onclick: () => { premove.selectTool(tool); changed(); },
   })) : []));
   bar.buttons.replaceChildren(...(premove.queued ? [
-    el("span", { class: "premove-chip", id: "premove", title: "Your queued premove" },
-      el("small", { text: "Premove" }), premove.describe()),
+    el("span", { class: "premove-chip", id: "premove", title: t("Your queued premove") },
+      el("small", { text: t("Premove") }), premove.describe()),
     el("button", { class: "ghost small", id: "premove-cancel", type: "button",
-      text: "✕ Cancel", title: "Cancel the premove (Esc)",
+      text: t("✕ Cancel"), title: t("Cancel the premove (Esc)"),
       onclick: () => { premove.cancel(); changed(); } }),
   ] : []));
   bar.root.classList.toggle("idle", !premove.queued);
-  const press = touch ? "Tap" : "Click";
   bar.hint.textContent = premove.queued
-    ? "Played the moment it is your turn, if it is legal then"
-    : `Not your turn: ${press.toLowerCase()} an action to queue it as a premove`;
+    ? t("Played the moment it is your turn, if it is legal then")
+    : touch ? t("Not your turn: tap an action to queue it as a premove")
+      : t("Not your turn: click an action to queue it as a premove");
 }

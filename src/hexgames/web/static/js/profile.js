@@ -6,6 +6,7 @@
 
 import { api, gameIdFromPath } from "./api.js";
 import { cap, el } from "./common.js";
+import { date, number, t, tn } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
@@ -19,7 +20,8 @@ function svg(tag, attrs = {}, ...children) {
   return node;
 }
 
-const day = (stamp) => (stamp || "").slice(0, 10);
+/** A game's date, written the way the page's language writes dates. */
+const day = (stamp) => (stamp ? date(stamp) : "");
 
 // ------------------------------------------------------------- rating graphs
 /** Round tick values covering [low, high]: about four steps of 10, 25, 50, 100... */
@@ -42,7 +44,8 @@ function drawGraph(figure, pool) {
   const x = (i) => left + (n === 1 ? (width - left - right) / 2 : (i * (width - left - right)) / (n - 1));
   const y = (r) => top + ((high - r) * (height - top - bottom)) / (high - low);
   const graph = svg("svg", { class: "rating-graph", viewBox: `0 0 ${width} ${height}`, width, height,
-    role: "img", "aria-label": `${pool.title}: rating history, ${n} rated game${n === 1 ? "" : "s"}` });
+    role: "img", "aria-label": tn("{pool}: rating history, {n} rated game", "{pool}: rating history, {n} rated games",
+      n, { pool: pool.title }) });
   for (const value of marks) {
     graph.append(svg("line", { class: "grid", x1: left, x2: width - right, y1: y(value), y2: y(value) }),
       svg("text", { class: "axis y", x: left - 6, y: y(value) + 4, "text-anchor": "end" }, String(value)));
@@ -62,12 +65,14 @@ function drawGraph(figure, pool) {
   }
   const readout = figure.querySelector(".readout");
   const show = (point, index) => {
-    readout.textContent = `${Math.round(point.rating)} ±${Math.round(point.deviation)} after rated game ${point.games} · ${day(point.at)}`;
+    readout.textContent = t("{rating} ±{deviation} after rated game {game} · {date}", { rating: Math.round(point.rating),
+      deviation: Math.round(point.deviation), game: point.games, date: day(point.at) });
     graph.querySelectorAll(".dot.on").forEach((dot) => dot.classList.remove("on"));
     graph.querySelector(`.dot[data-index="${index}"]`).classList.add("on");
   };
   pool.points.forEach((point, index) => {
-    const title = `${Math.round(point.rating)} on ${day(point.at)} (rated game ${point.games})`;
+    const title = t("{rating} on {date} (rated game {game})",
+      { rating: Math.round(point.rating), date: day(point.at), game: point.games });
     const dot = svg("circle", { class: "dot", cx: x(index), cy: y(point.rating), r: n > 60 ? 2.5 : 4,
       tabindex: 0, "data-index": index, "data-rating": point.rating, "data-at": point.at },
     svg("title", {}, title));
@@ -99,10 +104,12 @@ function renderHistory(history) {
 }
 
 // ---------------------------------------------------------------- statistics
-const percent = (part, whole) => (whole ? `${Math.round((100 * part) / whole)}%` : "–");
+const percent = (part, whole) => (whole
+  ? number(Math.round((100 * part) / whole) / 100, { style: "percent" }) : "–");
 
 function statRow(label, counts, kind) {
-  const bar = el("span", { class: "wdl", title: `${counts.wins} won, ${counts.draws} drawn, ${counts.losses} lost` });
+  const bar = el("span", { class: "wdl", title: t("{wins} won, {draws} drawn, {losses} lost",
+    { wins: counts.wins, draws: counts.draws, losses: counts.losses }) });
   for (const [part, name] of [[counts.wins, "w"], [counts.draws, "d"], [counts.losses, "l"]]) {
     const piece = el("i", { class: name });
     piece.style.width = counts.games ? `${(100 * part) / counts.games}%` : "0";
@@ -119,9 +126,11 @@ function statRow(label, counts, kind) {
 }
 
 function statTable(entry) {
-  const rows = [statRow("All games", entry.all, "all")];
-  if (entry.rated.games) rows.push(statRow("Rated", entry.rated, "rated"));
-  for (const color of entry.by_color) rows.push(statRow(`Playing ${cap(color.color)}`, color, `color-${color.color}`));
+  const rows = [statRow(t("All games"), entry.all, "all")];
+  if (entry.rated.games) rows.push(statRow(t("Rated"), entry.rated, "rated"));
+  for (const color of entry.by_color) {
+    rows.push(statRow(t("Playing {color}", { color: t(cap(color.color)) }), color, `color-${color.color}`));
+  }
   // Seats differ from colours only where a swap happened: show them then.
   const same = entry.by_seat.every((seat) => {
     const color = entry.by_color.find((c) => c.color === seat.color);
@@ -129,17 +138,23 @@ function statTable(entry) {
   });
   if (!same) {
     for (const seat of entry.by_seat) {
-      rows.push(statRow(`${seat.seat === 0 ? "First" : "Second"} player${seat.color ? ` (${cap(seat.color)} at the start)` : ""}`,
-        seat, `seat-${seat.seat}`));
+      const color = seat.color ? t(cap(seat.color)) : null;
+      let label;
+      if (seat.seat === 0) label = color ? t("First player ({color} at the start)", { color }) : t("First player");
+      else label = color ? t("Second player ({color} at the start)", { color }) : t("Second player");
+      rows.push(statRow(label, seat, `seat-${seat.seat}`));
     }
   }
   if (entry.by_variant.length > 1) {
     for (const variant of entry.by_variant) rows.push(statRow(variant.title, variant, `pool-${variant.pool}`));
   }
+  // Column heads, each with its one-letter short form (G, W, D, L) for narrow screens.
+  const heads = [[t("Games"), t("G")], [t("Won"), t("W")], [t("Drawn"), t("D")], [t("Lost"), t("L")],
+    [t("Won %"), "%"]];
   return el("table", { class: "table stats", "data-game": entry.game },
     el("caption", { text: entry.title }),
     el("thead", {}, el("tr", {}, el("th", { scope: "col", text: "" }),
-      ...[["Games", "G"], ["Won", "W"], ["Drawn", "D"], ["Lost", "L"], ["Won %", "%"]].map(([long, short]) =>
+      ...heads.map(([long, short]) =>
         el("th", { scope: "col", title: long }, el("span", { class: "long", text: long }),
           el("span", { class: "short", "aria-hidden": "true", text: short }))),
       el("th", { scope: "col", class: "bar", text: "" }))),
@@ -149,25 +164,25 @@ function statTable(entry) {
 function renderStats(stats) {
   const box = $("stats");
   if (!stats.games.length) {
-    box.replaceChildren(el("p", { class: "hint", text: "No finished game with a result yet." }));
+    box.replaceChildren(el("p", { class: "hint", text: t("No finished game with a result yet.") }));
   } else {
     box.replaceChildren(...stats.games.map(statTable));
   }
   const met = $("opponents");
   met.replaceChildren(...stats.opponents.map((o) => el("li", {},
     el("button", { type: "button", class: "chip", "data-opponent": o.name,
-      title: `Search the games against ${o.name}`, onclick: () => { $("search-opponent").value = o.name; search(1); } },
+      title: t("Search the games against {name}", { name: o.name }), onclick: () => { $("search-opponent").value = o.name; search(1); } },
     el("strong", { text: o.name }), ` ${o.games} · +${o.wins} =${o.draws} −${o.losses}`))));
   $("opponents-block").hidden = !stats.opponents.length;
   fillVariants(stats);
-  if (!stats.complete) $("stats-note").textContent = "Older games are still being counted: reload to see them all.";
+  if (!stats.complete) $("stats-note").textContent = t("Older games are still being counted: reload to see them all.");
 }
 
 // ------------------------------------------------------------------ search
 function fillVariants(stats) {
   const select = $("search-variant");
   const keep = select.value;
-  const options = [el("option", { value: "", text: "Any game" })];
+  const options = [el("option", { value: "", text: t("Any game") })];
   for (const entry of stats.games) {
     options.push(el("option", { value: `game:${entry.game}`, text: entry.title }));
     if (entry.by_variant.length > 1 || (entry.by_variant[0] && entry.by_variant[0].pool !== entry.game)) {
@@ -180,22 +195,23 @@ function fillVariants(stats) {
   select.value = [...select.options].some((o) => o.value === keep) ? keep : "";
 }
 
-const RESULT_WORDS = { win: "won", loss: "lost", draw: "draw", none: "no result" };
+const RESULT_WORDS = { win: t("Won"), loss: t("Lost"), draw: t("Draw"), none: t("No result") };
 
 function resultRow(game) {
   const opponent = game.opponent.player
     ? el("a", { href: `/player/${encodeURIComponent(game.opponent.name)}`, text: game.opponent.name })
     : el("span", { text: game.opponent.name });
   const variant = game.variant !== game.title ? game.variant : null;
-  const details = [game.rated ? "rated" : "casual", variant, `as ${cap(game.color)}`, game.reason]
+  const details = [game.rated ? t("rated") : t("casual"), variant,
+    t("as {color}", { color: t(cap(game.color)) }), game.reason]
     .filter(Boolean).join(" · ");
   return el("li", { class: `game-row over result-${game.result}`, "data-id": game.id, "data-result": game.result },
     el("span", { class: `badge badge-${game.game}`, text: game.title }),
     el("span", { class: "what" },
-      el("strong", {}, el("span", { class: `outcome ${game.result}`, text: cap(RESULT_WORDS[game.result] || game.result) }), " vs ", opponent),
+      el("strong", {}, el("span", { class: `outcome ${game.result}`, text: RESULT_WORDS[game.result] || cap(game.result) }), " " + t("vs") + " ", opponent),
       el("small", { text: details })),
     el("span", { class: "when", text: day(game.ended_at) }),
-    el("span", { class: "go" }, el("a", { class: "button small ghost", href: `/replay/${game.id}`, text: "Replay" })));
+    el("span", { class: "go" }, el("a", { class: "button small ghost", href: `/replay/${game.id}`, text: t("Replay") })));
 }
 
 function params(page) {
@@ -217,13 +233,15 @@ let asked = 0;  // the latest search: an older answer arriving late is dropped
 async function search(page = 1) {
   const mine = ++asked;
   const status = $("search-status");
-  status.textContent = "Searching…"; status.dataset.kind = "hint";
+  status.textContent = t("Searching…"); status.dataset.kind = "hint";
   try {
     const found = await api(`/api/players/${encodeURIComponent(wanted)}/games?${params(page)}`);
     if (mine !== asked) return;
     $("search-results").replaceChildren(...(found.games.length ? found.games.map(resultRow)
-      : [el("li", { class: "empty", text: "No finished game matches." })]));
-    status.textContent = `${found.total} game${found.total === 1 ? "" : "s"}${found.complete ? "" : " so far (older games are still being counted)"}`;
+      : [el("li", { class: "empty", text: t("No finished game matches.") })]));
+    status.textContent = found.complete ? tn("{n} game", "{n} games", found.total)
+      : tn("{n} game so far (older games are still being counted)",
+        "{n} games so far (older games are still being counted)", found.total);
     status.dataset.kind = "ok";
     renderPager(found);
   } catch (error) {
@@ -237,10 +255,11 @@ function renderPager(found) {
   pager.hidden = found.pages <= 1;
   pager.replaceChildren(
     el("button", { type: "button", class: "small", "data-page": "prev", disabled: found.page <= 1,
-      onclick: () => search(found.page - 1), text: "‹ Newer" }),
-    el("span", { class: "hint", text: `Page ${found.page} of ${Math.max(found.pages, 1)}` }),
+      onclick: () => search(found.page - 1), text: "‹ " + t("Newer") }),
+    el("span", { class: "hint",
+      text: t("Page {page} of {pages}", { page: found.page, pages: Math.max(found.pages, 1) }) }),
     el("button", { type: "button", class: "small", "data-page": "next", disabled: found.page >= found.pages,
-      onclick: () => search(found.page + 1), text: "Older ›" }));
+      onclick: () => search(found.page + 1), text: t("Older") + " ›" }));
 }
 
 $("search-form").addEventListener("submit", (event) => { event.preventDefault(); search(1); });

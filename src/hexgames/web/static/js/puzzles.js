@@ -7,6 +7,7 @@
 import { api } from "./api.js";
 import { Board } from "./board.js";
 import { cap, el, showMe } from "./common.js";
+import { number, t, tn } from "./i18n.js";
 import { DEFAULT_TOOL, Picker } from "./input.js";
 
 const $ = (id) => document.getElementById(id);
@@ -30,16 +31,16 @@ function saveSession(data) { localStorage.setItem(SESSION, JSON.stringify(data))
 // ------------------------------------------------------------------------- start
 async function start() {
   catalogue = await api(`/api/puzzles/${encodeURIComponent(gameName)}`);
-  document.title = `${catalogue.title} puzzles · hexgames`;
+  document.title = t("{game} puzzles", { game: catalogue.title }) + " · hexgames";
   document.body.dataset.game = catalogue.game;
   $("rules-link").href = `/rules/${catalogue.game}`;
-  $("rules-link").textContent = `${catalogue.title} rules`;
+  $("rules-link").textContent = t("{game} rules", { game: catalogue.title });
   $("learn-link").href = `/learn/${catalogue.game}`;
   const me = el("a", { id: "me-link", href: "/" });
   $("nav").append(me);
   showMe(me);
-  $("theme").append(...catalogue.themes.filter((t) => t.count > 0).map((theme) => el("option",
-    { value: theme.name, text: `${theme.title} (${theme.count})` })));
+  $("theme").append(...catalogue.themes.filter((entry) => entry.count > 0).map((theme) => el("option",
+    { value: theme.name, text: `${theme.title} (${number(theme.count)})` })));
   showRating(null);
   const chosen = parts[2] ? decodeURIComponent(parts[2]) : null;
   if (chosen) await openPuzzle(await api(`/api/puzzles/${enc(gameName)}/${enc(chosen)}`));
@@ -54,18 +55,20 @@ function showRating(change) {
     const me = catalogue.me;
     const shown = `${Math.round(me.rating)}${me.provisional ? "?" : ""}`;
     box.dataset.rating = String(Math.round(me.rating));
-    box.replaceChildren(el("span", { class: "label", text: `${catalogue.title} puzzle rating` }),
+    box.replaceChildren(el("span", { class: "label", text: t("{game} puzzle rating", { game: catalogue.title }) }),
       el("span", { class: "value-row" },
         el("strong", { class: "value", id: "rating-value", text: shown }),
         change === null ? null : el("b", { class: change >= 0 ? "up" : "down",
           id: "rating-change", text: `${change >= 0 ? "+" : "−"}${Math.abs(Math.round(change))}` })),
-      el("small", { text: `${me.solved} solved of ${me.attempts} rated · best streak ${me.best_streak}` }));
+      el("small", { text: t("{solved} solved of {attempts} rated · best streak {best}",
+        { solved: me.solved, attempts: me.attempts, best: me.best_streak }) }));
   } else {
     const mine = session();
     delete box.dataset.rating;
-    box.replaceChildren(el("span", { class: "label", text: "Unrated session" }),
-      el("strong", { class: "value", id: "session-count", text: `${mine.solved} solved · ${mine.failed} missed` }),
-      el("small", { text: "Guests play unrated. Pick a name on your player page (top right) to get a puzzle rating." }));
+    box.replaceChildren(el("span", { class: "label", text: t("Unrated session") }),
+      el("strong", { class: "value", id: "session-count",
+        text: t("{solved} solved · {missed} missed", { solved: mine.solved, missed: mine.failed }) }),
+      el("small", { text: t("Guests play unrated. Pick a name on your player page (top right) to get a puzzle rating.") }));
   }
 }
 
@@ -86,12 +89,13 @@ async function openPuzzle(detail) {
   const path = `/puzzles/${puzzle.game}/${puzzle.id}`;
   if (mode === "rated" && location.pathname !== path) history.replaceState(null, "", path);
   $("puzzle-title").textContent = mode === "streak"
-    ? `${catalogue.title} streak · puzzle ${streak.solved + 1}`
-    : `${catalogue.title} puzzle ${puzzle.id}`;
-  $("task").textContent = `${cap(puzzle.color)} to play. ${puzzle.task}`;
+    ? t("{game} streak · puzzle {number}", { game: catalogue.title, number: streak.solved + 1 })
+    : t("{game} puzzle {id}", { game: catalogue.title, id: puzzle.id });
+  // The task comes from the server, already in the page's language.
+  $("task").textContent = t("{color} to play. {task}", { color: t(cap(puzzle.color)), task: puzzle.task });
   $("puzzle-meta").replaceChildren(
-    el("span", { class: "puzzle-rating-tag", text: `Rated ${puzzle.rating}` }),
-    ...(puzzle.plays ? [el("span", { text: `${puzzle.plays} tried` })] : []),
+    el("span", { class: "puzzle-rating-tag", text: t("Rated {rating}", { rating: puzzle.rating }) }),
+    ...(puzzle.plays ? [el("span", { text: tn("{n} tried", "{n} tried", puzzle.plays) })] : []),
     ...puzzle.themes.map((theme) => el("span", { class: "theme-tag", "data-theme": theme.name,
       text: theme.title })));
   controls();
@@ -117,7 +121,7 @@ function show(next) {
   view = next;
   picker = new Picker(view.status === "continue" ? view.legal : []);
   board.show(view.svg, { animate: true });
-  $("tried").textContent = actions.length ? `Your try: ${actions.join(" ")}` : "";
+  $("tried").textContent = actions.length ? t("Your try: {actions}", { actions: actions.join(" ") }) : "";
   $("tried").dataset.count = String(actions.length);
   refreshInput();
 }
@@ -128,8 +132,8 @@ function verdict(kind, message, extra = []) {
   node.hidden = false;
   node.className = `verdict ${kind}`;
   node.dataset.status = kind;
-  const head = { solved: "Solved!", wrong: "Not quite", illegal: "Not allowed",
-    solution: "The solution" }[kind] || "";
+  const head = { solved: t("Solved!"), wrong: t("Not quite"), illegal: t("Not allowed"),
+    solution: t("The solution") }[kind] || "";
   node.replaceChildren(el("strong", { text: head }), el("span", { text: ` ${message}` }), ...extra);
 }
 
@@ -141,7 +145,8 @@ function ratingLine(result) {
       provisional: player.deviation > 110, attempts: catalogue.me.attempts + 1,
       solved: catalogue.me.solved + (result.win ? 1 : 0) };
     showRating(player.change);
-    return [el("span", { class: "rated-line", text: ` Puzzle rating ${Math.round(player.after)}.` })];
+    const rating = Math.round(player.after);
+    return [el("span", { class: "rated-line", text: " " + t("Puzzle rating {rating}.", { rating }) })];
   }
   if (!catalogue.rated) {
     const mine = session();
@@ -151,26 +156,27 @@ function ratingLine(result) {
       saveSession(mine);
     }
     showRating(null);
-    return [el("span", { class: "rated-line", text: " (unrated)" })];
+    return [el("span", { class: "rated-line", text: " " + t("(unrated)") })];
   }
-  return [el("span", { class: "rated-line", text: " (tried before: unrated)" })];
+  return [el("span", { class: "rated-line", text: " " + t("(tried before: unrated)") })];
 }
 
 function finish(answer, result) {
   finished = true;
   const won = answer.status === "solved";
   const solution = (result && result.solution) || answer.solution || [];
-  const extra = won ? [] : [el("span", { class: "solution", text: ` The solution: ${solution.join(" ")}.` })];
+  const extra = won ? [] : [el("span", { class: "solution",
+    text: " " + t("The solution: {actions}.", { actions: solution.join(" ") }) })];
   if (mode === "streak") {
     streak = answer.streak;
     showStreak();
     if (won && streak.status === "playing") {
-      verdict("solved", `${streak.solved} in a row.`, extra);
+      verdict("solved", tn("{n} in a row.", "{n} in a row.", streak.solved), extra);
       pending = streak.puzzle;
       controls({ next: true });
     } else {
-      verdict(won ? "solved" : "wrong", won ? `Every puzzle of the streak: ${streak.solved}!`
-        : `${answer.message} The streak ends at ${streak.solved}.`, extra);
+      verdict(won ? "solved" : "wrong", won ? t("Every puzzle of the streak: {count}!", { count: streak.solved })
+        : t("{message} The streak ends at {count}.", { message: answer.message, count: streak.solved }), extra);
       controls({ again: true });
     }
     return;
@@ -193,7 +199,7 @@ function refreshInput() {
   tools.replaceChildren(...(toolList.length > 1 ? toolList.map((tool) => el("button", {
     class: `tool${tool === picker.tool ? " selected" : ""}`, "data-tool": tool || "default",
     "aria-pressed": tool === picker.tool ? "true" : "false",
-    text: tool === DEFAULT_TOOL ? "Move" : cap(tool),
+    text: tool === DEFAULT_TOOL ? t("Move") : cap(tool),
     onclick: () => { picker.selectTool(tool); refreshInput(); },
   })) : []));
   buttons.replaceChildren(...picker.buttons().map((entry) => el("button", {
@@ -202,10 +208,10 @@ function refreshInput() {
   })));
   board.mark({ interactive: true, targets: picker.targets(), selected: picker.clicks,
     labels: picker.nextLabels(), tags: picker.clicks.length > 0 });
-  const verb = touch ? "Tap" : "Click";
-  $("hint-line").textContent = picker.clicks.length
-    ? `${verb} a highlighted point to continue · ${touch ? "tap it again to cancel" : "Esc cancels"}`
-    : `${verb} a piece or a point`;
+  if (picker.clicks.length) {
+    $("hint-line").textContent = touch ? t("Tap a highlighted point to continue · tap it again to cancel")
+      : t("Click a highlighted point to continue · Esc cancels");
+  } else $("hint-line").textContent = touch ? t("Tap a piece or a point") : t("Click a piece or a point");
 }
 
 function clickPoint(point) {
@@ -214,7 +220,7 @@ function clickPoint(point) {
   $("choices").replaceChildren();
   if (result.kind === "send") submit(result.entry.action);
   else if (result.kind === "choose") {
-    $("choices").replaceChildren(el("span", { class: "choose", text: "Which one?" }),
+    $("choices").replaceChildren(el("span", { class: "choose", text: t("Which one?") }),
       ...result.entries.map((entry) => el("button", {
         class: "choice", "data-action": entry.action, onclick: () => submit(entry.action),
       }, el("strong", { text: cap(entry.label || entry.action) }),
@@ -300,7 +306,7 @@ $("next").addEventListener("click", () => {
 });
 $("streak-again").addEventListener("click", () => startStreak().catch((e) => verdict("illegal", e.message)));
 $("theme").addEventListener("change", () => {
-  const theme = catalogue.themes.find((t) => t.name === $("theme").value);
+  const theme = catalogue.themes.find((entry) => entry.name === $("theme").value);
   $("theme-description").textContent = theme ? theme.description : "";
   nextPuzzle().catch((e) => verdict("illegal", e.message));
 });
@@ -315,13 +321,13 @@ $("notation-form").addEventListener("submit", (event) => {
   const text = $("notation").value.trim();
   if (text) { $("notation").value = ""; submit(text); }
 });
-$("game-switch").replaceChildren("Puzzles of another game: ");
+$("game-switch").replaceChildren(t("Puzzles of another game:") + " ");
 
 start().then(async () => {
   const { games } = await api("/api/catalog");
   games.filter((g) => g.name !== gameName).forEach((g, i) => $("game-switch").append(
     i ? ", " : "", el("a", { href: `/puzzles/${g.name}`, text: g.title })));
 }).catch((error) => {
-  $("puzzle-title").textContent = "This page could not be loaded";
+  $("puzzle-title").textContent = t("This page could not be loaded");
   $("task").textContent = error.message;
 });

@@ -3,7 +3,8 @@
 
 import { api, gameIdFromPath, tokenFor } from "./api.js";
 import { Board } from "./board.js";
-import { renderMoves, renderPlayers, showBanner } from "./common.js";
+import { cap, renderMoves, renderPlayers, showBanner } from "./common.js";
+import { t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 const gameId = gameIdFromPath();
@@ -36,7 +37,7 @@ async function go(n) {
     svg = await boardAt(ply);
   } catch (error) {
     cache.delete(`${shown}/${flip}`);  // let a later step retry
-    $("status").textContent = `Could not load this position: ${error.message}`;
+    $("status").textContent = t("Could not load this position: {error}", { error: error.message });
     return;
   }
   if (shown !== ply) return;  // a later step was asked for meanwhile
@@ -49,7 +50,8 @@ async function go(n) {
   const move = state.history[ply - 1];
   $("status").replaceChildren(Object.assign(document.createElement("span"), {
     className: "headline",
-    textContent: ply === 0 ? "Start position" : `After ${move.notation} (${move.color})`,
+    textContent: ply === 0 ? t("Start position")
+      : t("After {action} ({color})", { action: move.notation, color: t(cap(move.color)).toLowerCase() }),
   }));
   if (ply + 1 <= state.history.length) {
     const next = ply + 1;
@@ -66,10 +68,10 @@ async function init() {
     $("board").textContent = error.message;
     return;
   }
-  document.title = `Replay · ${state.title} · hexgames`;
+  document.title = t("Replay · {game}", { game: state.title }) + " · hexgames";
   $("back").href = `/play/${gameId}`;
   $("analyse").hidden = state.mode === "online" && !state.is_over;  // no engine help mid-game
-  $("back").textContent = tokenFor(gameId) && !state.is_over ? "Back to the game" : "Open the game";
+  $("back").textContent = tokenFor(gameId) && !state.is_over ? t("Back to the game") : t("Open the game");
   // A player of the second seat (not at one screen) sees their side at the bottom.
   flip = state.mode !== "hotseat" && state.your_seats.length === 1 && state.your_seats[0] === 1;
   $("flip").setAttribute("aria-pressed", String(flip));

@@ -3,15 +3,27 @@
 // any page can show the list by having an element with id "your-turn".
 
 import { el } from "./common.js";
+import { t } from "./i18n.js";
 
 function remaining(deadline) {
   if (!deadline) return "";
   const ms = deadline - Date.now();
-  if (ms <= 0) return " · time is up";
+  if (ms <= 0) return " · " + t("time is up");
   const hours = ms / 3_600_000;
-  if (hours >= 24) return ` · ${Math.floor(hours / 24)}d ${Math.floor(hours % 24)}h left`;
-  if (hours >= 1) return ` · ${Math.floor(hours)}h ${Math.floor((ms % 3_600_000) / 60_000)}m left`;
-  return ` · ${Math.ceil(ms / 60_000)} min left`;
+  if (hours >= 24) {
+    return " · " + t("{days}d {hours}h left",
+      { days: Math.floor(hours / 24), hours: Math.floor(hours % 24) });
+  }
+  if (hours >= 1) {
+    return " · " + t("{hours}h {minutes}m left",
+      { hours: Math.floor(hours), minutes: Math.floor((ms % 3_600_000) / 60_000) });
+  }
+  return " · " + t("{minutes} min left", { minutes: Math.ceil(ms / 60_000) });
+}
+
+/** "Ann vs Bob" (the players' names as the language joins them). */
+function versus(names) {
+  return names.length ? names.reduce((first, second) => t("{first} vs {second}", { first, second })) : "";
 }
 
 export async function showYourTurn() {
@@ -25,10 +37,10 @@ export async function showYourTurn() {
   const section = list.closest("section");
   if (section) section.hidden = !games.length;
   list.replaceChildren(...games.map((game) => el("li", { "data-game": game.id },
-    el("span", { class: "what" }, el("strong", { text: game.title }), ` ${game.names.join(" vs ")}`),
+    el("span", { class: "what" }, el("strong", { text: game.title }), ` ${versus(game.names)}`),
     el("span", { class: "time", text: `${game.time}${remaining(game.deadline)}` }),
     el("a", { class: "button small primary", href: `/play/${encodeURIComponent(game.id)}`,
-      text: "Play" }))));
+      text: t("Play") }))));
 }
 
 showYourTurn();

@@ -1,0 +1,115 @@
+"""Which language a visitor reads, and the pages and script catalogs in it.
+
+The choice, strongest first: a ``?lang=`` in the address (a shareable link; it is also
+remembered), the ``hexgames_lang`` cookie (set by that link or by the switch in the top
+bar), then the browser's ``Accept-Language``. English is the fallback for anything else.
+
+Pages are Jinja2 templates (``web/templates``) whose words are ``{{ _("...") }}``; the
+scripts get their messages from ``/i18n/<lang>.js`` (a classic script, loaded before the
+modules, that sets ``globalThis.HEXGAMES_I18N``; see ``static/js/i18n.js``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import HTMLResponse, Response
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from starlette.requests import HTTPConnection
+
+from hexgames.i18n import (
+    DEFAULT_LANGUAGE,
+    LANGUAGES,
+    Translator,
+    negotiate,
+    normalize,
+    script_catalog,
+    translator,
+)
+from hexgames.phrases import Phrase
+
+TEMPLATES = Path(__file__).parent / "templates"
+COOKIE = "hexgames_lang"
+COOKIE_MAX_AGE = 400 * 24 * 3600
+
+
+def chosen_language(connection: HTTPConnection) -> str:
+    """The visitor's language for this request or socket."""
+    asked = normalize(connection.query_params.get("lang"))
+    if asked is not None:
+        return asked
+    remembered = normalize(connection.cookies.get(COOKIE))
+    if remembered is not None:
+        return remembered
+    return negotiate(connection.headers.get("accept-language"))
+
+
+def request_translator(connection: HTTPConnection) -> Translator:
+    return translator(chosen_language(connection))
+
+
+def remember(response: Response, connection: HTTPConnection) -> None:
+    """A ``?lang=`` link is remembered, as if the visitor had used the switch."""
+    asked = normalize(connection.query_params.get("lang"))
+    if asked is not None and asked != normalize(connection.cookies.get(COOKIE)):
+        response.set_cookie(COOKIE, asked, max_age=COOKIE_MAX_AGE, path="/", samesite="lax")
+
+
+@cache
+def environment() -> Environment:
+    return Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(),
+                       trim_blocks=True, lstrip_blocks=True)
+
+
+@cache
+def catalog_script(language: str) -> tuple[str, str]:
+    """``(javascript, version)``: the script catalog of ``language`` and its hash (the
+    address carries the hash, so browsers may cache it for good)."""
+    body = "globalThis.HEXGAMES_I18N = " + json.dumps(
+        script_catalog(language), ensure_ascii=False, sort_keys=True) + ";\n"
+    return body, hashlib.sha256(body.encode()).hexdigest()[:12]
+
+
+def page(request: Request, name: str, status_code: int = 200, **context: Any) -> HTMLResponse:
+    """The template ``name`` in the visitor's language."""
+    language = chosen_language(request)
+    words = translator(language)
+    _, version = catalog_script(language)
+    html = environment().get_template(name).render(
+        _=words.gettext, ngettext=words.ngettext, lang=language, languages=LANGUAGES,
+        catalog_url=f"/i18n/{language}.js?v={version}", **context)
+    response = HTMLResponse(html, status_code=status_code)
+    remember(response, request)
+    return response
+
+
+def add_language_routes(app: FastAPI) -> None:
+    @app.get("/i18n/{language}.js", include_in_schema=False)
+    async def catalog(language: str) -> Response:
+        code = normalize(language) if language in LANGUAGES else None
+        body, _ = catalog_script(code or DEFAULT_LANGUAGE)
+        return Response(body, media_type="text/javascript; charset=utf-8",
+                        headers={"Cache-Control": "public, max-age=31536000, immutable"})
+
+    @app.get("/api/languages")
+    async def languages(request: Request) -> dict[str, Any]:
+        """The languages the site speaks and the one this visitor reads."""
+        return {"languages": [{"code": code, "name": name} for code, name in LANGUAGES.items()],
+                "current": chosen_language(request)}
+
+
+def said(error: BaseException) -> object:
+    """What an exception says to a player: its :class:`~hexgames.phrases.Phrase` when
+    it carries one (``IllegalAction.phrase``, or a phrase given as its only argument),
+    else its text."""
+    phrase = getattr(error, "phrase", None)
+    if isinstance(phrase, Phrase):
+        return phrase
+    if len(error.args) == 1 and isinstance(error.args[0], Phrase):
+        return error.args[0]
+    return str(error)
