@@ -321,6 +321,12 @@ def test_the_script_catalog_route(client: TestClient) -> None:
     assert '"language": "ko"' in answer.text
     unknown = client.get("/i18n/xx.js")
     assert '"language": "en"' in unknown.text
+    plain = client.get("/i18n/pt.js", headers={"Accept-Encoding": "identity"})
+    packed = client.get("/i18n/pt.js", headers={"Accept-Encoding": "gzip, br"})
+    assert "content-encoding" not in plain.headers
+    assert packed.headers["content-encoding"] == "gzip"
+    assert packed.text == plain.text  # httpx decodes it
+    assert int(packed.headers["content-length"]) < len(plain.content) / 2
 
 
 def test_a_refusal_is_explained_in_the_visitors_language(client: TestClient) -> None:

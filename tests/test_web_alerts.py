@@ -12,6 +12,7 @@ have come (a socket's messages keep their order).
 from __future__ import annotations
 
 import re
+import sqlite3
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +23,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 import test_web_storage
+from hexgames.i18n import translator
 from hexgames.web.app import create_app
 from hexgames.web.mailer import MailSettings
 from hexgames.web.storage import open_storage
@@ -291,6 +293,109 @@ def test_correspondence_turns_are_emailed_once_each_to_a_verified_opt_in(
     play_turn(client, game_id, ann_token)
     play_turn(client, game_id, bob_token)
     wait_until(lambda: len(smtp.received) == 3, "the next turn email")
+
+
+HANGUL = re.compile("[\uac00-\ud7a3]")
+
+
+def test_turn_emails_are_in_the_language_of_the_page_that_set_them(
+        mailing: TestClient, smtp: MailServer) -> None:
+    """Ann turns them on from a Korean page, Bob from an English one: each turn email is
+    in its player's language (the verification email already was)."""
+    client = mailing
+    named(client, "ann", "Ann")
+    named(client, "bob", "Bob")
+    with visitor(client, "ann"):
+        game_id, (bob_token, ann_token) = seek_and_accept(client, CORRESPONDENCE,
+                                                          color="blue")
+        ann = client.get("/api/me").json()["id"]
+        answer = client.post("/api/me/alerts", headers={"Accept-Language": "ko"},
+                             json={"email": "ann@example.org", "turn_emails": True})
+        assert answer.status_code == 200, answer.text
+    with visitor(client, "bob"):
+        answer = client.post("/api/me/alerts", json={"email": "bob@example.org",
+                                                     "turn_emails": True})
+        assert answer.status_code == 200, answer.text
+    wait_until(lambda: len(smtp.received) == 2, "the verification emails")
+    for to, verification in smtp.received:
+        korean = to == ["ann@example.org"]
+        assert bool(HANGUL.search(verification["Subject"])) is korean
+        assert client.get(link(verification, "/alerts/verify?token=")
+                          .removeprefix(SITE)).status_code == 200
+
+    play_turn(client, game_id, bob_token)  # Ann's turn
+    play_turn(client, game_id, ann_token)  # Bob's
+    wait_until(lambda: len(smtp.received) == 4, "the turn emails")
+    emails = {tuple(to): email for to, email in smtp.received[2:]}
+    korean, english = emails[("ann@example.org",)], emails[("bob@example.org",)]
+
+    template = translator("ko").gettext("Your turn: {game} against {opponent}")
+    assert HANGUL.search(template), template
+    subject = korean["Subject"]
+    assert HANGUL.search(subject) and "Bob" in subject
+    for part in re.split(r"\{\w+\}", template):
+        assert part in subject, (part, subject)
+    body = korean.get_content()
+    assert HANGUL.search(body) and f"{SITE}/play/{game_id}" in body
+    assert korean["List-Unsubscribe"] == f"<{link(korean, '/alerts/stop?player=')}>"
+
+    assert english["Subject"] == "Your turn: Benediction against Ann"
+    body = english.get_content()
+    assert not HANGUL.search(body) and "It is your turn" in body
+
+    # Turning them on again from a Portuguese page makes them Portuguese; the stop link
+    # (or a change without a language) keeps what is stored.
+    storage = client.app.state.service.storage
+    assert storage.alert_settings(ann).language == "ko"
+    with visitor(client, "ann"):
+        client.post("/api/me/alerts?lang=pt", json={"turn_emails": True})
+    assert storage.alert_settings(ann).language == "pt"
+    stop = link(korean, "/alerts/stop?player=")
+    assert client.get(stop.removeprefix(SITE)).status_code == 200
+    settings_now = storage.alert_settings(ann)
+    assert settings_now.turn_emails is False and settings_now.language == "pt"
+
+
+def test_an_older_database_gains_the_language_of_turn_emails(
+        backend: tuple[str, dict]) -> None:
+    kind, where = backend
+    open_storage(**where).close()
+    statements = (  # the player_alerts table before the language was stored
+        "DROP TABLE player_alerts",
+        "CREATE TABLE player_alerts (player_id TEXT PRIMARY KEY, email TEXT, "
+        "verified INTEGER NOT NULL DEFAULT 0, turn_emails INTEGER NOT NULL DEFAULT 0, "
+        "verify_hash TEXT, updated_at TEXT NOT NULL)",
+        "INSERT INTO player_alerts VALUES ('p1', 'ann@example.org', 1, 1, NULL, 't')",
+    )
+    if kind == "sqlite":
+        with sqlite3.connect(where["data_dir"] / "hexgames.sqlite3") as db:
+            for statement in statements:
+                db.execute(statement)
+        db.close()
+    else:
+        import psycopg
+
+        with psycopg.connect(where["database_url"], autocommit=True) as db:
+            for statement in statements:
+                db.execute(statement)
+    storage = open_storage(**where)
+    try:
+        old = storage.alert_settings("p1")
+        assert old is not None and old.email == "ann@example.org" and old.verified
+        assert old.turn_emails and old.language is None  # English, as before
+        storage.set_turn_emails("p1", True, "t2", "ko")
+        assert storage.alert_settings("p1").language == "ko"
+        storage.set_turn_emails("p1", False, "t3")  # no language given: kept
+        assert storage.alert_settings("p1").language == "ko"
+        storage.set_alert_email("p1", "ann@example.com", "sha256:z", "t4", "pt")
+        assert storage.alert_settings("p1").language == "pt"
+    finally:
+        storage.close()
+    storage = open_storage(**where)  # the migration runs again: nothing to do
+    try:
+        assert storage.alert_settings("p1").language == "pt"
+    finally:
+        storage.close()
 
 
 def test_real_time_and_untimed_turns_are_not_emailed(mailing: TestClient,

@@ -14,7 +14,10 @@ Conventions every board SVG follows (the web front end relies on them):
   point/cell, ``class="hit ..."`` with ``data-point="<label>"``: clicks and touches land
   there whatever is drawn below, and a front end restyles a point by toggling the class
   ``highlighted`` (or ``selected``) on it; the embedded stylesheet already styles both;
-* pieces, blocks and marks also carry ``data-point`` so that they can be found by label.
+* pieces, blocks and marks also carry ``data-point`` so that they can be found by label;
+* the root's ``aria-label`` and ``<title>`` say the position in English; where the title is
+  a :class:`~hexgames.phrases.Phrase`, ``data-title-phrase`` carries it (:func:`phrase_data`)
+  so that a page shows it in its own language.
 
 Text boards use a character canvas: every column of the board is ``width`` characters
 wide and every half step up or down a column is one text line, which keeps the hexagonal
@@ -23,6 +26,7 @@ shape recognisable with no box-drawing characters.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -31,6 +35,7 @@ from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
 from hexgames.hexgrid import HexBoard
+from hexgames.phrases import Phrase
 
 #: Distance between two neighbouring points, in SVG user units.
 UNIT = 60.0
@@ -288,6 +293,19 @@ def action_list(position: Any, actions: Any) -> list[Any]:
     return [position.parse_action(a) if isinstance(a, str) else a for a in actions]
 
 
+def phrase_data(phrase: Phrase) -> dict[str, Any]:
+    """``phrase`` as a page renders it in its own language (i18n.js ``said``): ``t`` the
+    template, ``p`` the values (phrases nested alike, anything else as text) and, for a
+    plural, ``n``: ``[plural template, count]``."""
+    data: dict[str, Any] = {"t": phrase.template}
+    if phrase.params:
+        data["p"] = {key: phrase_data(value) if isinstance(value, Phrase) else str(value)
+                     for key, value in phrase.params.items()}
+    if phrase.plural is not None and phrase.count is not None:
+        data["n"] = [phrase.plural, phrase.count]
+    return data
+
+
 def svg_document(
     *,
     frame: Frame,
@@ -295,15 +313,18 @@ def svg_document(
     root_id: str,
     classes: str,
     data: Mapping[str, object],
-    title: str,
+    title: str | Phrase,
     style: str,
     defs: str,
     layers: Sequence[str],
 ) -> str:
-    """A standalone SVG document: ``size`` pixels wide, height keeping the aspect ratio."""
+    """A standalone SVG document: ``size`` pixels wide, height keeping the aspect ratio
+    (a :class:`Phrase` ``title`` also as ``data-title-phrase``, for pages to translate)."""
     if size <= 0:
         raise ValueError(f"size must be a positive number of pixels, got {size}")
     height = size * frame.height / frame.width
+    phrase = title if isinstance(title, Phrase) else None
+    title = str(title)
     root = {
         "xmlns": "http://www.w3.org/2000/svg",
         "id": root_id,
@@ -314,6 +335,8 @@ def svg_document(
         "role": "img",
         "aria-label": title,
         "preserveAspectRatio": "xMidYMid meet",
+        **({"data-title-phrase": json.dumps(phrase_data(phrase), ensure_ascii=False,
+                                            separators=(",", ":"))} if phrase else {}),
         **{f"data-{key}": value for key, value in data.items()},
     }
     body = (

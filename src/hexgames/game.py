@@ -272,6 +272,9 @@ class Gesture:
     #: (e.g. Dendria's pie-rule ``swap``); empty otherwise. Shown by the web page (a game
     #: marks it with ``N_`` so that the page can look it up in the catalog).
     explanation: str = ""
+    #: ``label`` as a translatable phrase where it has values (``"split {n}"``); a plain
+    #: label is looked up whole.
+    label_phrase: Text | None = field(default=None, compare=False)
 
     @property
     def paths(self) -> tuple[tuple[str, ...], ...]:

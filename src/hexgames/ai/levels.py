@@ -39,6 +39,7 @@ from hexgames.ai.base import Player, resolve_game
 from hexgames.ai.mcts import MCTSPlayer
 from hexgames.ai.simple import GreedyPlayer, RandomPlayer
 from hexgames.game import Game
+from hexgames.phrases import N_
 
 
 @dataclass(frozen=True)
@@ -59,12 +60,12 @@ class Level:
 
 
 LEVELS: dict[int, Level] = {
-    1: Level(1, "beginner: greedy one-ply on the heuristic, with noise", noise=0.5),
-    2: Level(2, "casual: MCTS, 25 iterations per action; checks threats only briefly",
+    1: Level(1, N_("beginner: greedy one-ply on the heuristic, with noise"), noise=0.5),
+    2: Level(2, N_("casual: MCTS, 25 iterations per action; checks threats only briefly"),
              iterations=25, tactics_budget=100),
-    3: Level(3, "club: MCTS, 120 iterations per action", iterations=120),
-    4: Level(4, "strong: MCTS, 600 iterations per action", iterations=600),
-    5: Level(5, "strongest: MCTS, 5000 iterations per action, random playouts at the leaves",
+    3: Level(3, N_("club: MCTS, 120 iterations per action"), iterations=120),
+    4: Level(4, N_("strong: MCTS, 600 iterations per action"), iterations=600),
+    5: Level(5, N_("strongest: MCTS, 5000 iterations per action, random playouts at the leaves"),
              iterations=5000, leaf_playouts=True),
 }
 

@@ -20,7 +20,7 @@ from hexgames.benediction.actions import Action
 from hexgames.benediction.position import Position
 from hexgames.errors import IllegalAction
 from hexgames.game import Gesture
-from hexgames.phrases import N_
+from hexgames.phrases import N_, Phrase
 
 __all__ = ["action_for_clicks", "gesture"]
 
@@ -28,6 +28,8 @@ __all__ = ["action_for_clicks", "gesture"]
 LABELS = {"move": N_("move"), "merge": N_("merge"), "drop": N_("drop"), "block": N_("block")}
 #: The label of a split of ``n`` checkers, as the page translates it.
 SPLIT_LABEL = N_("split {n}")
+#: The tools' names on the page's toolbar (it shows ``t(cap(tool))``).
+TOOL_NAMES = {"drop": N_("Drop"), "block": N_("Block")}
 
 
 def gesture(position: Position, action: Action | str) -> Gesture:
@@ -42,7 +44,8 @@ def gesture(position: Position, action: Action | str) -> Gesture:
     origin = action.origin
     assert origin is not None  # every other kind has an origin
     if kind == "split":
-        return Gesture(None, (origin, action.target), SPLIT_LABEL.format(n=action.count))
+        split = Phrase(SPLIT_LABEL, n=action.count)  # the page translates the phrase
+        return Gesture(None, (origin, action.target), str(split), label_phrase=split)
     return Gesture(None, (origin, action.target), LABELS[kind])
 
 

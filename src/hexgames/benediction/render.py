@@ -16,7 +16,9 @@ from dataclasses import dataclass
 from hexgames import _svg
 from hexgames.benediction.actions import Action
 from hexgames.benediction.position import Man, Position
+from hexgames.game import word
 from hexgames.hexgrid import HexBoard
+from hexgames.phrases import Phrase, nphrase
 
 __all__ = ["OVERLAYS", "ascii_board", "svg"]
 
@@ -78,15 +80,22 @@ def _indices(board: HexBoard, labels: Iterable[str]) -> set[int]:
 
 def status_line(position: Position) -> str:
     """Who is to act and how many actions are left, or who won and why."""
+    return str(status_phrase(position))
+
+
+def status_phrase(position: Position) -> Phrase:
+    """:func:`status_line` as a translatable phrase."""
     if position.is_over:
         if position.winner in COLORS:
+            color = word(str(position.winner).capitalize())
             reason = position.win_reason
-            why = f" ({reason})" if reason else ""
-            return f"{position.winner.capitalize()} wins{why}."
-        return "The game is drawn (turn limit reached)."
-    left = position.actions_left
-    plural = "action" if left == 1 else "actions"
-    return f"{position.to_move.capitalize()} to move, {left} {plural} left this turn."
+            if reason:
+                return Phrase("{color} wins ({reason}).", color=color, reason=word(reason))
+            return Phrase("{color} wins.", color=color)
+        return Phrase("The game is drawn (turn limit reached).")
+    return nphrase("{color} to move, {n} action left this turn.",
+                   "{color} to move, {n} actions left this turn.", position.actions_left,
+                   color=word(position.to_move.capitalize()))
 
 
 # --------------------------------------------------------------------------- text
@@ -214,7 +223,8 @@ def svg(
         )
     )
     to_move = "none" if position.is_over else position.to_move
-    title = f"Benediction board, side {board.side}: {status_line(position)}"
+    title = Phrase("{game} board, side {side}: {status}", game="Benediction", side=board.side,
+                   status=status_phrase(position))
     return _svg.svg_document(
         frame=frame,
         size=size,

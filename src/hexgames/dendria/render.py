@@ -19,7 +19,7 @@ from hexgames.dendria.position import Piece, Position
 from hexgames.dendria.steps import Step
 from hexgames.game import word
 from hexgames.hexgrid import HexBoard
-from hexgames.phrases import Phrase
+from hexgames.phrases import N_, Phrase
 
 __all__ = ["OVERLAYS", "ascii_board", "svg"]
 
@@ -27,6 +27,10 @@ COLORS = ("dark", "light")
 KINDS = ("seed", "tree", "dendrid")
 #: Overlays :func:`svg` can draw on empty cells.
 OVERLAYS = ("fertilized-dark", "fertilized-light", "plantable")
+#: The overlays' names on the game page's toggles (it shows ``t(cap(name))``, dashes as
+#: spaces).
+OVERLAY_NAMES = {"fertilized-dark": N_("Fertilized dark"),
+                 "fertilized-light": N_("Fertilized light"), "plantable": N_("Plantable")}
 
 #: Piece fill, outline and contrasting ink, per colour.
 PAINT = {
@@ -254,7 +258,8 @@ def svg(
         data={"game": "dendria", "side": board.side, "to-move": to_move,
               "score-dark": _points(dark), "score-light": _points(light),
               **({"flipped": "true"} if flip else {})},
-        title=f"Dendria board, side {board.side}: {status_line(position)}",
+        title=Phrase("{game} board, side {side}: {status}", game="Dendria", side=board.side,
+                     status=status_phrase(position)),
         style=_svg.HIT_STYLE,
         defs=_svg.arrow_marker(f"{board_id}-arrow", LAST_STEP),
         layers=layers,

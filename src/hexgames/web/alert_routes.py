@@ -24,7 +24,7 @@ from hexgames.phrases import N_, Phrase
 from hexgames.web.alerts import TurnAlerts
 from hexgames.web.hub import error_message
 from hexgames.web.identity import known_player
-from hexgames.web.language import request_translator, said
+from hexgames.web.language import chosen_language, request_translator, said
 from hexgames.web.limits import RateLimiter, client_address
 from hexgames.web.mailer import Mailer, MailSettings
 from hexgames.web.service import GameService
@@ -126,7 +126,8 @@ def add_alert_routes(app: FastAPI, service: GameService,
                                                 "{minutes} min", minutes=seconds // 60 + 1),
                                     headers={"Retry-After": str(seconds)}) from None
         if body.turn_emails is not None:
-            await emails.set_turn_emails(player.id, body.turn_emails)
+            await emails.set_turn_emails(player.id, body.turn_emails,
+                                         chosen_language(request))
         return await emails.view(player.id)
 
     @app.get("/alerts/verify", include_in_schema=False)

@@ -772,7 +772,7 @@ def legal_entry(notation: str, gesture: Gesture, words: Translator = ENGLISH
     also match on it), ``label_text`` in ``words``' language where it differs, the
     ``explanation`` (only ever shown) in that language."""
     label = gesture.label
-    phrase = word(label) if label else None
+    phrase = word(gesture.label_phrase or label) if label else None
     return {
         "action": notation,
         "tool": gesture.tool,

@@ -14,8 +14,8 @@ emails per player; the checks run in tasks (at most :data:`MAX_PENDING` at once)
 sending in the mailer's thread (:mod:`.mailer`), so a turn never waits for either.
 
 Language: the verification email is written in the language of the page that gave the
-address; turn emails in English (no player's language is stored; :meth:`TurnEmails.
-turn_email` takes one, should it be).
+address; turn emails in the language of the page the player last changed the settings from
+(the address or the opt-in; stored with them), English when none is stored.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from collections.abc import Coroutine
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from hexgames.i18n import Translator
+from hexgames.i18n import Translator, translator
 from hexgames.phrases import N_, Phrase
 from hexgames.web.alerts import Turn
 from hexgames.web.limits import RateLimiter
@@ -104,10 +104,10 @@ class TurnEmails:
         """A new address (unverified; a verification link is sent to it, in ``words``'
         language) or none. ``ValueError`` for a malformed one, :class:`EmailsOff`
         without mail settings, ``LookupError`` (with the seconds to wait) past the
-        verification limit."""
+        verification limit. ``words``' language becomes the turn emails' language."""
         if email is None:
             await self._store(self.games.storage.set_alert_email, player_id, None, None,
-                              iso_now())
+                              iso_now(), words.language)
             return
         address = validate_email(email)
         mailer = self.mailer
@@ -118,7 +118,7 @@ class TurnEmails:
             raise LookupError(int(wait) + 1)
         token = secrets.token_urlsafe(24)
         await self._store(self.games.storage.set_alert_email, player_id, address,
-                          hash_token(token), iso_now())
+                          hash_token(token), iso_now(), words.language)
         site = mailer.settings.site_url
         link = f"{site}/alerts/verify?token={token}"
         body = words.text(Phrase(
@@ -129,8 +129,12 @@ class TurnEmails:
         mailer.submit(mailer.message(
             address, words.gettext("Confirm your email address for hexgames"), body))
 
-    async def set_turn_emails(self, player_id: str, on: bool) -> None:
-        await self._store(self.games.storage.set_turn_emails, player_id, on, iso_now())
+    async def set_turn_emails(self, player_id: str, on: bool,
+                              language: str | None = None) -> None:
+        """Turn emails on or off; a ``language`` becomes the emails' language (``None``
+        keeps the stored one)."""
+        await self._store(self.games.storage.set_turn_emails, player_id, on, iso_now(),
+                          language)
 
     async def verify(self, token: str) -> bool:
         if not token or len(token) > 200:
@@ -190,7 +194,8 @@ class TurnEmails:
                 return
             stop = (f"{mailer.settings.site_url}/alerts/stop?player={turn.player_id}"
                     f"&key={await self.stop_key(turn.player_id)}")
-            mailer.submit(self.turn_email(turn, settings.email, stop))
+            mailer.submit(self.turn_email(turn, settings.email, stop,
+                                          translator(settings.language)))
         except Exception:
             log.exception("could not email the turn of game %s", turn.game_id)
 

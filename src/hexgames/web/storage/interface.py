@@ -267,12 +267,15 @@ class Storage(Protocol):
         """The player's turn-email settings, or ``None`` when it never set any."""
 
     def set_alert_email(self, player_id: str, email: str | None, verify_hash: str | None,
-                        at: str) -> None:
+                        at: str, language: str | None = None) -> None:
         """Give the player a new email address (``None``: none, and turn emails off),
-        unverified until :meth:`verify_alert_email` is called with ``verify_hash``."""
+        unverified until :meth:`verify_alert_email` is called with ``verify_hash``; a
+        ``language`` (of the turn emails) replaces the stored one, ``None`` keeps it."""
 
-    def set_turn_emails(self, player_id: str, on: bool, at: str) -> None:
-        """Turn the player's turn emails on or off (sent only to a verified address)."""
+    def set_turn_emails(self, player_id: str, on: bool, at: str,
+                        language: str | None = None) -> None:
+        """Turn the player's turn emails on or off (sent only to a verified address); a
+        ``language`` (of the emails) replaces the stored one, ``None`` keeps it."""
 
     def verify_alert_email(self, verify_hash: str, at: str) -> str | None:
         """Mark the address whose verification token hashes to ``verify_hash`` verified

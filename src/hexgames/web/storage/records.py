@@ -157,13 +157,16 @@ class RatingRecord:
 @dataclass(frozen=True)
 class AlertSettings:
     """A player's turn-email settings (hexgames.web.alerts): the address (``None``: none
-    given), whether its owner opened the verification link, and the opt-in."""
+    given), whether its owner opened the verification link, the opt-in, and the language
+    of the page the player last changed them from (the emails' language; ``None``: not
+    known, English)."""
 
     player_id: str
     email: str | None
     verified: bool
     turn_emails: bool
     updated_at: str
+    language: str | None = None
 
 
 @dataclass(frozen=True)

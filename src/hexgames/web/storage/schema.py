@@ -197,14 +197,17 @@ SCHEMA: tuple[str, ...] = (
         PRIMARY KEY (game_id, seat)
     )""",
     # Turn emails (hexgames.web.alerts): a player's address, verified or not (the hash of
-    # the verification link's token until it is opened), and the opt-in...
+    # the verification link's token until it is opened), the opt-in and the emails'
+    # language (of the page the settings were last changed from; added to older databases
+    # by :func:`migrate`, from ADDED_TABLE_COLUMNS)...
     """CREATE TABLE IF NOT EXISTS player_alerts (
         player_id TEXT PRIMARY KEY REFERENCES players(id) ON DELETE CASCADE,
         email TEXT,
         verified INTEGER NOT NULL DEFAULT 0,
         turn_emails INTEGER NOT NULL DEFAULT 0,
         verify_hash TEXT,
-        updated_at TEXT NOT NULL
+        updated_at TEXT NOT NULL,
+        language TEXT
     )""",
     "CREATE INDEX IF NOT EXISTS player_alerts_by_token ON player_alerts (verify_hash)",
     # ...and one row per email sent: the key makes it one per game and turn (whatever the
@@ -281,11 +284,14 @@ SCHEMA: tuple[str, ...] = (
 #: Columns of ``games`` added after the first release, with their types.
 ADDED_COLUMNS = (("start", "TEXT"), ("rated", "INTEGER NOT NULL DEFAULT 0"), ("meta", "TEXT"),
                  ("deadline", "BIGINT"), ("version", "INTEGER NOT NULL DEFAULT 0"))
+#: Columns of other tables added after the tables were: ``(table, column, type)``.
+ADDED_TABLE_COLUMNS = (("player_alerts", "language", "TEXT"),)
 
 
 def migrate(transaction: Transaction, sql: Callable[[str], str]) -> None:
-    """Bring an older database up to date: the added columns, the players' look-alike
-    column, the rating history of games rated before it was kept, hashed seat tokens.
+    """Bring an older database up to date: the added columns (of ``games`` and of other
+    tables), the players' look-alike column, the rating history of games rated before it
+    was kept, hashed seat tokens.
     (New tables are created by :data:`SCHEMA`'s ``IF NOT EXISTS``.) ``sql`` turns ``?``
     placeholders into the driver's style.
 
@@ -300,6 +306,13 @@ def migrate(transaction: Transaction, sql: Callable[[str], str]) -> None:
         except StorageUnavailable:
             with transaction() as cursor:
                 cursor.execute(f"ALTER TABLE games ADD COLUMN {column} {kind}")
+    for table, column, kind in ADDED_TABLE_COLUMNS:
+        try:
+            with transaction() as cursor:
+                cursor.execute(f"SELECT {column} FROM {table} WHERE 1 = 0")
+        except StorageUnavailable:
+            with transaction() as cursor:
+                cursor.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
     _migrate_skeletons(transaction, sql)
     _migrate_rating_history(transaction, sql)
     with transaction() as cursor:

@@ -1,4 +1,5 @@
-"""Turn emails in SQL: a player's address and opt-in, and the once-only mark of each email.
+"""Turn emails in SQL: a player's address, opt-in and language, and the once-only mark of
+each email.
 
 A turn email is claimed before it is sent (:meth:`AlertTables.claim_turn_email`): the
 primary key ``(game_id, ply)`` of ``turn_emails`` lets exactly one claim of a game's turn
@@ -13,14 +14,16 @@ from typing import Any
 from hexgames.web.storage.records import AlertSettings
 from hexgames.web.storage.sql_connection import SqlConnection
 
-_COLUMNS = "player_id, email, verified, turn_emails, updated_at"
+_COLUMNS = "player_id, email, verified, turn_emails, updated_at, language"
+#: A new language replaces the stored one; none given keeps it.
+_KEEP_LANGUAGE = "language = COALESCE(excluded.language, player_alerts.language)"
 
 
 def _settings_from_row(row: Sequence[Any] | None) -> AlertSettings | None:
     if row is None:
         return None
     return AlertSettings(player_id=row[0], email=row[1], verified=bool(row[2]),
-                         turn_emails=bool(row[3]), updated_at=row[4])
+                         turn_emails=bool(row[3]), updated_at=row[4], language=row[5])
 
 
 class AlertTables(SqlConnection):
@@ -33,29 +36,32 @@ class AlertTables(SqlConnection):
             return _settings_from_row(cursor.fetchone())
 
     def set_alert_email(self, player_id: str, email: str | None, verify_hash: str | None,
-                        at: str) -> None:
+                        at: str, language: str | None = None) -> None:
         with self._transaction() as cursor:
             # A new address (or none) is unverified; without one nothing can be sent.
             cursor.execute(
                 self._sql("INSERT INTO player_alerts (player_id, email, verified, turn_emails, "
-                          "verify_hash, updated_at) VALUES (?, ?, 0, 0, ?, ?) "
+                          "verify_hash, updated_at, language) VALUES (?, ?, 0, 0, ?, ?, ?) "
                           "ON CONFLICT (player_id) DO UPDATE SET email = excluded.email, "
                           "verified = 0, verify_hash = excluded.verify_hash, "
-                          "updated_at = excluded.updated_at"),
-                (player_id, email, verify_hash, at),
+                          "updated_at = excluded.updated_at, "
+                          f"{_KEEP_LANGUAGE}"),
+                (player_id, email, verify_hash, at, language),
             )
             if email is None:
                 cursor.execute(self._sql("UPDATE player_alerts SET turn_emails = 0 "
                                          "WHERE player_id = ?"), (player_id,))
 
-    def set_turn_emails(self, player_id: str, on: bool, at: str) -> None:
+    def set_turn_emails(self, player_id: str, on: bool, at: str,
+                        language: str | None = None) -> None:
         with self._transaction() as cursor:
             cursor.execute(
                 self._sql("INSERT INTO player_alerts (player_id, email, verified, turn_emails, "
-                          "verify_hash, updated_at) VALUES (?, NULL, 0, ?, NULL, ?) "
+                          "verify_hash, updated_at, language) VALUES (?, NULL, 0, ?, NULL, ?, ?) "
                           "ON CONFLICT (player_id) DO UPDATE SET turn_emails = "
-                          "excluded.turn_emails, updated_at = excluded.updated_at"),
-                (player_id, int(on), at),
+                          "excluded.turn_emails, updated_at = excluded.updated_at, "
+                          f"{_KEEP_LANGUAGE}"),
+                (player_id, int(on), at, language),
             )
 
     def verify_alert_email(self, verify_hash: str, at: str) -> str | None:

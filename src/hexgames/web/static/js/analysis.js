@@ -8,7 +8,7 @@ import { api } from "./api.js";
 import { Board } from "./board.js";
 import { cap, el } from "./common.js";
 import { t, tn } from "./i18n.js";
-import { DEFAULT_TOOL, Picker } from "./input.js";
+import { DEFAULT_TOOL, Picker, shownLabel } from "./input.js";
 
 const $ = (id) => document.getElementById(id);
 const SVG_NS = "http://www.w3.org/2000/svg";
@@ -169,7 +169,7 @@ function urlFor(node) {
 
 function renderStatus() {
   const parts = [];
-  const text = view.is_over ? (view.result ? cap(view.result) : t("Game over"))
+  const text = view.is_over ? (view.result ? cap(view.result_text ?? view.result) : t("Game over"))
     : t("{color} to act", { color: t(cap(view.to_move)) });
   parts.push(el("span", { class: "headline", text }));
   if (!view.is_over && view.actions_left !== null && view.actions_left !== undefined) {
@@ -245,7 +245,7 @@ function showEvaluation(found) {
     bar.dataset.win = "";
     delete bar.dataset.depth;
     $("engine-win").textContent = !engineOn ? t("Engine off") : view && view.is_over
-      ? (view.result ? cap(view.result) : t("Game over")) : t("thinking…");
+      ? (view.result ? cap(view.result_text ?? view.result) : t("Game over")) : t("thinking…");
     $("engine-depth").textContent = "";
     $("engine-line").replaceChildren();
     $("engine-best").replaceChildren();
@@ -470,7 +470,7 @@ function refreshInput() {
     onclick: () => { picker.selectTool(tool); $("choices").replaceChildren(); refreshInput(); },
   })) : []));
   buttons.replaceChildren(...picker.buttons().map((entry) => el("button", {
-    class: "action-button", "data-action": entry.action, text: cap(entry.label || entry.action),
+    class: "action-button", "data-action": entry.action, text: cap(shownLabel(entry)),
     onclick: () => tryAction(entry.action),
   })));
   const targets = picker.targets();
@@ -490,7 +490,7 @@ function clickPoint(point) {
     $("choices").replaceChildren(el("span", { class: "choose", text: t("Which one?") }),
       ...result.entries.map((entry) => el("button", {
         class: "choice", "data-action": entry.action, onclick: () => tryAction(entry.action),
-      }, el("strong", { text: cap(entry.label || entry.action) }), el("small", { text: entry.action }))));
+      }, el("strong", { text: cap(shownLabel(entry)) }), el("small", { text: entry.action }))));
   } else if (result.kind === "error") toast(result.message);
   refreshInput();
 }

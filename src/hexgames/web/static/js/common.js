@@ -1,6 +1,6 @@
 // Pieces shared by the game page and the replay viewer: players, move list, banner.
 
-import { t } from "./i18n.js";
+import { localizeBoards, t } from "./i18n.js";
 
 export function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -39,7 +39,7 @@ export function renderPlayers(container, state, { showTurn = true } = {}) {
         el("strong", { text: t(cap(player.color)) }),
         player.player
           ? el("a", { class: "name", href: `/player/${encodeURIComponent(player.player.name)}`, text: player.player.name })
-          : el("span", { class: "name", text: player.name })),
+          : el("span", { class: "name", text: player.name_text ?? player.name })),
       you && player.name !== "You" ? el("span", { class: "tag", text: t("you") }) : null,
       state.mode === "online" && Array.isArray(state.present)
         ? el("span", {
@@ -101,7 +101,8 @@ export function showBanner(banner, state) {
   if (you && state.winner && state.winner !== "draw") {
     head = state.winner === you.color ? t("You win!") : t("You lose");
   }
-  const reason = state.result ? state.result.replace(/^[^(]*\(?/, "").replace(/\)$/, "") : "";
+  const result = state.result_text ?? state.result;
+  const reason = result ? result.replace(/^[^(]*\(?/, "").replace(/\)$/, "") : "";
   const lines = state.final && Array.isArray(state.final.breakdown) ? state.final.breakdown : null;
   // With a score breakdown the final score says why; the termination goes to a small note.
   banner.replaceChildren(el("strong", { text: head }),
@@ -162,6 +163,7 @@ export function mountSvg(container, svgText) {
   container.innerHTML = svgText;
   const svg = container.querySelector("svg");
   if (!svg) return null;
+  localizeBoards(svg);
   if (!svg.getAttribute("viewBox")) {
     const w = parseFloat(svg.getAttribute("width")), h = parseFloat(svg.getAttribute("height"));
     if (w && h) svg.setAttribute("viewBox", `0 0 ${w} ${h}`);

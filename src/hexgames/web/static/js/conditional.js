@@ -10,7 +10,7 @@ import { api } from "./api.js";
 import { Board } from "./board.js";
 import { cap, el, swatch } from "./common.js";
 import { t } from "./i18n.js";
-import { DEFAULT_TOOL, Picker } from "./input.js";
+import { DEFAULT_TOOL, Picker, shownLabel } from "./input.js";
 
 /** A seat in an online game whose time control takes lines (not real time). */
 export function conditionalAllowed(state) {
@@ -92,7 +92,7 @@ export class ConditionalMoves {
       data.can_add
         ? el("button", { class: "small", type: "button", id: "conditional-add",
           text: t("+ Plan a line"), onclick: () => this.open() })
-        : el("p", { class: "hint", id: "conditional-why", text: cap(data.reason || "") }),
+        : el("p", { class: "hint", id: "conditional-why", text: cap(data.reason_text || data.reason || "") }),
     );
   }
 
@@ -195,7 +195,7 @@ export class ConditionalMoves {
     })) : []));
     p.buttons.replaceChildren(...picker.buttons().map((entry) => el("button", {
       class: "action-button", "data-action": entry.action, type: "button",
-      text: cap(entry.label || entry.action), onclick: () => this.add(entry.action),
+      text: cap(shownLabel(entry)), onclick: () => this.add(entry.action),
     })));
     const targets = picker.targets();
     const labels = picker.nextLabels();
@@ -225,7 +225,7 @@ export class ConditionalMoves {
       this.parts.choices.replaceChildren(el("span", { class: "choose", text: t("Which one?") }),
         ...result.entries.map((entry) => el("button", {
           class: "choice", "data-action": entry.action, type: "button",
-          text: cap(entry.label || entry.action), onclick: () => this.add(entry.action) })));
+          text: cap(shownLabel(entry)), onclick: () => this.add(entry.action) })));
     } else if (result.kind === "error") this.note(result.message);
     this.showInput();
   }

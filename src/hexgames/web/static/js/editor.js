@@ -46,10 +46,10 @@ function receive(answer) {
     board.mark({ interactive: true });
     let state;
     if (!answer.is_over) state = t("{color} to act", { color: t(cap(answer.to_move)) });
-    else state = answer.result ? cap(answer.result) : t("The game is over");
+    else state = answer.result ? cap(answer.result_text ?? answer.result) : t("The game is over");
     verdict("✓ " + t("A legal position · {state}", { state }), true);
   } else {
-    verdict(`✗ ${answer.error}`, false);
+    verdict(`✗ ${answer.message ?? answer.error}`, false);
   }
   renderSettings();
   for (const id of ["play-ai", "play-hotseat", "analyse"]) {
@@ -115,7 +115,7 @@ function field(item, value, onchange) {
     input.addEventListener("change", () => onchange(Number(input.value)));
   } else if (item.kind === "choice") {
     input = el("select", { id }, ...item.choices.map((choice) => el("option", {
-      value: choice, text: cap(choice), selected: choice === value })));
+      value: choice, text: t(cap(choice)), selected: choice === value })));
     input.addEventListener("change", () => onchange(input.value));
   } else {
     input = el("input", { type: "text", id, value: value ?? "" });
@@ -142,7 +142,7 @@ function renderSettings() {
 
 function renderOptions() {
   $("options").replaceChildren(...game.options.map((option) => {
-    const item = { name: option.name, label: cap(option.name.replace(/_/g, " ")), kind: option.kind,
+    const item = { name: option.name, label: cap(option.label || option.name.replace(/_/g, " ")), kind: option.kind,
       minimum: option.minimum, maximum: option.maximum, help: option.help };
     return field(item, options[option.name] ?? option.default ?? "", async (value) => {
       options = { ...options, [option.name]: value === "" ? null : value };

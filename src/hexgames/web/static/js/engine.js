@@ -60,7 +60,7 @@ function show(state) {
   node.querySelector("progress").value = state.progress || 0;
   const games = (state.games || []).map(gameState);
   node.querySelector(".detail").textContent = state.state === "failed"
-    ? state.message
+    ? (state.message_text ?? state.message)
     : t("{games}. Once after an install; this page goes on by itself.", { games: games.join(" · ") });
   node.dataset.state = state.state;
 }

@@ -43,7 +43,7 @@ export class Hint {
       for (const point of hint.points) this.board.hits.get(point)?.classList.add("hinted");
       this.button.dataset.action = hint.action;
       this.button.dataset.ply = String(hint.ply);
-      const said = { label: hint.label ? cap(hint.label) : t("Play"), action: hint.action,
+      const said = { label: hint.label ? cap(hint.label_text || hint.label) : t("Play"), action: hint.action,
         points: hint.points.join("-") };
       this.toast(hint.points.length ? t("Hint: {label} {action} ({points})", said)
         : t("Hint: {label} {action}", said), "ok");

@@ -62,7 +62,7 @@ function renderOptions() {
   }
   $("options").replaceChildren(...game.options.map((option) => {
     const id = `opt-${option.name}`;
-    const label = option.name.replace(/_/g, " ");
+    const label = option.label || option.name.replace(/_/g, " ");
     if (option.kind === "bool") {
       return el("label", { class: "option toggle" },
         el("input", { type: "checkbox", id, "data-option": option.name, checked: Boolean(option.default) }),
@@ -176,7 +176,8 @@ async function renderGames() {
         el("span", { class: "what" },
           el("strong", { text: describeOpponents(game) }),
           el("small", { text: over ? (game.reason
-            ? t("{winner} won · {reason}", { winner: t(cap(game.winner || "")), reason: game.reason })
+            ? t("{winner} won · {reason}", { winner: t(cap(game.winner || "")),
+              reason: game.reason_text ?? game.reason })
             : t("finished"))
             : t("in progress") })),
         el("span", { class: "when", text: when(game.updated_at) }),
@@ -217,8 +218,10 @@ async function init() {
   for (const input of document.querySelectorAll("input[name=mode]")) input.addEventListener("change", syncMode);
   const level = $("level");
   // Level names come from the AI's own descriptions ("beginner: greedy one-ply ...").
-  const describe = (n) => (catalog.levels.find((l) => l.level === n) || { description: "" })
-    .description;
+  const describe = (n) => {
+    const found = catalog.levels.find((l) => l.level === n);
+    return found ? found.description_text ?? found.description : "";
+  };
   const name = () => {
     const text = describe(Number(level.value));
     $("level-name").textContent = `${level.value} · ${cap(text.split(":")[0])}`;

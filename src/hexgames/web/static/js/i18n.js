@@ -38,6 +38,33 @@ export function tn(one, other, count, params = {}) {
   return fill(text, { n: count, ...params });
 }
 
+/** A phrase the server sent as data (``{t, p?, n?}``: template, values, and for a plural
+ * ``[plural template, count]``; nested phrases alike) in the page's language. */
+export function phrase(data) {
+  if (!data || typeof data !== "object") return String(data ?? "");
+  const params = {};
+  for (const [key, value] of Object.entries(data.p || {})) {
+    params[key] = typeof value === "object" ? phrase(value) : value;
+  }
+  return Array.isArray(data.n) ? tn(data.t, data.n[0], data.n[1], params) : t(data.t, params);
+}
+
+/** Boards drawn by the engine say the position in English (``aria-label``, ``<title>``)
+ * and carry it as ``data-title-phrase``: put it in the page's language, in ``root`` or
+ * on ``root`` itself. */
+export function localizeBoards(root = document) {
+  if (language === "en" || !root) return;
+  const boards = root.matches && root.matches("svg[data-title-phrase]") ? [root]
+    : root.querySelectorAll ? root.querySelectorAll("svg[data-title-phrase]") : [];
+  for (const svg of boards) {
+    let text;
+    try { text = phrase(JSON.parse(svg.getAttribute("data-title-phrase"))); } catch { continue; }
+    svg.setAttribute("aria-label", text);
+    const title = [...svg.children].find((child) => child.localName === "title");
+    if (title) title.textContent = text;
+  }
+}
+
 /** A number written the way the language writes it. */
 export function number(value, options = {}) {
   return new Intl.NumberFormat(language, options).format(value);
@@ -61,7 +88,12 @@ function wireSwitch() {
   });
 }
 
+function ready() {
+  wireSwitch();
+  localizeBoards();  // boards in the page as served (the rules pages' diagrams)
+}
+
 if (typeof document !== "undefined") {
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", wireSwitch);
-  else wireSwitch();
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", ready);
+  else ready();
 }

@@ -8,6 +8,10 @@ export const DEFAULT_TOOL = "";  // the gesture tool `null`: select-and-move
 
 const toolOf = (entry) => entry.tool || DEFAULT_TOOL;
 
+/** What a page shows for an action: its label in the page's language (`label_text`, sent
+ * where it differs from the English `label`), else the label, else the notation. */
+export const shownLabel = (entry) => entry.label_text || entry.label || entry.action;
+
 export class Picker {
   /** @param {Array<{action:string, tool:string|null, points:string[], label:string}>} legal */
   constructor(legal) {
@@ -72,7 +76,7 @@ export class Picker {
         if (path.length <= depth) continue;
         const point = path[depth];
         if (!found.has(point)) found.set(point, []);
-        if (path.length === depth + 1) found.get(point).push(entry.label || entry.action);
+        if (path.length === depth + 1) found.get(point).push(shownLabel(entry));
       }
     }
     const labels = new Map();
@@ -165,7 +169,7 @@ export function orList(items) {
 export function allowedNow(legal) {
   const kinds = new Map();
   for (const entry of legal) {
-    const label = (entry.label || entry.action).replace(/\s+\d+$/, "");
+    const label = shownLabel(entry).replace(/\s+\d+$/, "");
     if (!kinds.has(label)) kinds.set(label, { points: new Set(), button: false, long: false });
     const kind = kinds.get(label);
     if (entry.points.length) kind.points.add(entry.points[0]);

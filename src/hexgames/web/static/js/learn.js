@@ -7,7 +7,7 @@ import { api } from "./api.js";
 import { Board } from "./board.js";
 import { cap, el, swatch } from "./common.js";
 import { t } from "./i18n.js";
-import { DEFAULT_TOOL, Picker } from "./input.js";
+import { DEFAULT_TOOL, Picker, shownLabel } from "./input.js";
 
 const $ = (id) => document.getElementById(id);
 const gameName = location.pathname.split("/").filter(Boolean)[1] || "";
@@ -110,11 +110,11 @@ function refreshInput() {
   tools.replaceChildren(...(toolList.length > 1 ? toolList.map((tool) => el("button", {
     class: `tool${tool === picker.tool ? " selected" : ""}`, "data-tool": tool || "default",
     "aria-pressed": tool === picker.tool ? "true" : "false",
-    text: tool === DEFAULT_TOOL ? t("Move") : cap(tool),
+    text: tool === DEFAULT_TOOL ? t("Move") : t(cap(tool)),
     onclick: () => { picker.selectTool(tool); refreshInput(); },
   })) : []));
   buttons.replaceChildren(...picker.buttons().map((entry) => el("button", {
-    class: "action-button", "data-action": entry.action, text: cap(entry.label || entry.action),
+    class: "action-button", "data-action": entry.action, text: cap(shownLabel(entry)),
     onclick: () => submit(entry.action),
   })));
   const targets = picker.targets();
@@ -137,7 +137,7 @@ function clickPoint(point) {
     $("choices").replaceChildren(el("span", { class: "choose", text: t("Which one?") }),
       ...result.entries.map((entry) => el("button", {
         class: "choice", "data-action": entry.action, onclick: () => submit(entry.action),
-      }, el("strong", { text: cap(entry.label || entry.action) }),
+      }, el("strong", { text: cap(shownLabel(entry)) }),
       el("small", { text: entry.action }))));
   } else if (result.kind === "error") {
     // Clicks that match no legal action: the server reads them as the action they would

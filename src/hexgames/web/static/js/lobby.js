@@ -27,7 +27,7 @@ function renderForm() {
   $("seek-color").replaceChildren(el("option", { value: "random", text: t("Random") }),
     ...chosen.colors.map((color) => el("option", { value: color, text: t(cap(color)) })));
   $("seek-options").replaceChildren(...chosen.options.map((option) => {
-    const label = option.name.replace(/_/g, " ");
+    const label = option.label || option.name.replace(/_/g, " ");
     if (option.kind === "bool") {
       return el("label", { class: "option toggle" },
         el("input", { type: "checkbox", "data-option": option.name, checked: Boolean(option.default) }),
@@ -112,7 +112,10 @@ async function withdraw(seekId) {
 
 function describeOptions(options) {
   const parts = Object.entries(options || {}).filter(([, v]) => v !== null && v !== false)
-    .map(([k, v]) => (v === true ? k.replace(/_/g, " ") : `${k.replace(/_/g, " ")} ${v}`));
+    .map(([k, v]) => {
+      const name = t(k.replace(/_/g, " "));  // the option's name in words (the catalog's label)
+      return v === true ? name : `${name} ${v}`;
+    });
   return parts.length ? ` (${parts.join(", ")})` : "";
 }
 
@@ -145,7 +148,7 @@ function render(lobby) {
     class: "seek", "data-seek": seek.id },
     el("span", { class: "what" }, el("strong", { text: seek.title }), describeOptions(seek.options)),
     el("span", { class: "who", text: `${seek.by}${seek.target ? ` → ${seek.target}` : ""}` }),
-    el("span", { class: "time", text: seek.time }),
+    el("span", { class: "time", text: seek.time_text ?? seek.time }),
     el("span", { class: "color", text: seek.color === "random" ? t("random colour")
       : t("plays {color}", { color: t(cap(seek.color)).toLowerCase() }) }),
     el("span", { class: "rated", text: seek.rated ? t("rated") : t("casual") }),
@@ -159,7 +162,7 @@ function render(lobby) {
   )) : [el("li", { class: "empty", text: t("No open challenges: post one.") })]));
   $("playing-list").replaceChildren(...(lobby.playing.length ? lobby.playing.map((g) => el("li", {},
     el("span", { class: "what" }, el("strong", { text: g.title }), " " + g.names.join(" " + t("vs") + " ")),
-    el("span", { class: "time", text: g.rated ? g.time + " · " + t("rated") : g.time }),
+    el("span", { class: "time", text: (g.time_text ?? g.time) + (g.rated ? " · " + t("rated") : "") }),
     el("a", { class: "button small ghost", href: `/play/${encodeURIComponent(g.id)}`, text: t("Watch") }),
   )) : [el("li", { class: "empty", text: t("No game is being played.") })]));
 }

@@ -102,7 +102,7 @@ export function renderOnline(state, send) {
   if (!panel) return;
   const parts = [];
   if (state.control && state.mode === "online") {
-    const time = state.clock ? state.clock.describe : t("untimed");
+    const time = state.clock ? state.clock.describe_text ?? state.clock.describe : t("untimed");
     const kind = state.rated ? t("rated") : t("casual");
     parts.push(el("p", { class: "tc" }, `${time} · ${kind}`));
   }

@@ -7,8 +7,8 @@ import {
 } from "./api.js";
 import { Board } from "./board.js";
 import { cap, el, renderMoves, renderPlayers, showBanner, showMe } from "./common.js";
-import { t, tn } from "./i18n.js";
-import { DEFAULT_TOOL, Picker, allowedNow, orList } from "./input.js";
+import { localizeBoards, t, tn } from "./i18n.js";
+import { DEFAULT_TOOL, Picker, allowedNow, orList, shownLabel } from "./input.js";
 import { Hint } from "./hint.js";
 import { lag, onPong, renderOnline, startPings } from "./online.js";
 import { Premove, premoveAllowed, renderPremoveBar } from "./premove.js";
@@ -35,7 +35,7 @@ if (linkToken || !token) {
       method: "POST", body: { token: linkToken, have: token },
     });
     if (claimed.token) { rememberToken(gameId, claimed.token); token = claimed.token; }
-    notice = claimed.notice;
+    notice = claimed.notice_text ?? claimed.notice;
   } catch (error) {
     notice = error.message;
   }
@@ -195,8 +195,8 @@ function renderStatus() {
   const mover = state.players.find((p) => p.seat === state.current_seat);
   let text;
   const color = t(cap(state.to_move));
-  if (state.is_over) text = state.result ? cap(state.result) : t("Game over");
-  else if (state.ai_error) text = cap(state.ai_error);
+  if (state.is_over) text = state.result ? cap(state.result_text ?? state.result) : t("Game over");
+  else if (state.ai_error) text = cap(state.ai_error_text ?? state.ai_error);
   else if (state.thinking) text = t("The computer is thinking…");
   else if (state.your_turn && state.mode !== "hotseat") text = t("Your turn");
   else if (state.your_turn) text = t("{color} to play", { color });
@@ -362,13 +362,13 @@ function refreshInput() {
   })) : []));
   const offered = picker.buttons();
   buttons.replaceChildren(...offered.map((entry) => el("button", {
-    class: "action-button", "data-action": entry.action, text: cap(entry.label || entry.action),
+    class: "action-button", "data-action": entry.action, text: cap(shownLabel(entry)),
     title: entry.explanation || null, onclick: () => submit(entry.action),
   })));
   // What a button does where the game explains it (Dendria's swap): shown, not hovered.
   buttons.append(...offered.filter((entry) => entry.explanation).map((entry) => el("p", {
     class: "explain", "data-explains": entry.action,
-  }, el("strong", { text: `${cap(entry.label || entry.action)}: ` }), entry.explanation)));
+  }, el("strong", { text: `${cap(shownLabel(entry))}: ` }), entry.explanation)));
   const targets = picker.targets();
   const labels = picker.nextLabels();
   // Tags on the board when they stay legible: after a first click (the destinations),
@@ -416,7 +416,7 @@ function offerChoices(entries) {
     ...entries.map((entry) => el("button", {
       class: "choice", "data-action": entry.action, title: entry.action,
       onclick: () => submit(entry.action),
-    }, el("strong", { text: cap(entry.label || entry.action) }),
+    }, el("strong", { text: cap(shownLabel(entry)) }),
     el("small", { text: entry.action }))));
 }
 
@@ -530,6 +530,7 @@ async function openLegend() {
     if (!section) throw new Error(t("this game has no legend"));
     section.querySelector("h2")?.remove();
     $("legend-body").replaceChildren(document.importNode(section, true));
+    localizeBoards($("legend-body"));
     dialog.dataset.game = state.game;
   } catch (error) {
     $("legend-body").replaceChildren(el("p", { class: "hint",

@@ -31,15 +31,16 @@ function mover(game, owner, own) {
 
 function outcome(game, owner, own) {
   if (game.status !== "over") return mover(game, owner, own);
-  if (!game.winner) return game.reason || t("finished");
+  const reason = game.reason_text ?? game.reason;  // in the page's language
+  if (!game.winner) return reason || t("finished");
   const seat = game.your_seats.length === 1 ? game.your_seats[0] : null;
   if (seat !== null && game.colors.length && game.winner !== "draw") {
     const result = game.colors[seat] === game.winner ? t("won") : t("lost");
-    return game.reason ? `${result} · ${game.reason}` : result;
+    return reason ? `${result} · ${reason}` : result;
   }
   if (game.winner === "draw") return t("draw");
   const winner = t(cap(game.winner));
-  return game.reason ? t("{winner} won · {reason}", { winner, reason: game.reason }) : t("{winner} won", { winner });
+  return reason ? t("{winner} won · {reason}", { winner, reason }) : t("{winner} won", { winner });
 }
 
 function gameRow(game, you, owner, own) {

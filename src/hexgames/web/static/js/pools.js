@@ -43,17 +43,17 @@ function render() {
       const mine = waiting && waiting.pool === pool.id;
       return el("button", {
         type: "button", class: `pool-button${mine ? " waiting" : ""}`, "data-pool": pool.id,
-        "aria-pressed": mine ? "true" : "false", title: pool.time,
+        "aria-pressed": mine ? "true" : "false", title: pool.time_text ?? pool.time,
         onclick: () => (mine ? leave() : join(pool.id)),
       },
-      el("span", { class: "label", text: pool.label }),
+      el("span", { class: "label", text: pool.label_text ?? pool.label }),
       el("span", { class: "count", text: mine ? t("cancel") : t("{count} waiting", { count: pool.waiting }) }));
     })))));
 }
 
 function describeWait(entry) {
   const pool = overview && overview.pools.find((p) => p.id === entry.pool);
-  const name = pool ? `${pool.title} ${pool.label}` : entry.pool;
+  const name = pool ? `${pool.title} ${pool.label_text ?? pool.label}` : entry.pool;
   const values = { pool: name, rating: entry.rating, range: entry.range };
   return entry.rated
     ? t("Looking for an opponent: {pool}, rated, your rating {rating} ± {range}. Click it again to cancel.", values)

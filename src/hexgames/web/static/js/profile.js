@@ -200,10 +200,10 @@ const RESULT_WORDS = { win: t("Won"), loss: t("Lost"), draw: t("Draw"), none: t(
 function resultRow(game) {
   const opponent = game.opponent.player
     ? el("a", { href: `/player/${encodeURIComponent(game.opponent.name)}`, text: game.opponent.name })
-    : el("span", { text: game.opponent.name });
+    : el("span", { text: game.opponent.name_text ?? game.opponent.name });
   const variant = game.variant !== game.title ? game.variant : null;
   const details = [game.rated ? t("rated") : t("casual"), variant,
-    t("as {color}", { color: t(cap(game.color)) }), game.reason]
+    t("as {color}", { color: t(cap(game.color)) }), game.reason_text ?? game.reason]
     .filter(Boolean).join(" · ");
   return el("li", { class: `game-row over result-${game.result}`, "data-id": game.id, "data-result": game.result },
     el("span", { class: `badge badge-${game.game}`, text: game.title }),
