@@ -249,6 +249,7 @@ def test_an_app_without_a_preparation_is_ready(tmp_path: Path) -> None:
     ("GET", "/ws/games/x", True), ("GET", "/ws/lobby", False), ("POST", "/api/seeks", True),
     ("GET", "/api/players/ann", False), ("GET", "/api/players/ann/export", True),
     ("GET", "/player/ann", False), ("GET", "/unknown", True),
+    ("GET", "/i18n/ko.js", False), ("GET", "/api/languages", False),
 ])
 def test_what_needs_an_engine(method: str, path: str, needs: bool) -> None:
     assert needs_engine({"type": "http", "method": method, "path": path}) is needs

@@ -146,3 +146,7 @@ OPTIONS: tuple[Option, ...] = (
         minimum=1, maximum=MAX_TURNS_CAP, nullable=True,
     ),
 )
+#: The options' names in words as the site shows them (``name`` with spaces, looked up
+#: whole in the catalog).
+OPTION_LABELS = (N_("board side"), N_("first turn actions"), N_("max stack"), N_("supply"),
+                 N_("max turns"))

@@ -79,6 +79,9 @@ OPTIONS: tuple[Option, ...] = (
         maximum=MAX_QUIET_LIMIT,
     ),
 )
+#: The options' names in words as the site shows them (``name`` with spaces, looked up
+#: whole in the catalog).
+OPTION_LABELS = (N_("board side"), N_("pie"), N_("quiet limit"))
 _BY_NAME = {option.name: option for option in OPTIONS}
 _ALIAS = {alias: option.name for option in OPTIONS for alias in option.aliases}
 _UNSET: Any = object()

@@ -345,16 +345,17 @@ class EnginePreparation:
 # ------------------------------------------------------------------- the gate
 #: What answers without an engine while it is prepared: the pages that are static files
 #: (their scripts wait for the engine), the static files, the catalog (its previews
-#: empty until then), identities and their alerts, a player's profile, the leaderboard,
+#: empty until then), the scripts' messages (``/i18n/<lang>.js``) and the languages,
+#: identities and their alerts, a player's profile, the leaderboard,
 #: the lists of games and challenges and the lobby's socket. Everything else (a player's
 #: statistics and exports included: they read games) needs an engine.
 WITHOUT_ENGINE = frozenset({
     "/", "/lobby", "/editor", "/analysis", "/leaderboard", "/favicon.ico",
     "/api/engine-status", "/api/catalog", "/api/me", "/api/me/name", "/api/me/password",
     "/api/me/turn", "/api/me/alerts", "/api/login", "/api/logout", "/api/leaderboard",
-    "/api/openapi.json", "/openapi.json", "/ws/lobby", "/ws/alerts",
+    "/api/openapi.json", "/openapi.json", "/ws/lobby", "/ws/alerts", "/api/languages",
 })
-WITHOUT_ENGINE_PREFIXES = ("/static/", "/play/", "/replay/", "/analysis/", "/learn/",
+WITHOUT_ENGINE_PREFIXES = ("/static/", "/i18n/", "/play/", "/replay/", "/analysis/", "/learn/",
                            "/player/", "/alerts/")
 #: ``/api/players/{name}`` itself, not what lies below it.
 WITHOUT_ENGINE_ONE_BELOW = ("/api/players/",)
