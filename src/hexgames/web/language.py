@@ -81,14 +81,19 @@ def compressed_catalog(language: str) -> bytes:
     return gzip.compress(catalog_script(language)[0].encode(), mtime=0)
 
 
+def render_template(name: str, language: str, **context: Any) -> str:
+    """The template ``name`` in ``language``, with what every page needs: the words,
+    the script catalog's address and the language switch."""
+    words = translator(language)
+    _, version = catalog_script(words.language)
+    return environment().get_template(name).render(
+        _=words.gettext, ngettext=words.ngettext, lang=words.language, languages=LANGUAGES,
+        catalog_url=f"/i18n/{words.language}.js?v={version}", **context)
+
+
 def page(request: Request, name: str, status_code: int = 200, **context: Any) -> HTMLResponse:
     """The template ``name`` in the visitor's language."""
-    language = chosen_language(request)
-    words = translator(language)
-    _, version = catalog_script(language)
-    html = environment().get_template(name).render(
-        _=words.gettext, ngettext=words.ngettext, lang=language, languages=LANGUAGES,
-        catalog_url=f"/i18n/{language}.js?v={version}", **context)
+    html = render_template(name, chosen_language(request), **context)
     response = HTMLResponse(html, status_code=status_code)
     remember(response, request)
     return response

@@ -22,7 +22,6 @@ import re
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 from fastapi import Request
 from fastapi.responses import HTMLResponse
@@ -32,26 +31,15 @@ import hexgames
 from hexgames.game import REGISTRY, Game, game_names, get_game
 from hexgames.i18n import (
     DEFAULT_LANGUAGE,
-    LANGUAGES,
     Translator,
     guide_path,
     normalize,
     translator,
 )
 from hexgames.phrases import Phrase, nphrase
-from hexgames.web.language import catalog_script, chosen_language, environment, remember
+from hexgames.web.language import chosen_language, remember, render_template
 from hexgames.web.markdown import to_html
 from hexgames.web.matches import color_word, render
-
-
-def _render(name: str, language: str, **context: Any) -> str:
-    """A page template in ``language``: the context :func:`hexgames.web.language.page`
-    gives (words, the script catalog, the language switch), without a request."""
-    words = translator(language)
-    _, version = catalog_script(words.language)
-    return environment().get_template(name).render(
-        _=words.gettext, ngettext=words.ngettext, lang=words.language, languages=LANGUAGES,
-        catalog_url=f"/i18n/{words.language}.js?v={version}", **context)
 
 
 def rules_nav(current: str | None = None, language: str = DEFAULT_LANGUAGE) -> Markup:
@@ -67,7 +55,7 @@ def rules_nav(current: str | None = None, language: str = DEFAULT_LANGUAGE) -> M
 def not_found_page(path: str, language: str = DEFAULT_LANGUAGE) -> str:
     """The HTML 404 page (a person's mistyped address; the API answers JSON instead)."""
     shown = path if len(path) <= 120 else path[:120] + "…"
-    return _render("not_found.html", language, path=shown, nav=rules_nav(None, language))
+    return render_template("not_found.html", language, path=shown, nav=rules_nav(None, language))
 
 
 def not_found_response(request: Request, path: str | None = None) -> HTMLResponse:
@@ -159,7 +147,7 @@ def _rules_page(name: str, language: str = DEFAULT_LANGUAGE) -> str:
                 + "</p>")
     body = with_start_diagram(body, _start_drawing(name), words)
     sample, caption = _sample(name)
-    return _render("rules.html", language, title=game.title, body=Markup(body),
+    return render_template("rules.html", language, title=game.title, body=Markup(body),
                    nav=rules_nav(name, language), sample=Markup(sample),
                    sample_caption=words.text(caption), legend=Markup(legend_html(game, words)))
 
