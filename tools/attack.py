@@ -1522,8 +1522,11 @@ def probe_claim_race(args: argparse.Namespace, cluster: Cluster, rounds: int = 3
                                           "control": REALTIME})
                 if isinstance(pair, str):
                     return f"n/a (online game: {pair})"
-                game_id, (red, blue) = pair
-                opened_turns(a, game_id, [red, blue], 3, b)
+                game_id, tokens = pair
+                opened_turns(a, game_id, tokens, 3, b)
+                # "Red": the seat to move, whose page is on B; "Blue" claims on A.
+                to_move = 0 if state_of(a, game_id, tokens[0]).get("your_turn") else 1
+                red, blue = tokens[to_move], tokens[1 - to_move]
                 time.sleep(13)  # Red (no socket anywhere) gone past the limit
                 claim = {"token": blue, "claim": "victory"}
                 path = f"/api/games/{game_id}/absence-claim"

@@ -229,21 +229,20 @@ class Hub:
                           count=self.max_per_game)
         return None
 
-    def admit(self, game_id: str, player: bool | frozenset[int]) -> Phrase | str | None:
+    def admit(self, game_id: str, seats: frozenset[int]) -> Phrase | str | None:
         """Make room for a new socket of this game, or say why there is none (call just
         before :meth:`join`, with no await between).
 
-        A viewer is refused when the game or the server is full (:meth:`refusal`). A
-        player (``player``: the seats its token holds in the game) is never refused
+        A viewer (no ``seats``) is refused when the game or the server is full
+        (:meth:`refusal`). A player (``seats``: those its token holds) is never refused
         because of anybody else's sockets: its seats' own sockets are capped at
         ``max_per_seat`` (its oldest is closed, :data:`REPLACED_CODE`, :data:`REPLACED`),
         and when the game or the server is full the oldest viewer of the game, else of
-        any game, makes room (closed with :data:`MAKE_ROOM`). Since each seat holder keeps at most
-        ``max_per_seat`` sockets and ``max_per_game`` is larger than both seats' share,
-        a player always finds a place."""
-        if not player:
+        any game, makes room (closed with :data:`MAKE_ROOM`). Since each seat holder
+        keeps at most ``max_per_seat`` sockets and ``max_per_game`` is larger than both
+        seats' share, a player always finds a place."""
+        if not seats:
             return self.refusal(game_id)
-        seats = player if isinstance(player, frozenset) else frozenset({0})
         mine = [socket for socket, connection in self._connections.get(game_id, {}).items()
                 if connection.seats == seats]
         while len(mine) >= self.max_per_seat:

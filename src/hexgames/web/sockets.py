@@ -100,7 +100,7 @@ def add_socket_route(app: FastAPI, service: GameService) -> None:
         if seats:  # stored before the seat is shown present: a claim on another process
             # reads it (issue 39, row 2); a storage failure leaves it to the beat
             await service.absence.arrived(service.current(game_id, match), seats)
-        refusal = service.hub.admit(game_id, player=seats)  # no await until join
+        refusal = service.hub.admit(game_id, seats)  # no await from here until join
         if refusal is not None:
             await websocket.send_json(error_message(refusal, words))
             await websocket.close(code=1013)
