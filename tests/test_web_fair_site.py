@@ -45,7 +45,9 @@ client = test_web_absence.client
 def opened_game(client: TestClient) -> tuple[str, str, str]:
     """A rated 3+2 game between Ann (red) and Bob (blue) after a turn each (no abort
     any more): its id and both tokens; Red is to move."""
-    game_id, red, blue = opened_game(client)
+    game_id, red, blue = rated_game(client, REALTIME)
+    play_turn(client, game_id, red)
+    play_turn(client, game_id, blue)
     return game_id, red, blue
 
 
