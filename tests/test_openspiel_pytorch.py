@@ -9,11 +9,11 @@ import pytest
 pytest.importorskip("pyspiel")
 pytest.importorskip("torch", reason="OpenSpiel's PyTorch algorithms need the 'train' extra")
 
-import pyspiel  # noqa: E402
-from open_spiel.python import rl_environment  # noqa: E402
-from open_spiel.python.pytorch import dqn  # noqa: E402  (imports dm-tree's `tree`)
+import pyspiel
+from open_spiel.python import rl_environment
+from open_spiel.python.pytorch import dqn
 
-import hexgames.integrations.openspiel  # noqa: E402, F401  (registers the games)
+import hexgames.integrations.openspiel  # noqa: F401  (registers the games)
 
 
 @pytest.mark.parametrize("name", ["benediction(board_side=4)", "dendria(board_side=3)"])
