@@ -44,6 +44,7 @@ import numpy as np
 from hexgames import _jit
 from hexgames._jit import drop_stale_cache, njit
 from hexgames.game import Game, game_names, get_game
+from hexgames.integrations.common import validate_options
 
 #: What a cold start says (as ``hexgames serve`` and the benchmark do).
 COMPILING = "compiling the rules engine, once..."
@@ -93,7 +94,7 @@ class VectorEnv:
         if make_batch is None:
             raise ValueError(f"{self.game.title} has no vectorized environment; the games "
                              f"with one: {', '.join(vector_games())}")
-        self.rules = self.game.make_rules(**options)
+        self.rules = self.game.make_rules(**validate_options(self.game, options))
         self.num_envs = num_envs
         self.batch = make_batch(self.rules, num_envs)
         self.num_actions: int = self.batch.num_actions
