@@ -116,6 +116,8 @@ class Lobby:
         game = get_game(game_name)
         rules_options = parse_options(game, options)
         time_control = TimeControl.parse(control)
+        if rated:
+            time_control.check_rated()
         if color != "random" and color not in game.colors:
             raise ValueError(Phrase("colour must be random or one of {colors}",
                                     colors=", ".join(game.colors)))
