@@ -38,7 +38,7 @@ function render() {
     group.pools.push(pool);
   }
   container.replaceChildren(...games.map((group) => el("div", { class: "pool-game" },
-    el("h3", { text: group.title }),
+    el("h3", { text: t(group.title) }),
     el("div", { class: "pool-buttons" }, ...group.pools.map((pool) => {
       const mine = waiting && waiting.pool === pool.id;
       return el("button", {
@@ -53,7 +53,7 @@ function render() {
 
 function describeWait(entry) {
   const pool = overview && overview.pools.find((p) => p.id === entry.pool);
-  const name = pool ? `${pool.title} ${pool.label_text ?? pool.label}` : entry.pool;
+  const name = pool ? `${t(pool.title)} ${pool.label_text ?? pool.label}` : entry.pool;
   const values = { pool: name, rating: entry.rating, range: entry.range };
   return entry.rated
     ? t("Looking for an opponent: {pool}, rated, your rating {rating} ± {range}. Click it again to cancel.", values)
