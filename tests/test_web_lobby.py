@@ -107,7 +107,10 @@ def seek_and_accept(client: TestClient, control: dict | None = None,
 
 def test_a_challenge_starts_a_game_with_the_chosen_colour(client: TestClient) -> None:
     with client.websocket_connect("/ws/lobby") as lobby:
-        assert lobby.receive_json() == {"type": "lobby", "seeks": [], "playing": []}
+        first = lobby.receive_json()
+        assert {key: first[key] for key in ("type", "seeks", "playing")} == {
+            "type": "lobby", "seeks": [], "playing": []}
+        assert {entry["waiting"] for entry in first["pools"]} == {0}  # issue 39, row 17
         posted = client.post("/api/seeks", json={
             "game": "dendria", "options": {"board_side": 5}, "color": "light",
             "control": {"kind": "realtime", "base_s": 300, "increment_s": 5}}).json()

@@ -5,7 +5,7 @@
 import { api, rememberToken } from "./api.js";
 import { cap, el, showMe } from "./common.js";
 import { t } from "./i18n.js";
-import { initPools, onPoolPaired } from "./pools.js";
+import { initPools, onPoolCounts, onPoolPaired } from "./pools.js";
 
 const $ = (id) => document.getElementById(id);
 const SEEKS = "hexgames.seeks";  // seek id -> the seat credential of its game to come
@@ -176,7 +176,7 @@ function connect() {
   });
   socket.addEventListener("message", (event) => {
     const message = JSON.parse(event.data);
-    if (message.type === "lobby") render(message);
+    if (message.type === "lobby") { render(message); onPoolCounts(message.pools); }
     else if (message.type === "pool_paired") onPoolPaired(message);
     else if (message.type === "seek_taken") {
       const map = mySeeks();

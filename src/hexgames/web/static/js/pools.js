@@ -2,8 +2,8 @@
 // pool (a second click on it leaves); the server pairs players of the same pool by
 // rating, in a range that widens as they wait, and the game opens for both: from the
 // lobby socket's "pool_paired" message, or from this page's poll (every 2.5 s while it
-// waits, else every 10 s for the counts; the poll also keeps its place: a page that
-// stops asking leaves the pool).
+// waits, else every 10 s; the poll also keeps its place: a page that stops asking
+// leaves the pool). The counts come with every lobby message, sent when they change.
 
 import { api, rememberToken } from "./api.js";
 import { el } from "./common.js";
@@ -119,6 +119,17 @@ async function leave() {
     busy = false;
   }
   await refresh();
+}
+
+/** The lobby socket's counts of players waiting (``[{pool, waiting}]``), pushed when
+ * someone joins or leaves: shown at once, not at the next poll. */
+export function onPoolCounts(counts) {
+  if (!overview || !Array.isArray(counts)) return;
+  const waitingIn = new Map(counts.map((entry) => [entry.pool, entry.waiting]));
+  for (const pool of overview.pools) {
+    if (waitingIn.has(pool.id)) pool.waiting = waitingIn.get(pool.id);
+  }
+  render();
 }
 
 /** The lobby socket says a pool paired this player: open the game. */
