@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import io
 import re
+import shutil
+import subprocess
 import tempfile
 from collections.abc import Iterator
 from gettext import c2py  # type: ignore[attr-defined]
@@ -287,6 +289,17 @@ def test_the_script_catalog(language: str) -> None:
     assert catalog["messages"]["Play"] == translator(language).gettext("Play")
     plural = [value for value in catalog["messages"].values() if isinstance(value, list)]
     assert all(len(forms) == len(catalog["plurals"]) for forms in plural)
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")
+def test_the_scripts_translate_game_names_in_titles() -> None:
+    """Issue 39, row 18: the scripts show a game's name (and a rating pool's, such as
+    "Dendria (board_side=9)") translated: tests/js/i18n.test.mjs under Node."""
+    tests = Path(__file__).parent / "js" / "i18n.test.mjs"
+    result = subprocess.run(["node", "--test", str(tests)], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "# fail 0" in result.stdout and re.search(r"# pass 3\b", result.stdout)
 
 
 def test_scripts_use_literal_messages() -> None:

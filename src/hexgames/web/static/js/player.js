@@ -3,7 +3,7 @@
 
 import { api, gameIdFromPath } from "./api.js";
 import { cap, el, showMe } from "./common.js";
-import { date, t } from "./i18n.js";
+import { date, t, titled } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 const wanted = gameIdFromPath();  // the last part of /player/<name>
@@ -69,7 +69,7 @@ async function load() {
   $("player-since").textContent = t("Playing here since {date}", { date: date(player.created_at) });
   const body = $("ratings").querySelector("tbody");
   body.replaceChildren(...player.ratings.map((r) => el("tr", { "data-pool": r.pool },
-    el("td", { text: t(r.title) }),
+    el("td", { text: titled(r.title) }),
     el("td", {}, el("b", { text: `${Math.round(r.rating)}${r.provisional ? "?" : ""}` }),
       el("small", { text: ` ±${Math.round(r.deviation)}` })),
     el("td", { text: String(r.games) }),
