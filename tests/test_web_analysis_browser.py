@@ -147,8 +147,8 @@ def test_the_analysis_board_opened_from_a_game(page: Any, server: str) -> None:
     shot(page, "analysis-desktop")
     page.keyboard.press("ArrowLeft")
     page.wait_for_function("document.querySelector('#counter').textContent === '0'")
-    page.keyboard.press("End")  # the main line goes on
-    page.wait_for_function("document.querySelector('#counter').textContent === '6'")
+    page.keyboard.press("End")  # the main line goes on: 6 actions, counted by turn
+    counter_is(page, turns_after(server, created["id"], 6))
 
 
 def test_the_analysis_board_on_a_phone(phone: Any, server: str) -> None:
