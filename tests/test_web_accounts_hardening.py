@@ -29,6 +29,7 @@ from hexgames.web.accounts import NEW_RATED_PER_HOUR
 from hexgames.web.app import create_app
 from hexgames.web.confusables import skeleton
 from hexgames.web.identity import COOKIE, hash_secret
+from hexgames.web.live_positions import FOLLOW_PLIES, OPENING_PLIES
 from hexgames.web.rated_results import record_rated_result
 from hexgames.web.storage import StoredGame, open_storage
 
@@ -73,13 +74,15 @@ def online_game(creator: TestClient, friend: TestClient, rated: bool,
     return body["id"], [body["token"], claimed.json()["token"]]
 
 
-def each_side_moves(client: TestClient, game_id: str, tokens: list[str]) -> None:
-    """The seat to act plays its first legal action until both seats have acted and a
-    turn is complete (the position at a turn start)."""
+def each_side_moves(client: TestClient, game_id: str, tokens: list[str],
+                    plies: int = 0) -> None:
+    """The seat to act plays its first legal action until both seats have acted, at
+    least ``plies`` actions were played and a turn is complete (a turn start)."""
     match = client.app.state.service.games.matches[game_id]  # type: ignore[attr-defined]
     moved: set[int] = set()
     for _ in range(40):
-        if moved == {0, 1} and match.position.is_turn_start():
+        if (moved == {0, 1} and len(match.plies) >= plies
+                and match.position.is_turn_start()):
             return
         seat = next(s for s, token in enumerate(tokens) if state(client, game_id, token)
                     ["your_turn"])
@@ -284,7 +287,7 @@ def test_a_stored_game_without_a_move_from_each_side_is_not_rated(tmp_path: Path
 def test_no_engine_analysis_of_a_position_being_played(app: Any) -> None:
     ann, bob = named(app, "Ann"), named(app, "Bob")
     game_id, tokens = online_game(ann, bob, rated=False)
-    each_side_moves(ann, game_id, tokens)
+    each_side_moves(ann, game_id, tokens, OPENING_PLIES)  # past the common opening
     view = state(ann, game_id)
     line = [entry["notation"] for entry in view["history"]]
     spectator = browser(app)
@@ -297,6 +300,9 @@ def test_no_engine_analysis_of_a_position_being_played(app: Any) -> None:
     assert spectator.post("/api/analysis/evaluate", json=longer).status_code == 403
     graph = {"game": "dendria", "actions": line, "first": 0, "count": len(line) + 1}
     assert spectator.post("/api/analysis/graph", json=graph).status_code == 403
+    # The opening, before the live position, is open (issue 39, row 13).
+    opening = {**graph, "count": len(line) - FOLLOW_PLIES}
+    assert spectator.post("/api/analysis/graph", json=opening).status_code == 200
     # ... and so are a hint in a hot-seat copy and a game against the computer from it.
     record = spectator.get(f"/api/games/{game_id}/record").text
     copy = spectator.post("/api/records", json={"text": record})

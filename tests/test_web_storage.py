@@ -53,6 +53,35 @@ def _as_postgres(*command: str) -> list[str]:
     return list(command)
 
 
+def start_cluster(root: Path) -> None:
+    """Make (once) and start a throwaway PostgreSQL cluster under ``root`` (its unix
+    socket there too), run by the postgres user."""
+    data = root / "data"
+    if not data.exists():
+        shutil.chown(root, user="postgres")
+        root.chmod(0o700)
+        subprocess.run(
+            _as_postgres(str(PG_BIN / "initdb"), "-D", str(data), "-U", "postgres",
+                         "-A", "trust", "--no-sync", "-E", "UTF8"),
+            check=True, capture_output=True, timeout=120,
+        )
+    options = f"-c listen_addresses='' -k {root} -c fsync=off -c full_page_writes=off"
+    subprocess.run(
+        _as_postgres(str(PG_BIN / "pg_ctl"), "-D", str(data), "-o", options,
+                     "-l", str(root / "server.log"), "-w", "-t", "60", "start"),
+        check=True, capture_output=True, timeout=90,
+    )
+
+
+def stop_cluster(root: Path, mode: str = "immediate") -> None:
+    """Stop the cluster under ``root`` (``mode``: pg_ctl's ``-m``)."""
+    subprocess.run(
+        _as_postgres(str(PG_BIN / "pg_ctl"), "-D", str(root / "data"), "-m", mode, "-w",
+                     "-t", "60", "stop"),
+        capture_output=True, timeout=90, check=False,
+    )
+
+
 @pytest.fixture(scope="session")
 def postgres_cluster() -> Iterator[str]:
     """A running PostgreSQL cluster; yields the directory holding its unix socket."""
@@ -62,27 +91,11 @@ def postgres_cluster() -> Iterator[str]:
     # Not tmp_path: the postgres user must be able to reach the directory, and pytest's
     # temporary root is private to root.
     root = Path(tempfile.mkdtemp(prefix="hexgames-pg-"))
-    data = root / "data"
     try:
-        shutil.chown(root, user="postgres")
-        root.chmod(0o700)
-        subprocess.run(
-            _as_postgres(str(PG_BIN / "initdb"), "-D", str(data), "-U", "postgres",
-                         "-A", "trust", "--no-sync", "-E", "UTF8"),
-            check=True, capture_output=True, timeout=120,
-        )
-        options = f"-c listen_addresses='' -k {root} -c fsync=off -c full_page_writes=off"
-        subprocess.run(
-            _as_postgres(str(PG_BIN / "pg_ctl"), "-D", str(data), "-o", options,
-                         "-l", str(root / "server.log"), "-w", "-t", "60", "start"),
-            check=True, capture_output=True, timeout=90,
-        )
+        start_cluster(root)
         yield str(root)
     finally:
-        subprocess.run(
-            _as_postgres(str(PG_BIN / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"),
-            capture_output=True, timeout=60, check=False,
-        )
+        stop_cluster(root)
         shutil.rmtree(root, ignore_errors=True)
 
 

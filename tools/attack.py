@@ -11,6 +11,7 @@ only: some probes connect from 127.0.0.2 and other loopback addresses, as other 
     python tools/attack.py --probes 31                    # issue 31's rows
     python tools/attack.py --probes 39                    # issue 39's rows 4-6, 8-11
     python tools/attack.py --probes ai-ponder,socket-flood
+    python tools/attack.py --probes 39                    # issue 39's rows 1-3, 7
 
 Issue 9 (``--probes 9``, or its numbers ``1``-``5``; one server for all of them):
   1 a spectator that never reads; 2 a killed AI worker; 3 strong searches queued ahead of
@@ -65,7 +66,21 @@ Issue 31 (``--probes 31``, or by name; each on a fresh server; one result line e
   look-alike      (row 17) "Alice" exists; another identity names itself "AIice" (capital
                   i): accepted or refused?
 
-Issue 39 (``--probes 39``, or by name; each on fresh servers; one result line each):
+Issue 39 (``--probes 39``, or by name; each on a fresh server or two):
+  seat-lockout    (row 1) an online game; Blue opens 64 sockets of his own seat (from
+                  127.0.0.40-42): accepted, and still open after; then Red's page
+                  reconnects 3 times: accepted or refused?
+  claim-race      (row 2) two servers on one PostgreSQL, absence limit 12 s: after Red
+                  was gone 13 s, (a) Red's socket returns on B and Blue claims on A
+                  0.3 s later; (b) Red moves over HTTP on B, Blue claims on A 1 s later;
+                  (c) Red's move on B and Blue's claim on A at the same instant: which
+                  is accepted, 3 rounds each.
+  ai-replay       (row 3) a Dendria game against the computer from an online game's
+                  position one turn earlier, the opponent's real last turn played into
+                  it: does the computer answer the live position?
+  storage-outage  (row 7) one server on PostgreSQL, a 1+0 game: PostgreSQL stopped for
+                  10 s while Red is to move (a move tried every second), then started:
+                  the answers, and what Red's next move costs her clock.
   shared-limits   (row 4) two servers A and B on one PostgreSQL (as offer-storm), requests
                   alternating A, B: 140 cookie-less GET /api/me from one address (new
                   identities, documented 60 an hour), 30 rated online games created by
@@ -1213,6 +1228,21 @@ class Cluster:
             self.problem = f"{type(error).__name__}: {str(error)[-200:]}"
             return None
 
+    def pause(self) -> None:
+        """Stop the throwaway cluster (fast: sessions cut), keeping its data."""
+        subprocess.run(self._as_postgres(self.pg_ctl, "-D", str(self.root / "data"), "-m",
+                                         "fast", "-w", "-t", "60", "stop"),
+                       capture_output=True, timeout=90, check=False)
+
+    def resume(self) -> None:
+        """Start the paused cluster again, on the same port."""
+        options = (f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.root} "
+                   "-c fsync=off -c full_page_writes=off -c max_connections=200")
+        subprocess.run(self._as_postgres(self.pg_ctl, "-D", str(self.root / "data"), "-o",
+                                         options, "-l", str(self.root / "server.log"), "-w",
+                                         "-t", "60", "start"),
+                       check=True, capture_output=True, timeout=90)
+
     def close(self) -> None:
         if self.root is None:
             return
@@ -1241,14 +1271,14 @@ def stored_rematches(database_url: str, game_id: str) -> int | None:
         return None
 
 
-def two_processes(args: argparse.Namespace, cluster: Cluster) -> tuple[
+def two_processes(args: argparse.Namespace, cluster: Cluster, count: int = 2) -> tuple[
         list[Served], str] | str:
     database = cluster.database()
     if database is None:
         return f"skipped: no PostgreSQL ({cluster.problem})"
     servers: list[Served] = []
     try:
-        for _ in range(2):
+        for _ in range(count):
             servers.append(Served(args.src, args.max_rss_mb, args.start_retries, database))
     except Exception:
         for server in servers:
@@ -1440,6 +1470,228 @@ def probe_rematch_race(args: argparse.Namespace, cluster: Cluster, races: int = 
             server.close()
 
 
+
+
+# ------------------------------------------------------------------------ issue 39
+SHORT_ABSENCE = "2"  # HEXGAMES_ABSENCE_REALTIME_S of issue 39's servers (shared: 12 s)
+
+
+def opened_turns(url: str, game_id: str, tokens: list[str], plies: int,
+                 other: str | None = None) -> list[str]:
+    """Play first legal actions, turn by turn, until at least ``plies`` actions are
+    stored and a turn starts (``other``: the second seat's process); the actions."""
+    urls = [url, other or url]
+    history: list[dict[str, Any]] = []
+    for _ in range(200):
+        views = [state_of(urls[seat], game_id, tokens[seat]) for seat in (0, 1)]
+        history = views[0].get("history", [])
+        if len(history) >= plies and views[0].get("turn_start", True):
+            break
+        seat = 0 if views[0].get("your_turn") else 1
+        if not views[seat].get("legal"):
+            break
+        call(urls[seat], f"/api/games/{game_id}/actions",
+             {"token": tokens[seat], "action": views[seat]["legal"][0]["action"]})
+    return [entry["notation"] for entry in history]
+
+
+def probe_seat_lockout(fresh: Callable[[], Served], sockets: int = 64) -> str:
+    """Row 1: Blue opens ``sockets`` sockets of his own seat from 3 addresses; Red's
+    page then reconnects (3 tries)."""
+    with contextlib.closing(fresh()) as server:
+        url = server.url
+        game = web(url, "/api/games", {"game": "benediction", "mode": "online",
+                                       "control": REALTIME})
+        if game["_status"] != 201:
+            return f"n/a (online game: HTTP {game['_status']})"
+        game_id, (red, blue) = game["id"], game["tokens"]
+        opened_turns(url, game_id, [red, blue], 3)
+        flood: list[socket.socket] = []
+        try:
+            for n in range(sockets):
+                sock = ws_open(url, f"/ws/games/{game_id}?token={blue}", f"127.0.0.{40 + n % 3}")
+                if sock is not None:
+                    flood.append(sock)
+            outcomes = ws_outcomes(flood, 30, PLAYER)
+            kept = len(flood) - closed_by_server(
+                [s for s, o in zip(flood, outcomes, strict=True) if o == "accepted"], 2.0)
+            tries = []
+            for _ in range(3):
+                sock = ws_open(url, f"/ws/games/{game_id}?token={red}", "127.0.0.30")
+                tries.append(ws_outcomes([sock], 15, PLAYER)[0] if sock else "not connected")
+                if sock:
+                    sock.close()
+        finally:
+            for sock in flood:
+                sock.close()
+        return (f"Blue's {sockets} sockets of his seat: {counted(outcomes)}, still open "
+                f"after: {kept}; Red's 3 reconnects: {counted(tries)}")
+
+
+def probe_claim_race(args: argparse.Namespace, cluster: Cluster, rounds: int = 3) -> str:
+    """Row 2, two processes on PostgreSQL (absence limit 12 s): (a) Red returns on B,
+    Blue claims on A 0.3 s later; (b) Red moves over HTTP on B, Blue claims on A 1 s
+    later; (c) Red's move on B and Blue's claim on A sent at the same instant. Each
+    ``rounds`` times, after Red was gone 13 s."""
+    os.environ["HEXGAMES_ABSENCE_REALTIME_S"] = SHORT_ABSENCE
+    made = two_processes(args, cluster)
+    if isinstance(made, str):
+        return made
+    servers, _ = made
+    try:
+        a, b = servers[0].url, servers[1].url
+        outcome: dict[str, list[str]] = {"return": [], "move": [], "same instant": []}
+        for kind in outcome:
+            for _ in range(rounds):
+                pair = online_pair(a, b, {"game": "benediction", "mode": "online",
+                                          "control": REALTIME})
+                if isinstance(pair, str):
+                    return f"n/a (online game: {pair})"
+                game_id, tokens = pair
+                opened_turns(a, game_id, tokens, 3, b)
+                # "Red": the seat to move, whose page is on B; "Blue" claims on A.
+                to_move = 0 if state_of(a, game_id, tokens[0]).get("your_turn") else 1
+                red, blue = tokens[to_move], tokens[1 - to_move]
+                time.sleep(13)  # Red (no socket anywhere) gone past the limit
+                claim = {"token": blue, "claim": "victory"}
+                path = f"/api/games/{game_id}/absence-claim"
+                if kind == "return":
+                    sock = ws_open(b, f"/ws/games/{game_id}?token={red}")
+                    seen = ws_outcomes([sock], 15, PLAYER)[0] if sock else "not connected"
+                    time.sleep(0.3)
+                    answer = web(a, path, claim)["_status"]
+                    outcome[kind].append(f"{'accepted' if answer == 200 else 'refused'}"
+                                         f"{'' if seen == 'accepted' else ' (' + seen + ')'}")
+                    if sock:
+                        sock.close()
+                    continue
+                view = state_of(b, game_id, red)
+                move = {"token": red, "action": view["legal"][0]["action"]}
+                if kind == "move":
+                    moved = web(b, f"/api/games/{game_id}/actions", move)["_status"]
+                    time.sleep(1)
+                    answer = web(a, path, claim)["_status"]
+                    outcome[kind].append(f"move {moved}, claim {answer}")
+                    continue
+                answers: dict[str, int] = {}
+
+                def send(name: str, url: str, where: str, body: dict[str, Any],
+                         answers: dict[str, int] = answers) -> None:
+                    answers[name] = web(url, where, body)["_status"]
+
+                both = [threading.Thread(target=send, args=(
+                            "move", b, f"/api/games/{game_id}/actions", move)),
+                        threading.Thread(target=send, args=("claim", a, path, claim))]
+                for thread in both:
+                    thread.start()
+                for thread in both:
+                    thread.join(60)
+                winners = [name for name, status in answers.items() if status == 200]
+                outcome[kind].append("both" if len(winners) == 2 else
+                                     winners[0] if winners else "neither")
+        return "; ".join(f"{kind}: {counted_words(results)}"
+                         for kind, results in outcome.items())
+    finally:
+        for server in servers:
+            server.close()
+        os.environ.pop("HEXGAMES_ABSENCE_REALTIME_S", None)
+
+
+def counted_words(results: list[str]) -> str:
+    counts = collections.Counter(results)
+    return ", ".join(f"{n}x {word}" for word, n in counts.items())
+
+
+def probe_ai_replay(fresh: Callable[[], Served], bound: float = 30) -> str:
+    """Row 3: an online Dendria game past its opening; an AI game started one turn
+    earlier; the opponent's real last turn played into it: does the computer answer?"""
+    with contextlib.closing(fresh()) as server:
+        url = server.url
+        game = web(url, "/api/games", {"game": "dendria", "mode": "online"})
+        if game["_status"] != 201:
+            return f"n/a (online game: HTTP {game['_status']})"
+        tokens = game["tokens"]
+        line = opened_turns(url, game["id"], tokens, 8)
+        history = state_of(url, game["id"], tokens[0]).get("history", [])
+        starts = [i for i, entry in enumerate(history) if entry.get("turn_start")]
+        if len(starts) < 2:
+            return f"n/a (no whole turn in {len(line)} actions)"
+        last = starts[-1]
+        text = web(url, "/api/analysis/position", {"game": "dendria",
+                                                   "actions": line[:last]}).get("text")
+        for seat in (0, 1):
+            made = web(url, "/api/games", {"game": "dendria", "mode": "ai", "start": text,
+                                           "seat": seat, "level": 1})
+            if made["_status"] != 201:
+                return f"AI game from the earlier position: HTTP {made['_status']}"
+            if state_of(url, made["id"], made["token"]).get("your_turn"):
+                break
+        for action in line[last:]:
+            played = web(url, f"/api/games/{made['id']}/actions",
+                         {"token": made["token"], "action": action})
+            if played["_status"] != 200:
+                return f"replaying the live turn: HTTP {played['_status']}"
+        deadline = time.monotonic() + bound
+        while time.monotonic() < deadline:
+            view = state_of(url, made["id"], made["token"])
+            if len(view.get("history", [])) > len(line) - last:
+                return (f"the computer answered the live position "
+                        f"({view['history'][-1]['notation']})")
+            if view.get("ai_error"):
+                return f"refused: {view['ai_error'][:90]!r}"
+            time.sleep(0.1)
+        return f"no answer in {bound:.0f} s"
+
+
+def probe_storage_outage(args: argparse.Namespace, cluster: Cluster,
+                         outage: float = 10) -> str:
+    """Row 7: one server on PostgreSQL, a 1+0 game; PostgreSQL stopped ``outage`` s
+    while Red is to move (moves tried every second), then started: the moves answered
+    during it, and what Red's next move costs her clock."""
+    made = two_processes(args, cluster, count=1)
+    if isinstance(made, str):
+        return made
+    servers, _ = made
+    url = servers[0].url
+    try:
+        game = web(url, "/api/games", {"game": "benediction", "mode": "online",
+                                       "control": {"kind": "realtime", "base_s": 60,
+                                                   "increment_s": 0}})
+        if game["_status"] != 201:
+            return f"n/a (online game: HTTP {game['_status']})"
+        game_id, tokens = game["id"], game["tokens"]
+        opened_turns(url, game_id, tokens, 3)
+        seat = 0 if state_of(url, game_id, tokens[0]).get("your_turn") else 1
+        view = state_of(url, game_id, tokens[seat])
+        before = view["clock"]["left_ms"][seat]
+        action = view["legal"][0]["action"]
+        started = time.monotonic()
+        statuses = []
+        cluster.pause()
+        try:
+            while time.monotonic() - started < outage:
+                statuses.append(web(url, f"/api/games/{game_id}/actions",
+                                    {"token": tokens[seat], "action": action},
+                                    timeout=15)["_status"])
+                time.sleep(1)
+        finally:
+            cluster.resume()
+        deadline = time.monotonic() + 60
+        while (moved := web(url, f"/api/games/{game_id}/actions",
+                            {"token": tokens[seat], "action": action}))["_status"] != 200:
+            if time.monotonic() > deadline:
+                return f"moves during the outage: {tally(statuses)}; none accepted after"
+            time.sleep(0.5)
+        spent = time.monotonic() - started
+        after = moved["clock"]["left_ms"][seat]
+        return (f"moves during the outage: {tally(statuses)}; Red's clock: {before / 1000:.1f}"
+                f" s -> {after / 1000:.1f} s after {spent:.1f} s of which {outage:.0f} s "
+                f"outage (charged {(before - after) / 1000:.1f} s)")
+    finally:
+        for server in servers:
+            server.close()
+
+
 PROBES_31: dict[str, tuple[str, Callable[..., str]]] = {
     "ai-ponder": ("row 0", probe_ai_ponder),
     "huge-option": ("row 1", probe_huge_option),
@@ -1457,8 +1709,6 @@ PROBES_31: dict[str, tuple[str, Callable[..., str]]] = {
     "rematch-race": ("row 14", probe_rematch_race),
     "look-alike": ("row 17", probe_look_alike),
 }
-#: Probes on two server processes over PostgreSQL.
-PG_PROBES = ("offer-storm", "rematch-race", "shared-limits")
 
 
 # ------------------------------- issue 39: limits for the site, emails, puzzles, names
@@ -1733,16 +1983,25 @@ def probe_host_origin(fresh: Callable[[], Served]) -> str:
 
 
 PROBES_39: dict[str, tuple[str, Callable[..., str]]] = {
+    "seat-lockout": ("row 1", probe_seat_lockout),
+    "claim-race": ("row 2", probe_claim_race),
+    "ai-replay": ("row 3", probe_ai_replay),
     "shared-limits": ("row 4", probe_shared_limits),
     "email-flood": ("row 5", probe_email_flood),
     "puzzle-solutions": ("row 6", probe_puzzle_solutions),
+    "storage-outage": ("row 7", probe_storage_outage),
     "pool-one-address": ("row 8", probe_pool_one_address),
     "email-header": ("row 9", probe_email_header),
     "look-alike-2": ("row 10", probe_look_alike_separators),
     "host-origin": ("row 11", probe_host_origin),
 }
-#: Issue 39's probes that start their servers themselves (email options, two processes).
+#: Issue 39's probes that start their servers themselves (email options).
 ARGS_PROBES = ("email-flood", "email-header")
+#: Probes on server processes over PostgreSQL.
+PG_PROBES = ("offer-storm", "rematch-race", "claim-race", "storage-outage", "shared-limits")
+#: Every probe of issues 31 and 39 by name, with its issue.
+NAMED_PROBES = {**{name: ("31", *entry) for name, entry in PROBES_31.items()},
+                **{name: ("39", *entry) for name, entry in PROBES_39.items()}}
 
 
 def selected(spec: str) -> tuple[list[str], list[str]]:
@@ -1755,13 +2014,13 @@ def selected(spec: str) -> tuple[list[str], list[str]]:
             new += list(PROBES_31)
         elif token == "39":
             new += list(PROBES_39)
-        elif token in PROBES_31 or token in PROBES_39:
+        elif token in NAMED_PROBES:
             new.append(token)
         elif token and set(token) <= set("12345"):
             old += list(token)
         elif token:
             raise SystemExit(f"unknown probe {token!r}: 9, 31, 39, 1-5 or one of "
-                             f"{', '.join([*PROBES_31, *PROBES_39])}")
+                             f"{', '.join(NAMED_PROBES)}")
     return list(dict.fromkeys(old)), list(dict.fromkeys(new))
 
 
@@ -1799,8 +2058,7 @@ def main() -> int:
     cluster = Cluster(args.database_url)
     try:
         for name in new:
-            issue = "31" if name in PROBES_31 else "39"
-            row, probe = PROBES_31[name] if issue == "31" else PROBES_39[name]
+            issue, row, probe = NAMED_PROBES[name]
             t = time.monotonic()
             try:
                 fresh = lambda: Served(args.src, args.max_rss_mb,  # noqa: E731
@@ -1811,8 +2069,7 @@ def main() -> int:
                           else probe(fresh))
             except Exception as error:  # report it, go on with the next
                 result = f"probe failed: {type(error).__name__}: {str(error)[-300:]}"
-            print(f"{issue}/{row} {name} ({time.monotonic() - t:.0f} s): {result}",
-                  flush=True)
+            print(f"{issue}/{row} {name} ({time.monotonic() - t:.0f} s): {result}", flush=True)
     finally:
         cluster.close()
     return 0

@@ -182,6 +182,38 @@ class Absence:
         match.gone = gone
         return set(before) != set(gone)
 
+    async def arrived(self, match: Match, seats: frozenset[int]) -> None:
+        """A socket of ``seats`` is about to be shown present: store it now, not at the
+        next beat, so that a claim judged on any process from then on sees it (issue 39,
+        row 2). A storage failure is logged and left to the beat."""
+        await self._store_now(match, seats)
+
+    async def departed(self, match: Match, seats: frozenset[int]) -> None:
+        """A socket of ``seats`` closed: store "seen until now" at once, so that every
+        process counts the absence from the same moment."""
+        await self._store_now(match, seats)
+
+    async def _store_now(self, match: Match, seats: frozenset[int]) -> None:
+        """Mark ``seats`` seen now and, where other processes judge claims (a shared
+        storage), store it at once (one process alone reads its own sockets)."""
+        if not self.watched(match) or not seats:
+            return
+        moment = self.now()
+        for seat in seats:
+            self._mark(match.id, seat, moment)
+        if not self.games.storage.shared:
+            return
+        try:
+            await self.games.calls.call(self.games.storage.touch_presence,
+                                        [(match.id, seat, int(moment)) for seat in seats])
+        except Exception:  # StorageUnavailable, a timeout...: pending, the beat retries
+            log.warning("could not store the presence in game %s now", match.id)
+            return
+        for seat in seats:
+            key = (match.id, seat)
+            if self._pending.get(key, 0.0) <= moment:
+                self._pending.pop(key, None)
+
     def acted(self, match: Match, seat: int) -> None:
         """A seat's action was stored here: it is present now."""
         if self.watched(match):
@@ -304,6 +336,9 @@ class Absence:
         winner = position.color_of_seat(seat) if claim == "victory" else "draw"
         reason = f"{position.color_of_seat(opponent).capitalize()} left the game"
         if not await self.clocks.end_locked(match, winner, reason):
-            raise IllegalAction("the game had already ended")
+            # Stored only on the version judged: a move (or any change) stored meanwhile
+            # by any process wins, and the claim is judged again by whoever retries.
+            raise IllegalAction("the game changed meanwhile (your opponent may have just "
+                                "moved); look again, and claim again if they are still gone")
         match.gone = {}
         await self.games.record_result(match)

@@ -18,6 +18,7 @@ from hexgames.phrases import Phrase
 from hexgames.web.ai_worker import AiBusy, AiWorkers
 from hexgames.web.change_feed import ChangeFeed
 from hexgames.web.live_games import LiveGames
+from hexgames.web.live_positions import LivePositions
 from hexgames.web.matches import Match
 
 __all__ = ["AI_CLAIM_RETRY", "AiQueue"]
@@ -32,10 +33,13 @@ AI_CLAIM_RETRY = 1.0
 class AiQueue:
     """One search task per held game whose AI seat is to act."""
 
-    def __init__(self, games: LiveGames, feed: ChangeFeed, workers: AiWorkers) -> None:
+    def __init__(self, games: LiveGames, feed: ChangeFeed, workers: AiWorkers,
+                 live: LivePositions | None = None) -> None:
         self.games = games
         self.feed = feed
         self.workers = workers
+        #: No move of the computer at a live game's position (issue 39, row 3).
+        self.live = live
         self.tasks: dict[str, asyncio.Task[None]] = {}
 
     def schedule(self, match: Match) -> None:
@@ -73,6 +77,8 @@ class AiQueue:
                     await hub.broadcast(match)
                 shared = games.storage.shared
                 try:
+                    if self.live is not None:  # at every move, not only the start
+                        await self.live.refuse_match(match)
                     if shared:
                         claimed = await self._claim(match, len(actions), revision)
                         if claimed is None:
@@ -96,6 +102,9 @@ class AiQueue:
                     match.thinking = False
                     if isinstance(error, AiBusy):
                         match.ai_error = Phrase("{reason} (reload the page to try again)",
+                                                reason=reason_of(error))
+                    elif isinstance(error, PermissionError):  # a live game's position
+                        match.ai_error = Phrase("the computer will not play here: {reason}",
                                                 reason=reason_of(error))
                     else:
                         log.exception("the AI failed in game %s", match.id)

@@ -13,17 +13,15 @@ search is capped at :data:`SEARCH_SECONDS`; a graph request evaluates at most
 :data:`MAX_LINE` actions. A request whose client goes away is cancelled
 (:func:`unless_abandoned`), so work nobody will read does not wait for the engine.
 
-No engine help in a game being played (:class:`LivePositions`): an evaluation or graph
-whose line passes through the position now on the board of an online game in progress
-(by position key: a transposition counts, and so does any continuation from it), a hint
-in a game standing on such a position, and a game against the computer started from one
-are refused (403). A game's start position (nothing played yet) stays open to analysis.
+No engine help at a position being played (:mod:`~hexgames.web.live_positions`): an
+evaluation, a graph slice or a hint at a position now on the board of an online game in
+progress (or a few actions after it) is refused (403); openings and finished games stay
+open.
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Awaitable
 from contextlib import suppress
 from typing import Any, TypeVar
@@ -47,11 +45,9 @@ from hexgames.web.matches import (
     legal_entry,
     rebuild,
     render,
-    start_position,
 )
 from hexgames.web.options import parse_options
 from hexgames.web.service import GameService
-from hexgames.web.storage import StorageUnavailable
 
 #: Iterations of the successive searches of one position (depth 0, 1, ...).
 BUDGETS = (100, 400, 1500, 4000)
@@ -72,14 +68,6 @@ MAX_TEXT = 20_000
 #: How often (seconds) a request waiting for the engine checks that its client is still
 #: there.
 DISCONNECT_POLL = 0.25
-#: Online games in progress whose positions are closed to analysis: at most this many
-#: (most recently updated first), their list re-read from storage every
-#: ``LIVE_REFRESH`` seconds (the positions themselves are read live).
-LIVE_LIMIT = 2000
-LIVE_REFRESH = 2.0
-#: The refusal of analysis of a position being played.
-LIVE_REFUSAL = N_("this position is on the board of an online game being played: it can "
-                   "be analysed once that game is over")
 
 T = TypeVar("T")
 
@@ -149,84 +137,6 @@ async def unless_abandoned(request: Request, work: Awaitable[T]) -> T:
             task.cancel()
             with suppress(asyncio.CancelledError):
                 await task
-
-
-class LivePositions:
-    """The position keys (``GameState.key``) on the boards of online games in progress,
-    per game name: what analysis refuses. The list of such games comes from storage
-    (every process sees every game); each game's position from the service's copy of
-    it (loaded once, then kept current by its moves and the other processes'
-    notifications)."""
-
-    def __init__(self, service: GameService) -> None:
-        self.service = service
-        self._ids: list[str] = []
-        self._read_at = -1e9
-
-    async def keys(self, game_name: str) -> set[int]:
-        now = time.monotonic()
-        if now - self._read_at >= LIVE_REFRESH:
-            stored = await self.service.call_storage(
-                self.service.storage.games_with_status, "playing", LIVE_LIMIT)
-            self._ids = [g.id for g in stored if g.mode == "online"]
-            self._read_at = now
-        keys: set[int] = set()
-        for game_id in list(self._ids):
-            try:
-                match = await self.service.get(game_id)
-            except (LookupError, ValueError, StorageUnavailable):
-                continue  # gone, or not replayable: nothing to protect
-            if (match.game.name == game_name and match.stored.mode == "online"
-                    and not match.is_over and match.plies):
-                keys.add(match.position.key)
-        return keys
-
-    async def refuse(self, game: Game, options: dict[str, Any], start: str | None,
-                     actions: list[str]) -> None:
-        """``PermissionError`` (403) when the line passes through a live position; also
-        checks that the line replays (``IllegalAction`` naming the action)."""
-        live = await self.keys(game.name)
-        if await self.service.call_thread(passes_through, game, options, start, actions, live):
-            raise PermissionError(LIVE_REFUSAL)
-
-    async def refuse_start(self, game_name: str, options: dict[str, Any] | None,
-                           start: str | None) -> None:
-        """``PermissionError`` when ``start`` (a board text) is a live position: a game
-        against the computer from there would be engine help."""
-        if not start:
-            return
-        game = get_game(game_name)
-        live = await self.keys(game.name)
-        if not live:
-            return
-        rules_options = parse_options(game, options or {})
-        if await self.service.call_thread(live_start, game, rules_options, start, live):
-            raise PermissionError(LIVE_REFUSAL)
-
-
-def passes_through(game: Game, options: dict[str, Any], start: str | None,
-                   actions: list[str], keys: set[int]) -> bool:
-    """Does the line (replayed: errors as :func:`rebuild`'s) reach a position of
-    ``keys``, at its end or on the way?"""
-    position, _ = rebuild(game, options, list(actions), start)
-    if not keys:
-        return False
-    for _ in range(len(actions) + 1):
-        if position.key in keys:
-            return True
-        if position.ply == 0:
-            break
-        position.undo()
-    return False
-
-
-def live_start(game: Game, options: dict[str, Any], start: str, keys: set[int]) -> bool:
-    """Is the board text ``start`` one of ``keys``? (A text that does not read is left
-    to the game's creation to refuse.)"""
-    try:
-        return start_position(game, options, start).key in keys
-    except ValueError:
-        return False
 
 
 # ------------------------------------------------------------------ positions
@@ -367,7 +277,7 @@ def editor_start(game: Game, options: dict[str, Any],
 def add_analysis_routes(app: FastAPI, service: GameService) -> None:
     """The analysis, hint and editor API and pages (called by ``create_app``)."""
     limit = ClientLimit(MAX_PER_CLIENT)
-    live = app.state.live_positions = LivePositions(service)
+    live = app.state.live_positions = service.live_positions
 
     @app.post("/api/analysis/position")
     async def analysis_position(body: LineIn, request: Request) -> dict[str, Any]:
@@ -403,7 +313,8 @@ def add_analysis_routes(app: FastAPI, service: GameService) -> None:
             raise ValueError(Phrase("first must be 0..{last}, got {first}",
                                     last=len(body.actions), first=body.first))
         game, options = checked_line(body)
-        await live.refuse(game, options, body.start, list(body.actions))
+        last = min(len(body.actions), body.first + body.count - 1)
+        await live.refuse(game, options, body.start, list(body.actions[:last]), body.first)
         with limit.hold(request):
             values = await unless_abandoned(request, service.workers.run(
                 line_values, game.name, options, body.start, list(body.actions),
@@ -442,8 +353,7 @@ def add_analysis_routes(app: FastAPI, service: GameService) -> None:
             raise IllegalAction("the game is over: {result}", result=match.result_phrase())
         if match.position.current_seat not in seats or match.ai_to_move():
             raise IllegalAction("it is not your turn")
-        if match.position.key in await live.keys(match.game.name):
-            raise PermissionError(LIVE_REFUSAL)  # e.g. an imported copy of a live game
+        await live.refuse_match(match)  # e.g. an imported copy of a live game
         revision = match.revision
         actions = [ply.notation for ply in match.plies]
         with limits_of(app).hints.hold(request):  # a few searches per address at once

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from hexgames.web.change_feed import ChangeFeed
@@ -40,6 +41,17 @@ CLOCK_ALIVE = "clocks-alive"
 ABORTED = "Game aborted"
 
 
+def crediting(outages: list[tuple[float, float]], moment: float
+              ) -> Callable[[dict[str, Any]], None]:
+    """A change of a stored meta (:meth:`ChangeFeed.write_meta`) giving its running
+    clock the time of ``outages`` (:meth:`Clock.credit`: each moment once)."""
+    def credit(meta: dict[str, Any]) -> None:
+        clock = clock_in(meta)
+        if clock is not None and clock.credit(outages, moment):
+            put_clock(meta, clock)
+    return credit
+
+
 class ClockWatch:
     """The flag-fall deadlines of the games held here, and the task watching them."""
 
@@ -49,10 +61,42 @@ class ClockWatch:
         #: Flag-fall deadlines (ms) of running clocks, watched by :meth:`watch_loop`.
         self.deadlines: dict[str, float] = {}
         self._wake: asyncio.Event | None = None
+        #: Credits of the running clocks after a storage outage, under way.
+        self._credits: set[asyncio.Task[int]] = set()
 
     def start(self) -> None:
-        """Ready to be woken by a new deadline (call before the watch task starts)."""
+        """Ready to be woken by a new deadline (call before the watch task starts), and
+        to credit the clocks when the storage comes back after an outage."""
         self._wake = asyncio.Event()
+        self.games.calls.outages.on_recovered = self._storage_recovered
+
+    def _storage_recovered(self) -> None:
+        task = asyncio.get_running_loop().create_task(self.credit_storage_outage())
+        self._credits.add(task)
+        task.add_done_callback(self._credits.discard)
+
+    async def credit_storage_outage(self) -> int:
+        """The storage is back after an outage: every running clock of the online games
+        held here is given back the outage's time (no move could be stored then; issue
+        39, row 7), in memory and in storage (each moment once: ``Clock.credited_to``),
+        and its new deadline watched. Returns how many clocks were credited."""
+        games = self.games
+        credited = 0
+        for match in list(games.matches.values()):
+            clock = match.clock()
+            if (match.stored.mode != "online" or match.is_over or clock is None
+                    or (clock.since is None and clock.abort_at is None)):
+                continue  # no time runs: nothing to give back
+            try:
+                async with games.locks[match.id]:
+                    change = crediting(games.calls.outages.spans(), self.now())
+                    if await self.feed.write_meta(match, change):  # idempotent
+                        credited += 1
+                        self.watch(match)
+                        games.hub.publish(match)
+            except Exception:
+                log.exception("could not credit the clock of game %s", match.id)
+        return credited
 
     def now(self) -> float:
         return self.games.now()
@@ -97,11 +141,13 @@ class ClockWatch:
             return
         moment = self.now()
         over, next_seat = match.is_over, position.current_seat
+        outages = self.games.calls.outages.spans()
 
         def ended(meta: dict[str, Any]) -> None:  # on the stored meta (storage thread)
             meta.get("offers", {}).pop("takeback", None)  # any move drops a request
             clock = clock_in(meta)
             if clock is not None:
+                clock.credit(outages, moment)  # no time ran while no move could be stored
                 if over:
                     clock.turn_ended(mover, None, moment, lag_ms)
                 elif turn_over:
@@ -203,9 +249,7 @@ class ClockWatch:
                             and clock.abandoned(self.now()) and match.can_abort()):
                         fell = await self.abort_locked(match)
                     else:
-                        fell = (clock is not None and not match.is_over
-                                and clock.flagged(self.now(), LAG_ALLOWANCE_MS) is not None
-                                and await self.flag_fall(match, clock))
+                        fell = await self._flag_or_credit(match, clock)
                 if fell:
                     ended.append(game_id)
                     games.hooks.lobby_changed()  # one game fewer being played
@@ -214,6 +258,27 @@ class ClockWatch:
             except Exception:
                 log.exception("could not adjudicate the clock of game %s", game_id)
         return ended
+
+    async def _flag_or_credit(self, match: Match, clock: Clock | None) -> bool:
+        """At a deadline (under the lock): credit the storage outages since the turn
+        began (no time runs while no move can be stored: issue 39, row 7), then end the
+        game if the flag fell all the same; else store the credited clock (its deadline
+        moved). True when the game ended."""
+        if clock is None or match.is_over:
+            return False
+        moment = self.now()
+        credited = clock.credit(self.games.calls.outages.spans(), moment)
+        if clock.flagged(moment, LAG_ALLOWANCE_MS) is not None:
+            return await self.flag_fall(match, clock)
+        if credited:
+            match.set_clock(clock)
+            try:  # conditional: a move stored meanwhile holds its own clock
+                match.stored.version = await self.games.calls.call(
+                    self.games.storage.set_meta, match.id, match.meta, iso_now(),
+                    match.stored.version)
+            except MetaConflict:
+                self.feed.reload_later(match.id)
+        return False
 
     async def resync_clocks(self) -> None:
         """Read every running clock's deadline from storage (at start: games overdue

@@ -23,7 +23,7 @@ Rules (documented in docs/web.md, "Clocks"):
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -145,6 +145,8 @@ class Clock:
     #: Real time, before the clock starts: when the game is aborted if the side to move
     #: has not made its first turn (``None``: no such limit now).
     abort_at: float | None = None
+    #: Storage outages up to this moment were credited already (:meth:`credit`).
+    credited_to: float | None = None
 
     @classmethod
     def new(cls, control: TimeControl) -> Clock:
@@ -199,6 +201,30 @@ class Clock:
         """The game ended: charge the running side up to ``now`` and stop."""
         self.resume(None, now)
 
+    def credit(self, outages: Sequence[tuple[float, float]], now: float) -> float:
+        """Give the side to move back the time of ``outages`` (spans, ms, in which the
+        storage could take no move) since its turn, or its first-turn limit, began:
+        its clock stands still while it cannot move (issue 39, row 7). Each moment is
+        credited once (``credited_to``), whichever process credits it. Returns the ms
+        credited."""
+        if self.running is not None and self.since is not None:
+            start = self.since
+        elif self.abort_at is not None:
+            start = self.abort_at - FIRST_TURN_LIMIT_MS
+        else:
+            return 0.0
+        if self.credited_to is not None:
+            start = max(start, self.credited_to)
+        gap = sum(max(0.0, min(end, now) - max(begin, start)) for begin, end in outages)
+        if gap <= 0:
+            return 0.0
+        if self.running is not None and self.since is not None:
+            self.since += gap
+        if self.abort_at is not None:
+            self.abort_at += gap
+        self.credited_to = now
+        return gap
+
     # -------------------------------------------------------------- reading
     def left(self, seat: int, now: float) -> float:
         """Time ``seat`` has left at ``now`` (ms, never negative)."""
@@ -240,7 +266,7 @@ class Clock:
 
     # ---------------------------------------------------------- persistence
     def to_dict(self) -> dict[str, Any]:
-        return {
+        stored = {
             "control": self.control.to_dict(),
             "remaining": list(self.remaining),
             "running": self.running,
@@ -248,6 +274,9 @@ class Clock:
             "turns": list(self.turns),
             "abort_at": self.abort_at,
         }
+        if self.credited_to is not None:
+            stored["credited_to"] = self.credited_to
+        return stored
 
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> Clock:
@@ -258,6 +287,7 @@ class Clock:
             raw.get("since"),
             [int(x) for x in raw.get("turns", [0, 0])],
             raw.get("abort_at"),
+            raw.get("credited_to"),
         )
 
 

@@ -51,6 +51,9 @@ class GameActions:
                 async with games.locks[game_id]:
                     match = games.current(game_id, match)
                     clock = match.clock()
+                    if clock is not None and clock.credit(games.calls.outages.spans(),
+                                                          games.now()):
+                        match.set_clock(clock)  # no time ran while no move could be stored
                     if (clock is not None and not match.is_over
                             and match.seats_of(token)
                             and clock.flagged(games.now(), lag_ms) is not None):
@@ -61,7 +64,7 @@ class GameActions:
                         mover = match.position.current_seat
                         first = len(match.plies)
                         ply = match.play(token, action, expected_ply)
-                        await games.save_or_take_back(match, first, ply.notation)
+                        await games.save_or_take_back(match, first, ply.notation, present=True)
                         await self.clocks.after_action(match, mover, lag_ms)
                         games.hooks.acted(match, mover)
                         if self.conditional is not None:  # under the same lock

@@ -40,8 +40,16 @@ SEND_TIMEOUT = 10.0
 #: when the game or the total is full, the oldest viewer makes room (:meth:`Hub.admit`).
 MAX_PER_GAME = 64
 MAX_TOTAL = 1000
+#: Sockets of one seat holder in one game, per process (a page in a few tabs or devices).
+#: A seat holder's new socket beyond it closes the holder's own oldest one: no seat (nor
+#: the other player's sockets) can take another seat's places (issue 39, row 1).
+MAX_PER_SEAT = 4
 #: What a viewer closed to make room for a player is told (then closed with 1013).
 MAKE_ROOM = N_("a player of the game needed this place; you may watch again later")
+#: What a seat holder's oldest socket is told when the same seat opened one too many.
+REPLACED = N_("this game was opened in another tab or device; this one is closed")
+#: The close code of a socket replaced by a newer one of the same seat holder.
+REPLACED_CODE = 4001
 #: Longest error message a socket is sent (it may quote the client's input).
 MAX_ERROR = 300
 
@@ -66,9 +74,12 @@ class Connection:
     """One WebSocket with its outgoing queue and writer task."""
 
     def __init__(self, socket: Socket, token: str | None, delta: bool = False,
-                 svg_patch: bool = False, words: Translator = ENGLISH) -> None:
+                 svg_patch: bool = False, words: Translator = ENGLISH,
+                 seats: frozenset[int] = frozenset()) -> None:
         self.socket = socket
         self.token = token
+        #: The seats its token holds (empty: a viewer); what :meth:`Hub.admit` counts.
+        self.seats = seats
         #: The language of the page on the other end (its states' ``*_text`` fields).
         self.words = words
         self.closed = False
@@ -168,8 +179,10 @@ class Connection:
             with contextlib.suppress(BaseException):
                 await asyncio.wait_for(self.socket.close(code=1008), 1.0)
 
-    async def evict(self, message: Phrase | str) -> None:
-        """Tell this client ``message`` and close it with 1013 (try again later)."""
+    async def evict(self, message: Phrase | str, code: int = 1013) -> None:
+        """Tell this client ``message`` and close it with ``code`` (1013: try again
+        later; :data:`REPLACED_CODE`: opened elsewhere, so a page does not reconnect by
+        itself and take the place back)."""
         self.closed = True
         self._writer.cancel()
         with contextlib.suppress(BaseException):
@@ -178,7 +191,7 @@ class Connection:
             text = json.dumps(error_message(message, self.words))
             await asyncio.wait_for(self.socket.send_text(text), 1.0)
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(self.socket.close(code=1013), 1.0)
+            await asyncio.wait_for(self.socket.close(code=code), 1.0)
 
     async def close(self, code: int = 1001) -> None:
         self.closed = True
@@ -195,9 +208,11 @@ class Connection:
 
 
 class Hub:
-    def __init__(self, max_per_game: int = MAX_PER_GAME, max_total: int = MAX_TOTAL) -> None:
+    def __init__(self, max_per_game: int = MAX_PER_GAME, max_total: int = MAX_TOTAL,
+                 max_per_seat: int = MAX_PER_SEAT) -> None:
         self._connections: dict[str, dict[Socket, Connection]] = defaultdict(dict)
         self.max_per_game = max_per_game
+        self.max_per_seat = max_per_seat
         self.max_total = max_total
         self._total = 0
         self._evictions: set[asyncio.Task[None]] = set()
@@ -214,15 +229,24 @@ class Hub:
                           count=self.max_per_game)
         return None
 
-    def admit(self, game_id: str, player: bool) -> Phrase | str | None:
+    def admit(self, game_id: str, seats: frozenset[int]) -> Phrase | str | None:
         """Make room for a new socket of this game, or say why there is none (call just
-        before :meth:`join`, with no await between). A viewer is refused when the game or
-        the server is full (:meth:`refusal`); a player (``player``: its token holds a
-        seat of the game) is refused only when no viewer can make room: the oldest viewer
-        of the game (when the game is full), else the oldest viewer of any game (when the
-        server is), is closed with 1013 and :data:`MAKE_ROOM`."""
-        if not player:
+        before :meth:`join`, with no await between).
+
+        A viewer (no ``seats``) is refused when the game or the server is full
+        (:meth:`refusal`). A player (``seats``: those its token holds) is never refused
+        because of anybody else's sockets: its seats' own sockets are capped at
+        ``max_per_seat`` (its oldest is closed, :data:`REPLACED_CODE`, :data:`REPLACED`),
+        and when the game or the server is full the oldest viewer of the game, else of
+        any game, makes room (closed with :data:`MAKE_ROOM`). Since each seat holder
+        keeps at most ``max_per_seat`` sockets and ``max_per_game`` is larger than both
+        seats' share, a player always finds a place."""
+        if not seats:
             return self.refusal(game_id)
+        mine = [socket for socket, connection in self._connections.get(game_id, {}).items()
+                if connection.seats == seats]
+        while len(mine) >= self.max_per_seat:
+            self._evict(game_id, mine.pop(0), REPLACED)
         full = len(self._connections.get(game_id, {})) >= self.max_per_game
         if full and not self._evict_viewer(game_id):
             return (f"this game already has {self.max_per_game} sockets of its players; "
@@ -233,6 +257,19 @@ class Hub:
             return N_("the server has too many open games right now; try again later")
         return None
 
+    def _evict(self, game_id: str, socket: Socket, message: Phrase | str) -> None:
+        """Drop ``socket`` from the counts at once and close it, telling it why."""
+        connection = self._connections.get(game_id, {}).get(socket)
+        broken = connection is None or connection.closed
+        self.leave(game_id, socket)
+        if broken:
+            return
+        assert connection is not None
+        code = REPLACED_CODE if message == REPLACED else 1013
+        task = asyncio.get_running_loop().create_task(connection.evict(message, code))
+        self._evictions.add(task)
+        task.add_done_callback(self._evictions.discard)
+
     def _evict_viewer(self, game_id: str) -> bool:
         """Close the oldest viewer of ``game_id`` (at once for the counts); False: none."""
         connections = self._connections.get(game_id, {})
@@ -241,17 +278,14 @@ class Hub:
                 self.leave(game_id, socket)
                 return True
             if connection.token is None:
-                self.leave(game_id, socket)
-                task = asyncio.get_running_loop().create_task(connection.evict(MAKE_ROOM))
-                self._evictions.add(task)
-                task.add_done_callback(self._evictions.discard)
+                self._evict(game_id, socket, MAKE_ROOM)
                 return True
         return False
 
     def join(self, game_id: str, socket: Socket, token: str | None,
              delta: bool = False, svg_patch: bool = False,
-             words: Translator = ENGLISH) -> Connection:
-        connection = Connection(socket, token, delta, svg_patch, words)
+             words: Translator = ENGLISH, seats: frozenset[int] = frozenset()) -> Connection:
+        connection = Connection(socket, token, delta, svg_patch, words, seats)
         self._connections[game_id][socket] = connection
         self._total += 1
         return connection

@@ -111,6 +111,7 @@ class LiveGames:
         self.hub = hub
         #: Wall time in ms since the epoch (injected by clock tests).
         self.now = now
+        calls.outages.now = lambda: self.now()  # the outages on the clocks' own time
         self.hooks = Hooks()
         self.matches: dict[str, Match] = {}
         #: When each held game was last opened (``time.monotonic``): idle ones are
@@ -209,11 +210,18 @@ class LiveGames:
             match.stored.version = version
 
     # ------------------------------------------------------------------ saving
-    async def save_or_take_back(self, match: Match, first: int, notation: str) -> None:
+    async def save_or_take_back(self, match: Match, first: int, notation: str,
+                                present: bool = False) -> None:
         """Store an action just played; if storing fails, the live game forgets it too,
-        so that memory and database never disagree (the error then reaches the caller)."""
+        so that memory and database never disagree (the error then reaches the caller).
+        ``present``: the mover played it in person (not the AI, not a stored line), so
+        its seat is stored as seen now in the same commit (an absence claim on any
+        process then sees it: issue 39, row 2)."""
+        seen = None
+        if present and match.stored.mode == "online":
+            seen = (match.plies[first].seat, int(self.now()))
         try:
-            await self._save_actions(match, first, [notation])
+            await self._save_actions(match, first, [notation], seen)
         except (StaleWrite, WriteUnconfirmed):
             # The stored game is not what this server holds (another writer, or a write
             # that timed out and landed later): reload it from storage next time.
@@ -224,10 +232,11 @@ class LiveGames:
             match.take_back_unsaved()
             raise
 
-    async def _save_actions(self, match: Match, first: int, actions: list[str]) -> None:
+    async def _save_actions(self, match: Match, first: int, actions: list[str],
+                            seen: tuple[int, int] | None = None) -> None:
         stamp = iso_now()
-        self.bumped(match, await self.calls.call_batched(
-            self.storage.append_actions, match.id, first, actions, stamp))
+        where = (match.id, first, actions, stamp) + ((seen,) if seen is not None else ())
+        self.bumped(match, await self.calls.call_batched(self.storage.append_actions, *where))
         match.stored.updated_at = stamp
         if match.sync_result():
             stored = match.stored

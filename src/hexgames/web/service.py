@@ -47,6 +47,7 @@ from hexgames.web.game_setup import INVITE_OPEN, MAX_RECORD, GameSetup
 from hexgames.web.housekeeping import Housekeeping
 from hexgames.web.hub import Connection, Hub
 from hexgames.web.live_games import GameNotFound, LiveGames
+from hexgames.web.live_positions import LivePositions
 from hexgames.web.lobby import Lobby, LobbyFull, playing_summary, public_seek
 from hexgames.web.matches import ENGLISH, Match
 from hexgames.web.offers import Offers
@@ -88,7 +89,8 @@ class GameService:
         self.calls = StorageCalls(storage)
         self.games = LiveGames(self.calls, hub, now)
         self.feed = ChangeFeed(self.games)
-        self.ai = AiQueue(self.games, self.feed, workers)
+        self.live_positions = LivePositions(self.games)
+        self.ai = AiQueue(self.games, self.feed, workers, self.live_positions)
         self.clocks = ClockWatch(self.games, self.feed)
         self.setup = GameSetup(self.games, self.feed, self.clocks, self.ai)
         self.conditional = ConditionalMoves(self.games, self.feed, self.clocks)

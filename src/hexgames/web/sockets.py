@@ -96,13 +96,17 @@ def add_socket_route(app: FastAPI, service: GameService) -> None:
         if token and not match.seats_of(token):
             notice = error_message(N_("this token holds no seat here: you are watching"), words)
             token = None
-        refusal = service.hub.admit(game_id, player=bool(token))
+        seats = frozenset(match.seats_of(token)) if token else frozenset()
+        if seats:  # stored before the seat is shown present: a claim on another process
+            # reads it (issue 39, row 2); a storage failure leaves it to the beat
+            await service.absence.arrived(service.current(game_id, match), seats)
+        refusal = service.hub.admit(game_id, seats)  # no await from here until join
         if refusal is not None:
             await websocket.send_json(error_message(refusal, words))
             await websocket.close(code=1013)
             return
         connection = service.hub.join(game_id, websocket, token, delta=delta in ("1", "true"),
-                                      svg_patch=svg == "patch", words=words)
+                                      svg_patch=svg == "patch", words=words, seats=seats)
         try:
             if notice:
                 connection.send(notice)
@@ -128,8 +132,11 @@ def add_socket_route(app: FastAPI, service: GameService) -> None:
             service.hub.leave(game_id, websocket)
             if token:  # a player left: the others see it (the live copy: a reload from
                 # storage may have replaced the one this socket started with)
-                service.absence.update(service.current(game_id, match))
-                service.hub.publish(service.current(game_id, match))
+                current = service.current(game_id, match)
+                service.absence.update(current)
+                service.hub.publish(current)
+                if not seats <= set(service.hub.seats_present(current)):  # its last here
+                    await service.absence.departed(current, seats)
 
 
 def add_lobby_route(app: FastAPI, service: GameService) -> None:

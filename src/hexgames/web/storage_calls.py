@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from hexgames.phrases import N_
+from hexgames.web.clocks import wall_ms
 from hexgames.web.storage import Storage, StorageUnavailable
 
 __all__ = ["READS", "StorageCalls", "WriteUnconfirmed"]
@@ -55,6 +57,10 @@ READS = frozenset({
 NOT_ANSWERING = N_("the game storage is not answering; try again in a moment")
 UNCONFIRMED = N_("the game storage has not confirmed this change yet; reload the game to "
                  "see whether it was stored")
+
+
+#: Storage outages remembered for the clocks' credit (older ones have been credited).
+KEPT_OUTAGES = 32
 
 
 class WriteUnconfirmed(RuntimeError):
@@ -132,6 +138,42 @@ def _ignore(game_id: str) -> None:
     """The default of :attr:`StorageCalls.on_unconfirmed`: nothing held to forget."""
 
 
+class StorageOutages:
+    """When the storage failed this process's calls: the spans in which no move could be
+    stored, which running clocks are credited (issue 39, row 7; :meth:`Clock.credit`).
+
+    An outage runs from the first call that failed (unavailable, or a write not
+    confirmed) to the next call that succeeded; the last :data:`KEPT_OUTAGES` are kept.
+    ``now`` is the service's wall clock (ms), injected by tests.
+    """
+
+    def __init__(self, now: Callable[[], float]) -> None:
+        self.now = now
+        self.down_since: float | None = None
+        self.past: deque[tuple[float, float]] = deque(maxlen=KEPT_OUTAGES)
+        #: Called (on the event loop) when an outage ends: the clock watch credits the
+        #: running clocks at once (:meth:`ClockWatch.credit_storage_outage`).
+        self.on_recovered: Callable[[], None] | None = None
+
+    def failed(self) -> None:
+        if self.down_since is None:
+            self.down_since = self.now()
+
+    def succeeded(self) -> None:
+        if self.down_since is not None:
+            self.past.append((self.down_since, max(self.down_since, self.now())))
+            self.down_since = None
+            if self.on_recovered is not None:
+                self.on_recovered()
+
+    def spans(self) -> list[tuple[float, float]]:
+        """The outages seen, the one under way (if any) until now."""
+        spans = list(self.past)
+        if self.down_since is not None:
+            spans.append((self.down_since, max(self.down_since, self.now())))
+        return spans
+
+
 class StorageCalls:
     """The storage of one server, called off the event loop (see the module's doc).
 
@@ -150,6 +192,8 @@ class StorageCalls:
         self._work_threads = ThreadPoolExecutor(WORK_THREADS, "hexgames-work")
         #: Storage calls waiting for the next batch (see :meth:`call_batched`).
         self._batch: Batch = []
+        #: When calls failed (the clocks do not run then); its ``now`` is the service's.
+        self.outages = StorageOutages(wall_ms)
 
     async def call(self, function: Any, *args: Any) -> Any:
         """Run a storage call in a storage thread. Past ``storage_timeout`` seconds (a
@@ -205,7 +249,16 @@ class StorageCalls:
                 done, _ = await asyncio.wait((future,), timeout=rest)
                 if not done:
                     raise WriteUnconfirmed(UNCONFIRMED)
-            return future.result()
+            result = future.result()
+        except (StorageUnavailable, WriteUnconfirmed):
+            self.outages.failed()
+            raise
+        except Exception:  # the storage answered (a refusal, a conflict): it is up
+            self.outages.succeeded()
+            raise
+        else:
+            self.outages.succeeded()
+            return result
         finally:
             future.cancel()  # given up (no effect once done): its outcome is not waited for
 

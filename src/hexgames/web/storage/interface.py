@@ -67,10 +67,12 @@ class Storage(Protocol):
         is running."""
 
     def append_actions(self, game_id: str, first_ply: int, actions: Sequence[str],
-                       at: str) -> int | None:
+                       at: str, seen: tuple[int, int] | None = None) -> int | None:
         """Record actions played from ply ``first_ply`` on (0-based) and touch the game;
         returns the row's new version. :class:`~.errors.StaleWrite`, and nothing stored,
-        unless the stored game ends at ``first_ply`` (another writer got there first)."""
+        unless the stored game ends at ``first_ply`` (another writer got there first)
+        and is still being played (an end stored first wins). ``seen``: ``(seat, ms)``,
+        the mover's presence (:meth:`touch_presence`), stored in the same commit."""
 
     def truncate_actions(self, game_id: str, keep: int, at: str) -> int | None:
         """Forget every action from ply ``keep`` on (an undo) and touch the game;

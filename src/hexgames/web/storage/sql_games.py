@@ -16,6 +16,7 @@ from hexgames.phrases import N_, Phrase
 from hexgames.web.storage.errors import MetaConflict, StaleWrite
 from hexgames.web.storage.records import StoredGame, hashed, seat_holders
 from hexgames.web.storage.sql_connection import SqlConnection
+from hexgames.web.storage.sql_presence import PRESENCE_UPSERT
 
 GAME_COLUMNS = (
     "id, game, options, mode, players, seat_tokens, status, winner, reason, "
@@ -187,8 +188,18 @@ class GameTables(SqlConnection):
                     for row in cursor.fetchall()]
 
     # ------------------------------------------------------------ storing actions
-    def append_actions(self, game_id: str, first_ply: int, actions: Sequence[str], at: str) -> int:
+    def append_actions(self, game_id: str, first_ply: int, actions: Sequence[str], at: str,
+                       seen: tuple[int, int] | None = None) -> int:
         with self._transaction() as cursor:
+            # The row first, locked: an end stored meanwhile (a claim, a flag fall on
+            # another process) makes this action too late, and one stored after waits
+            # for this one and finds the version moved (issue 39, row 2).
+            cursor.execute(self._sql(f"SELECT status FROM games WHERE id = ?{self.for_update}"),
+                           (game_id,))
+            row = cursor.fetchone()
+            if row is not None and row[0] != "playing":
+                raise StaleWrite(N_("the game ended before this action was stored; "
+                                    "reload the game"))
             for offset, action in enumerate(actions):
                 ply = first_ply + offset
                 cursor.execute(
@@ -200,6 +211,8 @@ class GameTables(SqlConnection):
                         "ply {ply} (changed by another server?); reload the game",
                         number=ply + 1, ply=ply))
             new = self._write_row(cursor, game_id, "updated_at = ?", (at,), None)
+            if seen is not None:  # the mover was here: in the same commit as its action
+                cursor.execute(self._sql(PRESENCE_UPSERT), (game_id, int(seen[0]), int(seen[1])))
             self._notify(cursor, game_id, "append", first_ply + len(actions))
             return new
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from hexgames.web.storage.sql_connection import SqlConnection
 
 #: Portable "the later of the two" (SQLite's ``max`` is PostgreSQL's ``GREATEST``).
-_UPSERT = (
+PRESENCE_UPSERT = (
     "INSERT INTO presence (game_id, seat, seen_at) VALUES (?, ?, ?) "
     "ON CONFLICT (game_id, seat) DO UPDATE SET seen_at = CASE "
     "WHEN excluded.seen_at > presence.seen_at THEN excluded.seen_at "
@@ -29,7 +29,7 @@ class PresenceTables(SqlConnection):
             return
         with self._transaction() as cursor:
             # In a fixed order: two processes touching the same rows never deadlock.
-            cursor.executemany(self._sql(_UPSERT),
+            cursor.executemany(self._sql(PRESENCE_UPSERT),
                                [(game_id, int(seat), int(at))
                                 for game_id, seat, at in sorted(seen)])
 

@@ -93,6 +93,12 @@ function connect() {
   socket.addEventListener("close", (event) => {
     if (event.code === 4404) { setConn(t("no such game"), "bad"); showMissing(); return; }
     if (event.code === 4409) { setConn(t("cannot open this game"), "bad"); return; }
+    pollWhileDown();
+    if (event.code === 4001) {  // this seat opened the game in another tab or device
+      setConn(t("open in another tab: click to play here"), "bad");
+      $("conn").addEventListener("click", () => { retry = 500; connect(); }, { once: true });
+      return;
+    }
     setConn(t("reconnecting…"), "wait");
     setTimeout(connect, retry);
     retry = Math.min(retry * 2, 8000);
@@ -117,14 +123,49 @@ function showMissing() {
     el("a", { class: "button primary", href: "/", text: t("Start a new game") })));
 }
 
+let httpPoll = null;
+/** While the socket is down or refused, the state comes over HTTP every few seconds (and
+ * with the answer to each of our own actions), so the board stays current and playable. */
+function pollWhileDown() {
+  if (httpPoll) return;
+  const look = async () => {
+    if (socket && socket.readyState === WebSocket.OPEN) {
+      clearInterval(httpPoll);
+      httpPoll = null;
+      return;
+    }
+    try {
+      const query = token ? `?token=${encodeURIComponent(token)}` : "";
+      const next = await api(`/api/games/${encodeURIComponent(gameId)}${query}`);
+      if (!state || next.ply !== state.ply || next.is_over !== state.is_over
+          || next.your_turn !== state.your_turn) receive(complete(next));
+    } catch { /* the next look, or the socket, brings it */ }
+  };
+  look();
+  httpPoll = setInterval(look, 3000);
+}
+
+/** What a player may still do over HTTP while the socket is down or was refused: a
+ * player is never kept from moving by a socket (issue 39, row 1). */
+const HTTP_ROUTES = { action: "actions", undo: "undo", resign: "resign" };
+
 function send(message, { quiet = false } = {}) {
-  if (!socket || socket.readyState !== WebSocket.OPEN) {
-    if (quiet) return false;
-    toast(t("not connected to the server; retrying…"));
-    return false;
+  if (socket && socket.readyState === WebSocket.OPEN) {
+    socket.send(JSON.stringify(message));
+    return true;
   }
-  socket.send(JSON.stringify(message));
-  return true;
+  const route = HTTP_ROUTES[message.type];
+  if (route && token) {
+    const { type: _type, ...fields } = message;
+    api(`/api/games/${encodeURIComponent(gameId)}/${route}`, {
+      method: "POST", body: { ...fields, token },
+    }).then((next) => receive(complete(next)))
+      .catch((error) => { pending = false; toast(error.message); refreshInput(); });
+    return true;
+  }
+  if (quiet) return false;
+  toast(t("not connected to the server; retrying…"));
+  return false;
 }
 
 // --------------------------------------------------------------------- state
