@@ -230,11 +230,44 @@ def test_a_key_counts_its_hits_until_its_window_ends_and_ended_windows_are_prune
     assert storage.limit_rows() == 1
 
 
-def test_an_older_database_gains_the_rate_limits(tmp_path: Path) -> None:
-    open_storage(data_dir=tmp_path).close()
-    with sqlite3.connect(tmp_path / "hexgames.sqlite3") as db:
-        db.execute("DROP TABLE rate_limits")
-    storage = open_storage(data_dir=tmp_path)
+class Database:
+    """A fresh database of either kind: opened as the server opens it, or written to
+    directly (an older release's tables)."""
+
+    def __init__(self, kind: str, tmp_path: Path, url: str | None) -> None:
+        self.kind, self.tmp_path, self.url = kind, tmp_path, url
+
+    def open(self) -> Any:
+        return (open_storage(data_dir=self.tmp_path) if self.kind == "sqlite"
+                else open_storage(database_url=self.url))
+
+    def execute(self, *statements: tuple[str, tuple[Any, ...]]) -> list[Any]:
+        """Run ``(sql with ?, parameters)`` statements; the last one's rows."""
+        if self.kind == "sqlite":
+            with sqlite3.connect(self.tmp_path / "hexgames.sqlite3") as db:
+                rows: list[Any] = []
+                for sql, parameters in statements:
+                    rows = db.execute(sql, parameters).fetchall()
+                return rows
+        import psycopg
+
+        with psycopg.connect(str(self.url), autocommit=True) as db:
+            for sql, parameters in statements:
+                cursor = db.execute(sql.replace("?", "%s"), parameters)
+                rows = cursor.fetchall() if cursor.description else []
+            return rows
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> Database:
+    url = None if request.param == "sqlite" else request.getfixturevalue("postgres_url")
+    return Database(request.param, tmp_path, url)
+
+
+def test_an_older_database_gains_the_rate_limits(database: Database) -> None:
+    database.open().close()
+    database.execute(("DROP TABLE rate_limits", ()))
+    storage = database.open()
     try:
         assert storage.limit_hit("k", 1000, 1)[0] == 1
     finally:
@@ -332,22 +365,24 @@ def test_look_alikes_of_a_name_with_separators_or_v_are_refused(app: Any) -> Non
     assert TestClient(app).post("/api/me/name", json={"name": "Malloy"}).status_code == 200
 
 
-def test_stored_skeletons_are_recomputed_and_existing_names_stay(tmp_path: Path) -> None:
-    open_storage(data_dir=tmp_path).close()
-    with sqlite3.connect(tmp_path / "hexgames.sqlite3") as db:  # skeletons of before
-        db.execute("DELETE FROM site_secrets WHERE name = 'name_skeleton_version'")
-        db.executemany("INSERT INTO players (id, name, name_key, created_at, name_skeleton) "
-                       "VALUES (?, ?, ?, 't', ?)",
-                       [("p1", "Ann-Lee", "ann-lee", "ann-lee"),
-                        ("p2", "AnnLee", "annlee", "annlee")])
-    with TestClient(create_app(data_dir=tmp_path, ai_processes=1)) as client:
+def test_stored_skeletons_are_recomputed_and_existing_names_stay(
+        database: Database) -> None:
+    database.open().close()
+    insert = ("INSERT INTO players (id, name, name_key, created_at, name_skeleton) "
+              "VALUES (?, ?, ?, 't', ?)")
+    database.execute(  # the skeletons of before: separators kept
+        ("DELETE FROM site_secrets WHERE name = 'name_skeleton_version'", ()),
+        (insert, ("p1", "Ann-Lee", "ann-lee", "ann-lee")),
+        (insert, ("p2", "AnnLee", "annlee", "annlee")))
+    site = ({"data_dir": database.tmp_path} if database.kind == "sqlite"
+            else {"database_url": database.url, "data_dir": database.tmp_path})
+    with TestClient(create_app(ai_processes=1, **site)) as client:
         assert client.get("/api/players/Ann-Lee").status_code == 200  # both stay
         assert client.get("/api/players/AnnLee").status_code == 200
         assert client.post("/api/me/name", json={"name": "Ann_Lee"}).status_code == 409
-    with sqlite3.connect(tmp_path / "hexgames.sqlite3") as db:
-        rows = dict(db.execute("SELECT id, name_skeleton FROM players "
-                               "WHERE id IN ('p1', 'p2')").fetchall())
-    assert rows == {"p1": "annlee", "p2": "annlee"}
+    rows = database.execute(("SELECT id, name_skeleton FROM players WHERE id IN "
+                             "('p1', 'p2')", ()))
+    assert dict(rows) == {"p1": "annlee", "p2": "annlee"}
 
 
 # ------------------------------------------------------------------ row 11
@@ -406,11 +441,23 @@ def test_another_host_and_an_origin_of_another_scheme_are_refused(tmp_path: Path
         stop_serve(process, timeout=20)
 
 
-def test_an_allowed_host_is_answered(tmp_path: Path) -> None:
-    process, url = start_serve(tmp_path, "--allowed-host", "games.example.org")
+def test_an_allowed_host_is_answered_and_a_trusted_proxy_names_the_scheme(
+        tmp_path: Path) -> None:
+    process, url = start_serve(tmp_path, "--allowed-host", "games.example.org",
+                               "--trusted-proxy", "127.0.0.1")
     try:
         visitor = Visitor(url, "127.0.0.1")
         assert visitor.call("GET", "/api/me", headers={"Host": "games.example.org"})[0] == 200
         assert visitor.call("GET", "/api/me", headers={"Host": "evil.org"})[0] == 400
+        # Behind an https proxy (trusted), the site's https pages act; http ones do not.
+        site = {"Host": "games.example.org", "X-Forwarded-Proto": "https"}
+        assert visitor.call("POST", "/api/me/name", {"name": "Proxied"}, headers={
+            **site, "Origin": "https://games.example.org"})[0] == 200
+        assert visitor.call("POST", "/api/me/name", {"name": "Plain"}, headers={
+            **site, "Origin": "http://games.example.org"})[0] == 403
+        # An untrusted client's X-Forwarded-Proto changes nothing.
+        other = Visitor(url, "127.0.0.9")
+        assert other.call("POST", "/api/me/name", {"name": "Faker"}, headers={
+            **site, "Origin": "https://games.example.org"})[0] == 403
     finally:
         stop_serve(process, timeout=20)

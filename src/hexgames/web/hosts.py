@@ -19,13 +19,14 @@ Two checks, as an ASGI middleware (:class:`HostGuard`) before every route and so
 from __future__ import annotations
 
 import ipaddress
+import json
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from hexgames.phrases import N_, Phrase
-from hexgames.web.limits import refuse_request
+from hexgames.web.limits import SECURITY_HEADERS, refused
 
 __all__ = ["LOOPBACK_NAMES", "HostGuard", "allowed_hosts", "host_allowed", "split_host"]
 
@@ -109,7 +110,9 @@ def _header(scope: Scope, name: bytes) -> str | None:
 
 def origin_scheme_wrong(scope: Scope) -> bool:
     """A page's ``Origin`` on a request that acts (a state-changing ``/api/`` request or
-    a WebSocket) uses another scheme than the request's (``https://`` on http)."""
+    a WebSocket) names this host but another scheme than the request's (``https://`` on
+    http). An ``Origin`` of another host is left to the origin checks (``cross_site``,
+    ``same_origin``, ``origin_allowed``), which refuse it in their own words."""
     kind = scope["type"]
     if kind == "http" and not (scope.get("method") in UNSAFE_METHODS
                                and str(scope.get("path", "")).startswith("/api/")):
@@ -117,9 +120,12 @@ def origin_scheme_wrong(scope: Scope) -> bool:
     origin = _header(scope, b"origin")
     if origin is None or origin.strip() == "null":
         return False  # no Origin: not a browser page; "null": the origin checks refuse it
+    parsed = urlsplit(origin.strip())
+    if parsed.netloc.lower() != (_header(scope, b"host") or "").strip().lower():
+        return False
     scheme = str(scope.get("scheme", "http"))
     wanted = {"ws": "http", "wss": "https"}.get(scheme, scheme)
-    return urlsplit(origin.strip()).scheme.lower() != wanted
+    return parsed.scheme.lower() != wanted
 
 
 class HostGuard:
@@ -155,4 +161,10 @@ class HostGuard:
             if (await receive())["type"] == "websocket.connect":
                 await send({"type": "websocket.close", "code": 4403})
             return
-        await refuse_request(send, status, message, scope)
+        body = json.dumps(refused(scope, message)).encode()
+        await send({"type": "http.response.start", "status": status, "headers": [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+            *SECURITY_HEADERS,
+        ]})
+        await send({"type": "http.response.body", "body": body})
