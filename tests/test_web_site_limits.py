@@ -405,10 +405,11 @@ def test_the_allowed_hosts_of_a_bind() -> None:
     assert not host_allowed("evil.org", named)
     lan = allowed_hosts("10.0.0.11", 8000)
     assert lan is not None and host_allowed("10.0.0.11:8000", lan)
-    assert not host_allowed("localhost:8000", lan)
+    assert not host_allowed("10.0.0.11:8001", lan) and not host_allowed("10.0.0.12", lan)
     assert allowed_hosts("0.0.0.0", 8000) is None  # reached by names it cannot know
     wildcard = allowed_hosts("0.0.0.0", 8000, ["games.example.org:8000"])
     assert wildcard is not None and not host_allowed("games.example.org:8001", wildcard)
+    assert host_allowed("localhost:8000", wildcard)  # this machine, always
 
 
 def test_another_host_and_an_origin_of_another_scheme_are_refused(tmp_path: Path) -> None:

@@ -34,9 +34,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
                         help="a host name (or name:port) the site is opened by, e.g. "
                              "games.example.org; repeat for several. Requests naming "
-                             "another host are refused (DNS rebinding). Default: the "
-                             "--host address and port, any loopback name for a loopback "
-                             "--host, and the host of --site-url")
+                             "another host are refused (DNS rebinding). Always allowed: the "
+                             "--host address and port, the loopback names, the host of "
+                             "--site-url (with --host 0.0.0.0 and none of these named: "
+                             "any host)")
     # Turn emails (docs/deploy.md, "Email"); the password only from the environment.
     mail = parser.add_argument_group(
         "email", "SMTP for turn emails (each also read from $HEXGAMES_SMTP_HOST, ..._PORT, "

@@ -64,22 +64,22 @@ def is_loopback(name: str) -> bool:
 def allowed_hosts(bind: str, port: int, named: Iterable[str] = (),
                   site_url: str | None = None) -> frozenset[str] | None:
     """The hosts ``hexgames serve`` answers to: each ``--allowed-host`` (``name`` or
-    ``name:port``), the host of ``--site-url``, and by default the bind address with its
-    port and, for a loopback bind, the loopback names with any port (``localhost``,
-    ``127.0.0.1``...: only this machine reaches them). ``None`` (no check) for a
-    wildcard bind (``0.0.0.0``) when nothing was named: the site is then reached by
-    addresses and names the server cannot know (``hexgames serve`` warns)."""
+    ``name:port``), the host of ``--site-url``, the bind address with its port, and the
+    loopback names with any port (``localhost``, ``127.0.0.1``...: only this machine
+    uses them, so no other site's name can be re-pointed to them). ``None`` (no check)
+    for a wildcard bind (``0.0.0.0``) when nothing was named: the site is then reached
+    by addresses and names the server cannot know (``hexgames serve`` warns)."""
     hosts = {value.strip().lower() for value in named if value.strip()}
     if site_url:
         netloc = urlsplit(site_url).netloc.lower()
         if netloc:
             hosts.add(netloc)
     bind = bind.strip().lower()
-    if bind in WILDCARDS:
-        return frozenset(hosts) if hosts else None
-    hosts.add(f"[{bind}]:{port}" if ":" in bind else f"{bind}:{port}")
-    if is_loopback(bind):
-        hosts.add("loopback")
+    if bind in WILDCARDS and not hosts:
+        return None
+    if bind not in WILDCARDS:
+        hosts.add(f"[{bind}]:{port}" if ":" in bind else f"{bind}:{port}")
+    hosts.add("loopback")
     return frozenset(hosts)
 
 
