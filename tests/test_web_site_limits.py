@@ -3,7 +3,8 @@
 - row 4: the rate limits are counted in storage (``rate_limits``), so two server
   processes on one PostgreSQL share them (new identities, rated games, logins, pool
   joins, uploads); a stranger's wrong passwords do not lock the owner out;
-- row 5: verification emails are capped per recipient address, whoever asks;
+- row 5: verification emails are capped per recipient address, whoever asks (in one
+  process and across two);
 - row 6: a puzzle's solution needs an identity and is rate-limited (a named player's
   look-up is a miss, rated once);
 - row 9: email addresses are parsed strictly (no encoded word) and every 400 is the
@@ -200,6 +201,38 @@ def test_the_limits_hold_across_two_processes(two_servers: list[str],
     assert codes == [200] * cap + [429] * (8 - cap)
     wait_for(lambda: len(smtp.received) >= cap, "the verification emails")
     assert [recipients for recipients, _ in smtp.received] == [["victim@example.org"]] * cap
+
+
+def test_confirmation_emails_are_capped_per_recipient(tmp_path: Path,
+                                                      smtp: MailServer) -> None:
+    """Row 5 in one process (SQLite): 111 emails reached one address in 11 s from 8
+    client addresses; each identity asked once, so only a cap per recipient stops it."""
+    from hexgames.web.mailer import MailSettings
+
+    mail = MailSettings(host="127.0.0.1", port=smtp.port, tls="none",
+                        sender="games@example.org", site_url="https://games.example.org")
+    app = create_app(data_dir=tmp_path, ai_processes=1, mail=mail)
+    cap = getattr(turn_emails, "VERIFICATIONS_PER_RECIPIENT", 3)  # (older code: none)
+    with TestClient(app):
+        codes = []
+        for n in range(cap + 3):
+            client = TestClient(app, client=(f"10.5.0.{n % 4}", 50000))
+            assert client.post("/api/me/name", json={"name": f"Asker{n}x"}).status_code == 200
+            codes.append(client.post("/api/me/alerts",
+                                     json={"email": "Victim@Example.org"}).status_code)
+        assert codes == [200] * cap + [429] * 3
+        # Another recipient is not affected; the case of the address does not matter.
+        other = TestClient(app, client=("10.5.1.1", 50000))
+        assert other.post("/api/me/name", json={"name": "Other"}).status_code == 200
+        assert other.post("/api/me/alerts", json={"email": "VICTIM@example.org"}
+                          ).status_code == 429
+        assert other.post("/api/me/alerts", json={"email": "someone@example.org"}
+                          ).status_code == 200
+        emails = app.state.turn_emails
+        wait_for(lambda: emails.mailer.idle() and len(smtp.received) >= cap + 1,
+                 "the confirmation emails")
+    assert sorted(to for recipients, _ in smtp.received for to in recipients) == [
+        "Victim@example.org"] * cap + ["someone@example.org"]
 
 
 # ---------------------------------------------------------- the storage's counts
