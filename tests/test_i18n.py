@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import io
 import re
+import shutil
+import subprocess
 import tempfile
 from collections.abc import Iterator
 from gettext import c2py  # type: ignore[attr-defined]
@@ -146,6 +148,62 @@ def test_each_guide_is_translated_with_the_same_structure(game: str, language: s
         assert len(re.findall("[\uac00-\ud7a3]", prose)) > 500
 
 
+DOCS = SRC.parents[1] / "docs"
+#: The designers' own descriptions (shared rules, beside the checkout; read when present).
+DESIGNERS = SRC.parents[2] / "shared" / "rules" / "designers"
+
+
+def designer_words(language: str) -> list[tuple[str, str, str, str]]:
+    """(game, English, the site's word, the designer's word) of the glossary's tables
+    "The designer's own words" (a heading naming Dendria is Dendria's, else Benediction's)."""
+    rows = []
+    game = None
+    for line in (DOCS / f"glossary-{language}.md").read_text(encoding="utf-8").splitlines():
+        if line.startswith("#"):
+            game = None
+            if "designer's own words" in line:
+                game = "dendria" if "Dendria" in line else "benediction"
+        elif game and line.startswith("| ") and not line.startswith("| English"):
+            english, site, designer = (cell.strip() for cell in line.strip("|").split("|"))
+            rows.append((game, english, site, designer))
+    return rows
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_the_guides_name_the_designers_words_once_beside_the_sites(language: str) -> None:
+    """Issue 39, row 21: the designers' Korean and Portuguese texts use other words than
+    the site's (machine translations). The site keeps its words; its glossary lists the
+    designer's beside each, and each rules page names the designer's once (in italics),
+    the site's word with it."""
+    rows = designer_words(language)
+    assert {game for game, *_ in rows} >= {"benediction"} and len(rows) >= 8
+    for game, english, site, designer in rows:
+        guide = " ".join(guide_path(SRC / game / "guide.md", language)
+                         .read_text(encoding="utf-8").split())
+        assert guide.count(f"*{designer}*") == 1, (game, english, designer)
+        assert site.casefold() in guide.casefold(), (game, english, site)
+        source = DESIGNERS / f"{game}.{language}.txt"
+        if source.is_file():  # the glossary quotes the designer faithfully
+            assert designer in source.read_text(encoding="utf-8"), (game, designer)
+
+
+def test_portuguese_names_each_action_with_one_word() -> None:
+    """Issue 39, row 21: Portuguese named an action with several words (Mover / Movimento,
+    Colocar / Colocação, Bloquear / Bloqueio / Bloco). The tools, the board's labels and
+    the engine's refusals now use the glossary's noun, as the guide's headings do."""
+    pt = translator("pt")
+    nouns = {"move": "movimento", "merge": "fusão", "drop": "colocação", "block": "bloco"}
+    for action, noun in nouns.items():
+        assert pt.gettext(action) == noun
+    for tool in ("Move", "Drop", "Block"):
+        assert pt.gettext(tool) == nouns[tool.lower()].capitalize()
+    refusal = pt.gettext("{text} is not an action; write e3e4 (move), @e3 (drop), Bc2 "
+                         "(block), f8+f7 (merge) or f4-1-f5 (split)")
+    assert all(f"({noun})" in refusal for noun in nouns.values()), refusal
+    guide = guide_path(SRC / "benediction" / "guide.md", "pt").read_text(encoding="utf-8")
+    assert "**Colocação**" in guide and "**Bloco**" in guide and "## Fusão" in guide
+
+
 # ------------------------------------------------------------------ choosing a language
 
 
@@ -231,6 +289,17 @@ def test_the_script_catalog(language: str) -> None:
     assert catalog["messages"]["Play"] == translator(language).gettext("Play")
     plural = [value for value in catalog["messages"].values() if isinstance(value, list)]
     assert all(len(forms) == len(catalog["plurals"]) for forms in plural)
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")
+def test_the_scripts_translate_game_names_in_titles() -> None:
+    """Issue 39, row 18: the scripts show a game's name (and a rating pool's, such as
+    "Dendria (board_side=9)") translated: tests/js/i18n.test.mjs under Node."""
+    tests = Path(__file__).parent / "js" / "i18n.test.mjs"
+    result = subprocess.run(["node", "--test", str(tests)], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "# fail 0" in result.stdout and re.search(r"# pass 3\b", result.stdout)
 
 
 def test_scripts_use_literal_messages() -> None:

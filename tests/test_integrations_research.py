@@ -337,7 +337,7 @@ def test_openspiel_channels_last_parameter_gives_alphazero_layout() -> None:
 
 @pytest.mark.parametrize(
     ("module", "options"),
-    [(benediction_v0, {"board_side": 4}), (dendria_v0, {"size": 3})],
+    [(benediction_v0, {"board_side": 4}), (dendria_v0, {"board_side": 3})],
 )
 def test_channels_last_relative_environments_pass_the_api_test(module, options) -> None:
     env = module.env(channels_last=True, player_relative=True, **options)

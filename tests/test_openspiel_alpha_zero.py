@@ -30,7 +30,7 @@ TIMEOUT = 300
 
 #: Small variants whose games last tens of actions.
 VARIANTS = {
-    "benediction": "benediction(board_side=4,max_turns=8)",
+    "benediction": "benediction(board_side=4)",
     "dendria": "dendria(board_side=4,quiet_limit=2,auto_forced=true,channels_last=true)",
 }
 
@@ -72,3 +72,30 @@ def test_alpha_zero_trains_and_its_checkpoint_plays(name: str, tmp_path: Path) -
     returns = result["returns"]
     assert returns[0] == -returns[1] and returns[0] in (-1.0, 0.0, 1.0)
     assert result["length"] > 0
+
+
+def test_openspiels_own_alpha_zero_script_runs_by_game_name(tmp_path: Path) -> None:
+    """Issue 41, row 1: OpenSpiel's example script, unchanged, trains two steps on
+    ``benediction(board_side=4)`` (games that are decided: random play ends every one,
+    54 actions on average) through ``python -m hexgames.integrations.openspiel run``;
+    its actor process knows the game too."""
+    path = tmp_path / "az"
+    code, output = run_bounded(
+        [sys.executable, "-m", "hexgames.integrations.openspiel", "run",
+         "open_spiel.python.examples.alpha_zero", "--game=benediction(board_side=4)",
+         f"--path={path}", "--max_steps=2", "--actors=1", "--evaluators=0",
+         "--nn_model=mlp", "--nn_width=8", "--nn_depth=1", "--max_simulations=4",
+         "--train_batch_size=8", "--replay_buffer_size=32", "--replay_buffer_reuse=2",
+         "--checkpoint_freq=1", "--eval_levels=2", "--evaluation_window=2"],
+        TIMEOUT,
+    )
+    assert code == 0, output[-4000:]
+    assert "checkpoint-2" in {p.name for p in path.iterdir()}, output[-2000:]
+    actor_log = (path / "log-actor-0.txt").read_text()
+    assert "Returns:" in actor_log and "Exception" not in actor_log
+
+
+def test_the_runner_refuses_an_unknown_module() -> None:
+    code, output = run_bounded(
+        [sys.executable, "-m", "hexgames.integrations.openspiel", "run", "no.such.script"], 60)
+    assert code == 2 and "no module 'no.such.script'" in output

@@ -180,12 +180,42 @@ def test_refusals():
     disabled.step(disabled.random_actions())
     with pytest.raises(ValueError, match="has ended"):
         disabled.step(disabled.random_actions())
-    single = GymEnv("benediction", board_side=4)
+    single = GymEnv("benediction", board_side=4, illegal_action="raise")
     _, info = single.reset(seed=0)
     from hexgames import IllegalAction
 
+    before = single.state.observation.copy()
     with pytest.raises(IllegalAction):
         single.step(int(np.flatnonzero(~info["action_mask"])[0]))
+    assert (single.state.observation == before).all()  # nothing played
+    with pytest.raises(ValueError, match="illegal_action must be one of"):
+        GymEnv("benediction", illegal_action="ignore")
+
+
+@pytest.mark.parametrize("game", ["Benediction", "Dendria"])
+def test_gymnasiums_own_checker_passes(game: str) -> None:
+    """``check_env`` samples ``action_space`` unmasked (issue 41, row 2): an illegal id
+    loses the game by default, as PettingZoo's ``env()`` rules it."""
+    from gymnasium.utils.env_checker import check_env
+
+    env = gym.make(f"hexgames/{game}-v0", board_side=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "the environment is wrapped": we check both
+        check_env(env)
+    check_env(env.unwrapped)
+
+
+def test_an_illegal_id_loses_the_game_by_default() -> None:
+    env = GymEnv("dendria", board_side=4)
+    _, info = env.reset(seed=3)
+    illegal = int(np.flatnonzero(~info["action_mask"])[0])
+    before = env.state.observation.copy()
+    obs, reward, terminated, truncated, info = env.step(illegal)
+    assert (reward, terminated, truncated, info["illegal_action"]) == (-1.0, True, False, True)
+    assert (obs == before[0]).all()  # nothing was played
+    assert env.step(env.random_action())[1:3] == (0.0, True)  # over, as by its rules
+    _, info = env.reset(seed=3)
+    assert "illegal_action" not in info and env.step(env.random_action())[2] is False
 
 
 def run_python(code: str) -> str:

@@ -90,6 +90,17 @@ def played_game(server: str, game: str, count: int) -> dict[str, Any]:
     return created
 
 
+def turns_after(server: str, game_id: str, plies: int) -> int:
+    """The number of turns the first ``plies`` actions of a game reach (what the game
+    page's move list numbers, and the analysis counter shows)."""
+    source = httpx.get(f"{server}/api/analysis/source/{game_id}", timeout=30).json()
+    return sum(source["turn_starts"][:plies])
+
+
+def counter_is(page: Any, value: int) -> None:
+    page.wait_for_function(f"document.querySelector('#counter').textContent === '{value}'")
+
+
 def wait_engine(page: Any, depth: int = 1) -> None:
     page.wait_for_function(
         f"Number(document.querySelector('#eval-bar').dataset.depth) >= {depth}", timeout=90_000)
@@ -136,15 +147,15 @@ def test_the_analysis_board_opened_from_a_game(page: Any, server: str) -> None:
     shot(page, "analysis-desktop")
     page.keyboard.press("ArrowLeft")
     page.wait_for_function("document.querySelector('#counter').textContent === '0'")
-    page.keyboard.press("End")  # the main line goes on
-    page.wait_for_function("document.querySelector('#counter').textContent === '6'")
+    page.keyboard.press("End")  # the main line goes on: 6 actions, counted by turn
+    counter_is(page, turns_after(server, created["id"], 6))
 
 
 def test_the_analysis_board_on_a_phone(phone: Any, server: str) -> None:
     created = played_game(server, "dendria", 4)
     phone.goto(f"{server}/analysis/{created['id']}?ply=2")
     phone.wait_for_selector(".board svg .hit[data-point]")
-    assert phone.inner_text("#counter") == "2"
+    counter_is(phone, turns_after(server, created["id"], 2))
     wait_engine(phone, 1)
     fits(phone)
     box = phone.locator("#eval-bar").bounding_box()
@@ -153,10 +164,12 @@ def test_the_analysis_board_on_a_phone(phone: Any, server: str) -> None:
     phone.evaluate("window.scrollTo(0, 0)")
     shot(phone, "analysis-phone")
     phone.keyboard.press("ArrowRight")  # stepping never scrolls the page (the tree scrolls)
-    phone.wait_for_function("document.querySelector('#counter').textContent === '3'")
+    phone.wait_for_function("location.search.includes('ply=3')")
+    counter_is(phone, turns_after(server, created["id"], 3))
     assert phone.evaluate("window.scrollY") == 0
     phone.tap("#prev")
-    phone.wait_for_function("document.querySelector('#counter').textContent === '2'")
+    phone.wait_for_function("location.search.includes('ply=2')")
+    counter_is(phone, turns_after(server, created["id"], 2))
 
 
 def test_the_replay_links_to_the_analysis_of_the_same_position(page: Any, server: str) -> None:
@@ -166,7 +179,30 @@ def test_the_replay_links_to_the_analysis_of_the_same_position(page: Any, server
     page.wait_for_function("document.querySelector('#counter').textContent.startsWith('2')")
     page.click("#analyse")
     page.wait_for_url(re.compile(r"/analysis/.+ply=2"))
-    page.wait_for_function("document.querySelector('#counter').textContent === '2'")
+    counter_is(page, turns_after(server, created["id"], 2))
+
+
+def test_the_analysis_numbers_moves_by_turn_as_the_game_page(page: Any, server: str) -> None:
+    """Issue 39, row 20: the analysis counted per action (415) where the game page counts
+    per turn (171). A Dendria game of several actions a turn: the counter and the move
+    tree number turns, the same numbers as the game page's move list."""
+    created = played_game(server, "dendria", 10)
+    source = httpx.get(f"{server}/api/analysis/source/{created['id']}", timeout=30).json()
+    turns = sum(source["turn_starts"])
+    assert source["turn_starts"][0] and 1 < turns < len(source["actions"])
+    page.goto(f"{server}/play/{created['id']}?token={created['token']}")
+    page.wait_for_selector("#moves li.turn")
+    assert page.locator("#moves li.turn").count() == turns
+    game_numbers = page.locator("#moves li.turn .num").all_inner_texts()
+    page.goto(f"{server}/analysis/{created['id']}?engine=off")
+    page.wait_for_selector(".board svg .hit[data-point]")
+    counter_is(page, turns)
+    labels = page.locator("#tree .tree-move:not(.start)").all_inner_texts()
+    numbered = [label.split(" ")[0] for label in labels if re.match(r"\d+\. ", label)]
+    assert numbered == game_numbers  # "1.", "2.", ...: one a turn
+    shown = [page.get_attribute(f"#tree .tree-move[data-ply='{ply}']", "data-turn")
+             for ply in range(1, len(labels) + 1)]
+    assert shown == [str(sum(source["turn_starts"][:ply])) for ply in range(1, len(labels) + 1)]
 
 
 # ---------------------------------------------------------------------- hint

@@ -22,6 +22,7 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
+import test_web_absence
 import test_web_storage
 from hexgames.web.clocks import Clock
 from hexgames.web.hub import MAX_PER_SEAT, REPLACED_CODE
@@ -37,15 +38,17 @@ postgres_cluster = test_web_storage.postgres_cluster
 postgres_url = test_web_storage.postgres_url
 
 
-@pytest.fixture
-def time_() -> FakeTime:
-    return FakeTime()
+time_ = test_web_absence.time_
+client = test_web_absence.client
 
 
-@pytest.fixture
-def client(tmp_path: Path, time_: FakeTime) -> Iterator[TestClient]:
-    with TestClient(quiet_app(time_, data_dir=tmp_path)) as test_client:
-        yield test_client
+def opened_game(client: TestClient) -> tuple[str, str, str]:
+    """A rated 3+2 game between Ann (red) and Bob (blue) after a turn each (no abort
+    any more): its id and both tokens; Red is to move."""
+    game_id, red, blue = rated_game(client, REALTIME)
+    play_turn(client, game_id, red)
+    play_turn(client, game_id, blue)
+    return game_id, red, blue
 
 
 def socket_url(game_id: str, token: str | None = None) -> str:
@@ -77,9 +80,7 @@ def test_a_seat_holder_is_never_locked_out_by_the_other_seats_sockets(
     Blue keeps only his newest ``MAX_PER_SEAT`` sockets, and his claim is refused."""
     service = client.app.state.service
     service.hub.max_per_game = MAX_PER_SEAT + 4
-    game_id, red, blue = rated_game(client, REALTIME)
-    play_turn(client, game_id, red)
-    play_turn(client, game_id, blue)
+    game_id, red, blue = opened_game(client)
     with contextlib.ExitStack() as stack:
         blues = []
         for _ in range(service.hub.max_per_game):
@@ -136,9 +137,7 @@ def test_a_player_back_on_another_process_is_seen_by_a_claim_at_once(
     """Red comes back on process two; Blue claims on process one before any presence
     beat: the claim reads Red's arrival from storage and is refused."""
     one, two = two_processes
-    game_id, red, blue = rated_game(one, REALTIME)
-    play_turn(one, game_id, red)
-    play_turn(one, game_id, blue)
+    game_id, red, blue = opened_game(one)
     with one.websocket_connect(socket_url(game_id, blue)):
         time_.ms += 60_000
         gone_everywhere(one, two, game_id)
@@ -157,9 +156,7 @@ def test_an_action_stored_by_another_process_is_presence_for_a_claim(
     new position (its change feed), and Blue claims there a second later: refused, the
     action's presence was stored with it."""
     one, two = two_processes
-    game_id, red, blue = rated_game(one, REALTIME)
-    play_turn(one, game_id, red)
-    play_turn(one, game_id, blue)
+    game_id, red, blue = opened_game(one)
     time_.ms += 60_000
     gone_everywhere(one, two, game_id)
     play_turn(two, game_id, red)
@@ -176,9 +173,7 @@ def test_a_move_and_a_claim_at_the_same_instant_exactly_one_wins(
     two threads), three times: exactly one is accepted each time, and storage agrees."""
     one, two = two_processes
     for _ in range(3):
-        game_id, red, blue = rated_game(one, REALTIME)
-        play_turn(one, game_id, red)
-        play_turn(one, game_id, blue)
+        game_id, red, blue = opened_game(one)
         time_.ms += 60_000
         gone_everywhere(one, two, game_id)
         action = state(two, game_id, red)["legal"][0]["action"]

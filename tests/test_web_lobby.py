@@ -19,7 +19,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 import test_web_storage
+from hexgames.i18n import Translator
 from hexgames.web.app import create_app
+from hexgames.web.clocks import RATED_MIN_ESTIMATE_S, TimeControl
+from hexgames.web.pools import POOL_CONTROLS
 
 # The storage backends (SQLite, and a throwaway PostgreSQL cluster) of the storage tests.
 backend = test_web_storage.backend
@@ -104,7 +107,10 @@ def seek_and_accept(client: TestClient, control: dict | None = None,
 
 def test_a_challenge_starts_a_game_with_the_chosen_colour(client: TestClient) -> None:
     with client.websocket_connect("/ws/lobby") as lobby:
-        assert lobby.receive_json() == {"type": "lobby", "seeks": [], "playing": []}
+        first = lobby.receive_json()
+        assert {key: first[key] for key in ("type", "seeks", "playing")} == {
+            "type": "lobby", "seeks": [], "playing": []}
+        assert {entry["waiting"] for entry in first["pools"]} == {0}  # issue 39, row 17
         posted = client.post("/api/seeks", json={
             "game": "dendria", "options": {"board_side": 5}, "color": "light",
             "control": {"kind": "realtime", "base_s": 300, "increment_s": 5}}).json()
@@ -367,13 +373,13 @@ def test_a_rated_game_lost_on_time_changes_both_ratings(
     name_both(client)
     posted = client.post("/api/seeks", json={
         "game": "benediction", "color": "red", "rated": True,
-        "control": {"kind": "realtime", "base_s": 5, "increment_s": 0}}).json()
+        "control": {"kind": "realtime", "base_s": 60, "increment_s": 0}}).json()
     taken = accept(client, posted["id"]).json()
     game_id, red, blue = taken["id"], posted["token"], taken["token"]
     assert state(client, game_id, red)["rated"]
     play_turn(client, game_id, red)
     play_turn(client, game_id, blue)
-    time_.ms += 5_500  # the deadline and the lag credit after it
+    time_.ms += 60_500  # the deadline and the lag credit after it
     assert client.portal.call(client.app.state.service.check_clocks) == [game_id]
     view = state(client, game_id, None)
     assert view["result"] == "Blue wins (Red ran out of time)"
@@ -388,6 +394,75 @@ def test_an_aborted_rated_game_changes_no_rating(client: TestClient) -> None:
     taken = accept(client, posted["id"]).json()
     view = client.post(f"/api/games/{taken['id']}/abort", json={"token": taken["token"]}).json()
     assert view["is_over"] and view["rating_changes"] is None
+
+
+def test_an_aborted_game_reads_in_the_visitors_language(client: TestClient) -> None:
+    """Issue 39, row 12: "Game aborted" stayed English in Korean and Portuguese on the
+    games list of ``/`` and on the player's page; it is now translated on both."""
+    name_both(client)
+    posted = client.post("/api/seeks", json={"game": "benediction"}).json()
+    taken = accept(client, posted["id"]).json()
+    client.post(f"/api/games/{taken['id']}/abort", json={"token": posted["token"]})
+    for language in ("ko", "pt"):
+        expected = Translator(language).text("Game aborted")
+        assert expected != "Game aborted"
+        games = client.get("/api/games", params={"lang": language}).json()["games"]
+        line = next(game for game in games if game["id"] == taken["id"])
+        assert line["winner"] is None and line["reason"] == "Game aborted"
+        assert line["reason_text"] == expected
+        page = client.get("/api/players/Ann", params={"lang": language}).json()
+        line = next(game for game in page["finished"] if game["id"] == taken["id"])
+        assert line["reason_text"] == expected
+
+
+#: What the lobby form sent for "0.05 min + 0" (issue 39, row 16): a 3-second game.
+THREE_SECONDS = {"kind": "realtime", "base_s": 3, "increment_s": 0}
+
+
+def test_a_rated_real_time_game_needs_a_minimum_clock(client: TestClient) -> None:
+    """Issue 39, row 16: 0.05 min + 0, rated, was accepted. Every route that creates a
+    rated real-time game now answers 400 naming the field below the documented minimum
+    (an expected length of 60 s); the same control stays open to casual games."""
+    name_both(client)
+    with visitor(client, "bob"):
+        bob = client.get("/api/me").json()["name"]
+    refusals = [
+        client.post("/api/seeks", json={"game": "benediction", "rated": True,
+                                        "control": THREE_SECONDS}),
+        client.post("/api/seeks", json={"game": "dendria", "rated": True, "target": bob,
+                                        "control": THREE_SECONDS}),
+        client.post("/api/games", json={"game": "dendria", "mode": "online", "rated": True,
+                                        "control": THREE_SECONDS}),
+        # 20 s + 0.9 s: an expected 56 s, just below.
+        client.post("/api/seeks", json={"game": "benediction", "rated": True, "control": {
+            "kind": "realtime", "base_s": 20, "increment_s": 0.9}}),
+    ]
+    for answer in refusals:
+        assert answer.status_code == 400, answer.text
+        assert "base_s" in answer.json()["error"] and "rated" in answer.json()["error"]
+    ko = client.post("/api/seeks", params={"lang": "ko"}, json={
+        "game": "benediction", "rated": True, "control": THREE_SECONDS}).json()
+    assert ko["message"] != ko["error"] and "base_s" in ko["message"]
+    assert client.get("/api/seeks").json()["seeks"] == []
+    for control in ({"kind": "realtime", "base_s": 60, "increment_s": 0},
+                    {"kind": "realtime", "base_s": 20, "increment_s": 1},
+                    {"kind": "correspondence", "days": 1}, None):
+        made = client.post("/api/seeks", json={"game": "benediction", "rated": True,
+                                               "control": control})
+        assert made.status_code == 201, (control, made.text)
+        client.post(f"/api/seeks/{made.json()['id']}/cancel", json={"token": made.json()["token"]})
+    casual = client.post("/api/seeks", json={"game": "benediction", "control": THREE_SECONDS})
+    assert casual.status_code == 201
+    assert client.get(f"/api/seeks/{casual.json()['id']}").json()["rated"] is False
+
+
+def test_every_quick_pairing_pool_may_be_rated() -> None:
+    """Pools take no control from the client: their fixed ones all meet the minimum."""
+    for label, control in POOL_CONTROLS:
+        control.check_rated()
+        assert control.kind != "realtime" or control.estimate_s >= RATED_MIN_ESTIMATE_S, label
+    with pytest.raises(ValueError, match="base_s"):
+        TimeControl.parse(THREE_SECONDS).check_rated()
 
 
 def test_a_direct_challenge_is_for_the_named_player_only(client: TestClient) -> None:

@@ -9,6 +9,7 @@ are run by the tests (``match_pools``), so nothing here sleeps or depends on tim
 from __future__ import annotations
 
 import contextlib
+import queue
 import threading
 from collections.abc import Iterator
 from dataclasses import replace
@@ -179,6 +180,38 @@ def test_a_rated_pool_does_not_pair_two_identities_of_one_address(
     one, two = entry("one", 1500, 0, origin="home"), entry("two", 1500, 0, origin="home")
     assert pair_up([one, two], 60_000) == []
     assert pair_up([replace(one, rated=False), replace(two, rated=False)], 0) != []
+
+
+def test_the_waiting_counts_reach_the_lobby_when_they_change(client: TestClient) -> None:
+    """Issue 39, row 17: the other player's "N waiting" lagged 5-10 s (the page's poll).
+    A join and a leave now push the lobby, counts included, to every lobby socket."""
+    name(client, "Ann")
+    name(client, "Bob")
+    messages: queue.Queue[dict[str, Any]] = queue.Queue()
+    with visitor(client, "Ann"), client.websocket_connect("/ws/lobby") as lobby:
+        first = lobby.receive_json()
+        assert first["type"] == "lobby" and {p["pool"]: p["waiting"]
+                                              for p in first["pools"]}[POOL] == 0
+
+        def receive() -> None:
+            with contextlib.suppress(Exception):  # the socket closes at the end
+                while True:
+                    messages.put(lobby.receive_json())
+
+        threading.Thread(target=receive, daemon=True).start()
+
+        def next_count() -> int:
+            while True:
+                message = messages.get(timeout=10)  # bounded: a push, or the test fails
+                if message["type"] == "lobby":
+                    return {p["pool"]: p["waiting"] for p in message["pools"]}[POOL]
+
+        assert join(client, "Bob").status_code == 201
+        assert next_count() == 1
+        with visitor(client, "Bob"):
+            assert client.post("/api/pools/leave").status_code == 200
+        while next_count() != 0:  # a count read before the leave may come first
+            pass
 
 
 def test_ratings_far_apart_are_paired_once_the_range_is_wide_enough(

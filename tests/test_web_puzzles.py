@@ -192,6 +192,29 @@ def test_the_next_puzzle_is_near_the_rating_untried_and_of_the_theme(app: Any) -
     assert again["id"] not in sorted(skipped)[:150]
 
 
+def test_only_themes_that_pick_some_puzzles_are_offered(app: Any) -> None:
+    """Issue 39, row 15: themes tagging no puzzle (Bridge, Drop; Long journey, Both
+    pass) were offered, and Dendria's "Quiet limit" tagged all 400 puzzles. A theme is
+    offered, and shown on a puzzle, only when it picks some puzzles but not all."""
+    guest = browser(app)
+    for name, left_out in (("benediction", {"bridge", "drop"}),
+                           ("dendria", {"journey", "double-pass", "quiet-limit"})):
+        vocabulary = {theme.name for theme in get_game(name).puzzle_themes.themes}
+        assert left_out <= vocabulary
+        catalogue = guest.get(f"/api/puzzles/{name}").json()
+        offered = {theme["name"] for theme in catalogue["themes"]}
+        assert offered == vocabulary - left_out
+        assert all(0 < theme["count"] < catalogue["count"] for theme in catalogue["themes"])
+        puzzle = guest.get(f"/api/puzzles/{name}/next").json()
+        assert {theme["name"] for theme in puzzle["themes"]} <= offered
+        refused = guest.get(f"/api/puzzles/{name}/next", params={"theme": sorted(left_out)[0]})
+        assert refused.status_code == 400
+    shipped_dendria = puzzle_set(get_game("dendria"))
+    assert all("quiet-limit" in puzzle.themes for puzzle in shipped_dendria)
+    for daily in guest.get("/api/puzzles/daily").json()["puzzles"]:
+        assert "quiet-limit" not in daily["themes"]
+
+
 def test_choose_prefers_untried_puzzles_and_falls_back_to_all() -> None:
     import random
 

@@ -463,10 +463,22 @@ class Served:
                 time.sleep(60)
         self.killed: str | None = None
         self.peak_kib = 0
+        self._wait_for_engine()
         self._done = threading.Event()
         self._guard = threading.Thread(target=self._watch, args=(max_rss_mb * 1024,),
                                        daemon=True)
         self._guard.start()
+
+    def _wait_for_engine(self, bound: float = 600) -> None:
+        """A fresh server (sources never run before) compiles its engines in the
+        background and answers 503 meanwhile: wait until ``/api/engine-status`` says
+        ready (bounded; an older server without it answers 404 and is taken as ready)."""
+        deadline = time.monotonic() + bound
+        while time.monotonic() < deadline:
+            status, body, _ = call(self.url, "/api/engine-status", timeout=10)
+            if status == 404 or (status == 200 and answer_of(status, body).get("ready")):
+                return
+            time.sleep(1)
 
     def _watch(self, limit_kib: int) -> None:
         while not self._done.wait(0.5):

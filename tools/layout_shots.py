@@ -103,7 +103,7 @@ def dendria_end(server: str, page: Any, size: str, browser: Any) -> Cleanup:
     for _ in range(2):
         call(f"{server}/api/games/{created['id']}/actions",
              {"token": created["token"], "action": "pass"})
-    open_game(page, server, created, "#banner:not([hidden]) #breakdown")
+    open_game(page, server, created, "#final-breakdown:not([hidden]) #breakdown")
     return None
 
 

@@ -194,19 +194,32 @@ def measure(
 
 # ------------------------------------------------------------------ the C anchor
 #: Where a game's C anchor (``Game.native_anchor``) is looked for when ``--anchor`` is not
-#: given (relative to the working directory, as in the repository layout ``work/<checkout>``
-#: + ``work/shared``).
-ANCHOR_DIRECTORY = Path("..") / "shared" / "bench"
+#: given: ``$HEXGAMES_ANCHOR_DIR``, else ``shared/bench`` beside the checkout the package
+#: was installed from (``work/<checkout>/src/hexgames`` + ``work/shared``), whatever the
+#: working directory, else ``../shared/bench`` from the working directory.
+ANCHOR_DIRECTORY = Path(__file__).resolve().parents[3] / "shared" / "bench"
+ANCHOR_ENVIRONMENT = "HEXGAMES_ANCHOR_DIR"
 ANCHOR_GAMES = 2000
 _ANCHOR_LINE = re.compile(
     r"native: (\d+) games, (\d+) actions in ([\d.]+)s: (\d+) actions/s.*?([\d.]+) games/s"
 )
 
 
+def anchor_directories() -> list[Path]:
+    """Where C anchors are looked for, in order (see :data:`ANCHOR_DIRECTORY`)."""
+    found = [Path(os.environ[ANCHOR_ENVIRONMENT])] if os.environ.get(ANCHOR_ENVIRONMENT) else []
+    return [*found, ANCHOR_DIRECTORY, Path("..") / "shared" / "bench"]
+
+
 def default_anchor(game: Game) -> Path | None:
-    """Where ``game``'s C anchor is looked for by default (``None``: it has none)."""
+    """Where ``game``'s C anchor is found by default: the first of
+    :func:`anchor_directories` that holds it, else where it was looked for first
+    (``None``: the game has none)."""
     anchor = game.native_anchor
-    return None if anchor is None else ANCHOR_DIRECTORY / anchor.source
+    if anchor is None:
+        return None
+    places = [directory / anchor.source for directory in anchor_directories()]
+    return next((place for place in places if place.is_file()), places[0])
 
 
 def yardstick_game() -> Game:
@@ -231,7 +244,9 @@ def find_anchor(path: str | None, game: Game) -> tuple[Path | None, str | None]:
             return None, f"no C anchor for {game.title}"
         source = default
         if not source.is_file():
-            return None, f"no {source} (give --anchor PATH)"
+            looked = ", ".join(str(d) for d in anchor_directories())
+            return None, (f"no {default.name} in {looked} (give --anchor PATH or set "
+                          f"{ANCHOR_ENVIRONMENT})")
     if shutil.which("gcc") is None:
         return None, "gcc is not installed"
     return source, None

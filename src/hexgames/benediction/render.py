@@ -223,7 +223,7 @@ def svg(
         )
     )
     to_move = "none" if position.is_over else position.to_move
-    title = Phrase("{game} board, side {side}: {status}", game="Benediction", side=board.side,
+    title = Phrase("{game} board, side {side}: {status}", game=word("Benediction"), side=board.side,
                    status=status_phrase(position))
     return _svg.svg_document(
         frame=frame,

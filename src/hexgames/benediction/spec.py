@@ -94,7 +94,7 @@ LEGEND = BoardLegend(
 
 GAME = Game(
     name="benediction",
-    title="Benediction",
+    title=N_("Benediction"),  # translated where shown (the Korean rules say 베네딕션)
     colors=("red", "blue"),
     options=OPTIONS,
     make_rules=Rules,

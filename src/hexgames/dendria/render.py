@@ -258,7 +258,7 @@ def svg(
         data={"game": "dendria", "side": board.side, "to-move": to_move,
               "score-dark": _points(dark), "score-light": _points(light),
               **({"flipped": "true"} if flip else {})},
-        title=Phrase("{game} board, side {side}: {status}", game="Dendria", side=board.side,
+        title=Phrase("{game} board, side {side}: {status}", game=word("Dendria"), side=board.side,
                      status=status_phrase(position)),
         style=_svg.HIT_STYLE,
         defs=_svg.arrow_marker(f"{board_id}-arrow", LAST_STEP),

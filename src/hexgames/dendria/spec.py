@@ -90,7 +90,7 @@ LEGEND = BoardLegend(
 
 GAME = Game(
     name="dendria",
-    title="Dendria",
+    title=N_("Dendria"),  # translated where shown (the Korean rules say 덴드리아)
     colors=("dark", "light"),
     options=OPTIONS,
     make_rules=make_rules,

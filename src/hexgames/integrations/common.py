@@ -113,16 +113,22 @@ def validate_options(game: Game, options: Mapping[str, Any]) -> dict[str, Any]:
 
     ``ValueError`` (never ``TypeError``) for an unknown name, listing every valid option
     and its range, or for a bad value, saying what is valid (``Option.validate``). The
-    accepted options, with aliases resolved to their names, are returned; the game's
-    ``make_rules`` still checks combinations."""
-    by_name: dict[str, Option] = {}
-    for option in game.options:
-        by_name[option.name] = option
-        for alias in option.aliases:
-            by_name.setdefault(alias, option)
+    accepted options are returned; the game's ``make_rules`` still checks combinations.
+
+    Every research adapter (OpenSpiel, PettingZoo, Gymnasium, the functional API and the
+    vector environments) takes the same names, OpenSpiel's parameter names: an option's
+    engine alias (Dendria's older ``size``) is refused here, naming the option, as
+    pyspiel refuses it."""
+    by_name = {option.name: option for option in game.options}
+    aliases = {alias: option for option in game.options for alias in option.aliases}
     checked: dict[str, Any] = {}
     for name, value in options.items():
         found = by_name.get(name)
+        if found is None and name in aliases:
+            raise ValueError(
+                f"{game.title}'s option {name!r} is called {aliases[name].name!r} in the "
+                "research adapters (OpenSpiel's parameter names)"
+            )
         if found is None:
             raise ValueError(
                 f"{game.title} has no option {name!r}; valid options: "

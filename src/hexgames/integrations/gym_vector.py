@@ -198,23 +198,38 @@ class GymVectorEnv(gymnasium.vector.VectorEnv):
                 "final_info": self._infos(ended, True), "_final_info": ended.copy()}
 
 
+#: What :class:`GymEnv` does with an id the mask does not allow.
+ILLEGAL_ACTIONS = ("lose", "raise")
+
+
 class GymEnv(gymnasium.Env):
     """One game of ``game`` as a Gymnasium environment (self-play; see the module
-    docstring): ``info["action_mask"]`` and ``info["current_player"]`` each step. An
-    illegal id raises :class:`hexgames.IllegalAction`."""
+    docstring): ``info["action_mask"]`` and ``info["current_player"]`` each step.
+
+    ``illegal_action`` says what an id the mask does not allow does, since an agent (or
+    Gymnasium's ``check_env``) that samples ``action_space`` unmasked sends them:
+    ``"lose"`` (the default, PettingZoo's ``TerminateIllegalWrapper`` rule) ends the game,
+    the mover losing (reward -1, ``terminated``, ``info["illegal_action"]`` True, nothing
+    played); ``"raise"`` raises :class:`hexgames.IllegalAction` and changes nothing."""
 
     metadata: dict[str, Any] = {"render_modes": []}  # noqa: RUF012 (as Gymnasium declares it)
 
     def __init__(self, game: str = "benediction", *,
                  max_actions: int | None = DEFAULT_MAX_ACTIONS, player_relative: bool = False,
                  channels_last: bool = False, render_mode: str | None = None,
-                 **options: Any) -> None:
+                 illegal_action: str = "lose", **options: Any) -> None:
         if render_mode is not None:
             raise ValueError(f"render_mode {render_mode!r}: this environment does not render")
+        if illegal_action not in ILLEGAL_ACTIONS:
+            raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTIONS}, "
+                             f"not {illegal_action!r}")
+        self.illegal_action = illegal_action
         self.functional = Env(game, max_actions=max_actions, player_relative=player_relative,
                        channels_last=channels_last, **options)
         self.observation_space, self.action_space = _spaces(self.functional)
         self.state: State | None = None
+        #: The game was ended by an illegal id (``illegal_action="lose"``).
+        self._forfeited = False
 
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
@@ -222,6 +237,7 @@ class GymEnv(gymnasium.Env):
         if options:
             raise ValueError(f"unknown reset options {sorted(options)}")
         self.state = self.functional.init(_seeds(seed, 1, self.np_random))
+        self._forfeited = False
         return self.state.observation[0].copy(), self._info()
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
@@ -229,12 +245,28 @@ class GymEnv(gymnasium.Env):
             raise gymnasium.error.ResetNeeded("call reset() before step()")
         state = self.state
         mover = int(state.current_player[0])
+        if self._forfeited:  # as a game over by its rules: nothing more happens
+            return state.observation[0].copy(), 0.0, True, False, self._info()
+        if self.illegal_action == "lose" and not self._allowed(action):
+            self._forfeited = True
+            return (state.observation[0].copy(), -1.0, True, False,
+                    {**self._info(), "illegal_action": True})
         try:
             self.functional.step(state, np.array([action], np.int64), inplace=True)
         except ValueError as error:
             raise IllegalAction(f"action id {action} is not legal here") from error
         return (state.observation[0].copy(), float(state.rewards[0, mover]),
                 bool(state.terminated[0]), bool(state.truncated[0]), self._info())
+
+    def _allowed(self, action: Any) -> bool:
+        """Is ``action`` an id the current mask allows (a game over allows any)?"""
+        assert self.state is not None
+        try:
+            index = int(action)
+        except (TypeError, ValueError):
+            return False
+        mask = self.state.legal_action_mask[0]
+        return 0 <= index < mask.shape[0] and bool(mask[index])
 
     def random_action(self) -> int:
         """A uniformly random legal id (seeded by ``reset(seed=...)``)."""

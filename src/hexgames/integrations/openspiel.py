@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import base64
 import pickle
+import sys
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -463,3 +464,50 @@ def register(name: str) -> type[HexGame]:
 
 for _name in game_names():
     register(_name)
+
+
+def run_script(argv: list[str] | None = None) -> int:
+    """``python -m hexgames.integrations.openspiel run MODULE [ARGS...]``: run one of
+    OpenSpiel's own scripts (``open_spiel.python.examples.alpha_zero``...) with our games
+    registered, exactly as ``python -m MODULE ARGS`` would run it.
+
+    pyspiel knows a Python game only once the module defining it is imported, and
+    OpenSpiel's scripts load games by name without importing ours; this one is imported
+    (it is the program), then MODULE runs as ``__main__`` with ARGS as its own flags. A
+    script's spawned worker processes (AlphaZero's actors) re-import the program's main
+    module, this one, so they know the games too."""
+    import argparse
+    import importlib.util
+    import runpy
+
+    parser = argparse.ArgumentParser(
+        prog="python -m hexgames.integrations.openspiel",
+        description="Run an OpenSpiel script with the hexgames games registered.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    run = commands.add_parser(
+        "run", help="run MODULE as `python -m MODULE ARGS`, the games registered",
+        description="e.g. run open_spiel.python.examples.alpha_zero "
+                    "--game='dendria(board_side=5)' --path=/tmp/az")
+    run.add_argument("module", help="the script's module, e.g. "
+                                    "open_spiel.python.examples.alpha_zero")
+    run.add_argument("arguments", nargs=argparse.REMAINDER, help="the script's own flags")
+    args = parser.parse_args(argv)
+    try:
+        found = importlib.util.find_spec(args.module)
+    except (ImportError, ValueError):
+        found = None
+    if found is None:
+        parser.error(f"no module {args.module!r} to run (is open_spiel installed?)")
+    sys.argv = [found.origin or args.module, *args.arguments]
+    try:
+        runpy.run_module(args.module, run_name="__main__", alter_sys=False)
+    except SystemExit as stop:  # absl's app.run ends with sys.exit
+        if stop.code is None or isinstance(stop.code, int):
+            return stop.code or 0
+        print(stop.code, file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(run_script())

@@ -53,7 +53,8 @@ the agent that chose it.
 from __future__ import annotations
 
 import io
-from types import SimpleNamespace
+import sys
+from types import ModuleType
 from typing import Any, ClassVar
 
 import numpy as np
@@ -292,15 +293,18 @@ def svg_to_rgb(svg: str) -> np.ndarray:
     return np.rint(rgba[..., :3] * 255).astype(np.uint8)
 
 
-_MODULES: dict[str, SimpleNamespace] = {}
+_MODULES: dict[str, ModuleType] = {}
 
 
 def _class_name(game: Game) -> str:
     return f"{game.title.replace(' ', '')}Env"
 
 
-def environment_module(name: str) -> SimpleNamespace:
-    """``raw_env`` and ``env`` for the game ``name``, like a ``pettingzoo.classic`` module.
+def environment_module(name: str) -> ModuleType:
+    """``raw_env`` and ``env`` for the game ``name``, like a ``pettingzoo.classic`` module:
+    a real module, ``hexgames.integrations.pettingzoo.<name>_v0`` in ``sys.modules`` (so
+    ``import hexgames.integrations.pettingzoo.dendria_v0`` and ``from ... import
+    dendria_v0`` both work, and it has a ``__name__``).
 
     ``env(**kwargs)`` adds PettingZoo's standard wrappers, as ``pettingzoo.classic``'s
     board games do: an action outside the mask ends the game with -1 for the agent that
@@ -330,7 +334,13 @@ def environment_module(name: str) -> SimpleNamespace:
         return wrappers.OrderEnforcingWrapper(wrapped)
 
     env.__doc__ = f"The {game.title} environment with PettingZoo's standard wrappers."
-    module = SimpleNamespace(raw_env=raw_env, env=env, name=f"{game.name}_v0")
+    module = ModuleType(f"{__name__}.{game.name}_v0",
+                        f"PettingZoo's AEC environment of {game.title}: env() and raw_env.")
+    module.raw_env = raw_env  # type: ignore[attr-defined]
+    module.env = env  # type: ignore[attr-defined]
+    module.name = f"{game.name}_v0"  # type: ignore[attr-defined]
+    module.__package__ = __name__
+    sys.modules[module.__name__] = module
     _MODULES[game.name] = module
     return module
 
@@ -344,3 +354,7 @@ def __getattr__(name: str) -> Any:
         if name == _class_name(get_game(game_name)):
             return environment_module(game_name).raw_env
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+for _name in game_names():  # the modules exist as soon as this one is imported
+    environment_module(_name)

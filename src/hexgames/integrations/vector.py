@@ -44,6 +44,7 @@ import numpy as np
 from hexgames import _jit
 from hexgames._jit import drop_stale_cache, njit
 from hexgames.game import Game, game_names, get_game
+from hexgames.integrations.common import validate_options
 
 #: What a cold start says (as ``hexgames serve`` and the benchmark do).
 COMPILING = "compiling the rules engine, once..."
@@ -93,7 +94,7 @@ class VectorEnv:
         if make_batch is None:
             raise ValueError(f"{self.game.title} has no vectorized environment; the games "
                              f"with one: {', '.join(vector_games())}")
-        self.rules = self.game.make_rules(**options)
+        self.rules = self.game.make_rules(**validate_options(self.game, options))
         self.num_envs = num_envs
         self.batch = make_batch(self.rules, num_envs)
         self.num_actions: int = self.batch.num_actions
@@ -329,6 +330,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="batched steps played before each run's clock starts "
                              "(default 0; 300 reaches the middle of games)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--anchor", metavar="PATH", default=None,
+                        help="the C anchor's source (default: found beside the checkout, "
+                             "see hexgames.bench.ANCHOR_DIRECTORY)")
     parser.add_argument("--no-anchor", action="store_true", help="do not run the C anchor")
     args = parser.parse_args(argv)
     if any(b < 1 for b in args.batch):
@@ -344,7 +348,9 @@ def main(argv: list[str] | None = None) -> int:
         print(text, file=sys.stderr, flush=True)
 
     source, note = ((None, "not requested") if args.no_anchor
-                    else find_anchor(None, yardstick_game()))
+                    else find_anchor(args.anchor, yardstick_game()))
+    if source is None and not args.no_anchor:  # said, not skipped without a word
+        say(f"no C anchor in this run: {note}")
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="hexgames-anchor-") as tmp:
         binary = compile_anchor(source, tmp) if source is not None else None

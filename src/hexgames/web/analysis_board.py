@@ -335,6 +335,8 @@ def add_analysis_routes(app: FastAPI, service: GameService) -> None:
         return {"id": match.id, "game": match.game.name, "options": match.stored.options,
                 "start": match.stored.start or None,
                 "actions": [ply.notation for ply in match.plies],
+                # which actions open a turn: the page numbers the line by turn
+                "turn_starts": [ply.turn_start for ply in match.plies],
                 "players": match.players_view(words),
                 "result": match.result_text() if match.is_over else None,
                 "result_text": words.text(match.result_phrase()) if match.is_over else None}

@@ -19,6 +19,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from hexgames.phrases import N_
 from hexgames.web.change_feed import ChangeFeed
 from hexgames.web.clocks import LAG_ALLOWANCE_MS, Clock, TimeControl, clock_in, put_clock
 from hexgames.web.live_games import LiveGames, iso_now
@@ -37,8 +38,9 @@ CLOCK_RESYNC = 30.0
 #: when it is over ``2 * CLOCK_HEARTBEAT`` (no other process kept them meanwhile).
 CLOCK_HEARTBEAT = 5.0
 CLOCK_ALIVE = "clocks-alive"
-#: Reason words of the site's own endings (the engine's come from ``outcome()``).
-ABORTED = "Game aborted"
+#: Reason words of the site's own endings (the engine's come from ``outcome()``); marked
+#: for translation, as the lists of games show them in the visitor's language.
+ABORTED = N_("Game aborted")
 
 
 def crediting(outages: list[tuple[float, float]], moment: float

@@ -18,6 +18,8 @@ Rules (documented in docs/web.md, "Clocks"):
 - **Correspondence.** ``days`` per turn: each turn starts with the full allowance (no
   banking), timeouts are adjudicated by the server.
 - **Untimed**: no clock at all (``TimeControl.parse(None)``).
+- **Rated real time** needs an expected length (:attr:`TimeControl.estimate_s`) of at
+  least :data:`RATED_MIN_ESTIMATE_S` (:meth:`TimeControl.check_rated`).
 """
 
 from __future__ import annotations
@@ -39,6 +41,13 @@ FIRST_TURN_LIMIT_MS = 60_000
 MAX_BASE_S = 3 * 3600
 MAX_INCREMENT_S = 600
 MAX_DAYS = 14
+#: A rated real-time game must be expected to last at least this long (s): a rating says
+#: how well one plays, and a game of a few seconds measures the connection and the mouse.
+#: The expected length is lichess's estimate, ``base_s + ESTIMATE_TURNS * increment_s``
+#: (each side's time for a game of that many turns): 1 min + 0 s, 20 s + 1 s and the
+#: quick pools (1+1 and up) are rated; 0.05 min + 0 s (3 s) is casual only.
+RATED_MIN_ESTIMATE_S = 60
+ESTIMATE_TURNS = 40
 
 KINDS = ("untimed", "realtime", "correspondence")
 
@@ -92,6 +101,22 @@ class TimeControl:
     @property
     def timed(self) -> bool:
         return self.kind != "untimed"
+
+    @property
+    def estimate_s(self) -> float:
+        """The expected time of one side for a game (s), as lichess estimates it."""
+        return self.base_s + ESTIMATE_TURNS * self.increment_s
+
+    def check_rated(self) -> None:
+        """Refuse a real-time control too short for a rated game (``ValueError`` naming
+        the fields); untimed and correspondence games may always be rated."""
+        if self.kind == "realtime" and self.estimate_s < RATED_MIN_ESTIMATE_S:
+            seconds = format(self.estimate_s, "g")
+            raise ValueError(Phrase(
+                "base_s + {turns} × increment_s must be at least {limit} seconds for a rated "
+                "real-time game (this control gives {seconds} s); play it casual or give "
+                "more time", turns=ESTIMATE_TURNS, limit=RATED_MIN_ESTIMATE_S,
+                seconds=seconds))
 
     def to_dict(self) -> dict[str, Any]:
         if self.kind == "realtime":

@@ -158,6 +158,8 @@ class GameSetup:
                 players[1 - seat]["player_id"] = opponent.id
         if rated and mode != "online":
             raise ValueError(N_("only online games between two players can be rated"))
+        if rated:
+            time_control.check_rated()
         if player is not None and mode != "hotseat":
             players[seat]["player_id"] = player.id
         stamp = iso_now()

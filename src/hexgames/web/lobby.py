@@ -22,7 +22,7 @@ import hmac
 import json
 import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -82,6 +82,10 @@ class Lobby:
         #: Called with a player's id when their last lobby socket here closes (the
         #: quick-pairing pools take them out: :meth:`~hexgames.web.pools.Pools.player_left`).
         self.player_gone: Callable[[str], None] = lambda player_id: None
+        #: The players waiting in each quick-pairing pool (``{pool id: count}``), sent
+        #: with every lobby state, so a count reaches the lobby's pages when it changes
+        #: rather than at their next poll (issue 39, row 17); set by the service.
+        self.pool_counts: Callable[[], Awaitable[dict[str, int]]] | None = None
 
     def now(self) -> float:
         return self.games.now()
@@ -116,6 +120,8 @@ class Lobby:
         game = get_game(game_name)
         rules_options = parse_options(game, options)
         time_control = TimeControl.parse(control)
+        if rated:
+            time_control.check_rated()
         if color != "random" and color not in game.colors:
             raise ValueError(Phrase("colour must be random or one of {colors}",
                                     colors=", ".join(game.colors)))
@@ -236,11 +242,16 @@ class Lobby:
             and not any(player.get("invite") for player in stored.players)
         ]
         names = await self._names(playing)
-        return {
+        state = {
             "type": "lobby",
             "seeks": [public_seek(seek, words) for seek in seeks],
             "playing": [playing_summary(stored, names, words) for stored in playing],
         }
+        if self.pool_counts is not None:
+            counts = await self.pool_counts()
+            state["pools"] = [{"pool": pool, "waiting": count}
+                              for pool, count in counts.items()]
+        return state
 
     async def names_of(self, games: list[StoredGame]) -> dict[str, str]:
         """The display names of the identities holding seats in ``games`` (id -> name)."""

@@ -224,6 +224,7 @@ class Pools:
             await self.match()
         except Exception:  # the entry waits; the next wave pairs it
             log.exception("the pools' matching failed after a join")
+        self.lobby_changed()  # one more waiting: the lobby's pages see the count now
         return await self._store(storage.pool_entry, entry.id) or entry, token
 
     async def _origin(self, address: str | None) -> str:
@@ -273,16 +274,21 @@ class Pools:
             await self._store(storage.touch_pool_entry, entry.id, moment)
         return entry_view(entry, moment)
 
+    async def counts(self) -> dict[str, int]:
+        """The players waiting in each pool (every pool, 0 included), those that still
+        ask (an entry quiet for ``POOL_STALE`` is not counted)."""
+        fresh = self.now() - POOL_STALE * 1000
+        counts = dict.fromkeys(self.specs, 0)
+        for entry in await self._store(self.games.storage.waiting_pool_entries,
+                                       MAX_POOL_WAITING * len(self.specs)):
+            if entry.seen_at >= fresh and entry.pool in counts:
+                counts[entry.pool] += 1
+        return counts
+
     async def overview(self, player_id: str | None = None,
                        words: Translator = ENGLISH) -> dict[str, Any]:
         """Every pool with the players waiting in it, and the player's own entry."""
-        moment = self.now()
-        counts: dict[str, int] = {}
-        fresh = moment - POOL_STALE * 1000
-        for entry in await self._store(self.games.storage.waiting_pool_entries,
-                                       MAX_POOL_WAITING * len(self.specs)):
-            if entry.seen_at >= fresh:
-                counts[entry.pool] = counts.get(entry.pool, 0) + 1
+        counts = await self.counts()
         return {"type": "pools",
                 "pools": [spec.view(counts.get(spec.id, 0), words)
                           for spec in self.specs.values()],

@@ -13,7 +13,7 @@ Routes (added by :func:`add_puzzle_routes`; the streak's are in
 * pages ``/puzzles`` (the first game's), ``/puzzles/<game>``, ``/puzzles/<game>/<id>``;
 * ``GET /api/puzzles/daily``: each game's puzzle of the day (UTC), with a small board;
 * ``GET /api/puzzles/<game>``: the set's size, the themes (the game's vocabulary, with
-  counts) and the visitor's puzzle rating;
+  counts; only those that pick some puzzles but not all) and the visitor's puzzle rating;
 * ``GET /api/puzzles/<game>/next?theme=&near=&skip=``: the next puzzle for the visitor;
 * ``GET /api/puzzles/<game>/<id>``: one puzzle (board, clicks, themes, rating);
 * ``POST /api/puzzles/<game>/<id>/try`` ``{"actions", "clicks"?}``: the verdict, and once
@@ -85,14 +85,20 @@ def rated(player: Player | None) -> bool:
 
 
 def theme_list(game: Game, words: Translator = ENGLISH) -> list[dict[str, Any]]:
-    """The game's themes, in its order, each with the number of puzzles it tags (its
-    ``title`` and ``description`` in ``words``' language)."""
+    """The game's themes that pick some of its puzzles, in its order, each with the
+    number of puzzles it tags (its ``title`` and ``description`` in ``words``' language).
+
+    A theme of the vocabulary that tags no shipped puzzle (Benediction's bridge) offers
+    an empty choice, and one that tags every puzzle (Dendria's quiet limit: each puzzle
+    of the set ends the game by it) picks nothing out and says nothing about a puzzle;
+    both are left out, here and on the puzzles (issue 39, row 15)."""
     vocabulary = game.puzzle_themes.themes if game.puzzle_themes is not None else ()
     puzzles = puzzle_set(game)
+    counts = {theme.name: sum(theme.name in puzzle.themes for puzzle in puzzles)
+              for theme in vocabulary}
     return [{"name": theme.name, "title": words.text(theme.title),
-             "description": words.text(theme.description),
-             "count": sum(theme.name in puzzle.themes for puzzle in puzzles)}
-            for theme in vocabulary]
+             "description": words.text(theme.description), "count": counts[theme.name]}
+            for theme in vocabulary if 0 < counts[theme.name] < len(puzzles)]
 
 
 def detail(game: Game, puzzle: Puzzle, rating: float, plays: int,
@@ -111,7 +117,8 @@ def detail(game: Game, puzzle: Puzzle, rating: float, plays: int,
         "rule": words.text(lesson.rule),
         "moves": lesson.moves,
         "color": start.to_move,
-        "themes": [{"name": name, "title": titles.get(name, name)} for name in puzzle.themes],
+        "themes": [{"name": name, "title": titles[name]} for name in puzzle.themes
+                   if name in titles],
         "rating": round(rating),
         "plays": plays,
         "url": f"/puzzles/{game.name}/{puzzle.id}",
@@ -197,7 +204,9 @@ def add_puzzle_routes(app: FastAPI, service: GameService) -> None:
             svg = await service.call_thread(small_board, name, puzzle.id)
             found.append({
                 "game": name, "title": game.title, "id": puzzle.id,
-                "rating": round(puzzle.rating), "themes": list(puzzle.themes),
+                "rating": round(puzzle.rating), "themes": [
+                    theme for theme in puzzle.themes
+                    if theme in {item["name"] for item in theme_list(game)}],
                 "color": puzzle.lesson.start(game).to_move, "svg": svg,
                 "url": f"/puzzles/{name}/{puzzle.id}",
             })

@@ -28,7 +28,7 @@ from fastapi.responses import HTMLResponse
 from markupsafe import Markup
 
 import hexgames
-from hexgames.game import REGISTRY, Game, game_names, get_game
+from hexgames.game import REGISTRY, Game, game_names, get_game, word
 from hexgames.i18n import (
     DEFAULT_LANGUAGE,
     Translator,
@@ -47,7 +47,7 @@ def rules_nav(current: str | None = None, language: str = DEFAULT_LANGUAGE) -> M
     words = translator(language)
     return Markup("".join(
         f'<a href="/rules/{other.name}"{" aria-current=page" if other.name == current else ""}>'
-        f'{html.escape(words.text(Phrase("{game} rules", game=other.title)))}</a>'
+        f'{html.escape(words.text(Phrase("{game} rules", game=word(other.title))))}</a>'
         for other in map(get_game, game_names())
     ))
 
@@ -141,13 +141,14 @@ def _rules_page(name: str, language: str = DEFAULT_LANGUAGE) -> str:
     else:
         missing = words.gettext(
             "The rules document {path} is not installed with this copy of hexgames.")
-        body = (f"<h1>{html.escape(game.title)}</h1><p>"
+        body = (f"<h1>{html.escape(words.gettext(game.title))}</h1><p>"
                 + html.escape(missing).replace(
                     "{path}", f"<code>docs/{html.escape(game.name)}.md</code>")
                 + "</p>")
     body = with_start_diagram(body, _start_drawing(name), words)
     sample, caption = _sample(name)
-    return render_template("rules.html", language, title=game.title, body=Markup(body),
+    return render_template("rules.html", language, title=words.gettext(game.title),
+                   body=Markup(body),
                    nav=rules_nav(name, language), sample=Markup(sample),
                    sample_caption=words.text(caption), legend=Markup(legend_html(game, words)))
 

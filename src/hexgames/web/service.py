@@ -102,6 +102,7 @@ class GameService:
         self.pools = Pools(self.games, self.clocks, self.lobby.send_to_player,
                            self.lobby.changed)
         self.lobby.player_gone = self.pools.player_left
+        self.lobby.pool_counts = self.pools.counts
         self.absence = Absence(self.games, self.clocks, absence)
         hooks = self.games.hooks
         hooks.acted = self.absence.acted

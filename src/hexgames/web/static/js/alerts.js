@@ -90,7 +90,7 @@ function playSound() {
 
 function notify(turn, url) {
   try {
-    const shown = new Notification(t("Your turn · {game}", { game: turn.title || "hexgames" }), {
+    const shown = new Notification(t("Your turn · {game}", { game: turn.title ? t(turn.title) : "hexgames" }), {
       body: describe(turn), tag: `hexgames-turn-${turn.id}`, icon: "/static/favicon.svg",
     });
     shown.onclick = () => { window.focus(); location.href = url; shown.close(); };

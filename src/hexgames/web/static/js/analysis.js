@@ -64,6 +64,31 @@ function addChild(parent, action, color) {
 
 function depthOf(node) { let d = 0; for (let n = node; n.parent; n = n.parent) d++; return d; }
 
+/** Whether ``node``'s action opens a turn: as the server said (``turnStart``), else a
+ * change of colour, else (not known yet) yes. */
+function startsTurn(node) {
+  if (typeof node.turnStart === "boolean") return node.turnStart;
+  if (node.parent === root || !node.color || !node.parent.color) return true;
+  return node.color !== node.parent.color;
+}
+
+/** The number of the turn ``node``'s action belongs to, counted as the game page's move
+ * list counts them (one number a turn, however many actions it has); 0 at the start. */
+function turnOf(node) {
+  let turns = 0;
+  for (let n = node; n && n.parent; n = n.parent) if (startsTurn(n)) turns++;
+  return turns;
+}
+
+/** Keep what a position response says of the actions on the path to ``node``. */
+function learnPath(node, history) {
+  let n = node;
+  for (let i = history.length - 1; i >= 0 && n && n.parent; i--, n = n.parent) {
+    n.color = history[i].color;
+    n.turnStart = history[i].turn_start;
+  }
+}
+
 function mainLine() {
   const line = [];
   for (let n = root; n.children.length; n = n.children[0]) line.push(n.children[0]);
@@ -77,15 +102,18 @@ function onMainLine(node) {
 
 function renderTree() {
   const container = $("tree");
-  const move = (node) => el("button", {
+  // Numbered by turn, as the game page's move list: "12. e3f3 +d4 end"; a variation
+  // that opens inside a turn says its number with an ellipsis ("12… +d5").
+  const move = (node, opens = false) => el("button", {
     class: `tree-move${node === current ? " current" : ""}${graphMistake(node) ? " mistake" : ""}`,
-    type: "button", "data-node": node.id, "data-ply": depthOf(node),
+    type: "button", "data-node": node.id, "data-ply": depthOf(node), "data-turn": turnOf(node),
     title: graphMistake(node) || null,
     onclick: () => go(node),
   }, el("span", { class: `dot swatch swatch-${node.color || "none"}` }),
-  `${depthOf(node)}. ${node.action}`);
+  startsTurn(node) ? `${turnOf(node)}. ${node.action}`
+    : opens ? `${turnOf(node)}… ${node.action}` : node.action);
   const line = (first) => {
-    const items = [move(first)];
+    const items = [move(first, true)];
     let n = first;
     while (n.children.length) {
       const [main, ...alternatives] = n.children;
@@ -142,11 +170,8 @@ async function go(node) {
   } catch (error) { toast(error.message); return; }
   if (current !== node) return;
   view = data;
-  // The colours of the actions along the path (for the move tree's dots).
-  let n = node;
-  for (let i = data.history.length - 1; i >= 0 && n && n.parent; i--, n = n.parent) {
-    n.color = data.history[i].color;
-  }
+  // The colours of the actions along the path (the move tree's dots) and their turns.
+  learnPath(node, data.history);
   board.show(data.svg);
   $("board").dataset.ply = String(data.ply);
   $("board").dataset.flipped = String(flip);
@@ -184,7 +209,8 @@ function renderStatus() {
 }
 
 function updateStepper() {
-  $("counter").textContent = String(depthOf(current));
+  $("counter").textContent = String(turnOf(current));  // turns, as the game page counts
+  $("counter").title = tn("{n} action", "{n} actions", depthOf(current));
   $("first").disabled = $("prev").disabled = current === root;
   $("next").disabled = $("last").disabled = !current.children.length;
 }
@@ -349,7 +375,7 @@ async function loadGraph() {
   try {
     const end = await api("/api/analysis/position", { method: "POST", body: { ...source, actions } });
     seats = end.history.map((ply) => ply.seat);
-    end.history.forEach((ply, i) => { line[i].color = ply.color; });
+    learnPath(line[line.length - 1], end.history);
   } catch (error) { $("graph-note").textContent = error.message; return; }
   graph = { values: [], seats, actions, drop: 0.2, seat0: null, nodes: [root, ...line] };
   drawGraph();
@@ -424,7 +450,7 @@ function drawGraph() {
     Object.entries({ cx: x(ply), cy: y(graph.values[ply]), r: 4, class: "graph-mistake",
       "data-ply": ply }).forEach(([k, v]) => dot.setAttribute(k, v));
     const title = document.createElementNS(SVG_NS, "title");
-    title.textContent = `${ply}. ${node.action}: ${why}`;
+    title.textContent = `${turnOf(node)}. ${node.action}: ${why}`;
     dot.append(title);
     svg.append(dot);
   });
@@ -498,7 +524,9 @@ function clickPoint(point) {
 function tryAction(action) {
   picker.reset();
   $("choices").replaceChildren();
-  go(addChild(current, action, view.to_move));
+  const child = addChild(current, action, view.to_move);
+  if (typeof child.turnStart !== "boolean") child.turnStart = view.turn_start;
+  go(child);
 }
 
 // ------------------------------------------------------------------ controls
@@ -538,11 +566,13 @@ document.addEventListener("keydown", (event) => {
 
 async function init() {
   let actions = [];
+  let turnStarts = null;  // which of a stored game's actions open a turn
   try {
     if (gameId) {
       const stored = await api(`/api/analysis/source/${encodeURIComponent(gameId)}`);
       source = { game: stored.game, options: stored.options, start: stored.start };
       actions = stored.actions;
+      turnStarts = Array.isArray(stored.turn_starts) ? stored.turn_starts : null;
       $("back").hidden = false;
       $("back").href = `/play/${encodeURIComponent(gameId)}`;
     } else {
@@ -558,9 +588,12 @@ async function init() {
       el("a", { class: "button primary", href: "/", text: t("Home") })));
     return;
   }
-  document.title = t("Analysis · {game} · hexgames", { game: cap(source.game) });
+  document.title = t("Analysis · {game} · hexgames", { game: t(cap(source.game)) });
   let node = root;
-  for (const action of actions) node = addChild(node, action, null);
+  actions.forEach((action, i) => {
+    node = addChild(node, action, null);
+    if (turnStarts) node.turnStart = Boolean(turnStarts[i]);
+  });
   const ply = Number(params.get("ply"));
   let start = node;
   if (params.has("ply") && Number.isFinite(ply)) {

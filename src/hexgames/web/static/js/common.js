@@ -91,7 +91,15 @@ export function renderMoves(container, history, { current = history.length, onPi
   }
 }
 
-export function showBanner(banner, state) {
+/**
+ * The end of a game above the board: who won, why, the final score and rating changes,
+ * on one or two lines. The score's breakdown (a table of a row per scoring term) goes
+ * to `breakdownSlot` where the page has one: beside the board on a wide screen, under it
+ * on a narrow one (issue 39, row 14: above the board it took the board's room, down to
+ * 40% of the window, and pushed it off a phone's screen); else in the banner.
+ */
+export function showBanner(banner, state, breakdownSlot = null) {
+  if (breakdownSlot) breakdownSlot.hidden = true;
   if (!state.is_over) { banner.hidden = true; return; }
   banner.hidden = false;
   const you = state.your_seats.length === 1
@@ -108,7 +116,13 @@ export function showBanner(banner, state) {
   banner.replaceChildren(el("strong", { text: head }),
     el("span", { class: lines ? "ended" : null, text: lines && reason ? t("game ended: {reason}", { reason }) : reason }));
   // The score line by line (the table is shown last: CSS order), where the game gives it.
-  if (lines && state.final.score) banner.append(breakdownTable(lines, Object.keys(state.final.score)));
+  if (lines && state.final.score) {
+    const table = breakdownTable(lines, Object.keys(state.final.score));
+    if (breakdownSlot) {
+      breakdownSlot.replaceChildren(el("h3", { text: t("Final score") }), table);
+      breakdownSlot.hidden = false;
+    } else banner.append(table);
+  }
   // The engine's final score (games that keep one), e.g. "Dark 6 · Light 15.5".
   const score = state.final && state.final.score;
   if (score && typeof score === "object" && !Array.isArray(score)) {

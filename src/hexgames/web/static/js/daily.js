@@ -18,9 +18,9 @@ async function showDaily() {
     return el("li", { "data-game": puzzle.game },
       el("a", { href: puzzle.url, "data-puzzle": puzzle.id,
         "aria-label": t("{game} puzzle of the day: {color} to play and win",
-          { game: puzzle.title, color: t(cap(puzzle.color)) }) },
+          { game: t(puzzle.title), color: t(cap(puzzle.color)) }) },
       boardBox,
-      el("strong", { text: puzzle.title }),
+      el("strong", { text: t(puzzle.title) }),
       el("small", { text: t("{color} to play · rated {rating}",
         { color: t(cap(puzzle.color)), rating: puzzle.rating }) })));
   }));

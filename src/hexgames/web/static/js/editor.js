@@ -208,7 +208,7 @@ async function init() {
       options = {};
       loadSpec(entry.name);
     } }),
-    el("span", { text: entry.title }))));
+    el("span", { text: t(entry.title) }))));
   try {
     options = JSON.parse(params.get("options") || "{}");
   } catch { options = {}; }

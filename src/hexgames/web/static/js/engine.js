@@ -43,7 +43,7 @@ function notice() {
 
 /** One game's engine in words: "Benediction: compiling (3 of 14 parts, 12 s)". */
 function gameState(game) {
-  const said = { game: game.title, cached: game.cached, parts: game.parts,
+  const said = { game: t(game.title), cached: game.cached, parts: game.parts,
     seconds: Math.round(game.seconds) };
   switch (game.state) {
     case "compiling": return t("{game}: compiling ({cached} of {parts} parts, {seconds} s)", said);
@@ -51,7 +51,7 @@ function gameState(game) {
     case "loading": return t("{game}: loading", said);
     case "ready": return t("{game}: ready", said);
     case "failed": return t("{game}: failed", said);
-    default: return `${game.title}: ${game.state}`;
+    default: return `${t(game.title)}: ${game.state}`;
   }
 }
 

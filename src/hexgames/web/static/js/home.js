@@ -22,7 +22,7 @@ function renderPicker() {
     el("input", { type: "radio", name: "game", value: game.name, checked: i === 0,
       onchange: () => { renderSeats(); renderOptions(); } }),
     el("span", { class: "preview", "aria-hidden": "true" }),
-    el("span", { class: "title" }, game.title,
+    el("span", { class: "title" }, t(game.title),
       el("a", { class: "rules-link", href: `/rules/${game.name}`, text: t("Rules") + " →",
         onclick: (e) => e.stopPropagation() }),
       el("a", { class: "rules-link learn-link", href: `/learn/${game.name}`, text: t("Learn") + " →",
@@ -160,6 +160,16 @@ function describeOpponents(game) {
   return t("vs computer · level {level}", { level: ai ? ai.level : "?" });
 }
 
+/** How a finished game ended: a winner only where there is one (an aborted game has
+ * none, a draw says so), the reason in the page's language. */
+function outcome(game) {
+  const reason = game.reason_text ?? game.reason;
+  if (!game.winner) return reason || t("finished");
+  if (game.winner === "draw") return reason ? `${t("draw")} · ${reason}` : t("draw");
+  const winner = t(cap(game.winner));
+  return reason ? t("{winner} won · {reason}", { winner, reason }) : t("{winner} won", { winner });
+}
+
 async function renderGames() {
   const list = $("game-list");
   try {
@@ -172,14 +182,10 @@ async function renderGames() {
       const mine = Boolean(tokenFor(game.id));
       const over = game.status === "over";
       return el("li", { class: `game-row${over ? " over" : ""}`, "data-id": game.id },
-        el("span", { class: `badge badge-${game.game}`, text: game.title }),
+        el("span", { class: `badge badge-${game.game}`, text: t(game.title) }),
         el("span", { class: "what" },
           el("strong", { text: describeOpponents(game) }),
-          el("small", { text: over ? (game.reason
-            ? t("{winner} won · {reason}", { winner: t(cap(game.winner || "")),
-              reason: game.reason_text ?? game.reason })
-            : t("finished"))
-            : t("in progress") })),
+          el("small", { text: over ? outcome(game) : t("in progress") })),
         el("span", { class: "when", text: when(game.updated_at) }),
         el("span", { class: "go" },
           over ? null : el("a", { class: "button small", href: `/play/${game.id}`, text: mine ? t("Resume") : t("Watch") }),
@@ -208,7 +214,7 @@ async function upload(event) {
 async function init() {
   catalog = await api("/api/catalog");
   $("nav").append(...catalog.games.map((game) => el("a", {
-    href: `/rules/${game.name}`, text: t("{game} rules", { game: game.title }) })));
+    href: `/rules/${game.name}`, text: t("{game} rules", { game: t(game.title) }) })));
   $("nav").append($("me-link"));  // last: the player's own name
   showMe($("me-link"));
   renderPicker();

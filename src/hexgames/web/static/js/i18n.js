@@ -24,6 +24,17 @@ export function t(message, params = {}) {
   return fill(typeof found === "string" ? found : message, params);
 }
 
+/** A name the server sent in English (a game's title, or a rating pool's such as
+ * "Dendria (board_side=9)") in the page's language: looked up whole, else its first word
+ * (the game's name) with the rest kept as it is. */
+export function titled(text) {
+  if (typeof text !== "string") return String(text ?? "");
+  if (typeof catalog.messages[text] === "string") return t(text);
+  const found = /^(\S+)( \(.*\))$/.exec(text);
+  if (found && typeof catalog.messages[found[1]] === "string") return t(found[1]) + found[2];
+  return text;
+}
+
 /** The form of ``one``/``other`` for ``count``: the catalog's forms are in the order of
  * the language's CLDR plural categories (``plurals``), which Intl.PluralRules picks from. */
 export function tn(one, other, count, params = {}) {

@@ -2,6 +2,7 @@
 
 import { api } from "./api.js";
 import { el, showMe } from "./common.js";
+import { titled } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -11,7 +12,7 @@ async function show(pool) {
   $("pools").replaceChildren(...board.pools.map((p) => el("button", {
     class: `small${p.pool === board.pool ? " primary" : " ghost"}`, type: "button", role: "tab",
     "aria-selected": p.pool === board.pool ? "true" : "false", "data-pool": p.pool,
-    text: p.title, onclick: () => show(p.pool) })));
+    text: titled(p.title), onclick: () => show(p.pool) })));
   $("board").querySelector("tbody").replaceChildren(...board.players.map((row) => el("tr", {},
     el("td", { text: String(row.rank) }),
     el("td", {}, el("a", { href: `/player/${encodeURIComponent(row.name)}`, text: row.name })),

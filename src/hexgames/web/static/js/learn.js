@@ -22,7 +22,7 @@ async function start() {
   document.title = t("Learn {game}", { game: catalogue.title }) + " · hexgames";
   document.body.dataset.game = catalogue.game;
   $("rules-link").href = `/rules/${catalogue.game}`;
-  $("rules-link").textContent = t("{game} rules", { game: catalogue.title });
+  $("rules-link").textContent = t("{game} rules", { game: t(catalogue.title) });
   const item = (entry) => el("li", {}, el("a", { href: `#${entry.id}`, "data-lesson": entry.id,
     text: entry.title }));
   $("lessons").replaceChildren(...catalogue.lessons.map(item));

@@ -5,7 +5,7 @@
 import { api, rememberToken } from "./api.js";
 import { cap, el, showMe } from "./common.js";
 import { t } from "./i18n.js";
-import { initPools, onPoolPaired } from "./pools.js";
+import { initPools, onPoolCounts, onPoolPaired } from "./pools.js";
 
 const $ = (id) => document.getElementById(id);
 const SEEKS = "hexgames.seeks";  // seek id -> the seat credential of its game to come
@@ -146,7 +146,7 @@ function render(lobby) {
   const mine = mySeeks();
   $("seek-list").replaceChildren(...(lobby.seeks.length ? lobby.seeks.map((seek) => el("li", {
     class: "seek", "data-seek": seek.id },
-    el("span", { class: "what" }, el("strong", { text: seek.title }), describeOptions(seek.options)),
+    el("span", { class: "what" }, el("strong", { text: t(seek.title) }), describeOptions(seek.options)),
     el("span", { class: "who", text: `${seek.by}${seek.target ? ` → ${seek.target}` : ""}` }),
     el("span", { class: "time", text: seek.time_text ?? seek.time }),
     el("span", { class: "color", text: seek.color === "random" ? t("random colour")
@@ -161,7 +161,7 @@ function render(lobby) {
           onclick: () => accept(seek.id) }),
   )) : [el("li", { class: "empty", text: t("No open challenges: post one.") })]));
   $("playing-list").replaceChildren(...(lobby.playing.length ? lobby.playing.map((g) => el("li", {},
-    el("span", { class: "what" }, el("strong", { text: g.title }), " " + g.names.join(" " + t("vs") + " ")),
+    el("span", { class: "what" }, el("strong", { text: t(g.title) }), " " + g.names.join(" " + t("vs") + " ")),
     el("span", { class: "time", text: (g.time_text ?? g.time) + (g.rated ? " · " + t("rated") : "") }),
     el("a", { class: "button small ghost", href: `/play/${encodeURIComponent(g.id)}`, text: t("Watch") }),
   )) : [el("li", { class: "empty", text: t("No game is being played.") })]));
@@ -176,7 +176,7 @@ function connect() {
   });
   socket.addEventListener("message", (event) => {
     const message = JSON.parse(event.data);
-    if (message.type === "lobby") render(message);
+    if (message.type === "lobby") { render(message); onPoolCounts(message.pools); }
     else if (message.type === "pool_paired") onPoolPaired(message);
     else if (message.type === "seek_taken") {
       const map = mySeeks();
@@ -212,7 +212,7 @@ showMe(document.getElementById("me-link")).then((found) => {
   if (shown) render(shown);  // direct challenges to this player get their Accept button
 });
 catalog = await api("/api/catalog");
-$("seek-game").replaceChildren(...catalog.games.map((g) => el("option", { value: g.name, text: g.title })));
+$("seek-game").replaceChildren(...catalog.games.map((g) => el("option", { value: g.name, text: t(g.title) })));
 $("seek-game").addEventListener("change", renderForm);
 $("seek-kind").addEventListener("change", syncKind);
 $("seek-form").addEventListener("submit", post);

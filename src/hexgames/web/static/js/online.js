@@ -76,7 +76,7 @@ export function renderOnline(state, send) {
   receivedAt = performance.now();
   if (previous && previous.id === state.id && state.ply > previous.ply) playSound();
   document.title = state.your_turn && state.mode !== "hotseat"
-    ? t("Your turn") + ` · ${state.title} · hexgames` : `${state.title} · hexgames`;
+    ? t("Your turn") + ` · ${t(state.title)} · hexgames` : `${t(state.title)} · hexgames`;
   // Clocks on the player cards.
   if (state.clock) {
     for (const player of state.players) {

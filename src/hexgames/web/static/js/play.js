@@ -193,10 +193,10 @@ function receive(next) {
   if (state && state.ply !== next.ply) $("toast").className = "toast";  // old news
   state = next;
   pending = false;
-  document.title = `${state.title} · hexgames`;
+  document.title = `${t(state.title)} · hexgames`;
   document.body.dataset.game = state.game;
   $("rules-link").href = `/rules/${state.game}`;
-  $("rules-link").textContent = t("{game} rules", { game: state.title });
+  $("rules-link").textContent = t("{game} rules", { game: t(state.title) });
   $("replay").href = `/replay/${state.id}`;
   $("download").href = `/api/games/${state.id}/record`;
   $("analyse").href = `/analysis/${state.id}`;
@@ -216,7 +216,7 @@ function receive(next) {
     onPick: browse });
   const n = state.history.length;
   $("ply-count").textContent = n ? tn("{n} action", "{n} actions", n) : "";
-  showBanner($("banner"), state);
+  showBanner($("banner"), state, $("final-breakdown"));
   $("notation-form").hidden = !(state.role === "player" && !state.is_over);
   if (state.is_over && state.role === "player" && state.mode !== "online") {
     $("banner").append(el("button", { class: "primary small", id: "again", text: t("Play again"),

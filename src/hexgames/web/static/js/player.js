@@ -3,7 +3,7 @@
 
 import { api, gameIdFromPath } from "./api.js";
 import { cap, el, showMe } from "./common.js";
-import { date, t } from "./i18n.js";
+import { date, t, titled } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 const wanted = gameIdFromPath();  // the last part of /player/<name>
@@ -46,7 +46,7 @@ function outcome(game, owner, own) {
 function gameRow(game, you, owner, own) {
   return el("li", { class: `game-row${game.status === "over" ? " over" : ""}${game.your_turn ? " my-turn" : ""}`,
     "data-id": game.id },
-    el("span", { class: `badge badge-${game.game}`, text: game.title }),
+    el("span", { class: `badge badge-${game.game}`, text: t(game.title) }),
     el("span", { class: "what" },
       el("strong", { text: t("vs {names}", { names: opponents(game, you) }) }),
       el("small", { text: game.rated ? t("rated") + " · " + outcome(game, owner, own) : outcome(game, owner, own) })),
@@ -69,7 +69,7 @@ async function load() {
   $("player-since").textContent = t("Playing here since {date}", { date: date(player.created_at) });
   const body = $("ratings").querySelector("tbody");
   body.replaceChildren(...player.ratings.map((r) => el("tr", { "data-pool": r.pool },
-    el("td", { text: r.title }),
+    el("td", { text: titled(r.title) }),
     el("td", {}, el("b", { text: `${Math.round(r.rating)}${r.provisional ? "?" : ""}` }),
       el("small", { text: ` ±${Math.round(r.deviation)}` })),
     el("td", { text: String(r.games) }),

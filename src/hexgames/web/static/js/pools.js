@@ -2,8 +2,8 @@
 // pool (a second click on it leaves); the server pairs players of the same pool by
 // rating, in a range that widens as they wait, and the game opens for both: from the
 // lobby socket's "pool_paired" message, or from this page's poll (every 2.5 s while it
-// waits, else every 10 s for the counts; the poll also keeps its place: a page that
-// stops asking leaves the pool).
+// waits, else every 10 s; the poll also keeps its place: a page that stops asking
+// leaves the pool). The counts come with every lobby message, sent when they change.
 
 import { api, rememberToken } from "./api.js";
 import { el } from "./common.js";
@@ -38,7 +38,7 @@ function render() {
     group.pools.push(pool);
   }
   container.replaceChildren(...games.map((group) => el("div", { class: "pool-game" },
-    el("h3", { text: group.title }),
+    el("h3", { text: t(group.title) }),
     el("div", { class: "pool-buttons" }, ...group.pools.map((pool) => {
       const mine = waiting && waiting.pool === pool.id;
       return el("button", {
@@ -53,7 +53,7 @@ function render() {
 
 function describeWait(entry) {
   const pool = overview && overview.pools.find((p) => p.id === entry.pool);
-  const name = pool ? `${pool.title} ${pool.label_text ?? pool.label}` : entry.pool;
+  const name = pool ? `${t(pool.title)} ${pool.label_text ?? pool.label}` : entry.pool;
   const values = { pool: name, rating: entry.rating, range: entry.range };
   return entry.rated
     ? t("Looking for an opponent: {pool}, rated, your rating {rating} ± {range}. Click it again to cancel.", values)
@@ -119,6 +119,17 @@ async function leave() {
     busy = false;
   }
   await refresh();
+}
+
+/** The lobby socket's counts of players waiting (``[{pool, waiting}]``), pushed when
+ * someone joins or leaves: shown at once, not at the next poll. */
+export function onPoolCounts(counts) {
+  if (!overview || !Array.isArray(counts)) return;
+  const waitingIn = new Map(counts.map((entry) => [entry.pool, entry.waiting]));
+  for (const pool of overview.pools) {
+    if (waitingIn.has(pool.id)) pool.waiting = waitingIn.get(pool.id);
+  }
+  render();
 }
 
 /** The lobby socket says a pool paired this player: open the game. */

@@ -6,7 +6,7 @@
 
 import { api, gameIdFromPath } from "./api.js";
 import { cap, el } from "./common.js";
-import { date, number, t, tn } from "./i18n.js";
+import { date, number, t, titled, tn } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
@@ -45,7 +45,7 @@ function drawGraph(figure, pool) {
   const y = (r) => top + ((high - r) * (height - top - bottom)) / (high - low);
   const graph = svg("svg", { class: "rating-graph", viewBox: `0 0 ${width} ${height}`, width, height,
     role: "img", "aria-label": tn("{pool}: rating history, {n} rated game", "{pool}: rating history, {n} rated games",
-      n, { pool: pool.title }) });
+      n, { pool: titled(pool.title) }) });
   for (const value of marks) {
     graph.append(svg("line", { class: "grid", x1: left, x2: width - right, y1: y(value), y2: y(value) }),
       svg("text", { class: "axis y", x: left - 6, y: y(value) + 4, "text-anchor": "end" }, String(value)));
@@ -87,7 +87,7 @@ function renderHistory(history) {
   const box = $("history-graphs");
   const figures = history.pools.filter((pool) => pool.points.length).map((pool) => {
     const figure = el("figure", { class: "history", "data-pool": pool.pool },
-      el("figcaption", {}, el("strong", { text: pool.title }),
+      el("figcaption", {}, el("strong", { text: titled(pool.title) }),
         el("span", { class: "readout", "aria-live": "polite" })),
       el("div", { class: "graph" }));
     figure.pool = pool;
@@ -146,13 +146,13 @@ function statTable(entry) {
     }
   }
   if (entry.by_variant.length > 1) {
-    for (const variant of entry.by_variant) rows.push(statRow(variant.title, variant, `pool-${variant.pool}`));
+    for (const variant of entry.by_variant) rows.push(statRow(titled(variant.title), variant, `pool-${variant.pool}`));
   }
   // Column heads, each with its one-letter short form (G, W, D, L) for narrow screens.
   const heads = [[t("Games"), t("G")], [t("Won"), t("W")], [t("Drawn"), t("D")], [t("Lost"), t("L")],
     [t("Won %"), "%"]];
   return el("table", { class: "table stats", "data-game": entry.game },
-    el("caption", { text: entry.title }),
+    el("caption", { text: t(entry.title) }),
     el("thead", {}, el("tr", {}, el("th", { scope: "col", text: "" }),
       ...heads.map(([long, short]) =>
         el("th", { scope: "col", title: long }, el("span", { class: "long", text: long }),
@@ -184,10 +184,10 @@ function fillVariants(stats) {
   const keep = select.value;
   const options = [el("option", { value: "", text: t("Any game") })];
   for (const entry of stats.games) {
-    options.push(el("option", { value: `game:${entry.game}`, text: entry.title }));
+    options.push(el("option", { value: `game:${entry.game}`, text: t(entry.title) }));
     if (entry.by_variant.length > 1 || (entry.by_variant[0] && entry.by_variant[0].pool !== entry.game)) {
       for (const variant of entry.by_variant) {
-        options.push(el("option", { value: `pool:${variant.pool}`, text: `· ${variant.title}` }));
+        options.push(el("option", { value: `pool:${variant.pool}`, text: `· ${titled(variant.title)}` }));
       }
     }
   }
@@ -206,7 +206,7 @@ function resultRow(game) {
     t("as {color}", { color: t(cap(game.color)) }), game.reason_text ?? game.reason]
     .filter(Boolean).join(" · ");
   return el("li", { class: `game-row over result-${game.result}`, "data-id": game.id, "data-result": game.result },
-    el("span", { class: `badge badge-${game.game}`, text: game.title }),
+    el("span", { class: `badge badge-${game.game}`, text: t(game.title) }),
     el("span", { class: "what" },
       el("strong", {}, el("span", { class: `outcome ${game.result}`, text: RESULT_WORDS[game.result] || cap(game.result) }), " " + t("vs") + " ", opponent),
       el("small", { text: details })),

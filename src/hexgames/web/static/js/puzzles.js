@@ -31,10 +31,10 @@ function saveSession(data) { localStorage.setItem(SESSION, JSON.stringify(data))
 // ------------------------------------------------------------------------- start
 async function start() {
   catalogue = await api(`/api/puzzles/${encodeURIComponent(gameName)}`);
-  document.title = t("{game} puzzles", { game: catalogue.title }) + " · hexgames";
+  document.title = t("{game} puzzles", { game: t(catalogue.title) }) + " · hexgames";
   document.body.dataset.game = catalogue.game;
   $("rules-link").href = `/rules/${catalogue.game}`;
-  $("rules-link").textContent = t("{game} rules", { game: catalogue.title });
+  $("rules-link").textContent = t("{game} rules", { game: t(catalogue.title) });
   $("learn-link").href = `/learn/${catalogue.game}`;
   const me = el("a", { id: "me-link", href: "/" });
   $("nav").append(me);
@@ -55,7 +55,7 @@ function showRating(change) {
     const me = catalogue.me;
     const shown = `${Math.round(me.rating)}${me.provisional ? "?" : ""}`;
     box.dataset.rating = String(Math.round(me.rating));
-    box.replaceChildren(el("span", { class: "label", text: t("{game} puzzle rating", { game: catalogue.title }) }),
+    box.replaceChildren(el("span", { class: "label", text: t("{game} puzzle rating", { game: t(catalogue.title) }) }),
       el("span", { class: "value-row" },
         el("strong", { class: "value", id: "rating-value", text: shown }),
         change === null ? null : el("b", { class: change >= 0 ? "up" : "down",
@@ -89,8 +89,8 @@ async function openPuzzle(detail) {
   const path = `/puzzles/${puzzle.game}/${puzzle.id}`;
   if (mode === "rated" && location.pathname !== path) history.replaceState(null, "", path);
   $("puzzle-title").textContent = mode === "streak"
-    ? t("{game} streak · puzzle {number}", { game: catalogue.title, number: streak.solved + 1 })
-    : t("{game} puzzle {id}", { game: catalogue.title, id: puzzle.id });
+    ? t("{game} streak · puzzle {number}", { game: t(catalogue.title), number: streak.solved + 1 })
+    : t("{game} puzzle {id}", { game: t(catalogue.title), id: puzzle.id });
   // The task comes from the server, already in the page's language.
   $("task").textContent = t("{color} to play. {task}", { color: t(cap(puzzle.color)), task: puzzle.task });
   $("puzzle-meta").replaceChildren(
@@ -326,7 +326,7 @@ $("game-switch").replaceChildren(t("Puzzles of another game:") + " ");
 start().then(async () => {
   const { games } = await api("/api/catalog");
   games.filter((g) => g.name !== gameName).forEach((g, i) => $("game-switch").append(
-    i ? ", " : "", el("a", { href: `/puzzles/${g.name}`, text: g.title })));
+    i ? ", " : "", el("a", { href: `/puzzles/${g.name}`, text: t(g.title) })));
 }).catch((error) => {
   $("puzzle-title").textContent = t("This page could not be loaded");
   $("task").textContent = error.message;

@@ -46,7 +46,8 @@ async function go(n) {
   $("board").dataset.flipped = String(flip);
   const atEnd = ply === state.history.length;
   $("banner").hidden = true;
-  if (atEnd) showBanner($("banner"), state);
+  $("final-breakdown").hidden = true;
+  if (atEnd) showBanner($("banner"), state, $("final-breakdown"));
   const move = state.history[ply - 1];
   $("status").replaceChildren(Object.assign(document.createElement("span"), {
     className: "headline",

@@ -37,7 +37,7 @@ export async function showYourTurn() {
   const section = list.closest("section");
   if (section) section.hidden = !games.length;
   list.replaceChildren(...games.map((game) => el("li", { "data-game": game.id },
-    el("span", { class: "what" }, el("strong", { text: game.title }), ` ${versus(game.names)}`),
+    el("span", { class: "what" }, el("strong", { text: t(game.title) }), ` ${versus(game.names)}`),
     el("span", { class: "time", text: `${game.time_text ?? game.time}${remaining(game.deadline)}` }),
     el("a", { class: "button small primary", href: `/play/${encodeURIComponent(game.id)}`,
       text: t("Play") }))));
