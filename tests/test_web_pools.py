@@ -59,9 +59,11 @@ def client(tmp_path: Path, time_: FakeTime) -> Iterator[TestClient]:
 
 
 def entry(entry_id: str, rating: float, joined: int, pool: str = POOL,
-          rated: bool = True) -> PoolEntry:
+          rated: bool = True, origin: str | None = None) -> PoolEntry:
+    """An entry; each from an address of its own unless ``origin`` is given."""
     return PoolEntry(id=entry_id, pool=pool, rated=rated, player_id=f"p-{entry_id}",
-                     name=entry_id, rating=rating, token="sha256:x", origin="o",
+                     name=entry_id, rating=rating, token="sha256:x",
+                     origin=origin or f"o-{entry_id}",
                      status="waiting", game_id=None, joined_at=joined, seen_at=joined)
 
 
@@ -72,8 +74,28 @@ def name(client: TestClient, who: str) -> str:
         return str(client.get("/api/me").json()["id"])
 
 
-def join(client: TestClient, who: str, pool: str = POOL, **body: Any) -> Any:
-    with visitor(client, who):
+#: One client address for the tests of what an address may do.
+HOME = "10.7.7.7"
+
+
+@contextlib.contextmanager
+def from_address(client: TestClient, address: str) -> Iterator[None]:
+    """Requests of ``client`` from the client address ``address`` (the test client's
+    transport names it in each request's scope)."""
+    transport: Any = client._transport
+    saved = transport.client
+    transport.client = (address, 50000)
+    try:
+        yield
+    finally:
+        transport.client = saved
+
+
+def join(client: TestClient, who: str, pool: str = POOL, address: str | None = None,
+         **body: Any) -> Any:
+    """``who`` joins ``pool``, from an address of its own unless ``address`` is given (a
+    rated pool never pairs two entries of one address)."""
+    with visitor(client, who), from_address(client, address or f"addr-{who}"):
         return client.post("/api/pools/join", json={"pool": pool, **body})
 
 
@@ -133,6 +155,31 @@ def test_two_players_of_a_pool_land_in_one_game(client: TestClient) -> None:
     by_seat = {view["your_seats"][0]: token for view, token in zip(views, tokens, strict=True)}
     play_turn(client, game_id, by_seat[0])  # the credentials hold the seats
     play_turn(client, game_id, by_seat[1])
+
+
+def test_a_rated_pool_does_not_pair_two_identities_of_one_address(
+        client: TestClient) -> None:
+    """Issue 39, row 8: two identities made up on one machine were paired and rated
+    (+162); 12 of them from one address were all paired with each other."""
+    for who in ("Sybil", "Sybel", "Ann", "Bob", "Cas", "Dee"):
+        name(client, who)
+    assert join(client, "Sybil", address="10.9.9.9").status_code == 201
+    alone = join(client, "Sybel", address="10.9.9.9").json()["entry"]
+    assert alone["status"] == "waiting"  # the same address: not paired
+    assert mine(client, "Sybil")["status"] == "waiting"
+    paired = join(client, "Ann", address="10.1.1.1").json()["entry"]  # another address
+    assert paired["status"] == "paired"
+    games = {mine(client, who)["game"] for who in ("Sybil", "Sybel")}
+    assert games == {paired["game"], None}  # one of them plays Ann, the other waits
+    # A casual pool still pairs players who share an address (a family at home).
+    casual = {"rated": False}
+    assert join(client, "Bob", address="10.2.2.2", **casual).status_code == 201
+    assert join(client, "Cas", address="10.2.2.2", **casual).json()["entry"][
+        "status"] == "paired"
+    # The matching itself: entries of one origin, rated, never make a pair.
+    one, two = entry("one", 1500, 0, origin="home"), entry("two", 1500, 0, origin="home")
+    assert pair_up([one, two], 60_000) == []
+    assert pair_up([replace(one, rated=False), replace(two, rated=False)], 0) != []
 
 
 def test_the_waiting_counts_reach_the_lobby_when_they_change(client: TestClient) -> None:
@@ -255,11 +302,12 @@ def test_rated_by_default_for_named_players_and_casual_for_guests(client: TestCl
 def test_pools_are_bounded_per_address_per_pool_and_in_rate(
         client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(pools, "MAX_POOL_WAITING_PER_ADDRESS", 2)
-    assert join(client, "a1").status_code == 201
-    assert join(client, "a2", "dendria-3+2").status_code == 201
-    refused = join(client, "a3", "dendria-5+3")
+    assert join(client, "a1", address=HOME).status_code == 201
+    assert join(client, "a2", "dendria-3+2", address=HOME).status_code == 201
+    refused = join(client, "a3", "dendria-5+3", address=HOME)
     assert refused.status_code == 409 and "your address" in refused.json()["error"]
-    assert join(client, "a1", "dendria-5+3").status_code == 201  # moving is not one more
+    moved = join(client, "a1", "dendria-5+3", address=HOME)
+    assert moved.status_code == 201  # moving is not one more
     monkeypatch.setattr(pools, "MAX_POOL_WAITING_PER_ADDRESS", 100)
     monkeypatch.setattr(pools, "MAX_POOL_WAITING", 1)
     name(client, "Dora")  # rated: never paired with a1's casual entry
@@ -271,10 +319,10 @@ def test_pool_joins_are_rate_limited(tmp_path: Path, time_: FakeTime,
                                      monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(pairing_routes, "POOL_JOINS_PER_ADDRESS", 3)
     with TestClient(quiet_app(time_, data_dir=tmp_path)) as client:
-        codes = [join(client, "Ann", pool).status_code
+        codes = [join(client, "Ann", pool, address=HOME).status_code
                  for pool in (POOL, "benediction-5+3", POOL, "benediction-5+3")]
         assert codes == [201, 201, 201, 429]
-        limited = join(client, "Bob")
+        limited = join(client, "Bob", address=HOME)
         assert limited.status_code == 429 and int(limited.headers["Retry-After"]) > 0
 
 

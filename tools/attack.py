@@ -9,6 +9,7 @@ only: some probes connect from 127.0.0.2 and other loopback addresses, as other 
     PYTHONPATH=src python tools/attack.py                 # this checkout, issue 9
     python tools/attack.py --src /work/main/src           # another checkout's server
     python tools/attack.py --probes 31                    # issue 31's rows
+    python tools/attack.py --probes 39                    # issue 39's rows 4-6, 8-11
     python tools/attack.py --probes ai-ponder,socket-flood
     python tools/attack.py --probes 39                    # issue 39's rows 1-3, 7
 
@@ -80,6 +81,30 @@ Issue 39 (``--probes 39``, or by name; each on a fresh server or two):
   storage-outage  (row 7) one server on PostgreSQL, a 1+0 game: PostgreSQL stopped for
                   10 s while Red is to move (a move tried every second), then started:
                   the answers, and what Red's next move costs her clock.
+  shared-limits   (row 4) two servers A and B on one PostgreSQL (as offer-storm), requests
+                  alternating A, B: 140 cookie-less GET /api/me from one address (new
+                  identities, documented 60 an hour), 30 rated online games created by
+                  a new named identity (documented 10), 30 wrong passwords for "olga"
+                  from one address (documented 10); then olga's right password from
+                  another address: answered or locked out?
+  email-flood     (row 5) a server sending email to a local SMTP sink: 32 named
+                  identities from 8 addresses (127.0.0.41-48) each give
+                  victim@example.org (60 s bound): answers, and emails that reach it.
+  puzzle-solutions (row 6) 200 cookie-less POST .../solution (60 s bound); then
+                  "Cheater" takes 25 puzzles, each solved with a cookie-less look-up
+                  (its own look-up if refused): its puzzle rating, rated wins, and the
+                  sum of the puzzles' rating changes.
+  pool-one-address (row 8) 12 named identities from one address (127.0.0.51) join the
+                  rated dendria-5+3 pool: how many are paired (3 s); then one from
+                  another address.
+  email-header    (row 9) a named identity gives =?utf-8?q?a=2C_evil=40attacker.org=2C?=@b.org
+                  (a server with a local SMTP sink): the answer and the To: header sent;
+                  then =?utf-8?q?=0A?=@b.org and =?utf-8?q??=@b.org: the answers' words.
+  look-alike-2    (row 10) "MalloryDY6" exists; "Mal-loryDY6" and "MallorvDY6": accepted
+                  or refused?
+  host-origin     (row 11) POST /api/me/name with Origin https://<the site> (an http
+                  site), and with Host and Origin both evil.org (DNS rebinding); GET /
+                  with Host evil.org.
 
 A memory guard kills a server whose RSS passes --max-rss-mb (reported). A server that
 fails to start is retried after a minute (once; --start-retries).
@@ -119,14 +144,14 @@ LOG: collections.deque[str] = collections.deque(maxlen=2000)
 START_SECONDS = 600.0
 
 
-def start(src: str, data: str, ai_processes: int,
-          database_url: str = "") -> tuple[subprocess.Popen[str], str]:
+def start(src: str, data: str, ai_processes: int, database_url: str = "",
+          extra: tuple[str, ...] = ()) -> tuple[subprocess.Popen[str], str]:
     """Start ``hexgames serve`` from ``src`` in a process group of its own (on
-    ``database_url`` when given, else SQLite in ``data``)."""
+    ``database_url`` when given, else SQLite in ``data``; ``extra``: more options)."""
     env = {**os.environ, "DATABASE_URL": database_url, "PYTHONPATH": src}
     process = subprocess.Popen(
         [sys.executable, "-m", "hexgames", "serve", "--host", "127.0.0.1", "--port", "0",
-         "--data-dir", data, "--ai-processes", str(ai_processes)],
+         "--data-dir", data, "--ai-processes", str(ai_processes), *extra],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
         start_new_session=True)
     lines: queue.Queue[str | None] = queue.Queue()
@@ -423,11 +448,11 @@ class Served:
     """A running server of one probe, watched by a memory guard."""
 
     def __init__(self, src: str, max_rss_mb: int, retries: int,
-                 database_url: str = "") -> None:
+                 database_url: str = "", extra: tuple[str, ...] = ()) -> None:
         self.data = tempfile.mkdtemp(prefix="hexgames-attack-")
         for attempt in range(retries + 1):
             try:
-                self.process, self.url = start(src, self.data, 1, database_url)
+                self.process, self.url = start(src, self.data, 1, database_url, extra)
                 break
             except RuntimeError as error:
                 if attempt == retries:
@@ -1696,21 +1721,303 @@ PROBES_31: dict[str, tuple[str, Callable[..., str]]] = {
     "rematch-race": ("row 14", probe_rematch_race),
     "look-alike": ("row 17", probe_look_alike),
 }
+
+
+# ------------------------------- issue 39: limits for the site, emails, puzzles, names
+class MailSink:
+    """A minimal SMTP server on a loopback port that keeps each message's recipients and
+    ``To:`` header (what a mail server would deliver), for the email probes."""
+
+    def __init__(self) -> None:
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.messages: list[tuple[list[str], str]] = []
+        self._stop = threading.Event()
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        self.listener.settimeout(0.5)
+        while not self._stop.is_set():
+            try:
+                connection, _ = self.listener.accept()
+            except OSError:
+                continue
+            threading.Thread(target=self._session, args=(connection,), daemon=True).start()
+
+    def _session(self, connection: socket.socket) -> None:
+        connection.settimeout(30)
+        reader = connection.makefile("rb")
+        recipients: list[str] = []
+        try:
+            connection.sendall(b"220 sink ESMTP\r\n")
+            for raw in reader:
+                line = raw.decode("latin-1").rstrip("\r\n")
+                verb = line[:4].upper()
+                if verb == "DATA":
+                    connection.sendall(b"354 go on\r\n")
+                    lines = []
+                    for body in reader:
+                        text = body.decode("latin-1").rstrip("\r\n")
+                        if text == ".":
+                            break
+                        lines.append(text)
+                    to = next((t[3:].strip() for t in lines if t.lower().startswith("to:")),
+                              "")
+                    self.messages.append((recipients, to))
+                    recipients = []
+                    connection.sendall(b"250 kept\r\n")
+                elif verb == "RCPT":
+                    recipients.append(line.partition(":")[2].strip().strip("<>"))
+                    connection.sendall(b"250 ok\r\n")
+                elif verb == "QUIT":
+                    connection.sendall(b"221 bye\r\n")
+                    return
+                else:
+                    connection.sendall(b"250 ok\r\n")
+        except OSError:
+            return
+        finally:
+            connection.close()
+
+    def options(self) -> tuple[str, ...]:
+        """``hexgames serve`` options that send its email here."""
+        return ("--smtp-host", "127.0.0.1", "--smtp-port", str(self.port), "--smtp-tls",
+                "none", "--smtp-from", "games@example.org", "--site-url",
+                "https://games.example.org")
+
+    def close(self) -> None:
+        self._stop.set()
+        self.listener.close()
+
+
+def probe_shared_limits(args: argparse.Namespace, cluster: Cluster) -> str:
+    """Row 4: each limit with two processes A and B on one PostgreSQL, requests
+    alternating between them."""
+    made = two_processes(args, cluster)
+    if isinstance(made, str):
+        return made
+    servers, _ = made
+    try:
+        urls = [server.url for server in servers]
+        deadline = time.monotonic() + 240
+        identities = [call(urls[n % 2], "/api/me", source="127.0.0.31", timeout=30)[0]
+                      for n in range(140) if time.monotonic() < deadline]
+        maker, problem = named(urls[0], "Rita", "127.0.0.32")
+        if problem:
+            return f"n/a ({problem})"
+        rated = [web(urls[n % 2], "/api/games", {"game": "dendria", "mode": "online",
+                                                 "rated": True},
+                     jar=maker, source="127.0.0.32")["_status"]
+                 for n in range(30) if time.monotonic() < deadline]
+        _, problem = named(urls[0], "Olga", "127.0.0.33", password="olga's secret 1")
+        if problem:
+            return f"n/a ({problem})"
+        guesses = [call(urls[n % 2], "/api/login", {"name": "olga", "password": f"guess {n}"},
+                        source="127.0.0.34", timeout=30)[0]
+                   for n in range(30) if time.monotonic() < deadline]
+        owner = call(urls[1], "/api/login", {"name": "olga", "password": "olga's secret 1"},
+                     source="127.0.0.35", timeout=30)[0]
+        return (f"2 processes, one address each: new identities {identities.count(200)} of "
+                f"{len(identities)} (documented 60); rated games of a new identity "
+                f"{rated.count(201)} of {len(rated)} (documented 10); wrong passwords "
+                f"answered {guesses.count(401)} of {len(guesses)} (documented 10), then the "
+                f"owner from another address: HTTP {owner}")
+    finally:
+        for server in servers:
+            server.close()
+
+
+def probe_email_flood(args: argparse.Namespace, identities: int = 32,
+                      addresses: int = 8) -> str:
+    """Row 5: named identities from 8 addresses each give one victim's address."""
+    sink = MailSink()
+    try:
+        with contextlib.closing(Served(args.src, args.max_rss_mb, args.start_retries,
+                                       extra=sink.options())) as server:
+            url, statuses = server.url, []
+            t = time.monotonic()
+            for n in range(identities):
+                if time.monotonic() - t > 60:
+                    break
+                source = f"127.0.0.{41 + n % addresses}"
+                jar, problem = named(url, f"Flood{n}x", source)
+                if problem:
+                    statuses.append(0)
+                    continue
+                statuses.append(web(url, "/api/me/alerts", {"email": "victim@example.org"},
+                                    jar=jar, source=source)["_status"])
+            took = time.monotonic() - t
+            time.sleep(3)  # the mail thread sends what was queued
+            sent = sum(recipients == ["victim@example.org"] for recipients, _ in sink.messages)
+            return (f"{len(statuses)} identities from {addresses} addresses ask for a "
+                    f"confirmation email to one address in {took:.0f} s: {tally(statuses)}; "
+                    f"emails received by that address: {sent}")
+    finally:
+        sink.close()
+
+
+def probe_puzzle_solutions(fresh: Callable[[], Served], lookups: int = 200,
+                           puzzles: int = 25) -> str:
+    """Row 6: cookie-less solution look-ups, then a named account that solves what it
+    looked up."""
+    game = "benediction"
+    with contextlib.closing(fresh()) as server:
+        url = server.url
+        first = web(url, f"/api/puzzles/{game}/next", source=BYSTANDER)
+        if "id" not in first:
+            return f"n/a (no puzzle: HTTP {first['_status']})"
+        t = time.monotonic()
+        anonymous = [call(url, f"/api/puzzles/{game}/{first['id']}/solution", {},
+                          source=BYSTANDER, timeout=30)[0]
+                     for _ in range(lookups) if time.monotonic() - t < 60]
+        cheat, problem = named(url, "Cheater", ATTACKER)
+        if problem:
+            return f"n/a ({problem})"
+        changes, solved = [], 0
+        for _ in range(puzzles):
+            if time.monotonic() - t > 180:
+                break
+            puzzle = web(url, f"/api/puzzles/{game}/next", jar=cheat, source=ATTACKER)
+            if "id" not in puzzle:
+                break
+            # The solution from a cookie-less look-up (another browser of the cheater).
+            answer = web(url, f"/api/puzzles/{game}/{puzzle['id']}/solution", {},
+                         source=ATTACKER)
+            if "solution" not in answer:
+                answer = web(url, f"/api/puzzles/{game}/{puzzle['id']}/solution", {},
+                             jar=cheat, source=ATTACKER)  # its own look-up: a miss
+            if "solution" not in answer:
+                break
+            done = web(url, f"/api/puzzles/{game}/{puzzle['id']}/try",
+                       {"actions": answer["solution"]}, jar=cheat, source=ATTACKER)
+            solved += done.get("status") == "solved"
+            result = done.get("result") or {}
+            if result.get("rated"):
+                changes.append(result["changes"]["puzzle"]["change"])
+        me = web(url, f"/api/puzzles/{game}", jar=cheat, source=ATTACKER).get("me") or {}
+        return (f"cookie-less POST .../solution: {tally(anonymous)}; 'Cheater' solves "
+                f"{solved} puzzles with looked-up solutions: puzzle rating 1500 -> "
+                f"{me.get('rating', 1500):.0f}, rated wins {len(changes)}, the puzzles' "
+                f"ratings moved {sum(changes):+.0f} in total")
+
+
+def probe_pool_one_address(fresh: Callable[[], Served], players: int = 12) -> str:
+    """Row 8: named identities from one address join one rated pool."""
+    with contextlib.closing(fresh()) as server:
+        url = server.url
+        jars, joins = [], []
+        for n in range(players):
+            jar, problem = named(url, f"Sybil{n}x", "127.0.0.51")
+            if problem:
+                return f"n/a ({problem})"
+            joined = web(url, "/api/pools/join", {"pool": "dendria-5+3", "rated": True},
+                         jar=jar, source="127.0.0.51")
+            joins.append(joined["_status"])
+            if joined["_status"] == 201:
+                jars.append(jar)
+        time.sleep(3)  # a matching wave or two
+        entries = [web(url, "/api/pools", jar=jar, source="127.0.0.51").get("entry") or {}
+                   for jar in jars]
+        paired = sum(entry.get("status") == "paired" for entry in entries)
+        other, problem = named(url, "Outsider", "127.0.0.52")
+        outsider = web(url, "/api/pools/join", {"pool": "dendria-5+3", "rated": True},
+                       jar=other, source="127.0.0.52") if not problem else {}
+        time.sleep(2)
+        outside = (web(url, "/api/pools", jar=other, source="127.0.0.52").get("entry")
+                   or {}).get("status")
+        return (f"{players} named identities from one address join a rated pool "
+                f"({tally(joins)}): {paired} paired with each other; then one from another "
+                f"address: {outside} (join HTTP {outsider.get('_status')})")
+
+
+ENCODED_WORD = "=?utf-8?q?a=2C_evil=40attacker.org=2C?=@b.org"
+#: Encoded words the email library fails on (a line break; an empty word).
+ODD_ADDRESSES = ("=?utf-8?q?=0A?=@b.org", "=?utf-8?q??=@b.org")
+
+
+def probe_email_header(args: argparse.Namespace) -> str:
+    """Row 9: an address made of an encoded word, and the 400 answers' words."""
+    sink = MailSink()
+    try:
+        with contextlib.closing(Served(args.src, args.max_rss_mb, args.start_retries,
+                                       extra=sink.options())) as server:
+            url = server.url
+            jar, problem = named(url, "Headers", ATTACKER)
+            if problem:
+                return f"n/a ({problem})"
+            answer = web(url, "/api/me/alerts", {"email": ENCODED_WORD}, jar=jar,
+                         source=ATTACKER)
+            time.sleep(3)
+            to = [header for _, header in sink.messages]
+            odd = [(address, web(url, "/api/me/alerts", {"email": address}, jar=jar,
+                                 source=ATTACKER)) for address in ODD_ADDRESSES]
+            return (f"{ENCODED_WORD}: HTTP {answer['_status']}"
+                    f"{' ' + repr(answer.get('error'))[:70] if answer['_status'] != 200 else ''}"
+                    f"; To: of the emails sent: {to or 'none'}; " + "; ".join(
+                        f"{address!r}: HTTP {got['_status']} {got.get('error')!r:.90}"
+                        for address, got in odd))
+    finally:
+        sink.close()
+
+
+def probe_look_alike_separators(fresh: Callable[[], Served]) -> str:
+    """Row 10: a hyphen added, y read as v."""
+    with contextlib.closing(fresh()) as server:
+        url = server.url
+        _, problem = named(url, "MalloryDY6", ATTACKER)
+        if problem:
+            return f"n/a ({problem})"
+        verdicts = []
+        for copy in ("Mal-loryDY6", "MallorvDY6"):
+            jar = Jar()
+            web(url, "/api/me", jar=jar, source=BYSTANDER)
+            answer = web(url, "/api/me/name", {"name": copy}, jar=jar, source=BYSTANDER)
+            verdicts.append(f"{copy!r} {'accepted' if answer['_status'] == 200 else 'refused'}"
+                            f" (HTTP {answer['_status']})")
+        return "'MalloryDY6' taken, then " + ", ".join(verdicts)
+
+
+def probe_host_origin(fresh: Callable[[], Served]) -> str:
+    """Row 11: an https Origin on the http site; Host and Origin both evil.org."""
+    with contextlib.closing(fresh()) as server:
+        url = server.url
+        host = url.removeprefix("http://")
+        jar = Jar()
+        web(url, "/api/me", jar=jar, source=ATTACKER)
+        https = web(url, "/api/me/name", {"name": "Schemer"}, jar=jar, source=ATTACKER,
+                    headers={"Origin": f"https://{host}"})
+        rebound = web(url, "/api/me/name", {"name": "Rebound"}, source=ATTACKER,
+                      headers={"Host": "evil.org", "Origin": "http://evil.org"})
+        page = call(url, "/", source=ATTACKER, headers={"Host": "evil.org"})[0]
+        return (f"POST /api/me/name with Origin https://{host}: HTTP {https['_status']}; "
+                f"with Host and Origin evil.org (DNS rebinding): HTTP {rebound['_status']}; "
+                f"GET / with Host evil.org: HTTP {page}")
+
+
 PROBES_39: dict[str, tuple[str, Callable[..., str]]] = {
     "seat-lockout": ("row 1", probe_seat_lockout),
     "claim-race": ("row 2", probe_claim_race),
     "ai-replay": ("row 3", probe_ai_replay),
+    "shared-limits": ("row 4", probe_shared_limits),
+    "email-flood": ("row 5", probe_email_flood),
+    "puzzle-solutions": ("row 6", probe_puzzle_solutions),
     "storage-outage": ("row 7", probe_storage_outage),
+    "pool-one-address": ("row 8", probe_pool_one_address),
+    "email-header": ("row 9", probe_email_header),
+    "look-alike-2": ("row 10", probe_look_alike_separators),
+    "host-origin": ("row 11", probe_host_origin),
 }
+#: Issue 39's probes that start their servers themselves (email options).
+ARGS_PROBES = ("email-flood", "email-header")
 #: Probes on server processes over PostgreSQL.
-PG_PROBES = ("offer-storm", "rematch-race", "claim-race", "storage-outage")
+PG_PROBES = ("offer-storm", "rematch-race", "claim-race", "storage-outage", "shared-limits")
 #: Every probe of issues 31 and 39 by name, with its issue.
 NAMED_PROBES = {**{name: ("31", *entry) for name, entry in PROBES_31.items()},
                 **{name: ("39", *entry) for name, entry in PROBES_39.items()}}
 
 
 def selected(spec: str) -> tuple[list[str], list[str]]:
-    """``--probes``: issue 9's numbers and issue 31's names, in order."""
+    """``--probes``: issue 9's numbers and issue 31's and 39's names, in order."""
     old, new = [], []
     for token in (part.strip() for part in spec.split(",")):
         if token == "9":
@@ -1735,8 +2042,9 @@ def main() -> int:
     parser.add_argument("--src", default=str(Path(__file__).resolve().parents[1] / "src"),
                         help="the hexgames sources the server runs (default: this checkout)")
     parser.add_argument("--probes", default=None,
-                        help="comma list: 9 (issue 9's probes 1-5), 31 (issue 31's), issue "
-                        "9's numbers (1-5, e.g. 15) or issue 31's names (default: 9)")
+                        help="comma list: 9 (issue 9's probes 1-5), 31 (issue 31's), 39 "
+                        "(issue 39's), issue 9's numbers (1-5, e.g. 15) or issue 31's and "
+                        "39's names (default: 9)")
     parser.add_argument("--seconds", type=float, default=15, help="probe 1 duration")
     parser.add_argument("--strong", type=int, default=8, help="level-5 games for probe 3")
     parser.add_argument("--sockets", type=int, default=300, help="idle sockets for probe 4")
@@ -1748,7 +2056,8 @@ def main() -> int:
     parser.add_argument("--max-rss-mb", type=int, default=3072,
                         help="issue 31's probes: kill a server past this RSS (MiB)")
     parser.add_argument("--database-url", default=None,
-                        help="offer-storm, rematch-race: the PostgreSQL database their two "
+                        help="offer-storm, rematch-race, shared-limits: the PostgreSQL "
+                        "database their two "
                         "servers share (default: a throwaway cluster of initdb/pg_ctl on a "
                         "loopback port, a fresh database per probe, stopped at the end)")
     parser.add_argument("--start-retries", type=int, default=1,
@@ -1768,6 +2077,7 @@ def main() -> int:
                                        args.start_retries)
                 result = (probe(fresh, args.ponder, args.turns) if name == "ai-ponder"
                           else probe(args, cluster) if name in PG_PROBES
+                          else probe(args) if name in ARGS_PROBES
                           else probe(fresh))
             except Exception as error:  # report it, go on with the next
                 result = f"probe failed: {type(error).__name__}: {str(error)[-300:]}"

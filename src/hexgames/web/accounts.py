@@ -26,7 +26,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from hexgames.phrases import N_, Phrase
 from hexgames.web.game_setup import INVITE_OPEN
 from hexgames.web.identity import Player
-from hexgames.web.limits import RateLimiter
+from hexgames.web.site_limits import SiteLimiter, StorageCaller
 
 __all__ = [
     "NEW_IDENTITY_SECONDS",
@@ -114,14 +114,16 @@ class RatedPlay:
 
     :meth:`check` is called where an identity enters a rated game: creating one,
     posting or accepting a rated challenge, claiming a rated game's invitation. Counted
-    in this process's memory (like the login limits); ``clock`` is injectable."""
+    in storage (``calls``), shared by every server process; ``clock`` (ms since the
+    epoch) and ``wall`` are injectable."""
 
-    def __init__(self, clock: Any = None, wall: Any = None) -> None:
-        self.everyone = RateLimiter(RATED_PER_HOUR, RATED_WINDOW, clock=clock)
-        self.new = RateLimiter(NEW_RATED_PER_HOUR, RATED_WINDOW, clock=clock)
+    def __init__(self, calls: StorageCaller, clock: Any = None, wall: Any = None) -> None:
+        self.calls = calls
+        self.everyone = SiteLimiter("rated", RATED_PER_HOUR, RATED_WINDOW, clock=clock)
+        self.new = SiteLimiter("rated-new", NEW_RATED_PER_HOUR, RATED_WINDOW, clock=clock)
         self.wall = wall or (lambda: datetime.now(UTC))
 
-    def check(self, player: Player | None) -> None:
+    async def check(self, player: Player | None) -> None:
         """Raise ``HTTPException`` 403 (a guest) or 429 (too many rated games this
         hour); else count one rated game for ``player``. ``None`` (a client without a
         cookie) is let through: a seat without an identity is never rated."""
@@ -134,7 +136,7 @@ class RatedPlay:
         young = _age_seconds(player, self.wall()) < NEW_IDENTITY_SECONDS
         limiter, limit = ((self.new, NEW_RATED_PER_HOUR) if young
                           else (self.everyone, RATED_PER_HOUR))
-        wait = limiter.hit(player.id)
+        wait = await limiter.hit(self.calls, player.id)
         if wait is not None:
             minutes = int(wait) // 60 + 1
             refusal = (Phrase("at most {limit} rated games an hour in a player's first day; "

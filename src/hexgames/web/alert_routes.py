@@ -25,9 +25,10 @@ from hexgames.web.alerts import TurnAlerts
 from hexgames.web.hub import error_message
 from hexgames.web.identity import known_player
 from hexgames.web.language import chosen_language, request_translator, said
-from hexgames.web.limits import RateLimiter, client_address
+from hexgames.web.limits import client_address
 from hexgames.web.mailer import Mailer, MailSettings
 from hexgames.web.service import GameService
+from hexgames.web.site_limits import SiteLimiter
 from hexgames.web.sockets import MAX_MESSAGE, origin_allowed
 from hexgames.web.storage import StorageUnavailable
 from hexgames.web.turn_emails import EmailsOff, TurnEmails
@@ -93,7 +94,7 @@ def add_alert_routes(app: FastAPI, service: GameService,
     service.feed.listeners.append(alerts.heard)
     app.state.turn_alerts = alerts
     app.state.turn_emails = emails
-    email_changes = RateLimiter(EMAIL_CHANGES_PER_ADDRESS, 3600.0)
+    email_changes = SiteLimiter("email-change", EMAIL_CHANGES_PER_ADDRESS, 3600.0)  # per site
 
     @app.get("/api/me/alerts")
     async def my_alerts(request: Request) -> dict[str, Any]:
@@ -109,7 +110,7 @@ def add_alert_routes(app: FastAPI, service: GameService,
                                         "your player page first"))
         if "email" in body.model_fields_set:
             if body.email is not None:
-                wait = email_changes.hit(client_address(request.scope))
+                wait = await email_changes.hit(service, client_address(request.scope))
                 if wait is not None:
                     raise HTTPException(429, Phrase("too many address changes from this "
                                                     "address; try again in {minutes} min",

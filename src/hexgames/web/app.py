@@ -51,6 +51,7 @@ from hexgames.web.engine_prep import (
     engine_status,
     engines_ready,
 )
+from hexgames.web.hosts import HostGuard
 from hexgames.web.hub import Hub
 from hexgames.web.identity import (
     NEW_IDENTITIES_PER_ADDRESS,
@@ -72,7 +73,6 @@ from hexgames.web.language import (
 from hexgames.web.limits import (
     BodyLimit,
     PerClient,
-    RateLimiter,
     SecurityHeaders,
     client_address,
     limits_of,
@@ -96,6 +96,7 @@ from hexgames.web.service import (
     WriteUnconfirmed,
     public_seek,
 )
+from hexgames.web.site_limits import SiteLimiter
 from hexgames.web.sockets import add_lobby_route, add_socket_route, clip
 from hexgames.web.storage import StaleWrite, StorageUnavailable, StoredGame, open_storage
 
@@ -225,6 +226,7 @@ def create_app(
     mail: MailSettings | None = None,
     engines: EnginePreparation | None = None,
     absence: AbsenceLimits | None = None,
+    allowed_hosts: frozenset[str] | None = None,
 ) -> FastAPI:
     """A complete web app storing games in ``data_dir`` (SQLite) or ``database_url``;
     ``mail``: where turn emails are sent from (none: the site sends no email).
@@ -239,13 +241,17 @@ def create_app(
     ``absence``: how long an online opponent must be gone before a claim (default: the
     documented limits, or the ``HEXGAMES_ABSENCE_*`` environment variables that shorten
     them: :meth:`~hexgames.web.absence.AbsenceLimits.from_environ`).
+
+    ``allowed_hosts``: the ``Host`` names the site answers to
+    (:func:`hexgames.web.hosts.allowed_hosts`; ``None``: any, as in tests and scripts).
     """
     storage = open_storage(data_dir=data_dir, database_url=database_url or None)
     service = GameService(storage, AiWorkers(ai_processes), Hub(),
                           absence=absence or AbsenceLimits.from_environ())
-    seek_posts = RateLimiter(SEEKS_PER_ADDRESS, SEEK_WINDOW)
-    game_posts = RateLimiter(GAMES_PER_ADDRESS, GAME_WINDOW)
-    rated_play = RatedPlay()  # guests play no rated games; rated games per hour
+    # Shared by every server process (counted in storage: hexgames.web.site_limits).
+    seek_posts = SiteLimiter("seek", SEEKS_PER_ADDRESS, SEEK_WINDOW)
+    game_posts = SiteLimiter("game", GAMES_PER_ADDRESS, GAME_WINDOW)
+    rated_play = RatedPlay(service)  # guests play no rated games; rated games per hour
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -267,13 +273,16 @@ def create_app(
     app.state.rated_play = rated_play
     app.state.engines = engines
     app.state.game_posts = game_posts
-    app.state.new_identities = RateLimiter(NEW_IDENTITIES_PER_ADDRESS, NEW_IDENTITY_WINDOW)
+    app.state.new_identities = SiteLimiter("new-identity", NEW_IDENTITIES_PER_ADDRESS,
+                                           NEW_IDENTITY_WINDOW)
     app.add_middleware(IdentityCookie)
     app.add_middleware(CrossSiteGuard)  # other sites' pages change nothing (403)
     app.add_middleware(BodyLimit, limit=MAX_BODY)
     if engines is not None:  # what needs an engine waits until it is ready (503)
         app.add_middleware(EngineGate, engines=engines)
     app.add_middleware(SecurityHeaders)
+    # Another host name (DNS rebinding: 400) or a page of another scheme (403).
+    app.add_middleware(HostGuard, allowed=allowed_hosts)
     # Outermost: sockets and requests in flight per client address (docs/web.md, "Limits").
     app.add_middleware(PerClient, limits=limits_of(app))
 
@@ -379,13 +388,13 @@ def create_app(
 
     @app.post("/api/games", status_code=201)
     async def new_game(body: NewGame, player: KnownPlayer, request: Request) -> dict[str, Any]:
-        wait = game_posts.hit(client_address(request.scope))
+        wait = await game_posts.hit(service, client_address(request.scope))
         if wait is not None:
             raise HTTPException(429, Phrase("too many games created; try again in {seconds} s",
                                             seconds=int(wait) + 1),
                                 headers={"Retry-After": str(int(wait) + 1)})
         if body.rated and body.mode == "online":
-            rated_play.check(player)
+            await rated_play.check(player)
         if body.mode == "ai" and body.start:  # not the engine on a live game's board
             await app.state.live_positions.refuse_start(body.game, body.options, body.start)
         match, tokens = await service.create(
@@ -459,14 +468,14 @@ def create_app(
         ``SEEKS_PER_ADDRESS`` per address per ``SEEK_WINDOW`` seconds (429 past that):
         new identities are free, the address is what a flood has to spend."""
         address = request.client.host if request.client else "?"
-        wait = seek_posts.hit(address)
+        wait = await seek_posts.hit(service, address)
         if wait is not None:
             refused = error(429, Phrase("too many challenges posted; try again in {seconds} s",
                                         seconds=int(wait) + 1), request)
             refused.headers["Retry-After"] = str(int(wait) + 1)
             return refused
         if body.rated:
-            rated_play.check(await current_player(request))
+            await rated_play.check(await current_player(request))
         creator = await player_entry(request)
         seek, token = await service.create_seek(
             body.game, body.options, body.control, body.color, body.rated, creator,
@@ -492,7 +501,7 @@ def create_app(
     @app.post("/api/seeks/{seek_id}/accept", status_code=201)
     async def accept_seek(seek_id: str, request: Request) -> dict[str, Any]:
         if (await service.seek_status(seek_id))["rated"]:
-            rated_play.check(await current_player(request))
+            await rated_play.check(await current_player(request))
         acceptor = await player_entry(request)
         match, token = await service.accept_seek(seek_id, acceptor)
         return {"id": match.id, "token": token, "links": links(match, [None, None])}
@@ -513,7 +522,7 @@ def create_app(
         first browser gets a credential of its own; later ones watch and are told so).
         Without a link, a browser of an identity holding a seat gets its credential."""
         if takes_rated_seat(await service.get(game_id), body.token, player):
-            rated_play.check(player)
+            await rated_play.check(player)
         claimed = await service.claim(game_id, body.token, body.have, player)
         notice = claimed.get("notice")  # ``notice_text``: in the visitor's language
         return {**claimed, "notice_text": request_translator(request).text(notice)
@@ -531,8 +540,8 @@ def create_app(
     @app.post("/api/records", status_code=201)
     async def upload(body: RecordIn, request: Request) -> dict[str, Any]:
         with limits_of(app).uploads.hold(request):  # a few parses per address at once
-            wait = limits_of(app).upload_rate.hit(request.client.host if request.client
-                                                  else "?")
+            wait = await limits_of(app).upload_rate.hit(
+                service, request.client.host if request.client else "?")
             if wait is not None:  # and a few per address per window
                 raise HTTPException(429, Phrase("too many records uploaded; try again in "
                                                 "{seconds} s", seconds=int(wait) + 1),

@@ -31,6 +31,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a reverse proxy (IP address or network, e.g. 127.0.0.1) whose "
                              "X-Forwarded-For names the client; repeat for several "
                              "(default: none: the connection's own address is the client)")
+    parser.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
+                        help="a host name (or name:port) the site is opened by, e.g. "
+                             "games.example.org; repeat for several. Requests naming "
+                             "another host are refused (DNS rebinding). Always allowed: the "
+                             "--host address and port, the loopback names, the host of "
+                             "--site-url (with --host 0.0.0.0 and none of these named: "
+                             "any host)")
     # Turn emails (docs/deploy.md, "Email"); the password only from the environment.
     mail = parser.add_argument_group(
         "email", "SMTP for turn emails (each also read from $HEXGAMES_SMTP_HOST, ..._PORT, "
@@ -214,9 +221,15 @@ def run(args: argparse.Namespace) -> int:
         sock.close()
         print(f"error: cannot listen on {args.host}:{args.port}: {error.strerror}")
         return 2
+    from hexgames.web.hosts import allowed_hosts
+
+    hosts = allowed_hosts(args.host, sock.getsockname()[1],
+                          getattr(args, "allowed_host", None) or (),
+                          getattr(args, "site_url", None))
     try:
         app = create_app(data_dir=args.data_dir, database_url=args.database_url or None,
-                         ai_processes=args.ai_processes, mail=mail, engines=engines)
+                         ai_processes=args.ai_processes, mail=mail, engines=engines,
+                         allowed_hosts=hosts)
     except Exception as error:  # e.g. PostgreSQL unreachable: a message, not a traceback
         sock.close()
         print(f"error: cannot open the game storage: {error}")
@@ -235,6 +248,9 @@ def run(args: argparse.Namespace) -> int:
                   "so that invitation links work for friends on other machines)", flush=True)
     if mail is not None:
         print(f"turn emails go through {mail.describe()}", flush=True)
+    if hosts is None:
+        print("any host name is answered: name the site's with --allowed-host (against "
+              "DNS rebinding)", flush=True)
     print("Press Ctrl+C to stop.", flush=True)
     from hexgames.web.limits import MAX_CONNECTIONS, guarded_http_protocol, raise_open_files
 

@@ -156,7 +156,8 @@ async def current_player(request: HTTPConnection) -> Player:
         return player
     service = _service(request)
     limiter = getattr(request.app.state, "new_identities", None)
-    wait = limiter.hit(client_address(request.scope)) if limiter is not None else None
+    wait = (await limiter.hit(service, client_address(request.scope))
+            if limiter is not None else None)
     if wait is not None:
         raise HTTPException(429, Phrase("too many new players from this address; try again "
                                         "in {minutes} min", minutes=int(wait) // 60 + 1),

@@ -350,6 +350,8 @@ class ClientLimits:
                  max_requests: int = MAX_REQUESTS) -> None:
         from collections import Counter
 
+        from hexgames.web.site_limits import SiteLimiter
+
         self.sockets_per_address = sockets_per_address
         self.requests_per_address = requests_per_address
         self.max_requests = max_requests
@@ -357,7 +359,8 @@ class ClientLimits:
         self.requests: Counter[str] = Counter()
         self.total_requests = 0
         self.uploads = ClientLimit(MAX_UPLOADS_PER_ADDRESS, N_("uploads"))
-        self.upload_rate = RateLimiter(UPLOADS_PER_WINDOW, UPLOAD_WINDOW)
+        # Counted in storage, shared by every server process (hexgames.web.site_limits).
+        self.upload_rate = SiteLimiter("upload", UPLOADS_PER_WINDOW, UPLOAD_WINDOW)
         self.hints = ClientLimit(MAX_HINTS_PER_ADDRESS, N_("hints"))
 
 

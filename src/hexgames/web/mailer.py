@@ -45,15 +45,20 @@ TLS_MODES = {"starttls": 587, "ssl": 465, "none": 25}
 #: Longest address accepted (RFC 5321's path limit less the brackets).
 MAX_EMAIL = 254
 
-_ATOM = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
+#: RFC 5322's atom characters less ``?``: no RFC 2047 encoded word (``=?utf-8?q?...?=``),
+#: which mail programs decode into commas, quotes and more addresses.
+_ATOM = r"[A-Za-z0-9!#$%&'*+/=^_`{|}~-]+"
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
 _EMAIL = re.compile(rf"{_ATOM}(?:\.{_ATOM})*@{_LABEL}(?:\.{_LABEL})+")
 
 
 def validate_email(text: object) -> str:
     """An email address as stored (the domain lower-cased), or ``ValueError`` saying what
-    is wrong. Plain ASCII addresses only (``name@example.org``): no display name, no
-    quoted local part, no line breaks (nothing that could add a header)."""
+    is wrong (always in the site's words, never the email library's). Plain ASCII
+    addresses only (``name@example.org``): one ``@``, no display name, no quoted local
+    part, no encoded word, no comma, quote, space, line break or control character
+    (nothing that could add a header or a recipient), and the address must read back
+    unchanged from a ``To:`` header (what the email library would send)."""
     if not isinstance(text, str):
         raise ValueError(N_("an email address is a string"))
     address = text.strip()
@@ -63,10 +68,21 @@ def validate_email(text: object) -> str:
         raise ValueError(Phrase("an email address has at most {limit} characters",
                                 limit=MAX_EMAIL))
     local, _, domain = address.rpartition("@")
-    if not _EMAIL.fullmatch(address) or len(local) > 64:
+    if not _EMAIL.fullmatch(address) or len(local) > 64 or not _reads_back(address):
         raise ValueError(Phrase("{address} is not an email address (like name@example.org)",
                                 address=repr(address[:80])))
     return f"{local}@{domain.lower()}"
+
+
+def _reads_back(address: str) -> bool:
+    """Whether ``address`` in a ``To:`` header is one recipient, exactly this one."""
+    message = EmailMessage()
+    try:
+        message["To"] = address
+        found = message["To"].addresses
+    except Exception:  # the library's complaint is not shown (it is not the site's words)
+        return False
+    return len(found) == 1 and found[0].addr_spec == address and not found[0].display_name
 
 
 @dataclass(frozen=True)

@@ -23,9 +23,10 @@ from pydantic import BaseModel, ConfigDict, StrictBool, StrictStr
 from hexgames.phrases import Phrase
 from hexgames.web.identity import current_player, known_player
 from hexgames.web.language import request_translator
-from hexgames.web.limits import RateLimiter, client_address
+from hexgames.web.limits import client_address
 from hexgames.web.pools import entry_view
 from hexgames.web.service import GameService
+from hexgames.web.site_limits import SiteLimiter
 
 __all__ = ["POOL_JOINS_PER_ADDRESS", "POOL_JOIN_WINDOW", "add_pairing_routes"]
 
@@ -52,7 +53,7 @@ class ClaimIn(_Strict):
 
 def add_pairing_routes(app: FastAPI, service: GameService) -> None:
     """Register the pools' and the absence claims' routes on ``app``."""
-    joins = RateLimiter(POOL_JOINS_PER_ADDRESS, POOL_JOIN_WINDOW)
+    joins = SiteLimiter("pool-join", POOL_JOINS_PER_ADDRESS, POOL_JOIN_WINDOW)  # per site
 
     @app.get("/api/pools")
     async def pools(request: Request) -> dict[str, Any]:
@@ -63,7 +64,7 @@ def add_pairing_routes(app: FastAPI, service: GameService) -> None:
     @app.post("/api/pools/join", status_code=201)
     async def join_pool(body: JoinIn, request: Request) -> dict[str, Any]:
         address = client_address(request.scope)
-        wait = joins.hit(address)
+        wait = await joins.hit(service, address)
         if wait is not None:
             raise HTTPException(429, Phrase("too many pool joins; try again in {seconds} s",
                                             seconds=int(wait) + 1),
@@ -71,7 +72,7 @@ def add_pairing_routes(app: FastAPI, service: GameService) -> None:
         player = await current_player(request)
         rated = (not player.guest) if body.rated is None else body.rated
         if rated:
-            app.state.rated_play.check(player)  # guests 403, too many rated games 429
+            await app.state.rated_play.check(player)  # guests 403, too many rated games 429
         entry, token = await service.join_pool(
             body.pool, {"player_id": player.id, "name": player.name}, rated, address)
         return {"entry": entry_view(entry, service.now()), "token": token}

@@ -25,17 +25,19 @@ from hexgames.web import credentials, identity
 from hexgames.web.credentials import validate_name
 from hexgames.web.identity import CurrentPlayer, PagePlayer, Player
 from hexgames.web.language import page, request_translator, said
-from hexgames.web.limits import RateLimiter
+from hexgames.web.limits import client_address
 from hexgames.web.matches import ENGLISH, reason_phrase
 from hexgames.web.rated_results import pool_title, rating_view
 from hexgames.web.rules_pages import not_found_response
 from hexgames.web.service import GameService
+from hexgames.web.site_limits import SiteLimiter, StorageCaller
 from hexgames.web.sockets import clip
 from hexgames.web.storage import NameLookAlike, NameTaken, StoredGame, name_key
 
-#: Login and password attempts: per client address and per account (the name as the
-#: account lookup folds it: `` vic``, ``VIC`` and ``vic\t`` are one budget, whatever the
-#: address), this many per window.
+#: Wrong passwords (logins and password changes) per window: per client address, and per
+#: account (the name as the account lookup folds it: `` vic``, ``VIC`` and ``vic\t`` are
+#: one budget, whatever the address). Counted in storage, for the whole site
+#: (:class:`LoginGuard`).
 LOGIN_ATTEMPTS = 10
 LOGIN_WINDOW = 300.0
 #: Games listed on a player page.
@@ -132,22 +134,66 @@ def game_line(stored: StoredGame, player_id: str, names: dict[str, str],
     }
 
 
+class LoginGuard:
+    """Password guessing, bounded for the whole site (counts in storage) without letting
+    a stranger lock an account's owner out.
+
+    Wrong passwords are counted per client address, per account and per (account,
+    address). An address with :data:`LOGIN_ATTEMPTS` wrong passwords in the window is
+    refused (429) before any check. When an *account* has had :data:`LOGIN_ATTEMPTS`
+    wrong passwords (from anywhere), an address that already gave a wrong one for it is
+    refused; an address that has not is still checked once: the right password logs in
+    (the owner, elsewhere, is not locked out), a wrong one is answered 429 like a refusal
+    (and counted). A guesser thus gets :data:`LOGIN_ATTEMPTS` guesses per account per
+    window, plus one per further address it owns (each address has its own bound too).
+    """
+
+    def __init__(self, calls: StorageCaller) -> None:
+        self.calls = calls
+        self.by_address = SiteLimiter("login-ip", LOGIN_ATTEMPTS, LOGIN_WINDOW)
+        self.by_account = SiteLimiter("login-name", LOGIN_ATTEMPTS, LOGIN_WINDOW)
+        #: One wrong password of an address for an account marks the pair.
+        self.by_pair = SiteLimiter("login-pair", 1, LOGIN_WINDOW)
+
+    @staticmethod
+    def keys(request: Request, name: str) -> tuple[str, str]:
+        """(address, account): the account key is what the lookup
+        (``player_by_name(name[:40])``) compares, so every spelling that reaches an
+        account spends that account's one budget."""
+        return client_address(request.scope), name_key(str(name)[:40])
+
+    async def before(self, request: Request, name: str) -> tuple[float | None, float | None]:
+        """(wait, last_chance): ``wait`` the seconds to refuse the attempt for (no
+        check); else ``last_chance``, when the account's budget is spent, the seconds
+        to answer a wrong password with (429 instead of 401)."""
+        address, account = self.keys(request, name)
+        wait = await self.by_address.spent(self.calls, address)
+        if wait is not None:
+            return wait, None
+        spent = await self.by_account.spent(self.calls, account)
+        if spent is None:
+            return None, None
+        if await self.by_pair.spent(self.calls, f"{account}|{address}") is not None:
+            return spent, None
+        return None, spent
+
+    async def failed(self, request: Request, name: str) -> None:
+        """Count a wrong password."""
+        address, account = self.keys(request, name)
+        await self.by_address.count(self.calls, address)
+        await self.by_account.count(self.calls, account)
+        await self.by_pair.count(self.calls, f"{account}|{address}")
+
+
+def too_many(request: Request, wait: float) -> JSONResponse:
+    return refuse(request, 429, Phrase("too many attempts; try again in {seconds} s",
+                                       seconds=int(wait) + 1),
+                  **{"Retry-After": str(int(wait) + 1)})
+
+
 def add_player_routes(app: FastAPI, service: GameService) -> None:
     """Register the identity, player and leaderboard routes on ``app``."""
-    by_address = RateLimiter(LOGIN_ATTEMPTS, LOGIN_WINDOW)
-    by_name = RateLimiter(LOGIN_ATTEMPTS, LOGIN_WINDOW)
-
-    def limited(request: Request, name: str) -> JSONResponse | None:
-        address = request.client.host if request.client else "?"
-        # The key is what the lookup (``player_by_name(name[:40])``) compares: every
-        # spelling that reaches an account spends that account's one budget.
-        account = name_key(str(name)[:40])
-        wait = by_address.hit("ip:" + address) or by_name.hit("name:" + account)
-        if wait is None:
-            return None
-        return refuse(request, 429, Phrase("too many attempts; try again in {seconds} s",
-                                           seconds=int(wait) + 1),
-                      **{"Retry-After": str(int(wait) + 1)})
+    guard = LoginGuard(service)
 
     @app.get("/api/me")
     async def me(player: CurrentPlayer) -> dict[str, Any]:
@@ -181,13 +227,16 @@ def add_player_routes(app: FastAPI, service: GameService) -> None:
             return refuse(request, 400, N_("pick a name before setting a password (you log "
                                            "in by name)"))
         if player.has_password:
-            refused = limited(request, player.name)
-            if refused is not None:
-                return refused
+            wait, last_chance = await guard.before(request, player.name)
+            if wait is not None:
+                return too_many(request, wait)
             record = await service.call_storage(service.storage.player_by_id, player.id)
             ok = await service.call_thread(credentials.verify_password, body.current or "",
                                            record.password if record else None)
             if not ok:
+                await guard.failed(request, player.name)
+                if last_chance is not None:
+                    return too_many(request, last_chance)
                 return refuse(request, 403, N_("the current password is wrong"))
         hashed = await service.call_thread(credentials.hash_password, body.password)
         # Every other browser of the player is logged out (a stolen cookie stops
@@ -200,11 +249,14 @@ def add_player_routes(app: FastAPI, service: GameService) -> None:
     async def login(body: LoginIn, request: Request) -> Any:
         if not same_origin(request):
             return refuse(request, 403, CROSS_SITE)
-        refused = limited(request, body.name)
-        if refused is not None:
-            return refused
+        wait, last_chance = await guard.before(request, body.name)
+        if wait is not None:
+            return too_many(request, wait)
         player = await identity.login(request, body.name, body.password)
         if player is None:
+            await guard.failed(request, body.name)
+            if last_chance is not None:
+                return too_many(request, last_chance)
             return refuse(request, 401, N_("wrong name or password"))
         return player.me()
 

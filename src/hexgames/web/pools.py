@@ -128,7 +128,9 @@ def rating_range(waited_ms: float) -> float:
 def pair_up(entries: Sequence[PoolEntry], now: float) -> list[tuple[PoolEntry, PoolEntry]]:
     """The pairs a wave makes of the waiting ``entries`` at ``now`` (ms): per pool and
     rated flag, longest waiting first, each with the closest rating within its range
-    (ties: the longer waiting). Pure: tests give it entries and times."""
+    (ties: the longer waiting). A rated pool never pairs two entries joined from one
+    client address (``origin``): identities made up on one machine do not rate each
+    other. Pure: tests give it entries and times."""
     groups: dict[tuple[str, bool], list[PoolEntry]] = {}
     for entry in sorted(entries, key=lambda e: (e.joined_at, e.id)):
         if entry.status == "waiting":
@@ -140,7 +142,8 @@ def pair_up(entries: Sequence[PoolEntry], now: float) -> list[tuple[PoolEntry, P
             first = free.pop(0)
             reach = rating_range(now - first.joined_at)
             candidates = [other for other in free if other.player_id != first.player_id
-                          and abs(other.rating - first.rating) <= reach]
+                          and abs(other.rating - first.rating) <= reach
+                          and not (first.rated and other.origin == first.origin)]
             if not candidates:
                 continue
             best = min(candidates, key=lambda other: (abs(other.rating - first.rating),

@@ -33,11 +33,12 @@ from fastapi.responses import RedirectResponse, Response
 
 from hexgames.game import Game, game_names, get_game
 from hexgames.i18n import Translator
-from hexgames.phrases import Phrase
+from hexgames.phrases import N_, Phrase
 from hexgames.tutorial import Puzzle, find_puzzle, puzzle_set
 from hexgames.web.identity import PagePlayer, Player, known_player
 from hexgames.web.language import page, request_translator, said
 from hexgames.web.learn_pages import TryIn, board_view, judge
+from hexgames.web.limits import client_address
 from hexgames.web.matches import ENGLISH
 from hexgames.web.puzzle_ratings import (
     choose,
@@ -49,12 +50,17 @@ from hexgames.web.puzzle_ratings import (
     today,
 )
 from hexgames.web.service import GameService
+from hexgames.web.site_limits import SiteLimiter
 
 #: Ids a ``skip`` list may name (a guest's browser sends the puzzles it just saw).
 MAX_SKIP = 200
 _PUZZLE_ID = re.compile(r"^[a-z0-9]{1,12}$")
 #: A try that is over: the result is judged (and rated) on it.
 FINAL = ("solved", "wrong")
+#: Solutions one client address may look up per hour (counted in storage, for the whole
+#: site).
+SOLUTIONS_PER_ADDRESS = 20
+SOLUTION_WINDOW = 3600.0
 
 
 def puzzle_game(name: str) -> Game:
@@ -141,6 +147,7 @@ def add_puzzle_routes(app: FastAPI, service: GameService) -> None:
     """The puzzle pages and their API (called by :func:`hexgames.web.app.create_app`,
     with :func:`hexgames.web.puzzle_streaks.add_streak_routes`)."""
     chooser = random.SystemRandom()
+    solutions = SiteLimiter("solution", SOLUTIONS_PER_ADDRESS, SOLUTION_WINDOW)
 
     async def current(game: Game, puzzle: Puzzle) -> tuple[float, int]:
         stats = await service.call_storage(service.storage.puzzle_stats, game.name)
@@ -283,9 +290,20 @@ def add_puzzle_routes(app: FastAPI, service: GameService) -> None:
     @app.post("/api/puzzles/{game_name}/{puzzle_id}/solution")
     async def give_up(game_name: str, puzzle_id: str, request: Request) -> dict[str, Any]:
         """The solution, as a failed try (a named player's first try at the puzzle
-        loses rating, as viewing the solution does on lichess)."""
+        loses rating, as viewing the solution does on lichess). Only for an identity
+        (403 without one: looking solutions up anonymously, then solving them rated,
+        rated nothing honest) and at most :data:`SOLUTIONS_PER_ADDRESS` an hour per
+        client address, for the whole site (429 beyond)."""
         game = puzzle_game(game_name)
         puzzle = shipped(game, puzzle_id)
         player = await known_player(request)
+        if player is None:
+            raise HTTPException(403, N_("solutions are shown to players of this site: open "
+                                        "the puzzle's page first"))
+        wait = await solutions.hit(service, client_address(request.scope))
+        if wait is not None:
+            raise HTTPException(429, Phrase("too many solutions looked up; try again in "
+                                            "{minutes} min", minutes=int(wait) // 60 + 1),
+                                headers={"Retry-After": str(int(wait) + 1)})
         return {"solution": list(puzzle.lesson.solution),
                 "result": await result(game, puzzle, player, False)}

@@ -32,10 +32,11 @@ from hexgames.tutorial import find_puzzle, puzzle_set
 from hexgames.web.identity import Player, known_player
 from hexgames.web.language import request_translator
 from hexgames.web.learn_pages import TryIn, judge
-from hexgames.web.limits import RateLimiter, client_address
+from hexgames.web.limits import client_address
 from hexgames.web.puzzle_pages import FINAL, detail, puzzle_game, rated
 from hexgames.web.puzzle_ratings import PLAYER_START, now, puzzle_rating, streak_puzzles
 from hexgames.web.service import GameService
+from hexgames.web.site_limits import SiteLimiter
 from hexgames.web.storage.records import PuzzleStreak
 
 #: Streaks one client address may start per window of seconds (each is a stored row).
@@ -62,7 +63,7 @@ def owned(streak: PuzzleStreak | None, player: Player | None, game: Game) -> Puz
 
 def add_streak_routes(app: FastAPI, service: GameService) -> None:
     """The streak API (called by :func:`hexgames.web.puzzle_pages.add_puzzle_routes`)."""
-    starts = RateLimiter(STREAKS_PER_ADDRESS, STREAK_WINDOW)
+    starts = SiteLimiter("streak", STREAKS_PER_ADDRESS, STREAK_WINDOW)  # per site
     drawer = random.SystemRandom()
 
     async def view(game: Game, streak: PuzzleStreak, player: Player | None,
@@ -94,7 +95,7 @@ def add_streak_routes(app: FastAPI, service: GameService) -> None:
         """A new streak and its first puzzle (``best``: the visitor's best streak, for a
         named player)."""
         game = puzzle_game(game_name)
-        wait = starts.hit(client_address(request.scope))
+        wait = await starts.hit(service, client_address(request.scope))
         if wait is not None:
             raise HTTPException(429, Phrase("too many streaks started; try again in "
                                             "{seconds} s", seconds=int(wait) + 1),

@@ -51,6 +51,8 @@ READS = frozenset({
     # Profiles (hexgames.web.profiles).
     "rating_history", "unfiled_games", "result_counts", "opponent_counts", "search_games",
     "finished_game_ids",
+    # Rate limits (hexgames.web.site_limits).
+    "limit_count", "limit_rows",
 })
 NOT_ANSWERING = N_("the game storage is not answering; try again in a moment")
 UNCONFIRMED = N_("the game storage has not confirmed this change yet; reload the game to "

@@ -36,6 +36,8 @@ def worker_command(args: argparse.Namespace, port: int) -> list[str]:
         command += ["--ai-processes", str(args.ai_processes)]
     for proxy in getattr(args, "trusted_proxy", None) or ():
         command += ["--trusted-proxy", str(proxy)]
+    for host in getattr(args, "allowed_host", None) or ():
+        command += ["--allowed-host", str(host)]
     for option in ("smtp_host", "smtp_port", "smtp_user", "smtp_from", "smtp_tls", "site_url"):
         value = getattr(args, option, None)  # (the password travels in the environment)
         if value:

@@ -10,8 +10,10 @@ under the site key: no login needed, nothing to guess).
 Bounds: one email per game and turn, whatever the server processes (the storage's
 :meth:`~hexgames.web.storage.Storage.claim_turn_email`), at most
 :data:`TURN_EMAILS_PER_HOUR` per player, :data:`VERIFICATIONS_PER_HOUR` verification
-emails per player; the checks run in tasks (at most :data:`MAX_PENDING` at once) and the
-sending in the mailer's thread (:mod:`.mailer`), so a turn never waits for either.
+emails per player and :data:`VERIFICATIONS_PER_RECIPIENT` per recipient address a day
+(counted in storage: for the whole site, whatever the processes); the checks run in
+tasks (at most :data:`MAX_PENDING` at once) and the sending in the mailer's thread
+(:mod:`.mailer`), so a turn never waits for either.
 
 Language: the verification email is written in the language of the page that gave the
 address; turn emails in the language of the page the player last changed the settings from
@@ -33,13 +35,14 @@ from typing import Any
 from hexgames.i18n import Translator, translator
 from hexgames.phrases import N_, Phrase
 from hexgames.web.alerts import Turn
-from hexgames.web.limits import RateLimiter
 from hexgames.web.live_games import LiveGames, iso_now
 from hexgames.web.mailer import Mailer, validate_email
 from hexgames.web.matches import ENGLISH
+from hexgames.web.site_limits import SiteLimiter
 from hexgames.web.storage import hash_token
 
-__all__ = ["TURN_EMAILS_PER_HOUR", "VERIFICATIONS_PER_HOUR", "EmailsOff", "TurnEmails"]
+__all__ = ["TURN_EMAILS_PER_HOUR", "VERIFICATIONS_PER_HOUR", "VERIFICATIONS_PER_RECIPIENT",
+           "EmailsOff", "TurnEmails"]
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +50,10 @@ log = logging.getLogger(__name__)
 TURN_EMAILS_PER_HOUR = 10
 #: Verification emails one player may ask for per hour (429 beyond).
 VERIFICATIONS_PER_HOUR = 3
+#: Verification emails sent to one address per day, whoever asks (429 beyond): many
+#: identities from many client addresses cannot flood one inbox.
+VERIFICATIONS_PER_RECIPIENT = 3
+RECIPIENT_WINDOW = 24 * 3600.0
 #: Turn checks (settings read, claim, queueing) running at once; beyond, a turn's email
 #: is skipped (logged).
 MAX_PENDING = 256
@@ -76,7 +83,10 @@ class TurnEmails:
     def __init__(self, games: LiveGames, mailer: Mailer | None) -> None:
         self.games = games
         self.mailer = mailer
-        self.verifications = RateLimiter(VERIFICATIONS_PER_HOUR, 3600.0)
+        # Both counted in storage, for the whole site (hexgames.web.site_limits).
+        self.verifications = SiteLimiter("verify-player", VERIFICATIONS_PER_HOUR, 3600.0)
+        self.recipients = SiteLimiter("verify-to", VERIFICATIONS_PER_RECIPIENT,
+                                      RECIPIENT_WINDOW)
         self._tasks: set[asyncio.Task[None]] = set()
 
     @property
@@ -85,6 +95,14 @@ class TurnEmails:
 
     async def _store(self, function: Any, *args: Any) -> Any:
         return await self.games.calls.call(function, *args)
+
+    # What a SiteLimiter calls storage through (hexgames.web.site_limits.StorageCaller).
+    @property
+    def storage(self) -> Any:
+        return self.games.storage
+
+    async def call_storage(self, function: Any, *args: Any) -> Any:
+        return await self._store(function, *args)
 
     # ----------------------------------------------------------- settings
     async def view(self, player_id: str | None) -> dict[str, Any]:
@@ -113,7 +131,9 @@ class TurnEmails:
         mailer = self.mailer
         if mailer is None:
             raise EmailsOff(N_("this server sends no email (it has no SMTP settings)"))
-        wait = self.verifications.hit(player_id)
+        wait = await self.verifications.hit(self, player_id)
+        if wait is None:  # (a refused player spends nothing of the recipient's budget)
+            wait = await self.recipients.hit(self, address.lower())
         if wait is not None:
             raise LookupError(int(wait) + 1)
         token = secrets.token_urlsafe(24)

@@ -5,7 +5,7 @@ stored) and :mod:`.errors`; :mod:`.interface` (the :class:`Storage` the rest of 
 written against); :mod:`.schema` (tables and migrations); the SQL, one module per group of
 tables (:mod:`.sql_connection`, :mod:`.sql_games`, :mod:`.sql_lobby`,
 :mod:`.sql_players`, :mod:`.sql_ratings`, :mod:`.sql_alerts`, :mod:`.sql_pools`,
-:mod:`.sql_presence`, :mod:`.sql_conditional`,
+:mod:`.sql_presence`, :mod:`.sql_conditional`, :mod:`.sql_limits`,
 assembled in :mod:`.sql`); and the two
 backends, :mod:`.sqlite` and :mod:`.postgres`, which only connect.
 

@@ -396,6 +396,21 @@ class Storage(Protocol):
         """Forget the streaks last played before ``updated_before``; how many."""
 
     # ------------------------------------- several processes on one database
+    # ---------------------------------------------------------- rate limits
+    # See hexgames.web.site_limits: counted here, so every server process sees the same.
+    def limit_hit(self, key: str, window_ms: int, now_ms: int) -> tuple[int, int]:
+        """Count one hit of ``key`` at ``now_ms`` (ms since the epoch) and return (hits
+        in the key's current window, the window's end). A key seen for the first time,
+        or whose window ended, starts a window of ``window_ms``. Atomic: hits counted
+        by several processes at once are all counted. Ended windows are pruned."""
+
+    def limit_count(self, key: str, now_ms: int) -> tuple[int, int]:
+        """(hits, end) of ``key``'s window still running at ``now_ms``; (0, ``now_ms``)
+        when none runs. Counts nothing."""
+
+    def limit_rows(self) -> int:
+        """How many keys are stored (the pruning keeps it to the windows running)."""
+
     def listen(self, callback: Callable[[Change | None], None]) -> Callable[[], None] | None:
         """Call ``callback`` (from another thread) for every change another process
         stores; ``callback(None)`` when changes may have been missed (reload everything).

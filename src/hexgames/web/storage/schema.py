@@ -14,7 +14,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any
 
-from hexgames.web.confusables import skeleton
+from hexgames.web.confusables import SKELETON_VERSION, skeleton
 from hexgames.web.storage.errors import StorageUnavailable
 from hexgames.web.storage.records import HASH_PREFIX, hashed
 
@@ -279,6 +279,18 @@ SCHEMA: tuple[str, ...] = (
         updated_at TEXT NOT NULL
     )""",
     "CREATE INDEX IF NOT EXISTS puzzle_streaks_by_update ON puzzle_streaks (updated_at)",
+    # Rate limits shared by every server process (hexgames.web.site_limits): one row per
+    # key (what is limited and for whom: ``login-ip:198.51.100.7``), the hits of its
+    # current window, which began at ``started`` and ends at ``expires`` (ms since the
+    # epoch). A hit after ``expires`` starts a new window; rows whose window ended are
+    # pruned (``rate_limits_by_expiry``), so the table holds only the current windows.
+    """CREATE TABLE IF NOT EXISTS rate_limits (
+        key TEXT PRIMARY KEY,
+        started BIGINT NOT NULL,
+        expires BIGINT NOT NULL,
+        hits INTEGER NOT NULL
+    )""",
+    "CREATE INDEX IF NOT EXISTS rate_limits_by_expiry ON rate_limits (expires)",
 )
 
 #: Columns of ``games`` added after the first release, with their types.
@@ -327,8 +339,14 @@ def migrate(transaction: Transaction, sql: Callable[[str], str]) -> None:
                 )
 
 
+#: The ``site_secrets`` row holding the version of the stored skeletons.
+SKELETON_ROW = "name_skeleton_version"
+
+
 def _migrate_skeletons(transaction: Transaction, sql: Callable[[str], str]) -> None:
-    """Players' look-alike column: added to an older database, filled where empty."""
+    """Players' look-alike column: added to an older database, filled where empty, and
+    recomputed for every player once when :func:`~hexgames.web.confusables.skeleton`
+    changed (:data:`~hexgames.web.confusables.SKELETON_VERSION` above the stored one)."""
     try:
         with transaction() as cursor:
             cursor.execute(sql("SELECT name_skeleton FROM players WHERE id = ?"), ("",))
@@ -338,10 +356,18 @@ def _migrate_skeletons(transaction: Transaction, sql: Callable[[str], str]) -> N
     with transaction() as cursor:
         cursor.execute("CREATE INDEX IF NOT EXISTS players_by_skeleton "
                        "ON players (name_skeleton)")
-        cursor.execute("SELECT id, name FROM players WHERE name_skeleton IS NULL")
+        cursor.execute(sql("SELECT value FROM site_secrets WHERE name = ?"), (SKELETON_ROW,))
+        row = cursor.fetchone()
+        current = row is not None and row[0] == str(SKELETON_VERSION)
+        cursor.execute("SELECT id, name FROM players" if not current
+                       else "SELECT id, name FROM players WHERE name_skeleton IS NULL")
         for player_id, name in cursor.fetchall():
             cursor.execute(sql("UPDATE players SET name_skeleton = ? WHERE id = ?"),
                            (skeleton(name), player_id))
+        if not current:
+            cursor.execute(sql("INSERT INTO site_secrets (name, value) VALUES (?, ?) "
+                               "ON CONFLICT (name) DO UPDATE SET value = excluded.value"),
+                           (SKELETON_ROW, str(SKELETON_VERSION)))
 
 
 def _migrate_rating_history(transaction: Transaction, sql: Callable[[str], str]) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from hexgames.web.storage.sql_alerts import AlertTables
 from hexgames.web.storage.sql_conditional import ConditionalTables
+from hexgames.web.storage.sql_limits import LimitTables
 from hexgames.web.storage.sql_lobby import LobbyTables
 from hexgames.web.storage.sql_players import PlayerTables
 from hexgames.web.storage.sql_pools import PoolTables
@@ -21,7 +22,7 @@ from hexgames.web.storage.sql_ratings import RatingTables
 
 
 class SqlStorage(LobbyTables, PlayerTables, RatingTables, AlertTables, ConditionalTables,
-                 PoolTables, PresenceTables, ProfileTables, PuzzleTables):
+                 PoolTables, PresenceTables, ProfileTables, PuzzleTables, LimitTables):
     """Games, the lobby, identities and ratings in one SQL database, behind one
     connection (see :class:`~.sql_connection.SqlConnection`). Subclasses provide the
     DB-API connection and the driver's placeholder and exceptions; what each method
