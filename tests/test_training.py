@@ -198,3 +198,17 @@ def test_the_docs_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     position = game.new_position(game.rules(board_side=3))
     for name in ("puct", "mcts"):
         assert scope[name].choose(position) in position.legal_actions()  # type: ignore[attr-defined]
+
+
+def test_without_torch_the_command_says_what_to_install(tmp_path: Path) -> None:
+    code = ("import sys\n"
+            "sys.modules['torch'] = None  # as if the train extra were not installed\n"
+            "from hexgames.cli import main\n"
+            f"raise SystemExit(main(['train', 'dendria', '--out', {str(tmp_path / 'run')!r}, "
+            "'--games', '6', '--workers', '0']))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "PYTHONPATH": import_path()})
+    assert done.returncode == 2, done.stderr
+    assert "hexgames train needs torch (the train extra: pip install 'hexgames[train]')" in \
+        done.stdout.replace("\n", " ")
+    assert not (tmp_path / "run").exists()

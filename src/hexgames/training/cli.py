@@ -133,9 +133,14 @@ def _check_resume(out: Path, game: str, options: dict[str, Any], tuning: dict[st
 def _train(console: Console, args: argparse.Namespace, settings: Any, budget: Any) -> int:
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from hexgames.training.loop import Trainer
     from hexgames.training.settings import TrainingError
 
+    try:
+        from hexgames.training.loop import Trainer
+    except ImportError as error:
+        console.print(f"[red]error:[/red] hexgames train needs torch (the train extra: "
+                      f"pip install 'hexgames\\[train]'): {escape(str(error))}")
+        return 2
     try:
         trainer = Trainer(args.out, settings, resume=args.resume)
     except (TrainingError, ValueError) as error:

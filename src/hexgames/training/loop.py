@@ -89,6 +89,9 @@ class Trainer:
     def __init__(self, out: Path, settings: TrainSettings | None, *, resume: bool) -> None:
         self.out = out
         self.device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        # the same steps from the same checkpoint (a resumed run goes on as it would have)
+        torch.backends.cudnn.deterministic = True
+        torch.backends.cudnn.benchmark = False
         if resume:
             self._resume()
         else:
