@@ -120,7 +120,9 @@ def test_a_killed_run_resumes_from_its_last_checkpoint(tmp_path: Path) -> None:
     assert done >= 1
     logged = len(_rows(out))
     target = (max(done, logged) + 1) * 6
+    (out / ".checkpoint.pt.abc123.tmp").write_bytes(b"a write the kill cut short")
     assert _train(out, "--resume", "--games", str(target)) == 0
+    assert not list(out.glob(".*.tmp"))
     rows = _rows(out)
     assert [int(r["iteration"]) for r in rows] == list(range(1, target // 6 + 1))
     assert rows[-1]["games"] == str(target)
@@ -212,3 +214,33 @@ def test_without_torch_the_command_says_what_to_install(tmp_path: Path) -> None:
     assert "hexgames train needs torch (the train extra: pip install 'hexgames[train]')" in \
         done.stdout.replace("\n", " ")
     assert not (tmp_path / "run").exists()
+
+
+def test_sparse_policy_targets_give_back_the_dense_ones() -> None:
+    from hexgames.ai.network import Architecture, NetworkEvaluator, random_network
+    from hexgames.ai.puct import SelfPlayConfig, self_play
+    from hexgames.training.actors import Samples
+    from hexgames.training.model import dense_targets
+
+    game = get_game("dendria")
+    rules = game.rules(board_side=3)
+    evaluator = NetworkEvaluator(random_network(Architecture.for_game(game, rules)))
+    records = self_play(game, rules, evaluator, [1, 2],
+                        SelfPlayConfig(search=PuctConfig(simulations=8)))
+    masks = np.stack([m for r in records for m in r.masks])
+    policies = np.stack([p for r in records for p in r.policies])
+    widths = masks.sum(axis=1)
+    narrow, wide = np.flatnonzero(widths < widths.max()), np.flatnonzero(widths == widths.max())
+    assert len(narrow) and len(wide)
+    parts = []
+    for rows in (narrow, wide):  # two parts of different widths, joined with padding
+        legal, probs = Samples.sparse(masks[rows], policies[rows])
+        parts.append(Samples(np.zeros((len(rows), 1)), legal, probs, np.zeros(len(rows)),
+                             np.zeros(0), 0))
+    assert parts[0].legal.shape[1] < parts[1].legal.shape[1] == widths.max()
+    joined = Samples.join(parts)
+    dense_masks, dense_policies = dense_targets(torch.from_numpy(joined.legal.astype(np.int64)),
+                                                torch.from_numpy(joined.probs), masks.shape[1])
+    order = np.concatenate([narrow, wide])
+    assert np.array_equal(dense_masks.numpy(), masks[order])
+    assert np.array_equal(dense_policies.numpy(), policies[order])

@@ -75,9 +75,7 @@ class Replay:
 
     def add(self, samples: Samples) -> None:
         joined = samples if self.data is None else Samples.join([self.data, samples])
-        self.data = Samples(joined.observations[-self.size:], joined.masks[-self.size:],
-                            joined.policies[-self.size:], joined.values[-self.size:],
-                            np.zeros(0, np.float32), 0)
+        self.data = joined.window(self.size)
 
     def __len__(self) -> int:
         return 0 if self.data is None else len(self.data.values)
@@ -139,8 +137,8 @@ class Trainer:
                 game=self.settings.game, options=self.settings.options)
             buffer = saved["buffer"]
             self.replay = Replay(self.settings.window, None if buffer is None else Samples(
-                buffer["observations"].numpy(), buffer["masks"].numpy(),
-                buffer["policies"].numpy(), buffer["values"].numpy(),
+                buffer["observations"].numpy(), buffer["legal"].numpy(),
+                buffer["probs"].numpy(), buffer["values"].numpy(),
                 np.zeros(0, np.float32), 0))
             self.state = RunState(**saved["state"])
         except TrainingError:
@@ -148,6 +146,8 @@ class Trainer:
         except Exception as error:  # a torn or foreign file: say which
             raise TrainingError(f"cannot resume from {path}: {type(error).__name__}: "
                                 f"{error}") from None
+        for stray in self.out.glob(".*.tmp"):  # a write cut short (atomic_write's)
+            stray.unlink()
         rows = [row for row in self.log_rows() if int(row["iteration"]) <= self.state.iteration]
         self._write_log(rows)  # drop rows written after the checkpoint
         save_weights(self.out / BEST, self.best)
@@ -246,7 +246,7 @@ class Trainer:
             return (float("nan"),) * 5
         device = self.device
         tensors = [torch.from_numpy(np.ascontiguousarray(a)).to(device) for a in
-                   (data.observations, data.masks, data.policies, data.values)]
+                   (data.observations, data.legal.astype(np.int64), data.probs, data.values)]
         generator = torch.Generator().manual_seed(self.settings.seed * 100_003 +
                                                   self.state.iteration)
         history = np.zeros((steps, 3))
@@ -254,8 +254,9 @@ class Trainer:
         for step in range(steps):
             index = torch.randint(len(data.values), (self.settings.batch_size,),
                                   generator=generator).to(device)
-            batch = [t[index] for t in tensors]
-            total, value, policy = model.loss(self.net, *batch)
+            observations, legal, probs, values = (t[index] for t in tensors)
+            masks, policies = model.dense_targets(legal, probs, self.arch.num_actions)
+            total, value, policy = model.loss(self.net, observations, masks, policies, values)
             self.optimizer.zero_grad()
             total.backward()
             self.optimizer.step()
@@ -298,8 +299,8 @@ class Trainer:
         data = self.replay.data
         buffer = None if data is None else {
             "observations": torch.from_numpy(np.ascontiguousarray(data.observations)),
-            "masks": torch.from_numpy(np.ascontiguousarray(data.masks)),
-            "policies": torch.from_numpy(np.ascontiguousarray(data.policies)),
+            "legal": torch.from_numpy(np.ascontiguousarray(data.legal)),
+            "probs": torch.from_numpy(np.ascontiguousarray(data.probs)),
             "values": torch.from_numpy(np.ascontiguousarray(data.values))}
         saved = {
             "version": CHECKPOINT_VERSION,

@@ -65,6 +65,19 @@ def from_numpy(network: PolicyValueNetwork) -> TorchPolicyValueNet:
     return net
 
 
+def dense_targets(legal: torch.Tensor, probs: torch.Tensor, num_actions: int
+                  ) -> tuple[torch.Tensor, torch.Tensor]:
+    """Dense ``(masks, policies)`` ``(B, num_actions)`` of sparse targets (``legal`` ids
+    padded with -1, ``probs`` with 0; :class:`hexgames.training.actors.Samples`)."""
+    rows = legal.shape[0]
+    index = torch.where(legal < 0, torch.full_like(legal, num_actions), legal)
+    masks = torch.zeros(rows, num_actions + 1, dtype=torch.bool, device=legal.device)
+    masks.scatter_(1, index, True)
+    policies = torch.zeros(rows, num_actions + 1, dtype=probs.dtype, device=probs.device)
+    policies.scatter_(1, index, probs)  # the padding lands in the extra column
+    return masks[:, :num_actions], policies[:, :num_actions]
+
+
 def loss(net: TorchPolicyValueNet, observations: torch.Tensor, masks: torch.Tensor,
          policies: torch.Tensor, values: torch.Tensor
          ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
