@@ -103,13 +103,13 @@ def test_a_killed_run_resumes_from_its_last_checkpoint(tmp_path: Path) -> None:
     child = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
                              stderr=subprocess.PIPE)
     try:
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + 300  # seconds of work, minutes on a loaded machine
         while time.monotonic() < deadline and child.poll() is None:
-            if (out / "log.csv").exists() and len(_rows(out)) >= 2:
+            if (out / "log.csv").exists() and len(_rows(out)) >= 1:
                 break
             time.sleep(0.05)
         assert child.poll() is None, child.stderr.read() if child.stderr else ""
-        assert len(_rows(out)) >= 2, "the run made no progress in 120 s"
+        assert len(_rows(out)) >= 1, "the run made no progress in 300 s"
     finally:
         child.send_signal(signal.SIGKILL)
         child.wait(timeout=30)
