@@ -24,7 +24,7 @@ from hexgames.ai.network import load_evaluator, load_network  # noqa: E402
 from hexgames.ai.puct import PuctConfig, PuctPlayer  # noqa: E402
 from hexgames.cli import main  # noqa: E402
 from hexgames.game import get_game  # noqa: E402
-from hexgames.training.loop import Trainer  # noqa: E402
+from hexgames.training.loop import Trainer, gate_elo  # noqa: E402
 from hexgames.training.settings import TrainSettings  # noqa: E402
 
 TINY = ["dendria", "--set", "board_side=3", "--games-per-iteration", "6", "--simulations", "8",
@@ -244,3 +244,10 @@ def test_sparse_policy_targets_give_back_the_dense_ones() -> None:
     order = np.concatenate([narrow, wide])
     assert np.array_equal(dense_masks.numpy(), masks[order])
     assert np.array_equal(dense_policies.numpy(), policies[order])
+
+
+def test_the_gates_elo_shrinks_small_matches() -> None:
+    assert gate_elo(0.5, 10) == 0.0
+    assert gate_elo(1.0, 2) == pytest.approx(400 * np.log10(2.5 / 0.5))  # not infinite
+    assert gate_elo(1.0, 2) < gate_elo(1.0, 20)  # more games, more evidence
+    assert gate_elo(0.25, 4) == pytest.approx(-gate_elo(0.75, 4))

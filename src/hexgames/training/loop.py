@@ -66,6 +66,14 @@ from hexgames.training.settings import (
 )
 
 
+def gate_elo(score: float, games: int) -> float:
+    """The Elo difference a gating match's ``score`` (a share of ``games``) suggests,
+    half a point of each result added first (``(points + 0.5) / (games + 1)``): a
+    small match won outright is weak evidence, and a raw 100% would be infinite."""
+    shrunk = (score * games + 0.5) / (games + 1)
+    return 400.0 * math.log10(shrunk / (1.0 - shrunk))
+
+
 class Replay:
     """The replay window: the last ``size`` samples."""
 
@@ -207,8 +215,7 @@ class Trainer:
         if accepted:
             self.best = candidate
             if s.gate_games:
-                clipped = min(max(score, 0.01), 0.99)
-                state.elo += 400.0 * math.log10(clipped / (1.0 - clipped))
+                state.elo += gate_elo(score, s.gate_games)
         state.iteration += 1
         state.games += games
         state.steps += steps
@@ -357,4 +364,4 @@ class Trainer:
         atomic_write(self.out / PLOT, lambda s: figure.savefig(s, format="png", dpi=80))
 
 
-__all__ = ["Replay", "Trainer"]
+__all__ = ["Replay", "Trainer", "gate_elo"]
