@@ -168,6 +168,9 @@ def test_bad_resumes_and_directories_are_refused(tmp_path: Path,
         assert main(["train", *base, "--out", str(out), "--workers", "0", *extra]) == 2
         return capsys.readouterr().out.replace("\n", " ")
 
+    out.write_text("a file, not a directory")
+    assert "File exists" in refused("--games", "6")
+    out.unlink()
     assert "holds no run" in refused("--resume", "--games", "6")
     assert _train(out, "--games", "6") == 0
     assert "already holds a run" in refused("--games", "12")
@@ -251,3 +254,17 @@ def test_the_gates_elo_shrinks_small_matches() -> None:
     assert gate_elo(1.0, 2) == pytest.approx(400 * np.log10(2.5 / 0.5))  # not infinite
     assert gate_elo(1.0, 2) < gate_elo(1.0, 20)  # more games, more evidence
     assert gate_elo(0.25, 4) == pytest.approx(-gate_elo(0.75, 4))
+
+
+def test_a_write_that_fails_mid_run_stops_it_with_the_checkpoint_standing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "run"
+    assert _train(out, "--games", "6") == 0
+    (out / "progress.png").unlink()
+    (out / "progress.png").mkdir()  # the plot cannot be written over a directory
+    (out / "progress.png" / "x").write_text("x")
+    capsys.readouterr()
+    assert _train(out, "--resume", "--games", "12") == 1
+    said = capsys.readouterr().out.replace("\n", " ")
+    assert "the last checkpoint stands: --resume goes on from iteration 2" in said
+    assert torch.load(out / "checkpoint.pt", weights_only=True)["state"]["iteration"] == 2

@@ -143,7 +143,7 @@ def _train(console: Console, args: argparse.Namespace, settings: Any, budget: An
         return 2
     try:
         trainer = Trainer(args.out, settings, resume=args.resume)
-    except (TrainingError, ValueError) as error:
+    except (TrainingError, ValueError, OSError) as error:  # OSError: --out unusable
         console.print(f"[red]error:[/red] {escape(str(error))}")
         return 2
     s, state = trainer.settings, trainer.state
@@ -170,6 +170,11 @@ def _train(console: Console, args: argparse.Namespace, settings: Any, budget: An
         except TrainingError as error:
             console.print(f"[red]error:[/red] {escape(str(error))}")
             return 2
+        except OSError as error:  # a full disk, a removed directory...
+            console.print(f"[red]error:[/red] {escape(str(error))}; the last checkpoint "
+                          f"stands: --resume goes on from iteration {trainer.state.iteration}"
+                          " or the one before")
+            return 1
     console.print(f"done: {trainer.state.iteration} iterations, {trainer.state.games} games, "
                   f"{trainer.state.steps} steps; best net in {args.out / 'best.npz'}")
     return 0
