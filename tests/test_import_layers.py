@@ -40,7 +40,7 @@ LAYERS: tuple[tuple[frozenset[str], bool], ...] = (
     (frozenset({"game", "hooks", "editing", "tutorial"}), False),
     (frozenset(GAMES), True),
     (frozenset({"ai", "bench", "bench_startup"}), False),
-    (frozenset({"arena", "integrations", "web", "puzzles", "terminal"}), True),
+    (frozenset({"arena", "integrations", "web", "puzzles", "terminal", "training"}), True),
     (frozenset({"cli", "__main__"}), False),
 )
 

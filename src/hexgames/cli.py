@@ -26,6 +26,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "hexgames.web.loadtest",
         "play many online games against a running server and measure it",
     ),
+    "train": (
+        "hexgames.training.cli",
+        "train a policy-value net by self-play (the train extra: torch)",
+    ),
     "versus": (
         "hexgames.integrations.versus",
         "our MCTS player against OpenSpiel's MCTS bot at equal time per action",
