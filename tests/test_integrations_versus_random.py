@@ -67,3 +67,34 @@ def test_a_ci_sized_maskable_ppo_run_scores_above_random() -> None:
     score = score_against_random(model_policy(model), "benediction", games=100, seed=1,
                                  board_side=4)
     assert score.wilson()[0] > 0.5, str(score)
+
+
+def test_shaping_pays_the_score_margin_turn_by_turn_and_sums_to_it() -> None:
+    """Dendria keeps a score: the shaped rewards of a game add up to the result plus the
+    final margin (scaled by the shaping over the board's cells); Benediction keeps none,
+    so its rewards are the results alone."""
+    env = VersusRandom("dendria", board_side=4, shaping=4.0)
+    plain = VersusRandom("dendria", board_side=4)
+    rng = np.random.default_rng(2)
+    margins = []
+    for game in range(6):
+        env.reset(seed=game)
+        total, last = 0.0, 0.0
+        while True:
+            mask = env.action_masks()
+            _, reward, terminated, truncated, _ = env.step(int(rng.choice(np.flatnonzero(mask))))
+            total += reward
+            if terminated or truncated:
+                last = float(env.game.state.rewards[0, env.seat]) if terminated else 0.0
+                break
+        scores = env.game.functional.seat_scores(env.game.state, 0)
+        margin = scores[env.seat] - scores[1 - env.seat]
+        margins.append(margin)
+        assert total == pytest.approx(last + env.shaping * margin)
+    assert any(margins), "no game ended with a score margin"
+    assert env.shaping == pytest.approx(4.0 / 49) and plain.shaping == 0.0
+    benediction = VersusRandom("benediction", board_side=4, shaping=4.0)
+    benediction.reset(seed=0)
+    assert benediction.game.functional.seat_scores(benediction.game.state, 0) is None
+    with pytest.raises(ValueError, match="shaping must be"):
+        VersusRandom("dendria", shaping=-1)

@@ -154,6 +154,10 @@ class VectorBatch(Protocol):
     def position(self, index: int) -> Any:
         """A copy of game ``index`` as a state of the game's core."""
 
+    def seat_scores(self, index: int) -> tuple[float, float] | None:
+        """Each seat's score on game ``index``'s board as it stands (seat 0 first), for
+        games that keep one (``Game.live_score``); ``None`` for games that do not."""
+
     def is_cached(self) -> bool:
         """Whether the compiled step is in numba's cache already."""
 

@@ -276,6 +276,10 @@ class Batch:
         """Seat to act in each game (0 red, 1 blue)."""
         return (self._meta[:, M_TO] - 1).astype(np.int32)
 
+    def seat_scores(self, index: int) -> None:
+        """Benediction keeps no score (a game is won by a blessed or captured king)."""
+        return None
+
     def position(self, index: int) -> Any:
         """A copy of game ``index`` as a :class:`~hexgames.benediction.core.CoreState`."""
         state = CoreState(self.core)

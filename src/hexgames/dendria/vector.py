@@ -248,6 +248,13 @@ class Batch:
         state.meta[M_SCANNED] = 0  # the kept sight counts are not copied
         return state
 
+    def seat_scores(self, index: int) -> tuple[float, float]:
+        """Each seat's score on game ``index``'s board (the first seat is Dark until a
+        pie-rule swap, Light after it)."""
+        state = self.position(index)
+        dark, light = state.scores()
+        return (light, dark) if state.swapped else (dark, light)
+
 
 # the compiled code here has the rules' compiled functions and the layout's constants
 # built in (see drop_stale_cache)

@@ -329,6 +329,14 @@ class Env:
         self.batch.use_rows(state.core)
         return self.batch.position(index)
 
+    def seat_scores(self, state: State, index: int) -> tuple[float, float] | None:
+        """Each seat's score on game ``index``'s board as it stands, for games that keep
+        one (``Game.live_score``; ``None`` otherwise): what a shaped reward reads."""
+        if not 0 <= index < state.batch_size:
+            raise IndexError(f"game {index} is not in 0..{state.batch_size - 1}")
+        self.batch.use_rows(state.core)
+        return self.batch.seat_scores(index)
+
     def load(self, path: str | Path) -> State:
         """A state :meth:`State.save` wrote, checked to be of this environment."""
         with np.load(path, allow_pickle=False) as data:

@@ -39,14 +39,23 @@ Policy = Callable[[np.ndarray, np.ndarray], int]
 class VersusRandom(gymnasium.Env):
     """``game`` with rules ``options``: the agent plays one seat, a random player the
     other (see the module docstring). ``seat``: the agent's seat, or ``None`` to
-    alternate (0, 1, 0, ... from the first ``reset``)."""
+    alternate (0, 1, 0, ... from the first ``reset``).
+
+    ``shaping`` (0: off) adds, for a game that keeps a score (``Game.live_score``), a
+    potential-based shaped reward (Ng, Harada and Russell 1999): each step also pays
+    ``shaping`` times the change of (the agent's score - the opponent's) / board cells.
+    Its sum over a game is the final margin (so it leaves the best policy as it is) but
+    it arrives turn by turn, which a long game's single result does not."""
 
     metadata: dict[str, Any] = {"render_modes": []}  # noqa: RUF012 (as Gymnasium declares it)
 
     def __init__(self, game: str = "benediction", *, seat: int | None = None,
-                 max_actions: int | None = DEFAULT_MAX_ACTIONS, **options: Any) -> None:
+                 max_actions: int | None = DEFAULT_MAX_ACTIONS, shaping: float = 0.0,
+                 **options: Any) -> None:
         if seat not in (None, 0, 1):
             raise ValueError(f"seat must be 0, 1 or None (alternate), not {seat!r}")
+        if not 0.0 <= shaping <= 100.0:
+            raise ValueError(f"shaping must be in 0..100, not {shaping!r}")
         self.game = GymEnv(game, max_actions=max_actions, player_relative=True,
                            illegal_action="raise", **options)
         self.observation_space = self.game.observation_space
@@ -57,6 +66,9 @@ class VersusRandom(gymnasium.Env):
         self._mask = np.zeros(int(self.action_space.n), np.bool_)  # type: ignore[attr-defined]
         self._observation: np.ndarray | None = None
         self._info: dict[str, Any] = {}
+        cells = int(np.prod(self.observation_space.shape[-2:]))  # type: ignore[index]
+        self.shaping = shaping / cells
+        self._potential = 0.0
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[np.ndarray, dict[str, Any]]:
@@ -70,14 +82,29 @@ class VersusRandom(gymnasium.Env):
         self._take(observation, info)
         observation, _, over, _, info = self._opponent_plays()
         assert not over, "a game that ends before the agent's first action"
+        self._potential = self._margin()
         return observation, info
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         observation, reward, terminated, truncated, info = self.game.step(action)
         self._take(observation, info)
-        if terminated or truncated:  # the mover (the agent) won or lost by its action
-            return observation, float(reward), terminated, truncated, info
-        return self._opponent_plays()
+        if not (terminated or truncated):  # else the mover (the agent) won or lost by it
+            observation, reward, terminated, truncated, info = self._opponent_plays()
+        return observation, float(reward) + self._shaped(), terminated, truncated, info
+
+    def _margin(self) -> float:
+        """The shaping potential: the agent's score lead, scaled (0 without shaping or
+        for a game that keeps no score)."""
+        if not self.shaping:
+            return 0.0
+        assert self.game.state is not None
+        scores = self.game.functional.seat_scores(self.game.state, 0)
+        return 0.0 if scores is None else self.shaping * (scores[self.seat]
+                                                          - scores[1 - self.seat])
+
+    def _shaped(self) -> float:
+        before, self._potential = self._potential, self._margin()
+        return self._potential - before
 
     def action_masks(self) -> np.ndarray:
         """The legal ids now (``MaskablePPO`` calls this before each action)."""
@@ -153,18 +180,19 @@ def random_policy(seed: int = 0) -> Policy:
     return lambda observation, mask: int(rng.choice(np.flatnonzero(mask)))
 
 
-def train(game: str, steps: int, seed: int = 0, envs: int = 4,
+def train(game: str, steps: int, seed: int = 0, envs: int = 4, shaping: float = 0.0,
           **options: Any) -> Any:
     """Train sb3-contrib's ``MaskablePPO`` (an MLP policy) on :class:`VersusRandom`
-    copies for ``steps`` environment steps; the model (the ``train`` extra)."""
+    copies (``shaping`` as there) for ``steps`` environment steps; the model (the
+    ``train`` extra)."""
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     torch.set_num_threads(1)  # small nets: threads cost more than they give, and
     torch.manual_seed(seed)   # one thread keeps a seeded run the same run after run
-    vector = DummyVecEnv([lambda rank=rank: VersusRandom(game, **options)  # type: ignore[misc]
-                          for rank in range(envs)])
+    vector = DummyVecEnv([lambda rank=rank: VersusRandom(  # type: ignore[misc]
+        game, shaping=shaping, **options) for rank in range(envs)])
     vector.seed(seed)
     model = MaskablePPO("MlpPolicy", vector, n_steps=256, batch_size=256, n_epochs=4,
                         learning_rate=3e-4, gamma=0.99, ent_coef=0.01, seed=seed,
@@ -198,6 +226,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=100_000, help="environment steps")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--games", type=int, default=200, help="games of the score")
+    parser.add_argument("--shaping", type=float, default=0.0,
+                        help="weight of the score-margin shaping (games that keep a "
+                             "score; 0: the result alone)")
     parser.add_argument("--out", default=None, help="save the model here (.zip)")
     args = parser.parse_args(argv)
     if args.steps < 1 or args.games < 1:
@@ -207,13 +238,14 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, LookupError) as error:
         parser.error(str(error))
     began = time.perf_counter()
-    model = train(args.game, args.steps, args.seed, **options)
+    model = train(args.game, args.steps, args.seed, shaping=args.shaping, **options)
     took = time.perf_counter() - began
     score = score_against_random(model_policy(model), args.game, args.games,
                                  seed=args.seed + 1, **options)
     control = score_against_random(random_policy(args.seed), args.game, args.games,
                                    seed=args.seed + 1, **options)
-    print(f"{args.game} {options}: {args.steps} steps in {took:.0f} s (seed {args.seed}); "
+    print(f"{args.game} {options}: {args.steps} steps in {took:.0f} s (seed {args.seed}, "
+          f"shaping {args.shaping:g}); "
           f"trained policy against random: {score}; random against random: {control}")
     if args.out:
         model.save(args.out)
