@@ -133,6 +133,8 @@ def test_report_cli_without_player_plays_the_level_the_budget_allows(tmp_path, c
     assert "- Players chosen by the time budget (0 min): `L1`, the weakest level" in text
     assert "- Time: estimated " in text and " min before the run, measured " in text
     assert "self-play of `L1` in both seats" in text
+    assert "- Cost measured before the run (CPU per real decision on this variant" in text
+    assert "- Machine: " in text and " cores, load average " in text  # Linux has one
 
 
 def test_report_cli_explicit_player_wins_over_the_budget(tmp_path, capsys):

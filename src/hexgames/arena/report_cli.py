@@ -4,9 +4,11 @@ Example::
 
     hexgames report dendria --set board_side=5 --games 200 --player L2 --out report-dendria5
 
-Plays ``--games`` self-play games of ``--player`` (the same player spec in both seats),
-then writes ``report.md`` with PNG plots, ``games.csv`` (one line per game) and every game
-record into the output directory. The skill trace plays the same number of games with
+Plays ``--games`` self-play games of ``--player`` (the same player spec in both seats;
+without it, the strongest level estimated to fit ``--budget`` minutes, measured by a
+short calibration on the variant: :mod:`hexgames.arena.budget`), then writes
+``report.md`` with PNG plots, ``games.csv`` (one line per game) and every game record
+into the output directory. The skill trace plays the same number of games with
 other players too (balance at several strengths): ``--trace L1,L3`` names them, and by
 default one cheap other strength is added (``L1``, or ``L2`` next to ``L1`` or
 ``greedy``; :func:`hexgames.arena.players.auto_trace`) so that no report rests on a
@@ -19,6 +21,7 @@ report is the same for the same seed.
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -175,7 +178,23 @@ def plan_players(args: argparse.Namespace, console: Console, game: Game,
                   f"at level {player}" + (f" (with {', '.join(trace)} for the skill trace)"
                                           if trace else "")
                   + f" on {args.jobs} worker{'s' if args.jobs > 1 else ''}")
+    machine = machine_load()
+    if machine:
+        console.print(machine)
+        notes.append(f"- {machine}")
     return Plan(player, trace, seconds, notes)
+
+
+def machine_load() -> str | None:
+    """The machine's cores and load when the run starts: the estimate counts CPU time,
+    so on a loaded machine the run takes longer than estimated (``None`` where the
+    system reports no load average)."""
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return None
+    return (f"Machine: {os.cpu_count()} cores, load average {load:.1f} at the start (the "
+            "estimate gives each worker a whole core; a loaded machine takes longer)")
 
 
 def trace_specs(text: str, player: str) -> list[str]:
