@@ -413,9 +413,10 @@ def findings(balance: Balance) -> list[str]:
             found.append(
                 f"{count} of {balance.games} games ({100 * count / balance.games:.0f}%) "
                 f"ended by the {reason}, a limit rather than the game's goal: these "
-                "players mostly let the game run out, so the balance figures describe "
-                f"games stopped by the {reason}, not games played to their end. Try "
-                "stronger players, or a variant of the limit."
+                "players mostly let the game run into the limit, so the balance figures "
+                f"describe games stopped by the {reason} rather than played to the "
+                "game's own end. Check whether stronger players end games otherwise, or "
+                "sweep the option that sets the limit."
             )
     for label, event, games in balance.used_options:
         if games < RARE_SHARE * balance.games:
