@@ -420,3 +420,18 @@ def test_the_report_shows_and_writes_the_evaluation_metrics(tmp_path) -> None:
         row = next(csv.DictReader(handle))
     assert {"uncertainty", "stability", "decisiveness_threshold", "decided_at",
             "move_distance"} <= set(row)
+
+
+def test_report_cli_prints_the_findings_once(tmp_path, capsys) -> None:
+    out = tmp_path / "findings"
+    assert main(["report", "dendria", "--set", "board_side=3", "--games", "12", "--player",
+                 "random", "--trace", "none", "--jobs", "1", "--out", str(out)]) == 0
+    console = " ".join(capsys.readouterr().out.split())
+    # Seed 0: random players swap in one game of twelve.
+    assert "FINDING: Option `pie=true` came into play (swap) in only 1 of 12 games" in console
+    # An option that never came into play is a WARNING already, not a second FINDING.
+    assert "WARNING: option quiet_limit=10 never came into play" in console
+    assert "FINDING: Option `quiet_limit=10`" not in console
+    text = (out / "report.md").read_text()
+    findings_section = text.split("## Findings for the designer")[1].split("## Results")[0]
+    assert "`pie=true` came into play (swap) in only 1 of 12 games" in findings_section
