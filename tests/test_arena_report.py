@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from hexgames.arena.budget import Calibration, calibrate, estimate, pick_level, sample_decisions
+from hexgames.arena.budget import (
+    Calibration,
+    Machine,
+    calibrate,
+    estimate,
+    pick_level,
+    sample_decisions,
+)
 from hexgames.arena.match import GameResult
 from hexgames.arena.report import analyse, phase_of, wilson
 from hexgames.arena.report_md import write_report
@@ -111,6 +118,24 @@ def test_the_budget_picks_the_strongest_level_that_fits_and_calibrates_no_furthe
         3 * 2 * 0.01 / 2)
 
 
+def test_a_loaded_machine_gives_each_worker_its_share_of_a_core():
+    assert Machine().share(8) == 1.0  # cores unknown (a cluster): a whole core each
+    assert Machine(cores=2, others=0.0).share(2) == 1.0
+    assert Machine(cores=2, others=2.0).share(2) == pytest.approx(0.5)
+    assert Machine(cores=16, others=1.0).share(4) == 1.0
+    costs = {"L3": Calibration("L3", 0.1, decisions_per_game=10)}
+    idle = estimate(costs, ["L3"], games=10, jobs=2)
+    assert estimate(costs, ["L3"], 10, 2, Machine(2, 2.0)) == pytest.approx(2 * idle)
+
+    def cost_of(spec):
+        return Calibration(spec, {"L1": 0.001, "L2": 0.01}.get(spec, 1.0), 10)
+
+    # 10 games of L2 with L1 beside: 1.1 s of CPU; fits 1 s on an idle pair of cores,
+    # not on one shared with two busy processes
+    assert pick_level(cost_of, 1.0, games=10, jobs=2)[0] == "L2"
+    assert pick_level(cost_of, 1.0, games=10, jobs=2, machine=Machine(2, 2.0))[0] == "L1"
+
+
 def test_calibration_times_a_player_on_real_decisions_of_the_variant():
     game = get_game("dendria")
     sample = sample_decisions(game, {"board_side": 3}, seed=1)
@@ -134,7 +159,7 @@ def test_report_cli_without_player_plays_the_level_the_budget_allows(tmp_path, c
     assert "- Time: estimated " in text and " min before the run, measured " in text
     assert "self-play of `L1` in both seats" in text
     assert "- Cost measured before the run (CPU per real decision on this variant" in text
-    assert "- Machine: " in text and " cores, load average " in text  # Linux has one
+    assert "- Machine: " in text and "% of a core; " in text and " min of CPU in all" in text
 
 
 def test_report_cli_explicit_player_wins_over_the_budget(tmp_path, capsys):

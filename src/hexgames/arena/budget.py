@@ -9,13 +9,16 @@ variant (board size, branching), so it is measured, not tabled: :func:`calibrate
 two cheap games of the variant to find real decisions (positions with two or more legal
 actions) and the number of them per game, then times a level's ``choose`` on a few of
 them, in CPU seconds (steadier than wall time on a shared machine). :func:`estimate`
-turns that into minutes for the whole run, and :func:`pick_level` climbs the ladder from
+turns that into minutes for the whole run, giving each worker its share of a core on a
+loaded machine (:class:`Machine`: the cores, and the load average the other work
+makes), and :func:`pick_level` climbs the ladder from
 level 1 and stops at the first level that does not fit, so calibrating costs a few
 actions of the first level too slow to play.
 
 The estimate is rough by nature: stronger players make games of other lengths than the
-cheap games it counts decisions in, and a loaded machine gives each worker less than a
-core. The report prints it before the run and records it next to the measured time.
+cheap games it counts decisions in, and the load average is a trailing mean of work that
+comes and goes. The report prints it before the run and records it next to the measured
+time.
 """
 
 from __future__ import annotations
@@ -29,8 +32,8 @@ from hexgames.arena.match import play_game
 from hexgames.arena.players import auto_trace, make_player
 from hexgames.game import Game, GameState
 
-__all__ = ["LADDER", "Calibration", "Sample", "calibrate", "estimate", "pick_level",
-           "sample_decisions"]
+__all__ = ["LADDER", "Calibration", "Machine", "Sample", "calibrate", "estimate",
+           "pick_level", "sample_decisions"]
 
 #: The levels the budget chooses among, weakest first.
 LADDER = ("L1", "L2", "L3", "L4", "L5")
@@ -105,17 +108,34 @@ def calibrate(game: Game, spec: str, sample: Sample, seed: int = 0) -> Calibrati
     return Calibration(spec, spent / len(sample.positions), sample.decisions_per_game)
 
 
+@dataclass(frozen=True)
+class Machine:
+    """The cores the workers share and the other work on them (the load average less
+    the calibrating process itself): ``None`` cores counts each worker a whole core."""
+
+    cores: int | None = None
+    others: float = 0.0
+
+    def share(self, workers: int) -> float:
+        """Part of a core each of ``workers`` busy workers gets: all of one while the
+        cores outnumber everything runnable, ``cores / (others + workers)`` beyond."""
+        if self.cores is None:
+            return 1.0
+        return min(1.0, self.cores / max(1e-9, self.others + workers))
+
+
 def estimate(costs: Mapping[str, Calibration], parts: Sequence[str], games: int,
-             jobs: int) -> float:
+             jobs: int, machine: Machine = Machine()) -> float:
     """Seconds for ``games`` self-play games of each spec of ``parts`` on ``jobs``
-    workers, each worker a whole core."""
+    workers, each getting :meth:`Machine.share` of a core."""
     total = games * sum(costs[spec].seconds_per_game for spec in parts)
-    return total / max(1, min(jobs, games * len(parts)))
+    workers = max(1, min(jobs, games * len(parts)))
+    return total / (workers * machine.share(workers))
 
 
 def pick_level(cost_of: Callable[[str], Calibration], budget_seconds: float, games: int,
                jobs: int, trace: Callable[[str], list[str]] = auto_trace,
-               ) -> tuple[str, dict[str, float]]:
+               machine: Machine = Machine()) -> tuple[str, dict[str, float]]:
     """The strongest level of :data:`LADDER` whose run (its self-play and its skill
     trace) is estimated to take less than ``budget_seconds``, and the estimate of every
     level tried. Levels are tried from the weakest, stopping at the first that does not
@@ -128,7 +148,7 @@ def pick_level(cost_of: Callable[[str], Calibration], budget_seconds: float, gam
         for spec in parts:
             if spec not in costs:
                 costs[spec] = cost_of(spec)
-        tried[level] = estimate(costs, parts, games, jobs)
+        tried[level] = estimate(costs, parts, games, jobs, machine)
         if tried[level] >= budget_seconds:
             break
         chosen = level

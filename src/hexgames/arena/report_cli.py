@@ -21,6 +21,7 @@ report is the same for the same seed.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import time
 from contextlib import ExitStack
@@ -139,7 +140,10 @@ def plan_players(args: argparse.Namespace, console: Console, game: Game,
     estimated time, printed before any game is played."""
     console.print(f"calibrating: timing players on {budget.SAMPLES} decisions of this "
                   "variant ...")
+    started = time.perf_counter()
     sample = budget.sample_decisions(game, options, args.seed)
+    machine = (local_machine(time.perf_counter() - started) if args.cluster is None
+               else budget.Machine())  # a cluster's cores: not known here
     costs: dict[str, budget.Calibration] = {}
 
     def cost_of(spec: str) -> budget.Calibration:
@@ -152,7 +156,7 @@ def plan_players(args: argparse.Namespace, console: Console, game: Game,
     if args.player is None:
         player, tried = budget.pick_level(
             cost_of, limit, args.games, args.jobs,
-            trace=lambda level: trace_specs(args.trace, level))
+            trace=lambda level: trace_specs(args.trace, level), machine=machine)
         fits = tried[player] < limit
         above = [level for level in tried if tried[level] >= limit]
         notes.append(
@@ -168,7 +172,8 @@ def plan_players(args: argparse.Namespace, console: Console, game: Game,
     parts = [player, *trace]
     for spec in parts:
         cost_of(spec)
-    seconds = budget.estimate(costs, parts, args.games, args.jobs)
+    seconds = budget.estimate(costs, parts, args.games, args.jobs, machine)
+    cpu = budget.estimate(costs, parts, args.games, 1)
     notes.append(
         "- Cost measured before the run (CPU per real decision on this variant, "
         f"{sample.decisions_per_game:.0f} real decisions per game in level-1 games): "
@@ -178,23 +183,30 @@ def plan_players(args: argparse.Namespace, console: Console, game: Game,
                   f"at level {player}" + (f" (with {', '.join(trace)} for the skill trace)"
                                           if trace else "")
                   + f" on {args.jobs} worker{'s' if args.jobs > 1 else ''}")
-    machine = machine_load()
-    if machine:
-        console.print(machine)
-        notes.append(f"- {machine}")
+    workers = max(1, min(args.jobs, args.games * len(parts)))
+    load = (f"Machine: {machine.cores} cores, other work averaging {machine.others:.1f} "
+            f"runnable processes: each of {workers} worker{'s' if workers > 1 else ''} "
+            f"gets about {100 * machine.share(workers):.0f}% of a core; "
+            f"{cpu / 60:.1f} min of CPU in all"
+            if machine.cores is not None else
+            f"Machine: the cluster's; each worker counted a whole core; {cpu / 60:.1f} min "
+            "of CPU in all")
+    console.print(load)
+    notes.append(f"- {load}")
     return Plan(player, trace, seconds, notes)
 
 
-def machine_load() -> str | None:
-    """The machine's cores and load when the run starts: the estimate counts CPU time,
-    so on a loaded machine the run takes longer than estimated (``None`` where the
-    system reports no load average)."""
+def local_machine(calibrating: float) -> budget.Machine:
+    """This machine's cores and the other work on them: the 1-minute load average less
+    what the calibration that ran here for ``calibrating`` seconds added to it (the
+    average follows a busy process as ``1 - exp(-t / 60)``); no load average known: an
+    idle machine."""
     try:
         load = os.getloadavg()[0]
     except (AttributeError, OSError):
-        return None
-    return (f"Machine: {os.cpu_count()} cores, load average {load:.1f} at the start (the "
-            "estimate gives each worker a whole core; a loaded machine takes longer)")
+        load = 0.0
+    own = 1.0 - math.exp(-max(0.0, calibrating) / 60.0)
+    return budget.Machine(os.cpu_count() or 1, max(0.0, load - own))
 
 
 def trace_specs(text: str, player: str) -> list[str]:
