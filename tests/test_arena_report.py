@@ -4,10 +4,19 @@ from __future__ import annotations
 
 import pytest
 
+from hexgames.arena.budget import (
+    Calibration,
+    Machine,
+    calibrate,
+    estimate,
+    pick_level,
+    sample_decisions,
+)
 from hexgames.arena.match import GameResult
 from hexgames.arena.report import analyse, phase_of, wilson
 from hexgames.arena.report_md import write_report
 from hexgames.cli import main
+from hexgames.game import get_game
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -87,3 +96,80 @@ def test_report_help_offers_the_cluster(capsys):
     assert exit_info.value.code == 0
     text = capsys.readouterr().out
     assert "--cluster {auto,local}" in text and "Ray" in text
+
+
+# ------------------------------- issue 41 row 8: players chosen by a time budget
+def test_the_budget_picks_the_strongest_level_that_fits_and_calibrates_no_further():
+    per_decision = {"L1": 0.001, "L2": 0.01, "L3": 0.1, "L4": 1.0, "L5": 10.0}
+    asked = []
+
+    def cost_of(spec):
+        asked.append(spec)
+        return Calibration(spec, per_decision[spec], decisions_per_game=10)
+
+    # 10 games of L3 and of its trace L1: 10 * (10 * 0.1 + 10 * 0.001) = 10.1 s
+    level, tried = pick_level(cost_of, budget_seconds=30, games=10, jobs=1)
+    assert level == "L3"
+    assert tried["L3"] == pytest.approx(10.1) and tried["L4"] == pytest.approx(100.1)
+    assert "L5" not in asked  # the climb stops at the first level that does not fit
+    assert pick_level(cost_of, 30, games=10, jobs=4)[0] == "L4"  # 100.1 / 4 s
+    assert pick_level(cost_of, 0, games=10, jobs=1)[0] == "L1"  # nothing fits: level 1
+    assert estimate({"L1": cost_of("L1")}, ["L1", "L1"], games=3, jobs=2) == pytest.approx(
+        3 * 2 * 0.01 / 2)
+
+
+def test_a_loaded_machine_gives_each_worker_its_share_of_a_core():
+    assert Machine().share(8) == 1.0  # cores unknown (a cluster): a whole core each
+    assert Machine(cores=2, others=0.0).share(2) == 1.0
+    assert Machine(cores=2, others=2.0).share(2) == pytest.approx(0.5)
+    assert Machine(cores=16, others=1.0).share(4) == 1.0
+    costs = {"L3": Calibration("L3", 0.1, decisions_per_game=10)}
+    idle = estimate(costs, ["L3"], games=10, jobs=2)
+    assert estimate(costs, ["L3"], 10, 2, Machine(2, 2.0)) == pytest.approx(2 * idle)
+
+    def cost_of(spec):
+        return Calibration(spec, {"L1": 0.001, "L2": 0.01}.get(spec, 1.0), 10)
+
+    # 10 games of L2 with L1 beside: 1.1 s of CPU; fits 1 s on an idle pair of cores,
+    # not on one shared with two busy processes
+    assert pick_level(cost_of, 1.0, games=10, jobs=2)[0] == "L2"
+    assert pick_level(cost_of, 1.0, games=10, jobs=2, machine=Machine(2, 2.0))[0] == "L1"
+
+
+def test_calibration_times_a_player_on_real_decisions_of_the_variant():
+    game = get_game("dendria")
+    sample = sample_decisions(game, {"board_side": 3}, seed=1)
+    assert 1 <= len(sample.positions) <= 4 and sample.decisions_per_game > 0
+    assert all(len(p.legal_actions()) > 1 and not p.is_over for p in sample.positions)
+    cost = calibrate(game, "L1", sample)
+    assert cost.spec == "L1" and cost.seconds_per_decision >= 0
+    assert cost.decisions_per_game == sample.decisions_per_game
+
+
+def test_report_cli_without_player_plays_the_level_the_budget_allows(tmp_path, capsys):
+    out = tmp_path / "budget"
+    code = main(["report", "dendria", "--set", "board_side=3", "--games", "2", "--budget", "0",
+                 "--trace", "none", "--jobs", "1", "--out", str(out)])
+    assert code == 0
+    console = capsys.readouterr().out
+    assert "estimated " in console and " min for 2 games at level L1" in console
+    assert "time: estimated " in console and ", measured " in console
+    text = (out / "report.md").read_text()
+    assert "- Players chosen by the time budget (0 min): `L1`, the weakest level" in text
+    assert "- Time: estimated " in text and " min before the run, measured " in text
+    assert "self-play of `L1` in both seats" in text
+    assert "- Cost measured before the run (CPU per real decision on this variant" in text
+    assert "- Machine: " in text and "% of a core; " in text and " min of CPU in all" in text
+
+
+def test_report_cli_explicit_player_wins_over_the_budget(tmp_path, capsys):
+    out = tmp_path / "explicit"
+    assert main(["report", "dendria", "--set", "board_side=3", "--games", "2", "--budget",
+                 "0", "--player", "random", "--trace", "none", "--jobs", "1",
+                 "--out", str(out)]) == 0
+    assert "at level random" in capsys.readouterr().out
+    text = (out / "report.md").read_text()
+    assert "self-play of `random`" in text and "chosen by the time budget" not in text
+    assert "- Time: estimated " in text
+    assert main(["report", "dendria", "--budget", "-1", "--out", str(out)]) == 2
+    assert "--budget must be" in capsys.readouterr().out

@@ -117,12 +117,12 @@ def test_the_recommendation_prefers_balance_among_decisive_variants():
     close = variant("close", 48, 4, 48)
     near = variant("near", 55, 0, 45)
     lopsided = variant("lopsided", 80, 0, 20)
-    chosen, reasons = recommend([lopsided, drawish, near, close], top=2)
+    chosen, reasons = recommend([lopsided, drawish, near, close])
     assert [s.label for s in chosen] == ["close", "near"]
     text = "\n".join(reasons)
     assert "**close**: the first player scores 50.0%" in text
     assert "50% inside the interval" in text
-    assert "overlap" in text  # close and near are not separated by 100 games
+    assert "are tied" in text  # close and near are not separated by 100 games
     assert "Measurably unbalanced" in text and "lopsided (80%" in text
     assert "Not considered" in text and "drawish (10%)" in text
     assert [s.label for s in recommend([lopsided, near, close, drawish])[0]] == [
@@ -130,7 +130,25 @@ def test_the_recommendation_prefers_balance_among_decisive_variants():
     none, why = recommend([drawish])
     assert none == [] and "No variant" in why[0]
     least, why = recommend([lopsided, variant("worse", 90, 0, 10)])
-    assert [s.label for s in least] == ["lopsided"] and "least unbalanced" in why[0]
+    assert [s.label for s in least] == ["lopsided", "worse"]  # intervals overlap: tied
+    assert "least unbalanced" in why[0]
+
+
+def test_the_recommendation_keeps_every_variant_tied_with_the_best_and_names_the_cut():
+    # Issue 41 row 9: a hard-coded top 3 dropped a promising variant without a word.
+    tied = [variant(f"v{k}", 45 + k, 0, 55 - k) for k in range(5)]  # 45%..49%, all fair
+    cut = variant("cut", 70, 0, 30)  # decisive, but measurably unbalanced
+    chosen, reasons = recommend([cut, *tied])
+    assert [s.label for s in chosen] == ["v4", "v3", "v2", "v1", "v0"]
+    text = "\n".join(reasons)
+    assert "these 5 variants are tied" in text
+    assert "Cut: 1 qualifying variant ranked below the tie (50% outside the interval): cut" in text
+    # No variant fair: the least unbalanced with every variant overlapping it.
+    near, also, far = variant("near", 64, 0, 36), variant("also", 66, 0, 34), variant(
+        "far", 90, 0, 10)
+    chosen, reasons = recommend([far, also, near])
+    assert [s.label for s in chosen] == ["near", "also"]
+    assert any(r.startswith("Cut: 1 qualifying variant") and "far (90%" in r for r in reasons)
 
 
 def test_sweep_cli_writes_a_report_with_every_variant_and_the_plots(tmp_path):

@@ -5,13 +5,21 @@ from __future__ import annotations
 
 import csv
 import itertools
+from collections import Counter
 
 import pytest
 
 from hexgames.ai.levels import from_spec
+from hexgames.arena import ludii
 from hexgames.arena.match import CAPPED, GameResult, play_game
 from hexgames.arena.replay import option_binding, replay, usage_spec
-from hexgames.arena.report import analyse, skill_trend, skill_verdict, wilson_score
+from hexgames.arena.report import (
+    analyse,
+    findings,
+    skill_trend,
+    skill_verdict,
+    wilson_score,
+)
 from hexgames.arena.report_cli import options_help
 from hexgames.arena.report_md import integer_bins, write_report
 from hexgames.cli import main
@@ -122,7 +130,7 @@ def test_options_at_their_default_report_their_rule_events() -> None:
         assert ("pie=true", "swap", swaps) in balance.used_options
     else:
         assert ("pie=true", "swap") in balance.unused_options
-    assert list(balance.binding) == ["board_side=3"]
+    assert list(balance.binding) == []  # a board of another size: no usage line
 
 
 @pytest.mark.parametrize(
@@ -309,3 +317,121 @@ def test_the_skill_verdict_reads_the_trend_from_weak_to_strong() -> None:
     assert skill_verdict([line("L1", 0.5, 0.4, 0.6)]) is None
     assert skill_trend([line("L3", 0.70, 0.61, 0.78), line("L1", 0.52, 0.42, 0.60)]) == (
         "the bias grows with strength: the game's")
+
+
+# ------------------------------------------- issue 41 row 9: options that change the board
+def test_board_size_options_are_declared_and_get_no_usage_line(tmp_path) -> None:
+    for name in game_names():
+        changing = [o.name for o in get_game(name).options if o.changes_board]
+        assert changing == ["board_side"], name
+    game = get_game("benediction")
+    options = {"board_side": 4, "max_stack": 15}
+    results = played("benediction", options, range(3))
+    balance = analyse(results, game, options)
+    assert list(balance.binding) == ["max_stack=15"]  # board_side=4 is not asked about
+    write_report(tmp_path, balance, title="T", options=options, player="random")
+    text = (tmp_path / "report.md").read_text()
+    assert "board_side=4`" not in text and "`max_stack=15`" in text
+
+
+# ------------------------------------------- issue 41 row 8: findings for the designer
+def test_a_limit_that_ends_most_games_is_a_finding(tmp_path) -> None:
+    limits = usage_spec(get_game("dendria")).limit_ends
+    assert limits == {"quiet limit"}
+    assert usage_spec(get_game("benediction")).limit_ends == {"turn limit"}
+    results = [result(i, None if i < 37 else 0, reason="quiet limit" if i < 37 else
+                      "both passed") for i in range(40)]
+    balance = analyse(results)
+    assert findings(balance) == []  # without the game, no end reason is known as a limit
+    balance.limit_ends = limits
+    [sentence] = findings(balance)
+    assert sentence.startswith("37 of 40 games (92%) ended by the quiet limit, a limit")
+    write_report(tmp_path, balance, title="T", options={}, player="L2")
+    text = (tmp_path / "report.md").read_text()
+    assert "## Findings for the designer" in text and "**37 of 40 games (92%)" in text
+    balance.endings = Counter({("quiet limit", None): 20, ("both passed", 0): 20})
+    assert findings(balance) == []  # half is not most
+
+
+def test_a_pie_rule_the_players_almost_never_use_is_a_finding() -> None:
+    balance = analyse([result(i, i % 2, reason="both passed") for i in range(40)])
+    balance.used_options = [("pie=true", "swap", 1)]
+    [sentence] = findings(balance)
+    assert "`pie=true` came into play (swap) in only 1 of 40 games" in sentence
+    assert "almost never use it" in sentence
+    balance.used_options = [("pie=true", "swap", 4)]
+    assert findings(balance) == []  # 10% of the games: used
+    balance.used_options, balance.unused_options = [], [("pie=true", "swap")]
+    assert "never came into play (no swap in 40 games)" in findings(balance)[0]
+
+
+# --------------------------- issue 41 row 10: uncertainty, stability, threshold, distance
+def test_evaluation_metrics_follow_their_definitions() -> None:
+    assert ludii.uncertainty([0.0, 0.5, -1.0]) == pytest.approx(0.5)
+    assert ludii.uncertainty([]) is None
+    # p0 = 1, 0: each seat's variance 0.25, summed over the two seats
+    assert ludii.stability([1.0, -1.0]) == pytest.approx(0.5)
+    assert ludii.stability([0.3, 0.3, 0.3]) == pytest.approx(0.0)
+    trace = [0.2, -0.4, 0.6]  # seat 1's chances 0.4, 0.7, 0.2: its best is 0.7
+    assert ludii.decisiveness_threshold(trace, 0) == pytest.approx(0.7)
+    assert ludii.decisiveness_threshold(trace, None) is None
+    # seat 0's chances 0.6, 0.3, 0.8: first above 0.7 at the third turn start
+    assert ludii.decided_at(trace, 0) == pytest.approx(2 / 3)
+    assert ludii.decided_at([0.0, 0.0], 1) == 1.0  # never above: decided at the end
+
+
+def test_move_distance_is_the_board_distance_of_every_move() -> None:
+    for name, options, kinds in (("benediction", {"board_side": 4},
+                                  {"move", "merge", "split"}),
+                                 ("dendria", {"board_side": 4}, {"leg", "continue"})):
+        game = get_game(name)
+        for r in played(name, options, range(3)):
+            end, _tags = game.read_record(r.record)
+            board = game.board(end.rules)
+            position = game.new_position(end.rules)
+            expected = []
+            for action in end.history:
+                if action.kind in kinds:
+                    origin = (action.origin if action.kind != "continue"
+                              else position.history[-1].target)
+                    expected.append(board.distance(board.index(origin),
+                                                   board.index(action.target)))
+                position.play(action)
+            assert replay(game, r.record).distances == expected
+            assert all(d >= 1 for d in expected)
+
+
+def test_the_report_shows_and_writes_the_evaluation_metrics(tmp_path) -> None:
+    game = get_game("dendria")
+    results = played("dendria", {"board_side": 4}, range(6))
+    balance = analyse(results, game, {"board_side": 4})
+    assert len(balance.uncertainty) == len(balance.stability) == 6
+    decisive = sum(r.winning_seat is not None for r in results)
+    assert len(balance.thresholds) == len(balance.decided_at) == decisive
+    assert all(0.0 <= u <= 1.0 for u in balance.uncertainty)
+    assert all(0.0 <= t <= 1.0 for t in balance.thresholds)
+    assert len(balance.move_distance) == sum(bool(replay(game, r.record).distances)
+                                             for r in results)
+    write_report(tmp_path, balance, title="T", options={"board_side": 4}, player="random")
+    text = (tmp_path / "report.md").read_text()
+    for words in ("- Uncertainty (", "- Stability (", "- Move distance ("):
+        assert words in text
+    with (tmp_path / "games.csv").open() as handle:
+        row = next(csv.DictReader(handle))
+    assert {"uncertainty", "stability", "decisiveness_threshold", "decided_at",
+            "move_distance"} <= set(row)
+
+
+def test_report_cli_prints_the_findings_once(tmp_path, capsys) -> None:
+    out = tmp_path / "findings"
+    assert main(["report", "dendria", "--set", "board_side=3", "--games", "12", "--player",
+                 "random", "--trace", "none", "--jobs", "1", "--out", str(out)]) == 0
+    console = " ".join(capsys.readouterr().out.split())
+    # Seed 0: random players swap in one game of twelve.
+    assert "FINDING: Option `pie=true` came into play (swap) in only 1 of 12 games" in console
+    # An option that never came into play is a WARNING already, not a second FINDING.
+    assert "WARNING: option quiet_limit=10 never came into play" in console
+    assert "FINDING: Option `quiet_limit=10`" not in console
+    text = (out / "report.md").read_text()
+    findings_section = text.split("## Findings for the designer")[1].split("## Results")[0]
+    assert "`pie=true` came into play (swap) in only 1 of 12 games" in findings_section

@@ -178,6 +178,10 @@ class Option:
     nullable: bool = False
     #: Other names accepted for this option (e.g. Dendria's old ``size``).
     aliases: tuple[str, ...] = ()
+    #: True for an option that changes the board itself (its size): every decision's
+    #: legal actions differ from the default's, so "would the default have offered other
+    #: actions?" says nothing about it and the designer reports do not ask it.
+    changes_board: bool = False
 
     def describe_valid(self) -> str:
         """What values are valid, in words: ``"an integer from 4 to 7"``,
@@ -382,6 +386,12 @@ class RuleUsage:
     report flags an option set away from its default whose event never happened).
     ``pieces(position)`` lists the pieces on the board as ``(cell label, colour)`` pairs,
     for board coverage and piece counts over time (``None``: the report leaves them out).
+    ``limit_ends`` names the end reasons (``Outcome.termination`` values) that are limits
+    rather than the game's goal (Dendria's quiet limit, Benediction's turn limit): a
+    report calls it out when most games end that way. ``move_cells(position, action)``,
+    called before the action is played, gives ``(from cell, to cell)`` for an action
+    that carries a piece across the board (``None`` for any other), for the report's
+    move distance (``None`` for the hook: the report leaves it out).
     """
 
     before: Callable[[Any, Any], Any] = _no_token
@@ -389,6 +399,8 @@ class RuleUsage:
     peaks: Callable[[Any], Mapping[str, int]] = _no_peaks
     option_events: Mapping[str, str] = field(default_factory=dict)
     pieces: Callable[[Any], Iterable[tuple[str, str]]] | None = None
+    limit_ends: frozenset[str] = frozenset()
+    move_cells: Callable[[Any, Any], tuple[str, str] | None] | None = None
 
 
 @runtime_checkable

@@ -20,6 +20,10 @@ pieces of each colour at the start of every turn (piece counts over time), and h
 turns started from a position seen before in the same game (repetition, by
 ``position.key``, which needs no game knowledge).
 
+**Move distance.** Where the game says which actions carry a piece from one cell to
+another (``RuleUsage.move_cells``), the replay measures each such move's board distance
+in hex steps (``HexBoard.distance``).
+
 **Options that bind.** Whether an option set away from its default made any difference
 needs no game knowledge: :func:`option_binding` replays the game under the same rules
 with that one option at its default and counts the decisions at which the legal actions
@@ -81,6 +85,9 @@ class Replay:
     branching: list[tuple[int, int]] = field(default_factory=list)
     #: Seat 0's score minus seat 1's at the end, for games that keep a score.
     margin: float | None = None
+    #: Board distance (hex steps) of every action that carried a piece across the board
+    #: (``RuleUsage.move_cells``; empty when the game declares none).
+    distances: list[int] = field(default_factory=list)
 
     @property
     def coverage(self) -> float | None:
@@ -106,6 +113,8 @@ def replay(game: Game, record: str, *, branching: bool = False) -> Replay:
     position: GameState = game.new_position(end.rules)
     spec = usage_spec(game)
     board = _board_cells(game, end.rules) if spec.pieces is not None else 0
+    geometry = (game.board(end.rules) if spec.move_cells is not None and game.board
+                else None)
     seen = Replay(usage=Counter(), peaks={}, trace=[], winner_color=None, swapped=False,
                   actions=len(actions), cells=board)
     keys: set[int] = set()
@@ -121,6 +130,11 @@ def replay(game: Game, record: str, *, branching: bool = False) -> Replay:
             _count_pieces(spec, position, seen)
         if branching:
             seen.branching.append((seen.turns, len(position.legal_actions())))
+        if geometry is not None and spec.move_cells is not None:
+            cells = spec.move_cells(position, action)
+            if cells is not None:
+                seen.distances.append(geometry.distance(geometry.index(cells[0]),
+                                                        geometry.index(cells[1])))
         token = spec.before(position, action)
         position.play(action)
         seen.usage[_kind(action)] += 1

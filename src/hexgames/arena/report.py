@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from hexgames.arena import ludii
 from hexgames.arena.gamecsv import result_columns
 from hexgames.arena.match import CAPPED, GameResult
 from hexgames.arena.players import ladder_rank
@@ -119,6 +120,18 @@ class Balance:
     pieces_by_turn: dict[str, dict[int, float]] = field(default_factory=dict)
     #: Colour -> pieces on the board at the end of each game.
     final_pieces: dict[str, list[int]] = field(default_factory=dict)
+    #: Per game, Ludii's evaluation metrics (:mod:`hexgames.arena.ludii`): uncertainty
+    #: and stability of every game; the decisiveness threshold and the share of the game
+    #: played before the winner passed it, of decisive games.
+    uncertainty: list[float] = field(default_factory=list)
+    stability: list[float] = field(default_factory=list)
+    thresholds: list[float] = field(default_factory=list)
+    decided_at: list[float] = field(default_factory=list)
+    #: Per game with a move across the board: the mean board distance of its moves
+    #: (games that declare ``RuleUsage.move_cells``).
+    move_distance: list[float] = field(default_factory=list)
+    #: End reasons the game declares as limits (``RuleUsage.limit_ends``).
+    limit_ends: frozenset[str] = frozenset()
     #: Skill trace: balance of self-play at several strengths (:func:`trace_line`).
     skill_trace: list[TraceLine] = field(default_factory=list)
     #: One dict per game for ``games.csv``.
@@ -276,6 +289,7 @@ def _add_replays(
             drama = sum(1 for v in turns if sign * v < 0) / len(turns)
             balance.drama.append(drama)
         balance.repetition.append(seen.repetition)
+        row.update(_evaluation_metrics(balance, seen, r.winning_seat))
         board = {}
         if seen.coverage is not None:
             balance.coverage.append(seen.coverage)
@@ -294,7 +308,30 @@ def _add_replays(
         for color, by_turn in piece_sums.items()
     }
     balance.usage = {name: (games_with[name], totals[name]) for name in sorted(totals)}
+    balance.limit_ends = usage_spec(game).limit_ends
     _add_options(balance, results, game, options, games_with)
+
+
+def _evaluation_metrics(balance: Balance, seen: Replay, winning_seat: int | None
+                        ) -> dict[str, Any]:
+    """Ludii's uncertainty, stability, decisiveness threshold and move distance of one
+    game, added to ``balance``; returns its ``games.csv`` columns."""
+    starts = seen.trace[:-1]
+    row: dict[str, Any] = {}
+    values = {
+        "uncertainty": (ludii.uncertainty(starts), balance.uncertainty),
+        "stability": (ludii.stability(starts), balance.stability),
+        "decisiveness_threshold": (ludii.decisiveness_threshold(starts, winning_seat),
+                                   balance.thresholds),
+        "decided_at": (ludii.decided_at(starts, winning_seat), balance.decided_at),
+        "move_distance": (statistics.fmean(seen.distances) if seen.distances else None,
+                          balance.move_distance),
+    }
+    for column, (value, found) in values.items():
+        if value is not None:
+            found.append(value)
+        row[column] = "" if value is None else round(value, 3)
+    return row
 
 
 def _add_pieces(balance: Balance, piece_sums: dict[str, dict[int, list[float]]],
@@ -329,8 +366,8 @@ def _add_options(balance: Balance, results: Sequence[GameResult], game: Game,
             balance.unused_options.append((_label(name, value), event))
     for option in game.options:
         value = in_force.get(option.name)
-        if value == option.default:
-            continue
+        if value == option.default or option.changes_board:
+            continue  # a board of another size offers other actions at every decision
         games = differing = decisions = 0
         for r in results:
             if not r.record:
@@ -354,6 +391,47 @@ def unused_option_warnings(balance: Balance) -> list[str]:
     event never happened."""
     idle = [label for label, (games, _d, _n) in balance.binding.items() if not games]
     return idle + [label for label, _event in balance.unused_options]
+
+
+# ---------------------------------------------------------------- findings
+#: A limit (``RuleUsage.limit_ends``) that ends more than this share of games is called out.
+DOMINANT_SHARE = 0.5
+#: An option whose rule event happened in fewer than this share of games is called out.
+RARE_SHARE = 0.1
+
+
+def findings(balance: Balance) -> list[str]:
+    """What a designer should know before trusting the figures, in sentences: an end
+    reason that is a limit (not the game's goal) ending most games, and an option in
+    force whose rule the players never or almost never use."""
+    found = []
+    by_reason: Counter[str] = Counter()
+    for (reason, _seat), count in balance.endings.items():
+        by_reason[reason] += count
+    for reason, count in by_reason.most_common():
+        if reason in balance.limit_ends and count > DOMINANT_SHARE * balance.games:
+            found.append(
+                f"{count} of {balance.games} games ({100 * count / balance.games:.0f}%) "
+                f"ended by the {reason}, a limit rather than the game's goal: these "
+                "players mostly let the game run into the limit, so the balance figures "
+                f"describe games stopped by the {reason} rather than played to the "
+                "game's own end. Check whether stronger players end games otherwise, or "
+                "sweep the option that sets the limit."
+            )
+    for label, event, games in balance.used_options:
+        if games < RARE_SHARE * balance.games:
+            found.append(
+                f"Option `{label}` came into play ({event}) in only {games} of "
+                f"{balance.games} games: the players almost never use it, so these games "
+                "hardly test it (a stronger player, or a sweep with the option off, "
+                "shows whether it matters)."
+            )
+    for label, event in balance.unused_options:
+        found.append(
+            f"Option `{label}` never came into play (no {event} in {balance.games} games): "
+            "the players never use it, so these games do not test it."
+        )
+    return found
 
 
 # ---------------------------------------------------------------- skill trace

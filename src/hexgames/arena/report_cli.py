@@ -4,9 +4,11 @@ Example::
 
     hexgames report dendria --set board_side=5 --games 200 --player L2 --out report-dendria5
 
-Plays ``--games`` self-play games of ``--player`` (the same player spec in both seats),
-then writes ``report.md`` with PNG plots, ``games.csv`` (one line per game) and every game
-record into the output directory. The skill trace plays the same number of games with
+Plays ``--games`` self-play games of ``--player`` (the same player spec in both seats;
+without it, the strongest level estimated to fit ``--budget`` minutes, measured by a
+short calibration on the variant: :mod:`hexgames.arena.budget`), then writes
+``report.md`` with PNG plots, ``games.csv`` (one line per game) and every game record
+into the output directory. The skill trace plays the same number of games with
 other players too (balance at several strengths): ``--trace L1,L3`` names them, and by
 default one cheap other strength is added (``L1``, or ``L2`` next to ``L1`` or
 ``greedy``; :func:`hexgames.arena.players.auto_trace`) so that no report rests on a
@@ -19,22 +21,29 @@ report is the same for the same seed.
 from __future__ import annotations
 
 import argparse
+import math
+import os
 import time
 from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
 
+from hexgames.arena import budget
 from hexgames.arena import cluster as ray_cluster
 from hexgames.arena.match import GameResult
 from hexgames.arena.players import FACTORY_FORM, auto_trace, make_player
 from hexgames.arena.progress import game_progress
-from hexgames.arena.report import analyse, trace_line, unused_option_warnings
+from hexgames.arena.report import analyse, findings, trace_line, unused_option_warnings
 from hexgames.arena.report_md import cap_warning, write_report
 from hexgames.arena.tournament import Pairing, Setup, default_jobs, run_many, save_record
 from hexgames.game import Game, game_names, get_game, parse_settings
+
+#: ``--budget`` by default: minutes for a whole report.
+DEFAULT_BUDGET_MINUTES = 10.0
 
 
 def options_help() -> str:
@@ -60,9 +69,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--games", type=int, default=100,
                         help="self-play games (default: %(default)s)")
     parser.add_argument(
-        "--player", default="L2",
+        "--player", default=None,
         help="player spec used in both seats: random, greedy, L1..L5, mcts:N, or "
-        f"{FACTORY_FORM} (default: %(default)s)",
+        f"{FACTORY_FORM} (default: the strongest level that fits --budget)",
+    )
+    parser.add_argument(
+        "--budget", type=float, default=DEFAULT_BUDGET_MINUTES, metavar="MINUTES",
+        help="time for the whole run: without --player, the strongest level (L1..L5) "
+        "estimated to fit it plays, measured by a short calibration on the variant "
+        "(default: %(default)s)",
     )
     parser.add_argument("--jobs", type=int, default=default_jobs(),
                         help="worker processes, or CPUs of --cluster local "
@@ -86,21 +101,112 @@ def run(args: argparse.Namespace) -> int:
     game = get_game(args.game)
     try:
         options = parse_settings(game, args.settings)
-        make_player(game, args.player)  # refuse bad specs before starting any process
-        trace = trace_specs(args.trace, args.player)
-        for spec in trace:
+        if args.player is not None:
+            make_player(game, args.player)  # refuse bad specs before starting any process
+        for spec in trace_specs(args.trace, args.player or "L1"):
             make_player(game, spec)
         if args.games < 1:
             raise ValueError(f"--games must be at least 1, got {args.games}")
         if args.jobs < 1:
             raise ValueError(f"--jobs must be at least 1, got {args.jobs}")
+        if not args.budget >= 0:
+            raise ValueError(f"--budget must be a number of minutes, at least 0, got "
+                             f"{args.budget}")
     except ValueError as error:
         console.print(f"[red]error:[/red] {escape(str(error))}")
         return 2
+    plan = plan_players(args, console, game, options)
     with ExitStack() as stack:
         if not ray_cluster.enter_session(stack, args.cluster, args.jobs, console):
             return 2
-        return _play(args, console, game, options, trace)
+        return _play(args, console, game, options, plan)
+
+
+@dataclass
+class Plan:
+    """Who plays, why, and how long it was estimated to take."""
+
+    player: str
+    trace: list[str]
+    #: Estimated seconds for the whole run (self-play and trace).
+    estimate: float
+    #: Lines for the head of the report: how the players were chosen, and the costs.
+    notes: list[str]
+
+
+def plan_players(args: argparse.Namespace, console: Console, game: Game,
+                 options: dict[str, Any]) -> Plan:
+    """The players (chosen by ``--budget`` unless ``--player`` names one) and the run's
+    estimated time, printed before any game is played."""
+    console.print(f"calibrating: timing players on {budget.SAMPLES} decisions of this "
+                  "variant ...")
+    started = time.perf_counter()
+    sample = budget.sample_decisions(game, options, args.seed)
+    machine = (local_machine(time.perf_counter() - started) if args.cluster is None
+               else budget.Machine())  # a cluster's cores: not known here
+    costs: dict[str, budget.Calibration] = {}
+
+    def cost_of(spec: str) -> budget.Calibration:
+        if spec not in costs:
+            costs[spec] = budget.calibrate(game, spec, sample, args.seed)
+        return costs[spec]
+
+    limit = 60 * args.budget
+    notes = []
+    if args.player is None:
+        player, tried = budget.pick_level(
+            cost_of, limit, args.games, args.jobs,
+            trace=lambda level: trace_specs(args.trace, level), machine=machine)
+        fits = tried[player] < limit
+        above = [level for level in tried if tried[level] >= limit]
+        notes.append(
+            f"- Players chosen by the time budget ({args.budget:g} min): `{player}`, "
+            + ("the strongest level estimated to fit" if fits else
+               "the weakest level, though not even it is estimated to fit")
+            + (f" (`{above[0]}` was estimated at {tried[above[0]] / 60:.1f} min)"
+               if above and above[0] != player else "")
+            + "; `--player` names another")
+    else:
+        player = args.player
+    trace = trace_specs(args.trace, player)
+    parts = [player, *trace]
+    for spec in parts:
+        cost_of(spec)
+    seconds = budget.estimate(costs, parts, args.games, args.jobs, machine)
+    cpu = budget.estimate(costs, parts, args.games, 1)
+    notes.append(
+        "- Cost measured before the run (CPU per real decision on this variant, "
+        f"{sample.decisions_per_game:.0f} real decisions per game in level-1 games): "
+        + ", ".join(f"`{spec}` {cost.seconds_per_decision:.3g} s"
+                    for spec, cost in costs.items()))
+    console.print(f"estimated {seconds / 60:.1f} min for {args.games * len(parts)} games "
+                  f"at level {player}" + (f" (with {', '.join(trace)} for the skill trace)"
+                                          if trace else "")
+                  + f" on {args.jobs} worker{'s' if args.jobs > 1 else ''}")
+    workers = max(1, min(args.jobs, args.games * len(parts)))
+    load = (f"Machine: {machine.cores} cores, other work averaging {machine.others:.1f} "
+            f"runnable processes: each of {workers} worker{'s' if workers > 1 else ''} "
+            f"gets about {100 * machine.share(workers):.0f}% of a core; "
+            f"{cpu / 60:.1f} min of CPU in all"
+            if machine.cores is not None else
+            f"Machine: the cluster's; each worker counted a whole core; {cpu / 60:.1f} min "
+            "of CPU in all")
+    console.print(load)
+    notes.append(f"- {load}")
+    return Plan(player, trace, seconds, notes)
+
+
+def local_machine(calibrating: float) -> budget.Machine:
+    """This machine's cores and the other work on them: the 1-minute load average less
+    what the calibration that ran here for ``calibrating`` seconds added to it (the
+    average follows a busy process as ``1 - exp(-t / 60)``); no load average known: an
+    idle machine."""
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        load = 0.0
+    own = 1.0 - math.exp(-max(0.0, calibrating) / 60.0)
+    return budget.Machine(os.cpu_count() or 1, max(0.0, load - own))
 
 
 def trace_specs(text: str, player: str) -> list[str]:
@@ -115,19 +221,20 @@ def trace_specs(text: str, player: str) -> list[str]:
 
 
 def _play(args: argparse.Namespace, console: Console, game: Game, options: dict[str, Any],
-          trace: list[str]) -> int:
+          plan: Plan) -> int:
+    player, trace = plan.player, plan.trace
     args.out.mkdir(parents=True, exist_ok=True)
     records = args.out / "games"
     records.mkdir(exist_ok=True)
     setup = Setup(args.game, options, max_actions=args.max_actions, track_branching=True)
-    parts = [args.player, *trace]
+    parts = [player, *trace]
     # Self-play first, then each traced player on the same seeds: one batch, so the
     # workers stay busy from the first game to the last.
     work = [(setup, Pairing(i, (spec, spec), args.seed * 1_000_003 + i))
             for spec in parts for i in range(args.games)]
     where = ray_cluster.where(args.cluster, args.jobs)
     console.print(f"{game.title} balance report: {args.games} self-play games of "
-                  f"{args.player}" + (f", and as many of {', '.join(trace)} for the skill "
+                  f"{player}" + (f", and as many of {', '.join(trace)} for the skill "
                                       "trace" if trace else "")
                   + f", on {where}; options: {options or 'default'}")
     started = time.perf_counter()
@@ -144,13 +251,16 @@ def _play(args: argparse.Namespace, console: Console, game: Game, options: dict[
     elapsed = time.perf_counter() - started
     by_part = {spec: played[k * args.games:(k + 1) * args.games]
                for k, spec in enumerate(parts)}
-    results = by_part[args.player]
+    results = by_part[player]
     balance = analyse(results, game, options)
     if trace:
         balance.skill_trace = [trace_line(spec, games) for spec, games in by_part.items()]
     seat_names = (f"seat 0, starts as {game.colors[0]}", f"seat 1, starts as {game.colors[1]}")
+    timing = (f"- Time: estimated {plan.estimate / 60:.1f} min before the run, measured "
+              f"{elapsed / 60:.1f} min")
     paths = write_report(args.out, balance, title=game.title, options=options,
-                         player=args.player, seat_names=seat_names, seconds=elapsed)
+                         player=player, seat_names=seat_names, seconds=elapsed,
+                         notes=[*plan.notes, timing])
     low, high = balance.seat0_score_interval
     decisive = balance.decisive_seat0_rate
     console.print(
@@ -163,9 +273,15 @@ def _play(args: argparse.Namespace, console: Console, game: Game, options: dict[
     warning = cap_warning(balance)
     if warning:
         console.print(f"[bold red]WARNING:[/bold red] {warning}")
-    for label in unused_option_warnings(balance):
+    idle = unused_option_warnings(balance)
+    for label in idle:
         console.print(f"[bold yellow]WARNING:[/bold yellow] option {label} never came into "
                       f"play in {balance.games} games (see report.md)")
+    for sentence in findings(balance):
+        if not any(f"`{label}` never" in sentence for label in idle):
+            console.print(f"[bold yellow]FINDING:[/bold yellow] {escape(sentence)}")
+    console.print(f"time: estimated {plan.estimate / 60:.1f} min, measured "
+                  f"{elapsed / 60:.1f} min")
     rate = len(played) / elapsed if elapsed > 0 else float("inf")
     console.print(f"{len(played)} games in {elapsed:.1f} s: {rate:.2f} "
                   f"games/s ({where}); wrote {', '.join(str(p) for p in paths)}")

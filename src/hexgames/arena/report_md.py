@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from hexgames.arena.report import Balance, describe, skill_verdict, wilson
+from hexgames.arena.report import Balance, describe, findings, skill_verdict, wilson
 
 
 def write_report(
@@ -25,11 +25,13 @@ def write_report(
     player: str,
     seat_names: tuple[str, str] = ("seat 0", "seat 1"),
     seconds: float | None = None,
+    notes: Sequence[str] = (),
 ) -> list[Path]:
     """Write ``report.md`` and its PNG plots into ``directory``; returns the paths.
 
     ``seconds`` is the time all games took, the skill trace's included: the games/s
-    line counts every game played."""
+    line counts every game played. ``notes`` are more lines for the head of the report
+    (how the players were chosen, the time estimated before the run)."""
     directory.mkdir(parents=True, exist_ok=True)
     plots = _plots(directory, balance)
     csv_path = write_csv(directory / "games.csv", balance.rows)
@@ -40,12 +42,14 @@ def write_report(
         f"- Variant: {', '.join(f'{k}={v}' for k, v in sorted(options.items())) or 'default'}",
         *players_lines(balance, player),
     ]
+    lines += list(notes)
     if seconds:
         lines.append(f"- Played {played} games in {seconds:.1f} s "
                      f"({played / seconds:.2f} games/s)")
     warning = cap_warning(balance)
     if warning:
         lines += ["", f"> **WARNING: {warning}**"]
+    lines += findings_lines(balance)
     lines += ["", *results_lines(balance, seat_names)]
     lines += [
         "",
@@ -143,6 +147,15 @@ def cap_warning(balance: Balance) -> str | None:
     )
 
 
+def findings_lines(balance: Balance) -> list[str]:
+    """The findings for the designer (:func:`hexgames.arena.report.findings`), if any."""
+    found = findings(balance)
+    if not found:
+        return []
+    return ["", "## Findings for the designer", "",
+            *(f"- **{sentence}**" for sentence in found)]
+
+
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}%"
 
@@ -196,6 +209,7 @@ def ludii_lines(balance: Balance) -> list[str]:
             f"heuristic, decisive games): mean {statistics.fmean(balance.drama):.2f}, "
             f"max {max(balance.drama):.2f}"
         )
+    lines += evaluation_lines(balance)
     if balance.color_wins:
         decisive = sum(balance.color_wins.values())
         wins = ", ".join(f"{color} {count} ({_pct(count / decisive)})"
@@ -208,6 +222,38 @@ def ludii_lines(balance: Balance) -> list[str]:
             f"{balance.games} = {_pct(balance.swaps / balance.games)}"
         )
     return [*lines, ""]
+
+
+def evaluation_lines(balance: Balance) -> list[str]:
+    """Uncertainty, stability, decisiveness threshold and move distance (Ludii's metrics
+    over the evaluation, :mod:`hexgames.arena.ludii`)."""
+    lines = []
+    if balance.uncertainty:
+        lines.append(
+            "- Uncertainty (mean of 1 - |heuristic| over the turn starts: 1 while the game "
+            f"looks 50/50, 0 once it looks won): {_stats(balance.uncertainty)}")
+    if balance.stability:
+        lines.append(
+            "- Stability (variance of each seat's chance (1 + heuristic) / 2 over the "
+            "turn starts, summed over the seats; 0 = the evaluation never moves): "
+            f"{_stats(balance.stability, 3)}")
+    if balance.thresholds:
+        lines.append(
+            "- Decisiveness threshold (the eventual loser's best chance in the game, "
+            f"decisive games): {_stats(balance.thresholds)}; the winner first stood "
+            "above it after "
+            f"{_pct(statistics.fmean(balance.decided_at))} of the game's turns on average")
+    if balance.move_distance:
+        lines.append(
+            "- Move distance (board distance in steps of the actions that carry a piece "
+            f"across the board, mean per game): {_stats(balance.move_distance)}")
+    return lines
+
+
+def _stats(values: Sequence[float], digits: int = 2) -> str:
+    return (f"mean {statistics.fmean(values):.{digits}f}, median "
+            f"{statistics.median(values):.{digits}f}, min {min(values):.{digits}f}, "
+            f"max {max(values):.{digits}f}")
 
 
 def usage_lines(balance: Balance) -> list[str]:

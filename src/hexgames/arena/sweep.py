@@ -273,7 +273,8 @@ def _write(out: Path, console: Console, game: Game, sweep: SweepRun,
             console.print(f"[bold yellow]WARNING:[/bold yellow] {s.label}: option {option} "
                           "never came into play")
     if chosen:
-        console.print(f"most balanced: {chosen[0].label}")
+        console.print(f"most balanced: {chosen[0].label}" + (
+            f" (tied with {', '.join(s.label for s in chosen[1:])})" if chosen[1:] else ""))
     played = sweep.played if sweep.played is not None else sum(s.games for s in stats)
     timing = f"{played} games in {sweep.seconds:.1f} s; " if sweep.seconds else ""
     console.print(f"{timing}wrote {paths[0]} and {len(paths) - 1} plots")

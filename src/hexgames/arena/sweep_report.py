@@ -65,8 +65,10 @@ def write_sweep_report(
                      + (f" on {where}" if where else ""))
     lines += ["", "## Recommendation", ""]
     if chosen:
-        lines += [f"Most balanced first (first-player score closest to 50% among variants with "
-                  f"at least {100 * min_decisive:.0f}% decisive games):", ""]
+        lines += [f"Every variant tied with the best, most balanced first (first-player score "
+                  f"closest to 50% among the variants with at least "
+                  f"{100 * min_decisive:.0f}% decisive games; the table below lists all "
+                  f"{len(stats)}):", ""]
     for number, reason in enumerate(reasons):
         ranked_item = number < len(chosen)
         follows_list = number == len(chosen) and chosen

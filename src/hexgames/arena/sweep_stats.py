@@ -274,21 +274,30 @@ def add_trace(stats: VariantStats, main: Sequence[GameResult],
                    *(trace_line(spec, games) for spec, games in traced.items() if games)]
 
 
-def recommend(stats: Sequence[VariantStats], *, min_decisive: float = MIN_DECISIVE,
-              top: int = 3) -> tuple[list[VariantStats], list[str]]:
-    """The most balanced variants, best first, and the reasons in sentences.
+def recommend(stats: Sequence[VariantStats], *, min_decisive: float = MIN_DECISIVE
+              ) -> tuple[list[VariantStats], list[str]]:
+    """Every variant statistically tied with the best, best first, and the reasons in
+    sentences (no fixed number: a cut is made only where the intervals say so, and
+    named).
 
     A variant qualifies with at least ``min_decisive`` decisive games (a variant whose
-    games are mostly drawn or capped looks balanced for the wrong reason); among those
-    with 50% inside their interval, the first-player score closest to 50% wins, ties
-    going to more decisive games and then to the narrower interval. When no qualifying
-    variant has 50% inside its interval, the least unbalanced one is named as such.
+    games are mostly drawn or capped looks balanced for the wrong reason); qualifying
+    variants are ranked by the first-player score's distance from 50%, ties going to
+    more decisive games and then to the narrower interval. When some qualifying variant
+    has 50% inside its interval, every such variant is recommended (none of them is
+    shown unbalanced; their order is not established); otherwise the least unbalanced
+    one is named as such, with every variant whose interval overlaps its own. The
+    qualifying variants below the cut are listed by name in a sentence of their own.
     """
     eligible = [s for s in stats if s.decisive_share >= min_decisive]
     ranked = sorted(eligible, key=lambda s: (round(s.imbalance, 9), -s.decisive_share,
                                              s.score_interval[1] - s.score_interval[0]))
     balanced = [s for s in ranked if _contains_half(s.score_interval)]
-    chosen = balanced[:top] if balanced else ranked[:1]
+    if balanced:
+        chosen = balanced
+    else:
+        chosen = [s for s in ranked if _overlap(ranked[0].score_interval, s.score_interval)
+                  ] if ranked else []
     reasons: list[str] = []
     left_out = [s for s in stats if s not in eligible]
     if not chosen:
@@ -301,27 +310,26 @@ def recommend(stats: Sequence[VariantStats], *, min_decisive: float = MIN_DECISI
     if not balanced:
         reasons.append(
             "No qualifying variant has 50% inside its interval: every one favours a seat. "
-            "The least unbalanced:"
+            "The least unbalanced, and those whose interval overlaps its own:"
         )
     for rank, s in enumerate(chosen, 1):
-        low, high = s.score_interval
-        inside = _contains_half(s.score_interval)
+        reasons.append(f"{rank}. " + _reason(s))
+    if len(chosen) > 1:
         reasons.append(
-            f"{rank}. **{s.label}**: the first player scores {100 * s.first_player_score:.1f}% "
-            f"(95% {100 * low:.1f}-{100 * high:.1f}%, "
-            + ("50% inside the interval" if inside else "50% outside the interval: "
-               f"favours the {'first' if s.first_player_score > 0.5 else 'second'} player")
-            + f"); {100 * s.decisive_share:.0f}% of games decisive; median "
-            f"{statistics.median(s.turns):g} turns; {s.decision_branching:.1f} choices per "
-            "real decision."
+            f"With {chosen[0].games} games per variant these {len(chosen)} variants are "
+            "tied: " + ("each has 50% inside its interval" if balanced else
+                        "their intervals overlap the best's")
+            + ", so their order is not established; play more games (`--games`) on them "
+            "to separate them."
         )
-    best = chosen[0]
-    rivals = [s for s in chosen[1:] if _overlap(best.score_interval, s.score_interval)]
-    if rivals:
+    cut = [s for s in ranked if s not in chosen]
+    if cut:
         reasons.append(
-            f"With {best.games} games per variant the intervals of "
-            f"{', '.join(s.label for s in [best, *rivals])} overlap: their order is not "
-            "established; play more games (`--games`) on these variants to separate them."
+            f"Cut: {len(cut)} qualifying variant{'s' if len(cut) > 1 else ''} ranked below "
+            "the tie ("
+            + ("50% outside the interval" if balanced else "interval apart from the best's")
+            + "): " + "; ".join(f"{s.label} ({100 * s.first_player_score:.0f}% for the first "
+                                "player)" for s in cut) + "."
         )
     unbalanced = [s for s in stats if not _contains_half(s.score_interval)]
     if unbalanced:
@@ -336,6 +344,21 @@ def recommend(stats: Sequence[VariantStats], *, min_decisive: float = MIN_DECISI
             + "; ".join(f"{s.label} ({100 * s.decisive_share:.0f}%)" for s in left_out) + "."
         )
     return chosen, reasons
+
+
+def _reason(s: VariantStats) -> str:
+    """One recommended variant in a sentence."""
+    low, high = s.score_interval
+    inside = _contains_half(s.score_interval)
+    return (
+        f"**{s.label}**: the first player scores {100 * s.first_player_score:.1f}% "
+        f"(95% {100 * low:.1f}-{100 * high:.1f}%, "
+        + ("50% inside the interval" if inside else "50% outside the interval: "
+           f"favours the {'first' if s.first_player_score > 0.5 else 'second'} player")
+        + f"); {100 * s.decisive_share:.0f}% of games decisive; median "
+        f"{statistics.median(s.turns):g} turns; {s.decision_branching:.1f} choices per "
+        "real decision."
+    )
 
 
 def _contains_half(interval: tuple[float, float]) -> bool:

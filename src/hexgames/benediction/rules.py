@@ -124,7 +124,7 @@ _DEFAULTS: dict[str, Any] = {
 OPTIONS: tuple[Option, ...] = (
     Option(
         "board_side", "int", 5, N_("side of the hexagonal board of points (standard 5)"),
-        minimum=MIN_SIDE, maximum=MAX_SIDE,
+        minimum=MIN_SIDE, maximum=MAX_SIDE, changes_board=True,
     ),
     Option(
         "first_turn_actions", "int", 1,

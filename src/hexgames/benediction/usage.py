@@ -16,7 +16,7 @@ from hexgames.benediction.actions import Action
 from hexgames.benediction.position import Position, Termination
 from hexgames.game import RuleUsage
 
-__all__ = ["RULE_USAGE", "after", "before", "peaks", "pieces"]
+__all__ = ["RULE_USAGE", "after", "before", "move_cells", "peaks", "pieces"]
 
 #: ``(passed a wall, blessed points, cursed men, empty supplies)`` before an action.
 Token = tuple[bool, frozenset[str], int, int]
@@ -83,11 +83,23 @@ def pieces(position: Any) -> list[tuple[str, str]]:
     return [(label, man.color) for label, man in position.iter_men()]
 
 
+def move_cells(position: Any, action: Any) -> tuple[str, str] | None:
+    """``(origin, target)`` of a move, merge or split (a man carried across the board);
+    ``None`` for a drop or a block, which carry nothing."""
+    assert isinstance(action, Action)
+    if action.origin is None:
+        return None
+    return action.origin, action.target
+
+
 RULE_USAGE = RuleUsage(
     before=before,
     after=after,
     peaks=peaks,
     pieces=pieces,
+    move_cells=move_cells,
+    # A game ended by max_turns is a limit's draw, not a king captured or blessed.
+    limit_ends=frozenset({Termination.TURN_LIMIT.value}),
     option_events={
         "max_stack": "stack built at the limit",
         "supply": "supply exhausted",

@@ -63,6 +63,7 @@ OPTIONS: tuple[Option, ...] = (
         minimum=MIN_SIDE,
         maximum=MAX_SIDE,
         aliases=("size",),
+        changes_board=True,
     ),
     Option(
         name="pie",

@@ -12,7 +12,7 @@ from typing import Any
 from hexgames.dendria.position import Position, Termination
 from hexgames.game import RuleUsage
 
-__all__ = ["RULE_USAGE", "after", "pieces"]
+__all__ = ["RULE_USAGE", "after", "move_cells", "pieces"]
 
 
 def after(position: Any, action: Any, token: Any) -> list[str]:
@@ -35,8 +35,26 @@ def pieces(position: Any) -> list[tuple[str, str]]:
     return found
 
 
+def move_cells(position: Any, action: Any) -> tuple[str, str] | None:
+    """``(from, to)`` of a dendrid's leg or continuation (a continuation starts where the
+    step before it, the leg or an earlier continuation, ended); ``None`` for any other
+    step, which moves no piece."""
+    assert isinstance(position, Position)
+    if action.kind == "leg":
+        return action.origin, action.target
+    if action.kind == "continue" and position.history:
+        previous = position.history[-1]
+        if previous.target is not None:
+            return previous.target, action.target
+    return None
+
+
 RULE_USAGE = RuleUsage(
     after=after,
     pieces=pieces,
+    move_cells=move_cells,
+    # The quiet limit ends a game nobody is playing for any more; both passing is the
+    # game's own end.
+    limit_ends=frozenset({Termination.QUIET_LIMIT.value}),
     option_events={"pie": "swap", "quiet_limit": "quiet-limit end"},
 )
