@@ -36,9 +36,7 @@ async function start() {
   $("rules-link").href = `/rules/${catalogue.game}`;
   $("rules-link").textContent = t("{game} rules", { game: t(catalogue.title) });
   $("learn-link").href = `/learn/${catalogue.game}`;
-  const me = el("a", { id: "me-link", href: "/" });
-  $("nav").append(me);
-  showMe(me);
+  showMe($("me-link"));
   $("theme").append(...catalogue.themes.filter((entry) => entry.count > 0).map((theme) => el("option",
     { value: theme.name, text: `${theme.title} (${number(theme.count)})` })));
   showRating(null);
