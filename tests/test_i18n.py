@@ -417,3 +417,16 @@ def test_a_refusal_is_explained_in_the_visitors_language(client: TestClient) -> 
     english = client.post(f"/api/games/{game_id}/actions",
                           json={"action": "e5e6", "token": token}).json()
     assert english["message"] == english["error"] == answer["error"]
+
+
+@pytest.mark.parametrize(("header", "expected"), [
+    ("KO_kr", "ko"),  # any case, an underscore for the hyphen
+    ("pt;q=0.5, ko;q=0.5", "pt"),  # equal weights: the header's order
+    ("fr, ko-KR-u-ca-dangi;q=0.7", "ko"),  # the language of a longer tag
+    ("ko;q=1.5, pt;q=0.1", "pt"),  # a weight out of range is ignored
+    (" pt ; q=0.3 , en ; q=0.2 ", "pt"),
+    (",".join(["de"] * 20) + ",ko", "en"),  # only the first 20 items are read
+])
+def test_accept_language_edges(header: str, expected: str) -> None:
+    """Babel's negotiation keeps the hand-written one's answers at the edges."""
+    assert negotiate(header) == expected

@@ -10,6 +10,7 @@ other games go on. Real worker processes, real searches; every wait is bounded.
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -118,3 +119,34 @@ def test_a_ponder_that_ignores_its_stop_signal_does_not_hold_other_games() -> No
     action, replaced = asyncio.run(scenario())
     assert action
     assert replaced == 1
+
+
+def _gone(pid: int) -> bool:
+    """Whether no process ``pid`` exists any more (it was stopped and reaped)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def test_a_stuck_worker_and_at_shutdown_every_worker_process_is_stopped() -> None:
+    """The pool's workers are known without the executor's private attributes: the
+    stuck worker's process is terminated when it is replaced (a search that does not stop
+    is not left behind the server), and shutdown stops the fresh one."""
+    async def scenario() -> tuple[list[int], list[int]]:
+        workers = AiWorkers(processes=1, search_seconds=2.0)
+        try:
+            await workers.run(time.sleep, 0, level=3)
+            stuck = workers.worker_pids()
+            with pytest.raises(AiStuck):
+                await workers.run(time.sleep, 10_000, level=3)
+            assert all(_gone(pid) for pid in stuck), "the stuck worker still runs"
+            await workers.run(time.sleep, 0, level=3)
+            return stuck, workers.worker_pids()
+        finally:
+            workers.shutdown()
+
+    stuck, fresh = asyncio.run(scenario())
+    assert len(stuck) == 1 and len(fresh) == 1 and stuck != fresh
+    assert _gone(fresh[0]), "shutdown left a worker running"

@@ -50,9 +50,23 @@ def normalize(code: str | None) -> str | None:
 
 
 def negotiate(accept_language: str | None) -> str:
-    """The best language for an ``Accept-Language`` header (RFC 9110 weights)."""
+    """The best language for an ``Accept-Language`` header (RFC 9110 weights).
+
+    The weights are read here (Babel has no public parser for the header); choosing
+    among the ranked codes (``pt-BR`` -> ``pt``) is Babel's :func:`negotiate_locale`."""
     if not accept_language:
         return DEFAULT_LANGUAGE
+    from babel.core import negotiate_locale  # Babel is needed only when a header is sent
+
+    chosen = negotiate_locale(_ranked_codes(accept_language), list(LANGUAGES), sep="-",
+                              aliases={})  # no aliases: "pt" is pt, not pt_PT
+    return normalize(chosen) or DEFAULT_LANGUAGE
+
+
+def _ranked_codes(accept_language: str) -> list[str]:
+    """The header's language codes, best first (weight, then order), without those of
+    weight 0 or a weight out of range; only the first ``MAX_ACCEPT_LANGUAGE`` characters
+    and 20 items are read."""
     choices: list[tuple[float, int, str]] = []
     for order, item in enumerate(accept_language[:MAX_ACCEPT_LANGUAGE].split(",")[:20]):
         code, _, rest = item.strip().partition(";")
@@ -64,10 +78,10 @@ def negotiate(accept_language: str | None) -> str:
                     weight = float(value)
                 except ValueError:
                     weight = 0.0
-        language = normalize(code)
-        if language is not None and 0.0 < weight <= 1.0:
-            choices.append((-weight, order, language))
-    return min(choices)[2] if choices else DEFAULT_LANGUAGE
+        code = code.strip().replace("_", "-")
+        if code and 0.0 < weight <= 1.0:
+            choices.append((-weight, order, code))
+    return [code for _, _, code in sorted(choices)]
 
 
 @dataclass(frozen=True)
@@ -92,14 +106,19 @@ def _catalog(language: str) -> Any:
         return read_po(handle, locale=language)
 
 
+PLURAL_ORDER = ("zero", "one", "two", "few", "many", "other")
+"""CLDR's plural categories in the order Babel numbers them when it writes a catalog's
+``Plural-Forms`` (tests/test_i18n.py checks this order against the catalogs' own
+expressions, through public APIs only)."""
+
+
 def plural_categories(language: str) -> list[str]:
     """The CLDR plural categories of ``language`` in gettext's order: a catalog's
     ``msgstr[i]`` is the form for category ``i`` (Babel writes ``Plural-Forms`` so)."""
     from babel import Locale
-    from babel.plural import _plural_tags
 
     tags = Locale.parse(normalize(language) or DEFAULT_LANGUAGE).plural_form.tags | {"other"}
-    return [tag for tag in _plural_tags if tag in tags]
+    return [tag for tag in PLURAL_ORDER if tag in tags]
 
 
 def plural_count(language: str) -> int:

@@ -33,7 +33,9 @@ from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from multiprocessing.context import BaseContext
+from multiprocessing.process import BaseProcess
+from typing import Any, TypeVar, cast
 
 from hexgames.phrases import N_
 
@@ -223,6 +225,40 @@ class Answer:
     info: dict[str, Any] = field(default_factory=dict)
 
 
+class _RecordingContext:
+    """The spawn context, keeping the processes it starts: the pool's ``mp_context`` (a
+    documented parameter) is how a pool's workers are known without reading the
+    executor's private attributes (to stop a stuck search, and for :meth:`worker_pids`)."""
+
+    def __init__(self) -> None:
+        self._context = multiprocessing.get_context("spawn")
+        self.processes: list[BaseProcess] = []
+
+    def Process(self, *args: Any, **kwargs: Any) -> BaseProcess:
+        process = self._context.Process(*args, **kwargs)
+        self.processes.append(process)
+        return process
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._context, name)
+
+
+class _WorkerPool(ProcessPoolExecutor):
+    """A one-process pool whose worker gets the ponder's stop event, and which knows its
+    worker processes (:meth:`processes`)."""
+
+    def __init__(self, cancel: Any) -> None:
+        self._recording = _RecordingContext()
+        # A stand-in for the spawn context (it forwards all but Process to it): the
+        # executor only calls a context's documented methods.
+        super().__init__(max_workers=1, mp_context=cast(BaseContext, self._recording),
+                         initializer=_init_worker, initargs=(cancel,))
+
+    def processes(self) -> list[BaseProcess]:
+        """Every worker process this pool started (alive or not)."""
+        return list(self._recording.processes)
+
+
 class _Slot:
     """One worker process (a one-process pool) of a lane: the sessions of the games routed
     to it live there. ``lock`` lets one search at a time hand work to it."""
@@ -230,7 +266,7 @@ class _Slot:
     def __init__(self, lane: str, index: int) -> None:
         self.lane = lane
         self.index = index
-        self.pool: ProcessPoolExecutor | None = None
+        self.pool: _WorkerPool | None = None
         self.cancel: Any = None
         self._lock: asyncio.Lock | None = None
         #: The ponder running there (a future of the pool) and its game.
@@ -247,12 +283,10 @@ class _Slot:
     def busy(self) -> bool:
         return self.lock().locked()
 
-    def executor(self) -> ProcessPoolExecutor:
+    def executor(self) -> _WorkerPool:
         if self.pool is None:
-            context = multiprocessing.get_context("spawn")
-            self.cancel = context.Event()
-            self.pool = ProcessPoolExecutor(max_workers=1, mp_context=context,
-                                            initializer=_init_worker, initargs=(self.cancel,))
+            self.cancel = multiprocessing.get_context("spawn").Event()
+            self.pool = _WorkerPool(self.cancel)
         return self.pool
 
     async def stop_pondering(self, grace: float = CANCEL_GRACE_SECONDS
@@ -329,7 +363,7 @@ class _Lane:
         self.restarts = 0
 
     @property
-    def pool(self) -> ProcessPoolExecutor | None:
+    def pool(self) -> _WorkerPool | None:
         """The first slot's pool (for callers of the one-pool lane of old)."""
         return self.slots[0].pool
 
@@ -366,7 +400,7 @@ class _Lane:
             self.affinity.move_to_end(game_id)
         return slot
 
-    def restart(self, slot: _Slot, broken: ProcessPoolExecutor | None) -> None:
+    def restart(self, slot: _Slot, broken: _WorkerPool | None) -> None:
         """Replace a broken worker (it died: killed, out of memory...); its sessions are
         gone and will be rebuilt from the games' histories."""
         if slot.pool is broken and broken is not None:
@@ -382,10 +416,10 @@ class _Lane:
             slot.stop()
 
 
-def _stop(pool: ProcessPoolExecutor) -> None:
+def _stop(pool: _WorkerPool) -> None:
     # The executor has no public way to stop a running task; terminating its processes
     # is the only way not to leave a long search behind the server.
-    processes = list((getattr(pool, "_processes", None) or {}).values())
+    processes = pool.processes()
     pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:
         if process.is_alive():
@@ -561,7 +595,8 @@ class AiWorkers:
         for lane in self.lanes.values():
             for slot in lane.slots:
                 if slot.pool is not None:
-                    pids.extend((getattr(slot.pool, "_processes", None) or {}).keys())
+                    pids.extend(process.pid for process in slot.pool.processes()
+                                if process.pid is not None and process.is_alive())
         return pids
 
     def shutdown(self) -> None:

@@ -13,7 +13,6 @@ listeners, and the mailer when the server has mail settings.
 
 from __future__ import annotations
 
-import html
 from typing import Any
 
 from fastapi import FastAPI, HTTPException, Request, WebSocket, WebSocketDisconnect
@@ -25,6 +24,7 @@ from hexgames.web.alerts import TurnAlerts
 from hexgames.web.hub import error_message
 from hexgames.web.identity import known_player
 from hexgames.web.language import chosen_language, request_translator, said
+from hexgames.web.language import page as language_page
 from hexgames.web.limits import client_address
 from hexgames.web.mailer import Mailer, MailSettings
 from hexgames.web.service import GameService
@@ -38,41 +38,12 @@ __all__ = ["EMAIL_CHANGES_PER_ADDRESS", "add_alert_routes"]
 #: Address changes one client address may make per hour (each may send an email).
 EMAIL_CHANGES_PER_ADDRESS = 10
 
-PAGE = """<!doctype html>
-<html lang="{lang}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{title} · hexgames</title>
-<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
-<link rel="stylesheet" href="/static/css/site.css">
-</head>
-<body class="page-alerts">
-<header class="topbar">
-  <a class="brand" href="/"><img src="/static/favicon.svg" alt=""> hexgames</a>
-  <nav><a href="/">{play}</a><a href="/lobby">{lobby}</a></nav>
-</header>
-<main class="rules missing-page">
-<article>
-<h1>{title}</h1>
-<p>{text}</p>
-<p><a class="button primary" href="/">{go}</a></p>
-</article>
-</main>
-</body>
-</html>
-"""
-
-
 def page(request: Request, title: str, text: str, status: int = 200) -> HTMLResponse:
     """A small page saying ``title`` and ``text`` (literals: looked up in the catalog)
-    in the visitor's language."""
+    in the visitor's language, in the site's frame (templates/notice.html)."""
     words = request_translator(request)
-    return HTMLResponse(PAGE.format(
-        lang=words.language, title=html.escape(words.gettext(title)),
-        text=html.escape(words.gettext(text)), play=html.escape(words.gettext("Play")),
-        lobby=html.escape(words.gettext("Lobby")),
-        go=html.escape(words.gettext("Go to the site"))), status_code=status)
+    return language_page(request, "notice.html", status_code=status,
+                         title=words.gettext(title), text=words.gettext(text))
 
 
 class AlertsIn(BaseModel):

@@ -23,6 +23,7 @@ from fastapi.responses import HTMLResponse, Response
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.requests import HTTPConnection
 
+from hexgames.game import game_names, get_game
 from hexgames.i18n import (
     DEFAULT_LANGUAGE,
     LANGUAGES,
@@ -81,14 +82,23 @@ def compressed_catalog(language: str) -> bytes:
     return gzip.compress(catalog_script(language)[0].encode(), mtime=0)
 
 
+@cache
+def menu_games(language: str) -> tuple[tuple[str, str], ...]:
+    """``(name, title)`` of every game, its title in ``language``: the links to the games'
+    rules in the top bar (templates/_rules_links.html)."""
+    words = translator(language)
+    return tuple((name, words.gettext(get_game(name).title)) for name in game_names())
+
+
 def render_template(name: str, language: str, **context: Any) -> str:
     """The template ``name`` in ``language``, with what every page needs: the words,
-    the script catalog's address and the language switch."""
+    the script catalog's address, the games (their rules' links) and the language switch."""
     words = translator(language)
     _, version = catalog_script(words.language)
     return environment().get_template(name).render(
         _=words.gettext, ngettext=words.ngettext, lang=words.language, languages=LANGUAGES,
-        catalog_url=f"/i18n/{words.language}.js?v={version}", **context)
+        catalog_url=f"/i18n/{words.language}.js?v={version}",
+        menu_games=menu_games(words.language), **context)
 
 
 def page(request: Request, name: str, status_code: int = 200, **context: Any) -> HTMLResponse:

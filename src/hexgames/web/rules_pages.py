@@ -28,7 +28,7 @@ from fastapi.responses import HTMLResponse
 from markupsafe import Markup
 
 import hexgames
-from hexgames.game import REGISTRY, Game, game_names, get_game, word
+from hexgames.game import REGISTRY, Game, get_game
 from hexgames.i18n import (
     DEFAULT_LANGUAGE,
     Translator,
@@ -42,20 +42,10 @@ from hexgames.web.markdown import to_html
 from hexgames.web.matches import color_word, render
 
 
-def rules_nav(current: str | None = None, language: str = DEFAULT_LANGUAGE) -> Markup:
-    """Links to every game's rules (the top bar of the rules and other server pages)."""
-    words = translator(language)
-    return Markup("".join(
-        f'<a href="/rules/{other.name}"{" aria-current=page" if other.name == current else ""}>'
-        f'{html.escape(words.text(Phrase("{game} rules", game=word(other.title))))}</a>'
-        for other in map(get_game, game_names())
-    ))
-
-
 def not_found_page(path: str, language: str = DEFAULT_LANGUAGE) -> str:
     """The HTML 404 page (a person's mistyped address; the API answers JSON instead)."""
     shown = path if len(path) <= 120 else path[:120] + "…"
-    return render_template("not_found.html", language, path=shown, nav=rules_nav(None, language))
+    return render_template("not_found.html", language, path=shown)
 
 
 def not_found_response(request: Request, path: str | None = None) -> HTMLResponse:
@@ -149,7 +139,7 @@ def _rules_page(name: str, language: str = DEFAULT_LANGUAGE) -> str:
     sample, caption = _sample(name)
     return render_template("rules.html", language, title=words.gettext(game.title),
                    body=Markup(body),
-                   nav=rules_nav(name, language), sample=Markup(sample),
+                   game_name=name, sample=Markup(sample),
                    sample_caption=words.text(caption), legend=Markup(legend_html(game, words)))
 
 

@@ -213,10 +213,7 @@ async function upload(event) {
 
 async function init() {
   catalog = await api("/api/catalog");
-  $("nav").append(...catalog.games.map((game) => el("a", {
-    href: `/rules/${game.name}`, text: t("{game} rules", { game: t(game.title) }) })));
-  $("nav").append($("me-link"));  // last: the player's own name
-  showMe($("me-link"));
+  showMe($("me-link"));  // the menu's last entry (templates/_menu.html)
   renderPicker();
   renderSeats();
   renderOptions();

@@ -2,6 +2,7 @@
 // tool and the points that enter it (its gesture); this module only matches prefixes.
 // It has no knowledge of either game.
 
+import { cap, el } from "./common.js";
 import { t } from "./i18n.js";
 
 export const DEFAULT_TOOL = "";  // the gesture tool `null`: select-and-move
@@ -187,4 +188,51 @@ export function allowedNow(legal) {
     }
   }
   return parts;
+}
+
+// ------------------------------------------------- the controls of the learn and puzzle pages
+// Both pages have the same input: tool buttons (#tools), buttons for the actions without
+// a point (#buttons), a choice between actions entered by the same clicks (#choices) and
+// a hint line (#hint-line) under the board. Written once here so they cannot drift apart.
+
+const byId = (id) => document.getElementById(id);
+
+/** Nothing to enter now (the lesson or puzzle is over, or a move is being sent): no
+ * controls, a passive board. */
+export function clearPickerControls(board) {
+  byId("tools").replaceChildren(); byId("buttons").replaceChildren();
+  byId("choices").replaceChildren();
+  board.mark({ interactive: false });
+  byId("hint-line").textContent = "";
+}
+
+/** The controls for the picker's state: `submit(action)` sends an action, `refresh()`
+ * redraws after a tool is chosen, `touch` words the hint for a touch screen. */
+export function showPickerControls({ picker, board, touch, submit, refresh }) {
+  const toolList = picker.tools();
+  byId("tools").replaceChildren(...(toolList.length > 1 ? toolList.map((tool) => el("button", {
+    class: `tool${tool === picker.tool ? " selected" : ""}`, "data-tool": tool || "default",
+    "aria-pressed": tool === picker.tool ? "true" : "false",
+    text: tool === DEFAULT_TOOL ? t("Move") : t(cap(tool)),
+    onclick: () => { picker.selectTool(tool); refresh(); },
+  })) : []));
+  byId("buttons").replaceChildren(...picker.buttons().map((entry) => el("button", {
+    class: "action-button", "data-action": entry.action, text: cap(shownLabel(entry)),
+    onclick: () => submit(entry.action),
+  })));
+  board.mark({ interactive: true, targets: picker.targets(), selected: picker.clicks,
+    labels: picker.nextLabels(), tags: picker.clicks.length > 0 });
+  if (picker.clicks.length) {
+    byId("hint-line").textContent = touch ? t("Tap a highlighted point to continue · tap it again to cancel")
+      : t("Click a highlighted point to continue · Esc cancels");
+  } else byId("hint-line").textContent = touch ? t("Tap a piece or a point") : t("Click a piece or a point");
+}
+
+/** The clicks entered more than one action: a button for each (`submit(action)`). */
+export function showChoices(entries, submit) {
+  byId("choices").replaceChildren(el("span", { class: "choose", text: t("Which one?") }),
+    ...entries.map((entry) => el("button", {
+      class: "choice", "data-action": entry.action, onclick: () => submit(entry.action),
+    }, el("strong", { text: cap(shownLabel(entry)) }),
+    el("small", { text: entry.action }))));
 }

@@ -7,7 +7,7 @@ import { api } from "./api.js";
 import { Board } from "./board.js";
 import { cap, el, swatch } from "./common.js";
 import { t } from "./i18n.js";
-import { DEFAULT_TOOL, Picker, shownLabel } from "./input.js";
+import { Picker, clearPickerControls, showChoices, showPickerControls } from "./input.js";
 
 const $ = (id) => document.getElementById(id);
 const gameName = location.pathname.split("/").filter(Boolean)[1] || "";
@@ -99,32 +99,8 @@ function verdict(kind, message) {
 
 function refreshInput() {
   const active = view && view.status === "continue" && !busy;
-  const tools = $("tools"), buttons = $("buttons");
-  if (!active) {
-    tools.replaceChildren(); buttons.replaceChildren(); $("choices").replaceChildren();
-    board.mark({ interactive: false });
-    $("hint-line").textContent = "";
-    return;
-  }
-  const toolList = picker.tools();
-  tools.replaceChildren(...(toolList.length > 1 ? toolList.map((tool) => el("button", {
-    class: `tool${tool === picker.tool ? " selected" : ""}`, "data-tool": tool || "default",
-    "aria-pressed": tool === picker.tool ? "true" : "false",
-    text: tool === DEFAULT_TOOL ? t("Move") : t(cap(tool)),
-    onclick: () => { picker.selectTool(tool); refreshInput(); },
-  })) : []));
-  buttons.replaceChildren(...picker.buttons().map((entry) => el("button", {
-    class: "action-button", "data-action": entry.action, text: cap(shownLabel(entry)),
-    onclick: () => submit(entry.action),
-  })));
-  const targets = picker.targets();
-  const labels = picker.nextLabels();
-  board.mark({ interactive: true, targets, selected: picker.clicks, labels,
-    tags: picker.clicks.length > 0 });
-  if (picker.clicks.length) {
-    $("hint-line").textContent = touch ? t("Tap a highlighted point to continue · tap it again to cancel")
-      : t("Click a highlighted point to continue · Esc cancels");
-  } else $("hint-line").textContent = touch ? t("Tap a piece or a point") : t("Click a piece or a point");
+  if (!active) clearPickerControls(board);
+  else showPickerControls({ picker, board, touch, submit, refresh: refreshInput });
 }
 
 function clickPoint(point) {
@@ -134,11 +110,7 @@ function clickPoint(point) {
   $("choices").replaceChildren();
   if (result.kind === "send") submit(result.entry.action);
   else if (result.kind === "choose") {
-    $("choices").replaceChildren(el("span", { class: "choose", text: t("Which one?") }),
-      ...result.entries.map((entry) => el("button", {
-        class: "choice", "data-action": entry.action, onclick: () => submit(entry.action),
-      }, el("strong", { text: cap(shownLabel(entry)) }),
-      el("small", { text: entry.action }))));
+    showChoices(result.entries, submit);
   } else if (result.kind === "error") {
     // Clicks that match no legal action: the server reads them as the action they would
     // enter and the engine says why it is refused (the picker's words otherwise).

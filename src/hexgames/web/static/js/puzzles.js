@@ -8,7 +8,7 @@ import { api } from "./api.js";
 import { Board } from "./board.js";
 import { cap, el, showMe } from "./common.js";
 import { number, t, tn } from "./i18n.js";
-import { DEFAULT_TOOL, Picker, shownLabel } from "./input.js";
+import { Picker, clearPickerControls, showChoices, showPickerControls } from "./input.js";
 
 const $ = (id) => document.getElementById(id);
 const parts = location.pathname.split("/").filter(Boolean);
@@ -36,9 +36,7 @@ async function start() {
   $("rules-link").href = `/rules/${catalogue.game}`;
   $("rules-link").textContent = t("{game} rules", { game: t(catalogue.title) });
   $("learn-link").href = `/learn/${catalogue.game}`;
-  const me = el("a", { id: "me-link", href: "/" });
-  $("nav").append(me);
-  showMe(me);
+  showMe($("me-link"));
   $("theme").append(...catalogue.themes.filter((entry) => entry.count > 0).map((theme) => el("option",
     { value: theme.name, text: `${theme.title} (${number(theme.count)})` })));
   showRating(null);
@@ -188,30 +186,8 @@ function finish(answer, result) {
 // --------------------------------------------------------------------- input
 function refreshInput() {
   const active = view && view.status === "continue" && !busy && !finished;
-  const tools = $("tools"), buttons = $("buttons");
-  if (!active) {
-    tools.replaceChildren(); buttons.replaceChildren(); $("choices").replaceChildren();
-    board.mark({ interactive: false });
-    $("hint-line").textContent = "";
-    return;
-  }
-  const toolList = picker.tools();
-  tools.replaceChildren(...(toolList.length > 1 ? toolList.map((tool) => el("button", {
-    class: `tool${tool === picker.tool ? " selected" : ""}`, "data-tool": tool || "default",
-    "aria-pressed": tool === picker.tool ? "true" : "false",
-    text: tool === DEFAULT_TOOL ? t("Move") : t(cap(tool)),
-    onclick: () => { picker.selectTool(tool); refreshInput(); },
-  })) : []));
-  buttons.replaceChildren(...picker.buttons().map((entry) => el("button", {
-    class: "action-button", "data-action": entry.action, text: cap(shownLabel(entry)),
-    onclick: () => submit(entry.action),
-  })));
-  board.mark({ interactive: true, targets: picker.targets(), selected: picker.clicks,
-    labels: picker.nextLabels(), tags: picker.clicks.length > 0 });
-  if (picker.clicks.length) {
-    $("hint-line").textContent = touch ? t("Tap a highlighted point to continue · tap it again to cancel")
-      : t("Click a highlighted point to continue · Esc cancels");
-  } else $("hint-line").textContent = touch ? t("Tap a piece or a point") : t("Click a piece or a point");
+  if (!active) clearPickerControls(board);
+  else showPickerControls({ picker, board, touch, submit, refresh: refreshInput });
 }
 
 function clickPoint(point) {
@@ -220,11 +196,7 @@ function clickPoint(point) {
   $("choices").replaceChildren();
   if (result.kind === "send") submit(result.entry.action);
   else if (result.kind === "choose") {
-    $("choices").replaceChildren(el("span", { class: "choose", text: t("Which one?") }),
-      ...result.entries.map((entry) => el("button", {
-        class: "choice", "data-action": entry.action, onclick: () => submit(entry.action),
-      }, el("strong", { text: cap(shownLabel(entry)) }),
-      el("small", { text: entry.action }))));
+    showChoices(result.entries, submit);
   } else if (result.kind === "error") verdict("illegal", result.message);
   refreshInput();
 }
