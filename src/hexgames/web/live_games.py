@@ -216,10 +216,14 @@ class LiveGames:
         so that memory and database never disagree (the error then reaches the caller).
         ``present``: the mover played it in person (not the AI, not a stored line), so
         its seat is stored as seen now in the same commit (an absence claim on any
-        process then sees it: issue 39, row 2)."""
+        process then sees it: issue 39, row 2), unless a socket of that seat is open
+        here: the presence beat stores it then, and a claim counts a seat seen within
+        two beats as present."""
         seen = None
-        if present and match.stored.mode == "online":
-            seen = (match.plies[first].seat, int(self.now()))
+        seat = match.plies[first].seat
+        if (present and match.stored.mode == "online"
+                and seat not in self.hub.seats_present(match)):  # with a socket here, the
+            seen = (seat, int(self.now()))  # presence beat stores it (no write per move)
         try:
             await self._save_actions(match, first, [notation], seen)
         except (StaleWrite, WriteUnconfirmed):
