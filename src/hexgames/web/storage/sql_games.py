@@ -191,15 +191,23 @@ class GameTables(SqlConnection):
     def append_actions(self, game_id: str, first_ply: int, actions: Sequence[str], at: str,
                        seen: tuple[int, int] | None = None) -> int:
         with self._transaction() as cursor:
-            # The row first, locked: an end stored meanwhile (a claim, a flag fall on
-            # another process) makes this action too late, and one stored after waits
-            # for this one and finds the version moved (issue 39, row 2).
-            cursor.execute(self._sql(f"SELECT status FROM games WHERE id = ?{self.for_update}"),
-                           (game_id,))
-            row = cursor.fetchone()
-            if row is not None and row[0] != "playing":
-                raise StaleWrite(N_("the game ended before this action was stored; "
-                                    "reload the game"))
+            # The row first, touched only while the game is being played: that write
+            # locks it, so an end stored meanwhile (a claim, a flag fall on another
+            # process) makes this action too late, and one stored after waits for this
+            # one and finds the version moved (issue 39, row 2). One statement, the one
+            # every action made anyway.
+            cursor.execute(
+                self._sql("UPDATE games SET updated_at = ?, version = version + 1 "
+                          "WHERE id = ? AND status = 'playing' RETURNING version"),
+                (at, game_id),
+            )
+            touched = cursor.fetchall()
+            if not touched:
+                cursor.execute(self._sql("SELECT 1 FROM games WHERE id = ?"), (game_id,))
+                if cursor.fetchone() is not None:
+                    raise StaleWrite(N_("the game ended before this action was stored; "
+                                        "reload the game"))
+            new = int(touched[0][0]) if touched else -1
             for offset, action in enumerate(actions):
                 ply = first_ply + offset
                 cursor.execute(
@@ -210,9 +218,9 @@ class GameTables(SqlConnection):
                         "action {number} was not stored: the stored game does not end at "
                         "ply {ply} (changed by another server?); reload the game",
                         number=ply + 1, ply=ply))
-            new = self._write_row(cursor, game_id, "updated_at = ?", (at,), None)
             if seen is not None:  # the mover was here: in the same commit as its action
-                cursor.execute(self._sql(PRESENCE_UPSERT), (game_id, int(seen[0]), int(seen[1])))
+                cursor.execute(self._sql(PRESENCE_UPSERT),
+                               (game_id, int(seen[0]), int(seen[1])))
             self._notify(cursor, game_id, "append", first_ply + len(actions))
             return new
 
