@@ -304,6 +304,12 @@ class Hub:
             if not connections:
                 del self._connections[game_id]
 
+    def holds_seat(self, game_id: str, seat: int) -> bool:
+        """Is a socket of ``seat`` open on this game here? (The seats each socket's token
+        held when it joined: no token is hashed again.)"""
+        return any(seat in connection.seats and not connection.closed
+                   for connection in self._connections.get(game_id, {}).values())
+
     def seats_present(self, match: Match) -> list[int]:
         """Seats with at least one open connection (an online opponent who is here)."""
         present: set[int] = set()

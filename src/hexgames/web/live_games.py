@@ -222,7 +222,7 @@ class LiveGames:
         seen = None
         seat = match.plies[first].seat
         if (present and match.stored.mode == "online"
-                and seat not in self.hub.seats_present(match)):  # with a socket here, the
+                and not self.hub.holds_seat(match.id, seat)):  # with a socket here, the
             seen = (seat, int(self.now()))  # presence beat stores it (no write per move)
         try:
             await self._save_actions(match, first, [notation], seen)
