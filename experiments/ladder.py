@@ -4,7 +4,7 @@ Plays pairs of players (by default each level against the next one and the one a
 ``--reach 2``), seats alternating, on ``--jobs`` processes, appending one JSON line per
 finished game to ``OUT/games.jsonl`` (a re-run with the same ``--out`` skips the games
 already there, so an interrupted run resumes). Then fits Elo ratings with
-:func:`hexgames.arena.elo.fit` and writes ``OUT/ladder.md``: per player its rating,
+:func:`hexgames.arena.tournament.elo.fit` and writes ``OUT/ladder.md``: per player its rating,
 score, and the mean wall-clock and CPU time per action it chose.
 
     python experiments/ladder.py benediction --players random,L1,L2,L3,L4,L5 --games 20 \\
@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from hexgames.ai.levels import from_spec
-from hexgames.arena.elo import Game1v1, fit
 from hexgames.arena.match import play_game
+from hexgames.arena.tournament.elo import Game1v1, fit
 from hexgames.game import get_game, parse_settings
 from mcts_variants import MCTSVariant
 

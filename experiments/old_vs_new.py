@@ -173,7 +173,7 @@ def play(args: argparse.Namespace, options: dict[str, Any], index: int) -> dict[
 
 
 def report(rows: list[dict[str, Any]]) -> str:
-    from hexgames.arena.elo import Game1v1, fit
+    from hexgames.arena.tournament.elo import Game1v1, fit
 
     voids = [r for r in rows if r["end"] == "void"]
     rows = [r for r in rows if r["end"] != "void"]

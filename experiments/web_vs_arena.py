@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from hexgames.ai.levels import from_spec
-from hexgames.arena.elo import Game1v1, fit
+from hexgames.arena.tournament.elo import Game1v1, fit
 from hexgames.game import get_game, parse_settings
 from hexgames.web.ai_worker import AiWorkers
 from mcts_variants import choose_as_before_sessions

@@ -17,7 +17,7 @@ import pytest
 
 from hexgames.arena import cluster
 from hexgames.arena.match import GameResult
-from hexgames.arena.tournament import Pairing, Setup, round_robin, run_all, run_pairing
+from hexgames.arena.tournament.schedule import Pairing, Setup, round_robin, run_all, run_pairing
 from hexgames.cli import main
 
 ray = pytest.importorskip("ray")

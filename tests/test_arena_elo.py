@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from hexgames.arena.elo import Game1v1, expected_score, fit
-from hexgames.arena.report import wilson
+from hexgames.arena.report.stats import wilson
+from hexgames.arena.tournament.elo import Game1v1, expected_score, fit
 
 
 def simulate(true: dict[str, float], games: int, first_move: float, seed: int) -> list[Game1v1]:

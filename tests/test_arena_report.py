@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from hexgames.arena.budget import (
+from hexgames.arena.match import GameResult
+from hexgames.arena.report.budget import (
     Calibration,
     Machine,
     calibrate,
@@ -12,9 +13,8 @@ from hexgames.arena.budget import (
     pick_level,
     sample_decisions,
 )
-from hexgames.arena.match import GameResult
-from hexgames.arena.report import analyse, phase_of, wilson
-from hexgames.arena.report_md import write_report
+from hexgames.arena.report.markdown import write_report
+from hexgames.arena.report.stats import analyse, phase_of, wilson
 from hexgames.cli import main
 from hexgames.game import get_game
 

@@ -11,7 +11,7 @@ from collections import Counter
 import pytest
 
 from hexgames.arena.match import CAPPED, GameResult
-from hexgames.arena.sweep_stats import (
+from hexgames.arena.sweep.stats import (
     VariantStats,
     parse_grid,
     recommend,

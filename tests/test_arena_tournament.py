@@ -10,8 +10,8 @@ import pytest
 
 from hexgames.ai import RandomPlayer
 from hexgames.arena.match import CAPPED, play_game
-from hexgames.arena.standings import standings
-from hexgames.arena.tournament import Setup, gauntlet, round_robin, run_all
+from hexgames.arena.tournament.schedule import Setup, gauntlet, round_robin, run_all
+from hexgames.arena.tournament.standings import standings
 from hexgames.cli import main
 from hexgames.game import get_game, parse_settings
 from test_ai_toygame import TOY

@@ -200,11 +200,11 @@ def test_the_layers_point_down() -> None:
 def test_the_layer_rule_sees_an_upward_and_a_sideways_import() -> None:
     toy = {"hexgames.game": {"hexgames.ai.mcts"},  # the protocol reaching up to the AI
            "hexgames.dendria.core": {"hexgames.benediction.core"},  # a game to another
-           "hexgames.web.app": {"hexgames.arena.elo", "hexgames.game"}}  # across, down
+           "hexgames.web.app": {"hexgames.arena.tournament.elo", "hexgames.game"}}  # across, down
     assert layer_violations(toy) == [
         "hexgames.dendria.core -> hexgames.benediction.core",
         "hexgames.game -> hexgames.ai.mcts",
-        "hexgames.web.app -> hexgames.arena.elo",
+        "hexgames.web.app -> hexgames.arena.tournament.elo",
     ]
 
 

@@ -10,18 +10,18 @@ from collections import Counter
 import pytest
 
 from hexgames.ai.levels import from_spec
-from hexgames.arena import ludii
 from hexgames.arena.match import CAPPED, GameResult, play_game
 from hexgames.arena.replay import option_binding, replay, usage_spec
-from hexgames.arena.report import (
+from hexgames.arena.report import ludii
+from hexgames.arena.report.cli import options_help
+from hexgames.arena.report.markdown import integer_bins, write_report
+from hexgames.arena.report.stats import (
     analyse,
     findings,
     skill_trend,
     skill_verdict,
     wilson_score,
 )
-from hexgames.arena.report_cli import options_help
-from hexgames.arena.report_md import integer_bins, write_report
 from hexgames.cli import main
 from hexgames.game import Game, game_names, get_game
 

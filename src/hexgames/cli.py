@@ -15,10 +15,10 @@ import sys
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "play": ("hexgames.terminal", "play a game in the terminal (against the AI or hot-seat)"),
     "serve": ("hexgames.web.cli", "start the web app and print its URL"),
-    "arena": ("hexgames.arena.cli", "run a tournament between AI players"),
-    "report": ("hexgames.arena.report_cli", "write a designer's balance report for a game"),
+    "arena": ("hexgames.arena.tournament.cli", "run a tournament between AI players"),
+    "report": ("hexgames.arena.report.cli", "write a designer's balance report for a game"),
     "sweep": (
-        "hexgames.arena.sweep",
+        "hexgames.arena.sweep.cli",
         "balance study of every variant of a grid of rules options (designer report)",
     ),
     "bench": ("hexgames.bench", "measure engine speed"),

@@ -1,6 +1,6 @@
 """The unit of work of a tournament: one scheduled game (:class:`Pairing`), what all the
 games share (:class:`Setup`) and :func:`run_pairing`, which plays it in whichever
-process calls it: a worker of the local pool (:mod:`.tournament`) or a Ray task
+process calls it: a worker of the local pool (:mod:`.tournament.schedule`) or a Ray task
 (:mod:`.cluster`). Both runners import it from here, so neither imports the other.
 
 Work carries only plain data (game name, rules options, player specs, seed): the

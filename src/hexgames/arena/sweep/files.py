@@ -7,7 +7,7 @@ So a sweep writes, into its output folder:
   players, skill trace, games per variant, seed, action cap), and its duration once done;
 * each game's record (``games/<variant>/game-0001.txt``, the skill trace's in
   ``games/<variant>/trace-<player>/``) and its line in ``results.csv`` as the game
-  finishes (:class:`~hexgames.arena.gamecsv.GameLog`; scores as :mod:`.gamecsv` says).
+  finishes (:class:`~hexgames.arena.gamecsv.GameLog`; scores as :mod:`hexgames.arena.gamecsv` says).
 
 ``hexgames sweep --report-only DIR`` reads them back (:func:`load`): every line of
 ``results.csv`` becomes a :class:`~hexgames.arena.match.GameResult` again, its branching
@@ -29,7 +29,7 @@ from typing import Any
 from hexgames.arena.gamecsv import read_rows, result_columns, seat0_score
 from hexgames.arena.match import CAPPED, GameResult
 from hexgames.arena.replay import Replay, replay
-from hexgames.arena.sweep_stats import label, variants
+from hexgames.arena.sweep.stats import label, variants
 from hexgames.game import Game, find_option, game_names, get_game, parse_settings
 
 RUN_FILE = "sweep.json"

@@ -4,8 +4,8 @@ A tournament is a list of :class:`Pairing` tasks (one game each) built by
 :func:`round_robin` or :func:`gauntlet`; every pair plays an even number of games split
 between the two seatings, so no player gets the first move more often. Tasks carry only
 plain data (game name, rules options, player specs, seed), so they can run in worker
-processes, or as Ray tasks on a cluster (:mod:`.cluster`), that rebuild game and players
-themselves.
+processes, or as Ray tasks on a cluster (:mod:`hexgames.arena.cluster`), that rebuild
+game and players themselves.
 """
 
 from __future__ import annotations

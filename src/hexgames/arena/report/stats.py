@@ -6,7 +6,7 @@ hitting a limit? How long are they, how many choices does a player have in the o
 middle and end, how do games end, how much of the board do they use, and does the
 balance hold for stronger players? :func:`analyse` answers from a list of
 :class:`~hexgames.arena.match.GameResult` (played with branching tracked) in a
-:class:`Balance`; :mod:`.report_md` writes it as ``report.md`` with plots.
+:class:`Balance`; :mod:`.markdown` writes it as ``report.md`` with plots.
 """
 
 from __future__ import annotations
@@ -19,11 +19,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from hexgames.arena import ludii
 from hexgames.arena.gamecsv import result_columns
 from hexgames.arena.match import CAPPED, GameResult
 from hexgames.arena.players import ladder_rank
 from hexgames.arena.replay import Replay, option_binding, replay, usage_spec
+from hexgames.arena.report import ludii
 from hexgames.game import Game
 
 PHASES = ("opening", "middle", "end")
@@ -120,7 +120,7 @@ class Balance:
     pieces_by_turn: dict[str, dict[int, float]] = field(default_factory=dict)
     #: Colour -> pieces on the board at the end of each game.
     final_pieces: dict[str, list[int]] = field(default_factory=dict)
-    #: Per game, Ludii's evaluation metrics (:mod:`hexgames.arena.ludii`): uncertainty
+    #: Per game, Ludii's evaluation metrics (:mod:`hexgames.arena.report.ludii`): uncertainty
     #: and stability of every game; the decisiveness threshold and the share of the game
     #: played before the winner passed it, of decisive games.
     uncertainty: list[float] = field(default_factory=list)

@@ -1,7 +1,7 @@
 """The numbers of a variant sweep (``hexgames sweep``): the grid of variants, the
 schedule of games, each variant's designer metrics and the recommendation.
 
-A sweep's metrics per variant are the balance report's (:func:`hexgames.arena.report.analyse`:
+A sweep's metrics per variant are the balance report's (:func:`hexgames.arena.report.stats.analyse`:
 balance, decisiveness, length, branching, lead changes, drama, rule usage, options that
 never came into play, board coverage, pieces, repetition) plus the skill trace, so that
 the side-by-side table and ``hexgames report`` on one variant say the same things.
@@ -18,7 +18,7 @@ from typing import Any
 
 from hexgames.arena.match import CAPPED, GameResult
 from hexgames.arena.replay import Replay
-from hexgames.arena.report import (
+from hexgames.arena.report.stats import (
     Z95,
     Balance,
     TraceLine,
@@ -144,7 +144,7 @@ def score_interval(points: float, games: int, z: float = Z95) -> tuple[float, fl
     """Wilson interval for a mean score in [0, 1] (draws counting half).
 
     The Wilson formula with the score as the proportion
-    (:func:`hexgames.arena.report.wilson_score`): it stays in [0, 1], contains the score
+    (:func:`hexgames.arena.report.stats.wilson_score`): it stays in [0, 1], contains the score
     itself (at 30 of 30 the upper bound is exactly 1), and is conservative when there are
     draws (a draw varies less than a win or a loss).
     """

@@ -6,7 +6,7 @@ Example::
 
 Plays ``--games`` self-play games of ``--player`` (the same player spec in both seats;
 without it, the strongest level estimated to fit ``--budget`` minutes, measured by a
-short calibration on the variant: :mod:`hexgames.arena.budget`), then writes
+short calibration on the variant: :mod:`hexgames.arena.report.budget`), then writes
 ``report.md`` with PNG plots, ``games.csv`` (one line per game) and every game record
 into the output directory. The skill trace plays the same number of games with
 other players too (balance at several strengths): ``--trace L1,L3`` names them, and by
@@ -32,14 +32,14 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
-from hexgames.arena import budget
 from hexgames.arena import cluster as ray_cluster
 from hexgames.arena.match import GameResult
 from hexgames.arena.players import FACTORY_FORM, auto_trace, make_player
 from hexgames.arena.progress import game_progress
-from hexgames.arena.report import analyse, findings, trace_line, unused_option_warnings
-from hexgames.arena.report_md import cap_warning, write_report
-from hexgames.arena.tournament import Pairing, Setup, default_jobs, run_many, save_record
+from hexgames.arena.report import budget
+from hexgames.arena.report.markdown import cap_warning, write_report
+from hexgames.arena.report.stats import analyse, findings, trace_line, unused_option_warnings
+from hexgames.arena.tournament.schedule import Pairing, Setup, default_jobs, run_many, save_record
 from hexgames.game import Game, game_names, get_game, parse_settings
 
 #: ``--budget`` by default: minutes for a whole report.

@@ -1,5 +1,5 @@
 """A variant sweep's report: ``sweep.md`` with the variants side by side and PNG plots
-(matplotlib's Agg backend), from :class:`~hexgames.arena.sweep_stats.VariantStats`.
+(matplotlib's Agg backend), from :class:`~hexgames.arena.sweep.stats.VariantStats`.
 
 The report is written for any number of games: intervals that touch 0% or 100% (every
 game decisive, or won by one seat) are drawn as they are, and a variant without replays
@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from hexgames.arena.report import skill_trend
-from hexgames.arena.sweep_stats import MIN_DECISIVE, VariantStats, recommend, value_text
+from hexgames.arena.report.stats import skill_trend
+from hexgames.arena.sweep.stats import MIN_DECISIVE, VariantStats, recommend, value_text
 
 
 def write_sweep_report(

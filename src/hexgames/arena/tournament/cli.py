@@ -11,7 +11,7 @@ this process) the games are Ray tasks instead of local worker processes
 
 Every game is saved as a game record (``GAME.write_record``) in the output directory,
 next to ``results.csv`` (one line per game, written as games finish; scores as in
-:mod:`.gamecsv`) and ``summary.md`` (the tables: results with Elo, and head to head).
+:mod:`hexgames.arena.gamecsv`) and ``summary.md`` (the tables: results with Elo, and head to head).
 """
 
 from __future__ import annotations
@@ -30,8 +30,7 @@ from hexgames.arena.gamecsv import GameLog, result_columns
 from hexgames.arena.match import GameResult
 from hexgames.arena.players import FACTORY_FORM, make_player
 from hexgames.arena.progress import game_progress
-from hexgames.arena.standings import Standings, head_to_head_table, results_table, standings
-from hexgames.arena.tournament import (
+from hexgames.arena.tournament.schedule import (
     Pairing,
     Setup,
     default_jobs,
@@ -39,6 +38,12 @@ from hexgames.arena.tournament import (
     round_robin,
     run_all,
     save_record,
+)
+from hexgames.arena.tournament.standings import (
+    Standings,
+    head_to_head_table,
+    results_table,
+    standings,
 )
 from hexgames.game import Game, game_names, get_game, parse_settings
 
@@ -146,7 +151,7 @@ def _play(args: argparse.Namespace, console: Console, game: Game, specs: list[st
     return 0
 
 
-#: ``results.csv``'s columns: ``seat0_score`` is 1/0.5/0 (:mod:`.gamecsv`);
+#: ``results.csv``'s columns: ``seat0_score`` is 1/0.5/0 (:mod:`hexgames.arena.gamecsv`);
 #: ``seat0_result`` keeps its old meaning, seat 0's return (+1/0/-1).
 RESULT_COLUMNS = ("game", "seat0", "seat1", "seat0_score", "winning_seat", "seat0_result",
                   "turns", "actions", "end_reason", "seconds")

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 from rich.table import Table
 
-from hexgames.arena.elo import Game1v1, Ratings, fit
 from hexgames.arena.match import GameResult
+from hexgames.arena.tournament.elo import Game1v1, Ratings, fit
 
 
 @dataclass

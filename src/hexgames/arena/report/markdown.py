@@ -1,8 +1,8 @@
 """The designer's balance report as ``report.md`` with PNG plots and ``games.csv``.
 
-:func:`write_report` writes what :func:`hexgames.arena.report.analyse` measured
+:func:`write_report` writes what :func:`hexgames.arena.report.stats.analyse` measured
 (matplotlib's Agg backend, so no display is needed). The section writers are public so
-that the variant sweep (:mod:`.sweep_report`) words the same metrics the same way.
+that the variant sweep (:mod:`hexgames.arena.sweep.markdown`) words the same metrics the same way.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from hexgames.arena.report import Balance, describe, findings, skill_verdict, wilson
+from hexgames.arena.report.stats import Balance, describe, findings, skill_verdict, wilson
 
 
 def write_report(
@@ -148,7 +148,7 @@ def cap_warning(balance: Balance) -> str | None:
 
 
 def findings_lines(balance: Balance) -> list[str]:
-    """The findings for the designer (:func:`hexgames.arena.report.findings`), if any."""
+    """The findings for the designer (:func:`hexgames.arena.report.stats.findings`), if any."""
     found = findings(balance)
     if not found:
         return []
@@ -226,7 +226,7 @@ def ludii_lines(balance: Balance) -> list[str]:
 
 def evaluation_lines(balance: Balance) -> list[str]:
     """Uncertainty, stability, decisiveness threshold and move distance (Ludii's metrics
-    over the evaluation, :mod:`hexgames.arena.ludii`)."""
+    over the evaluation, :mod:`hexgames.arena.report.ludii`)."""
     lines = []
     if balance.uncertainty:
         lines.append(

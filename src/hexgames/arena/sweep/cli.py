@@ -13,17 +13,17 @@ player, then writes ``sweep.md`` with PNG plots, side by side per variant, into
 duration, branching and decision factor, how games end, the balance report's game
 quality metrics (lead changes, drama, board coverage, pieces, repetition), rule usage,
 options that never came into play, the skill trace, and a recommendation
-(:mod:`.sweep_stats` computes, :mod:`.sweep_report` writes; ``docs/design.md`` explains
+(:mod:`.stats` computes, :mod:`.markdown` writes; ``docs/design.md`` explains
 every column).
 
 Nothing is lost to a failure after the games: the settings, every record and every
-line of ``results.csv`` are written as the run goes (:mod:`.sweep_files`), and
+line of ``results.csv`` are written as the run goes (:mod:`.files`), and
 ``--report-only DIR`` rebuilds the report from them. Games run on local processes, or
-on Ray with ``--cluster`` (:mod:`.cluster`); all variants and the trace form one batch,
-so the workers stay busy from the first game to the last. Game ``i`` of a variant has
-the seed ``seed * 1_000_003 + i``, as in ``hexgames report``: a variant of a sweep with
-one player in both seats plays the same games as ``hexgames report`` of that variant
-with the same seed.
+on Ray with ``--cluster`` (:mod:`hexgames.arena.cluster`); all variants and the trace
+form one batch, so the workers stay busy from the first game to the last. Game ``i`` of
+a variant has the seed ``seed * 1_000_003 + i``, as in ``hexgames report``: a variant of
+a sweep with one player in both seats plays the same games as ``hexgames report`` of that
+variant with the same seed.
 """
 
 from __future__ import annotations
@@ -44,15 +44,15 @@ from hexgames.arena.gamecsv import GameLog
 from hexgames.arena.match import GameResult
 from hexgames.arena.players import FACTORY_FORM, auto_trace, make_player
 from hexgames.arena.progress import game_progress
-from hexgames.arena.sweep_files import (
+from hexgames.arena.sweep.files import (
     RESULT_COLUMNS,
     RESULTS_FILE,
     SweepRun,
     load,
     result_row,
 )
-from hexgames.arena.sweep_report import write_sweep_report
-from hexgames.arena.sweep_stats import (
+from hexgames.arena.sweep.markdown import write_sweep_report
+from hexgames.arena.sweep.stats import (
     MIN_DECISIVE,
     VariantStats,
     add_trace,
@@ -64,7 +64,7 @@ from hexgames.arena.sweep_stats import (
     summarise,
     variants,
 )
-from hexgames.arena.tournament import default_jobs, run_many
+from hexgames.arena.tournament.schedule import default_jobs, run_many
 from hexgames.arena.work import Work
 from hexgames.game import Game, game_names, get_game, parse_settings
 
