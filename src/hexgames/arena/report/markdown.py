@@ -1,8 +1,9 @@
 """The designer's balance report as ``report.md`` with PNG plots and ``games.csv``.
 
 :func:`write_report` writes what :func:`hexgames.arena.report.stats.analyse` measured
-(matplotlib's Agg backend, so no display is needed). The section writers are public so
-that the variant sweep (:mod:`hexgames.arena.sweep.markdown`) words the same metrics the same way.
+(the plots through :class:`hexgames.arena.figures.Figures`, which the sweep's report
+shares). The section writers are public so that the variant sweep
+(:mod:`hexgames.arena.sweep.markdown`) words the same metrics the same way.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from hexgames.arena.figures import Figures
 from hexgames.arena.report.stats import Balance, describe, findings, skill_verdict, wilson
 
 
@@ -369,20 +371,9 @@ def integer_bins(values: Sequence[float], most: int = 30) -> list[float]:
 
 
 def _plots(directory: Path, balance: Balance) -> list[Path]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from matplotlib import pyplot as plt
+    figures = Figures(directory)
+    plt, save = figures.plt, figures.save
     from matplotlib.ticker import MaxNLocator
-
-    paths = []
-
-    def save(fig: Any, name: str) -> None:
-        path = directory / name
-        fig.tight_layout()
-        fig.savefig(path, dpi=100)
-        plt.close(fig)
-        paths.append(path)
 
     fig, ax = plt.subplots(figsize=(6, 3.5))
     ax.hist(balance.turns, bins=integer_bins(balance.turns), color="#4477aa")
@@ -436,4 +427,4 @@ def _plots(directory: Path, balance: Balance) -> list[Path]:
         ax.set_ylabel("games")
         ax.set_title("Score margins")
         save(fig, "margins.png")
-    return paths
+    return figures.paths

@@ -1,5 +1,6 @@
 """A variant sweep's report: ``sweep.md`` with the variants side by side and PNG plots
-(matplotlib's Agg backend), from :class:`~hexgames.arena.sweep.stats.VariantStats`.
+(:class:`hexgames.arena.figures.Figures`, as the balance report's), from
+:class:`~hexgames.arena.sweep.stats.VariantStats`.
 
 The report is written for any number of games: intervals that touch 0% or 100% (every
 game decisive, or won by one seat) are drawn as they are, and a variant without replays
@@ -14,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from hexgames.arena.figures import Figures
 from hexgames.arena.report.stats import skill_trend
 from hexgames.arena.sweep.stats import MIN_DECISIVE, VariantStats, recommend, value_text
 
@@ -176,22 +178,13 @@ def _reasons(stats: Sequence[VariantStats]) -> list[str]:
 
 
 def _plots(directory: Path, stats: Sequence[VariantStats]) -> list[Path]:
+    figures = Figures(directory)
+    plt, save = figures.plt, figures.save
     import matplotlib
 
-    matplotlib.use("Agg")
-    from matplotlib import pyplot as plt
-
-    paths: list[Path] = []
     labels = [s.label for s in stats]
     rows = list(range(len(stats)))
     height = 1.2 + 0.45 * len(stats)
-
-    def save(fig: Any, name: str) -> None:
-        path = directory / name
-        fig.tight_layout()
-        fig.savefig(path, dpi=100)
-        plt.close(fig)
-        paths.append(path)
 
     def interval_plot(ax: Any, values: list[float], intervals: list[tuple[float, float]],
                       color: str) -> None:
@@ -273,7 +266,7 @@ def _plots(directory: Path, stats: Sequence[VariantStats]) -> list[Path]:
         ax.set_title("Pieces by turn (games still running)")
         ax.legend(loc="best", fontsize="small")
         save(fig, "pieces.png")
-    return paths
+    return figures.paths
 
 
 def _cell(value: float | None, percent: bool = False) -> str:
