@@ -11,7 +11,7 @@ import argparse
 import tempfile
 import time
 
-from hexgames.web.clocks import Clock, TimeControl
+from hexgames.web.game.clocks import Clock, TimeControl
 from hexgames.web.storage import StoredGame, open_storage
 
 

@@ -1,6 +1,6 @@
 """A level through the web service's AI path against the same level as the arena plays it.
 
-The web side is the real :class:`hexgames.web.ai_worker.AiWorkers` (worker process,
+The web side is the real :class:`hexgames.web.engine.workers.AiWorkers` (worker process,
 per-game session, process boundary; the service's call with the game's id), the arena
 side an in-process player from :func:`hexgames.ai.levels.from_spec`, as ``hexgames
 arena`` builds it. Seats alternate (even games: web in seat 0). ``--path old`` plays the
@@ -29,7 +29,7 @@ from typing import Any
 from hexgames.ai.levels import from_spec
 from hexgames.arena.tournament.elo import Game1v1, fit
 from hexgames.game import get_game, parse_settings
-from hexgames.web.ai_worker import AiWorkers
+from hexgames.web.engine.workers import AiWorkers
 from mcts_variants import choose_as_before_sessions
 
 

@@ -10,7 +10,7 @@ imports inside functions and ``if TYPE_CHECKING:`` imports all count. Layer rule
   protocol, the game packages (which never import each other), the AI and the
   benchmarks, then the applications (arena, integrations, web...; none imports another)
   and the command line's entry points on top;
-- the web app's game and rating logic (``web/matches.py``, the Glicko-2 maths) reaches
+- the web app's game and rating logic (``web/game/matches.py``, the Glicko-2 maths) reaches
   nothing of FastAPI/Starlette, so that it can be used and tested without HTTP.
 """
 
@@ -225,12 +225,98 @@ def _http_free(modules: Iterable[str]) -> None:
 
 
 def test_game_and_rating_logic_know_nothing_of_http() -> None:
-    _http_free([f"{PACKAGE}.web.matches", f"{PACKAGE}.web.glicko2"])
+    _http_free([f"{PACKAGE}.web.game.matches", f"{PACKAGE}.web.ratings.glicko2"])
 
 
 def test_the_game_service_and_the_credentials_know_nothing_of_http() -> None:
     """The routes call ``GameService``, a facade over collaborators (live games, change
     feed, AI queue, clock watch, offers, lobby...): none of them, nor the pure
-    credentials, reaches a web framework (``web/identity.py`` is the FastAPI side)."""
-    _http_free([f"{PACKAGE}.web.service", f"{PACKAGE}.web.credentials",
-                f"{PACKAGE}.web.rated_results"])
+    credentials, reaches a web framework (``web/http/identity.py`` is the FastAPI side)."""
+    _http_free([f"{PACKAGE}.web.service", f"{PACKAGE}.web.accounts.credentials",
+                f"{PACKAGE}.web.ratings.games"])
+
+
+#: The web app's packages and top-level modules from the bottom (docs/architecture.md,
+#: "The web app by domain"): a module imports only from its own layer or lower ones.
+WEB_LAYERS: tuple[frozenset[str], ...] = (
+    frozenset({"storage"}),
+    frozenset({"accounts"}),
+    frozenset({"game"}),
+    frozenset({"ratings"}),
+    frozenset({"engine"}),
+    frozenset({"play"}),
+    frozenset({"alerts", "lobby"}),
+    frozenset({"service"}),
+    frozenset({"http"}),
+    frozenset({"routes"}),
+    frozenset({"app", "cli", "supervisor", "loadtest"}),
+)
+#: Where FastAPI, Starlette and uvicorn may be imported: the HTTP edge.
+HTTP_EDGE = frozenset({"routes", "http", "app", "cli", "supervisor"})
+WEB = f"{PACKAGE}.web"
+
+
+def web_part(module: str) -> str | None:
+    """The package or top-level module of ``hexgames.web`` that ``module`` is in (``None``
+    for ``hexgames.web`` itself and for modules outside it)."""
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 and parts[1] == "web" else None
+
+
+def web_layer(part: str) -> int:
+    for number, members in enumerate(WEB_LAYERS):
+        if part in members:
+            return number
+    raise LookupError(f"web/{part} is in no web layer: add it to WEB_LAYERS")
+
+
+def web_layer_violations(graph: dict[str, set[str]]) -> list[str]:
+    """Every import inside ``hexgames.web`` that points up a web layer."""
+    found = []
+    for module, successors in sorted(graph.items()):
+        part = web_part(module)
+        if part is None:
+            continue
+        for successor in sorted(successors):
+            other = web_part(successor)
+            if other is not None and web_layer(other) > web_layer(part):
+                found.append(f"{module} -> {successor}")
+    return found
+
+
+def http_outside_the_edge(external: dict[str, set[str]]) -> list[str]:
+    """Every module of ``hexgames.web`` outside the HTTP edge that imports a web
+    framework itself."""
+    return sorted(f"{module}: {sorted(names & set(HTTP_FRAMEWORKS))}"
+                  for module, names in external.items()
+                  if web_part(module) not in (None, *HTTP_EDGE)
+                  and names & set(HTTP_FRAMEWORKS))
+
+
+def test_the_web_app_is_a_handful_of_modules_and_packages() -> None:
+    """web/ by domain: at most 10 top-level modules, the rest in at least 7 packages."""
+    web = SRC / PACKAGE / "web"
+    modules = sorted(p.name for p in web.glob("*.py"))
+    packages = sorted(p.name for p in web.iterdir() if (p / "__init__.py").exists())
+    assert len(modules) <= 10, modules
+    assert len(packages) >= 7, packages
+    assert set(packages) | {m.removesuffix(".py") for m in modules} - {"__init__"} <= {
+        part for layer in WEB_LAYERS for part in layer}, "a web part is in no web layer"
+
+
+def test_the_web_layers_point_down() -> None:
+    assert web_layer_violations(GRAPH) == []
+
+
+def test_only_the_http_edge_imports_web_frameworks() -> None:
+    assert http_outside_the_edge(EXTERNAL) == []
+
+
+def test_the_web_rules_see_an_upward_import_and_a_framework_outside_the_edge() -> None:
+    toy_graph = {"hexgames.web.game.matches": {"hexgames.web.play.hub"},
+                 "hexgames.web.routes.x": {"hexgames.web.game.matches"}}
+    assert web_layer_violations(toy_graph) == [
+        "hexgames.web.game.matches -> hexgames.web.play.hub"]
+    toy_external = {"hexgames.web.play.hub": {"starlette", "numpy"},
+                    "hexgames.web.http.limits": {"starlette"}, "hexgames.arena.x": {"fastapi"}}
+    assert http_outside_the_edge(toy_external) == ["hexgames.web.play.hub: ['starlette']"]

@@ -16,8 +16,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 import test_web_storage
-from hexgames.web.absence import PRESENCE_BEAT, AbsenceLimits, claim_after_ms
-from hexgames.web.clocks import DAY_MS, TimeControl
+from hexgames.web.game.clocks import DAY_MS, TimeControl
+from hexgames.web.play.absence import PRESENCE_BEAT, AbsenceLimits, claim_after_ms
 from hexgames.web.storage import open_storage
 from test_web_housekeeping import wait_for
 from test_web_lobby import FakeTime, play_turn, state, visitor
@@ -275,7 +275,7 @@ def test_the_presence_beat_runs_by_itself(tmp_path: Path, time_: FakeTime,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """The service's beat task stores when each connected seat was seen (its period
     shortened; the wait for it is bounded)."""
-    from hexgames.web import absence
+    from hexgames.web.play import absence
 
     monkeypatch.setattr(absence, "PRESENCE_BEAT", 0.01)
     app = quiet_app(time_, data_dir=tmp_path)

@@ -25,13 +25,13 @@ import pytest
 from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 
-from hexgames.web.accounts import NEW_RATED_PER_HOUR
 from hexgames.web.app import create_app
-from hexgames.web.confusables import skeleton
-from hexgames.web.identity import COOKIE, hash_secret
-from hexgames.web.live_positions import FOLLOW_PLIES, OPENING_PLIES
-from hexgames.web.rated_results import record_rated_result
+from hexgames.web.http.cross_site import NEW_RATED_PER_HOUR
+from hexgames.web.http.identity import COOKIE, hash_secret
+from hexgames.web.play.live_positions import FOLLOW_PLIES, OPENING_PLIES
+from hexgames.web.ratings.games import record_rated_result
 from hexgames.web.storage import StoredGame, open_storage
+from hexgames.web.storage.confusables import skeleton
 
 FOREIGN = "http://testserver:8001"  # the same host, another port: another origin
 

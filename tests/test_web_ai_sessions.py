@@ -14,8 +14,8 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from hexgames.game import get_game
-from hexgames.web.ai_worker import AiWorkers, Answer
 from hexgames.web.app import create_app
+from hexgames.web.engine.workers import AiWorkers, Answer
 
 GAME = "benediction"
 OPTIONS: dict[str, Any] = dict(get_game(GAME).rules_options(get_game(GAME).make_rules()))

@@ -19,8 +19,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from hexgames.game import get_game
-from hexgames.web.ai_worker import AiStuck, AiWorkers
 from hexgames.web.app import create_app
+from hexgames.web.engine.workers import AiStuck, AiWorkers
 
 AI_TURN_BOUND = 180.0  # seconds for one computer turn, far above level 5's
 PERSON_THINKS = 3.0  # seconds between the computer's answer and the person's move

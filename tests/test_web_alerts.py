@@ -24,8 +24,8 @@ from fastapi.testclient import TestClient
 
 import test_web_storage
 from hexgames.i18n import translator
+from hexgames.web.accounts.mail import MailSettings
 from hexgames.web.app import create_app
-from hexgames.web.mailer import MailSettings
 from hexgames.web.storage import open_storage
 from mail_support import DeadServer, MailServer, wait_until
 from test_web_lobby import play_turn, seek_and_accept, state, visitor
@@ -480,7 +480,7 @@ def test_a_dead_mail_server_holds_up_no_request_and_the_queue_stays_bounded(
 
 
 def test_each_smtp_step_is_bounded_by_the_timeout() -> None:
-    from hexgames.web.mailer import Mailer
+    from hexgames.web.accounts.mail import Mailer
 
     with DeadServer() as dead:
         mailer = Mailer(settings(dead.port, timeout=0.5), queue_size=2)
@@ -526,7 +526,7 @@ def test_turn_email_marks_are_once_per_turn_and_bounded_per_player(
 def test_the_settings_need_a_sender_and_a_site_and_hide_the_password() -> None:
     from argparse import Namespace
 
-    from hexgames.web.mailer import mail_settings
+    from hexgames.web.accounts.mail import mail_settings
     from hexgames.web.supervisor import worker_command
 
     args = Namespace(smtp_host="mail.example.org", smtp_port=None, smtp_user="games",

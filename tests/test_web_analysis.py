@@ -21,8 +21,8 @@ from starlette.requests import Request
 from hexgames.ai.review import MISTAKE_DROP, evaluate, game_curve
 from hexgames.editing import EditorSpec
 from hexgames.game import game_names, get_game
-from hexgames.web import analysis_board as web_analysis
 from hexgames.web.app import create_app
+from hexgames.web.routes import analysis as web_analysis
 
 GAMES = ["benediction", "dendria"]
 #: Red to act can take Blue's king with its man on e5 (tests/test_ai_benediction.py).

@@ -18,7 +18,7 @@ import httpx
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from hexgames.web.analysis_board import BUDGETS
+from hexgames.web.routes.analysis import BUDGETS
 from test_web_browser import (  # noqa: F401  (fixtures are used by name)
     SERVER_OUTPUT,
     browser,

@@ -55,7 +55,7 @@ def test_serve_warms_the_engines_and_says_so_on_a_cold_cache(tmp_path) -> None:
         import hexgames.benediction._position_kernels as benediction
         import hexgames.dendria.core as dendria
         from hexgames.game import get_game
-        from hexgames.web.ai_worker import usable_cores
+        from hexgames.web.engine.workers import usable_cores
         from hexgames.web.cli import warm_up_engines
         said, again = [], []
         warm_up_engines(said.append)

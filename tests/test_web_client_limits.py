@@ -34,9 +34,9 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from hexgames.web import limits
 from hexgames.web.app import create_app
-from hexgames.web.hub import MAX_PER_GAME
+from hexgames.web.http import limits
+from hexgames.web.play.hub import MAX_PER_GAME
 from server_support import start_serve, stop_serve
 
 websockets_sync = pytest.importorskip("websockets.sync.client")

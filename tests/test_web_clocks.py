@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hexgames.web.clocks import (
+from hexgames.web.game.clocks import (
     DAY_MS,
     FIRST_TURN_LIMIT_MS,
     LAG_ALLOWANCE_MS,

@@ -17,8 +17,8 @@ from fastapi.testclient import TestClient
 
 import test_web_storage
 from hexgames.web.app import create_app
-from hexgames.web.conditional_lines import Future, digest, future
-from hexgames.web.conditional_moves import MAX_LINE_ACTIONS, MAX_LINES
+from hexgames.web.play.conditional_lines import Future, digest, future
+from hexgames.web.play.conditional_moves import MAX_LINE_ACTIONS, MAX_LINES
 from hexgames.web.storage import ConditionalLine
 
 # The PostgreSQL fixtures (a throwaway cluster per session, a database per test).

@@ -1,4 +1,4 @@
-"""The engines prepared in the background (``hexgames.web.engine_prep``): what answers
+"""The engines prepared in the background (``hexgames.web.engine.prep``): what answers
 while they are, the 503 that what needs one gets, the bounds on the compiling processes,
 and their fall-backs. Stand-in kernels and compiling processes (a process that waits for
 a file): fast and deterministic. The real thing, a server on an empty numba cache, is
@@ -19,7 +19,8 @@ from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
 from hexgames.web.app import create_app
-from hexgames.web.engine_prep import EnginePreparation, needs_engine
+from hexgames.web.engine.prep import EnginePreparation
+from hexgames.web.http.engine_gate import needs_engine
 
 BOUND_S = 30.0  # every wait of these tests
 
@@ -172,7 +173,7 @@ def test_a_compiling_process_past_its_bound_is_stopped(caplog) -> None:
     """The bound holds: the stuck process is killed and the server compiles it itself."""
     kernel = FakeKernel()
     engines = preparation({"a": kernel}, command=sleeps, compile_seconds=0.3)
-    caplog.set_level(logging.WARNING, "hexgames.web.engine_prep")
+    caplog.set_level(logging.WARNING, "hexgames.web.engine.prep")
     engines.start()
     until(lambda: engines.engines[0].process is not None)
     process = engines.engines[0].process
@@ -188,7 +189,7 @@ def test_a_compiling_process_past_its_bound_is_stopped(caplog) -> None:
 def test_a_failed_compiling_process_is_logged_and_compiled_here(caplog) -> None:
     kernel = FakeKernel()
     engines = preparation({"a": kernel}, command=fails)
-    caplog.set_level(logging.WARNING, "hexgames.web.engine_prep")
+    caplog.set_level(logging.WARNING, "hexgames.web.engine.prep")
     engines.start()
     try:
         until(lambda: engines.ready)

@@ -24,9 +24,9 @@ from starlette.websockets import WebSocketDisconnect
 
 import test_web_absence
 import test_web_storage
-from hexgames.web.clocks import Clock
-from hexgames.web.hub import MAX_PER_SEAT, REPLACED_CODE
-from hexgames.web.live_positions import FOLLOW_PLIES, OPENING_PLIES
+from hexgames.web.game.clocks import Clock
+from hexgames.web.play.hub import MAX_PER_SEAT, REPLACED_CODE
+from hexgames.web.play.live_positions import FOLLOW_PLIES, OPENING_PLIES
 from hexgames.web.storage import StaleWrite, open_storage
 from test_web_absence import REALTIME, claim, held, rated_game
 from test_web_accounts_hardening import browser, each_side_moves, named, online_game

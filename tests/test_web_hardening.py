@@ -23,8 +23,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from hexgames.game import get_game
-from hexgames.web.ai_worker import AiBusy, AiWorkers
 from hexgames.web.app import create_app
+from hexgames.web.engine.workers import AiBusy, AiWorkers
 from hexgames.web.storage import StaleWrite, StorageUnavailable, open_storage
 
 

@@ -17,9 +17,9 @@ from fastapi.testclient import TestClient
 
 from hexgames.errors import IllegalAction
 from hexgames.web import app as app_module
-from hexgames.web import identity as identity_module
 from hexgames.web.app import create_app
-from hexgames.web.clocks import FIRST_TURN_LIMIT_MS, wall_ms
+from hexgames.web.game.clocks import FIRST_TURN_LIMIT_MS, wall_ms
+from hexgames.web.http import identity as identity_module
 from test_web_lobby import accept, play_turn, seek_and_accept, state, visitor
 
 DAY_MS = 86_400_000
@@ -168,7 +168,7 @@ def test_new_identities_and_games_are_limited_per_address(client: TestClient) ->
 
 # ------------------------------------------------------------- row 11: the lobby
 def test_one_address_has_a_small_share_of_the_lobby(client: TestClient) -> None:
-    from hexgames.web import lobby as lobby_module
+    from hexgames.web.lobby import challenges as lobby_module
 
     share = lobby_module.MAX_OPEN_SEEKS_PER_ADDRESS
     assert share * 10 <= lobby_module.MAX_OPEN_SEEKS
@@ -201,7 +201,7 @@ def wait_for(condition: Any, client: TestClient) -> None:
 
 def test_a_departed_posters_realtime_challenges_are_withdrawn(
         client: TestClient, time_: FakeTime) -> None:
-    from hexgames.web.lobby import LOBBY_LEAVE_GRACE
+    from hexgames.web.lobby.challenges import LOBBY_LEAVE_GRACE
 
     service = client.app.state.service
     me = client.get("/api/me").json()["id"]

@@ -21,8 +21,8 @@ from fastapi.testclient import TestClient
 import test_web_storage
 from hexgames.i18n import Translator
 from hexgames.web.app import create_app
-from hexgames.web.clocks import RATED_MIN_ESTIMATE_S, TimeControl
-from hexgames.web.pools import POOL_CONTROLS
+from hexgames.web.game.clocks import RATED_MIN_ESTIMATE_S, TimeControl
+from hexgames.web.lobby.pools import POOL_CONTROLS
 
 # The storage backends (SQLite, and a throwaway PostgreSQL cluster) of the storage tests.
 backend = test_web_storage.backend
@@ -183,7 +183,7 @@ def test_a_challenge_is_withdrawn_by_its_creator_only(client: TestClient) -> Non
 def test_open_challenges_are_bounded_per_player_per_address_and_in_all(
         client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
     """Nobody can push the other players' challenges out of the lobby's list."""
-    from hexgames.web import lobby as lobby_module
+    from hexgames.web.lobby import challenges as lobby_module
 
     posted = [client.post("/api/seeks", json={"game": "dendria"}) for _ in range(3)]
     assert [r.status_code for r in posted] == [201, 201, 201]

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from hexgames.game import get_game
-from hexgames.web import rules_pages
-from hexgames.web.markdown import to_html
+from hexgames.web.http.markdown import to_html
+from hexgames.web.routes import rules as rules_pages
 
 
 def test_markdown_blocks_and_inline_markup() -> None:

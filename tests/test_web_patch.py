@@ -15,9 +15,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from hexgames.web.app import create_app
-from hexgames.web.hub import QUEUE_SIZE, Connection
+from hexgames.web.game.matches import SVG_PATCH_SEPARATOR, Match, svg_patch
 from hexgames.web.loadtest import note_board
-from hexgames.web.matches import SVG_PATCH_SEPARATOR, Match, svg_patch
+from hexgames.web.play.hub import QUEUE_SIZE, Connection
 from hexgames.web.storage import StoredGame
 
 
@@ -110,7 +110,7 @@ def test_a_slow_reader_never_gets_a_patch_of_a_board_it_missed() -> None:
     async def scenario() -> None:
         import json
 
-        from hexgames.web.hub import Hub
+        from hexgames.web.play.hub import Hub
 
         match = Match(stored)
         reader = Reader()
@@ -148,8 +148,8 @@ def test_moves_of_many_games_at_once_are_stored_in_batches_each_on_its_own(
     """Moves made together go to the storage thread together (one hop), yet each is its
     own write: all are stored before they are acknowledged, and a conflicting write in
     the same batch fails alone."""
-    from hexgames.web.ai_worker import AiWorkers
-    from hexgames.web.hub import Hub
+    from hexgames.web.engine.workers import AiWorkers
+    from hexgames.web.play.hub import Hub
     from hexgames.web.service import GameService
     from hexgames.web.storage import StaleWrite, open_storage
 

@@ -18,8 +18,7 @@ from fastapi import WebSocket
 from fastapi.testclient import TestClient
 
 from hexgames.web.app import create_app
-from hexgames.web.glicko2 import Rating, idle, periods_between, update
-from hexgames.web.identity import (
+from hexgames.web.http.identity import (
     COOKIE,
     InvalidName,
     Player,
@@ -29,8 +28,9 @@ from hexgames.web.identity import (
     validate_name,
     verify_password,
 )
-from hexgames.web.limits import RateLimiter
-from hexgames.web.rated_results import rating_pool, record_rated_result
+from hexgames.web.http.limits import RateLimiter
+from hexgames.web.ratings.games import rating_pool, record_rated_result
+from hexgames.web.ratings.glicko2 import Rating, idle, periods_between, update
 from hexgames.web.storage import StoredGame, open_storage
 from test_web_storage import postgres_cluster, postgres_url  # noqa: F401 - fixtures
 

@@ -20,9 +20,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 import test_web_storage
-from hexgames.web import pairing_routes, pools
 from hexgames.web.app import create_app
-from hexgames.web.pools import POOL_STALE, pair_up, rating_range
+from hexgames.web.lobby import pools
+from hexgames.web.lobby.pools import POOL_STALE, pair_up, rating_range
+from hexgames.web.routes import pairing as pairing_routes
 from hexgames.web.storage import PairingTaken, PoolEntry, RatingRecord, StoredGame, open_storage
 from test_web_housekeeping import wait_for
 from test_web_lobby import FakeTime, play_turn, state, visitor

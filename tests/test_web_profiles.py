@@ -17,10 +17,11 @@ import pytest
 from fastapi.testclient import TestClient
 
 from hexgames.game import get_game
-from hexgames.web import game_results, profiles
-from hexgames.web.identity import hash_secret
-from hexgames.web.limits import RateLimiter
-from hexgames.web.rated_results import record_rated_result
+from hexgames.web.http.identity import hash_secret
+from hexgames.web.http.limits import RateLimiter
+from hexgames.web.ratings import results as game_results
+from hexgames.web.ratings.games import record_rated_result
+from hexgames.web.routes import profiles
 from hexgames.web.storage import (
     GameQuery,
     PlayerRecord,

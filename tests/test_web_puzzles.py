@@ -21,7 +21,7 @@ from fastapi.testclient import TestClient
 from hexgames.game import get_game
 from hexgames.tutorial import Puzzle, attempt, find_puzzle, puzzle_set
 from hexgames.web.app import create_app
-from hexgames.web.puzzle_ratings import (
+from hexgames.web.ratings.puzzles import (
     PLAYER_START,
     choose,
     daily_puzzle,
@@ -340,7 +340,7 @@ def test_the_daily_puzzle_is_the_same_for_everyone_and_changes_with_the_day(app:
     # Another process (another hash seed) picks the same one.
     code = ("from datetime import date; from hexgames.game import get_game; "
             "from hexgames.tutorial import puzzle_set; "
-            "from hexgames.web.puzzle_ratings import daily_puzzle; "
+            "from hexgames.web.ratings.puzzles import daily_puzzle; "
             f"print(daily_puzzle(puzzle_set(get_game('{GAME}')), '{GAME}', date(2026, 12, 3)).id)")
     other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                            timeout=120, env={"PYTHONHASHSEED": "12345", "PATH": "/usr/bin"},

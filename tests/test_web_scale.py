@@ -22,8 +22,8 @@ from typing import Any
 
 import pytest
 
+from hexgames.web.game.matches import Match
 from hexgames.web.loadtest import GameSpec, run_load
-from hexgames.web.matches import Match
 from hexgames.web.storage import StaleWrite, StoredGame, open_storage
 from server_support import start_serve, stop_serve
 from test_web_storage import postgres_cluster, postgres_url  # noqa: F401 - fixtures

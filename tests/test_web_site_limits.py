@@ -35,15 +35,17 @@ from fastapi.testclient import TestClient
 
 from hexgames.game import get_game
 from hexgames.tutorial import puzzle_set
-from hexgames.web import identity as identity_module
-from hexgames.web import pairing_routes, puzzle_pages, turn_emails
-from hexgames.web.accounts import NEW_RATED_PER_HOUR
+from hexgames.web.accounts.mail import validate_email
+from hexgames.web.alerts import emails as turn_emails
 from hexgames.web.app import create_app
-from hexgames.web.confusables import skeleton
-from hexgames.web.limits import UPLOADS_PER_WINDOW
-from hexgames.web.mailer import validate_email
-from hexgames.web.players import LOGIN_ATTEMPTS
+from hexgames.web.http import identity as identity_module
+from hexgames.web.http.cross_site import NEW_RATED_PER_HOUR
+from hexgames.web.http.limits import UPLOADS_PER_WINDOW
+from hexgames.web.routes import pairing as pairing_routes
+from hexgames.web.routes import puzzles as puzzle_pages
+from hexgames.web.routes.players import LOGIN_ATTEMPTS
 from hexgames.web.storage import open_storage
+from hexgames.web.storage.confusables import skeleton
 from mail_support import MailServer
 from server_support import start_serve, stop_serve
 from test_web_storage import postgres_cluster, postgres_url  # noqa: F401 - fixtures
@@ -207,7 +209,7 @@ def test_confirmation_emails_are_capped_per_recipient(tmp_path: Path,
                                                       smtp: MailServer) -> None:
     """Row 5 in one process (SQLite): 111 emails reached one address in 11 s from 8
     client addresses; each identity asked once, so only a cap per recipient stops it."""
-    from hexgames.web.mailer import MailSettings
+    from hexgames.web.accounts.mail import MailSettings
 
     mail = MailSettings(host="127.0.0.1", port=smtp.port, tls="none",
                         sender="games@example.org", site_url="https://games.example.org")
@@ -420,7 +422,7 @@ def test_stored_skeletons_are_recomputed_and_existing_names_stay(
 
 # ------------------------------------------------------------------ row 11
 def test_the_allowed_hosts_of_a_bind() -> None:
-    from hexgames.web.hosts import allowed_hosts, host_allowed
+    from hexgames.web.http.hosts import allowed_hosts, host_allowed
 
     loopback = allowed_hosts("127.0.0.1", 8000)
     assert loopback is not None

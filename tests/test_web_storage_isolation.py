@@ -22,9 +22,9 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from hexgames.web import live_games, storage_calls
 from hexgames.web.app import create_app
-from hexgames.web.limits import limits_of
+from hexgames.web.http.limits import limits_of
+from hexgames.web.play import live_games, storage_calls
 
 WAIT = 30.0  # the bound of every wait in these tests (seconds)
 

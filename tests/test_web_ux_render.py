@@ -9,7 +9,7 @@ import pytest
 
 from hexgames.ai import player
 from hexgames.game import get_game
-from hexgames.web.rules_pages import _point_centres, legend_html
+from hexgames.web.routes.rules import _point_centres, legend_html
 
 GAMES = ["benediction", "dendria"]
 
@@ -69,7 +69,7 @@ def test_the_blessing_has_rays_and_a_possible_click_is_dashed() -> None:
 
 
 def test_a_state_carries_the_final_score_of_the_engine() -> None:
-    from hexgames.web.matches import _final
+    from hexgames.web.game.matches import _final
 
     game = get_game("dendria")
     position = game.new()

@@ -39,21 +39,16 @@ from hexgames.errors import IllegalAction
 from hexgames.game import game_names, get_game
 from hexgames.i18n import Translator
 from hexgames.phrases import N_, Phrase
-from hexgames.web.absence import AbsenceLimits
-from hexgames.web.accounts import CrossSiteGuard, RatedPlay, takes_rated_seat
-from hexgames.web.ai_worker import AiWorkers
-from hexgames.web.alert_routes import add_alert_routes, close_alerts
-from hexgames.web.analysis_board import add_analysis_routes
-from hexgames.web.conditional_routes import add_conditional_routes
-from hexgames.web.engine_prep import (
-    EngineGate,
-    EnginePreparation,
-    engine_status,
-    engines_ready,
-)
-from hexgames.web.hosts import HostGuard
-from hexgames.web.hub import Hub
-from hexgames.web.identity import (
+from hexgames.web.accounts.mail import MailSettings
+from hexgames.web.engine.prep import EnginePreparation, engine_status, engines_ready
+from hexgames.web.engine.workers import AiWorkers
+from hexgames.web.game.matches import ENGLISH, Match, reason_phrase, render
+from hexgames.web.game.options import describe_options
+from hexgames.web.game.records import record_tags
+from hexgames.web.http.cross_site import CrossSiteGuard, RatedPlay, takes_rated_seat
+from hexgames.web.http.engine_gate import EngineGate
+from hexgames.web.http.hosts import HostGuard
+from hexgames.web.http.identity import (
     NEW_IDENTITIES_PER_ADDRESS,
     NEW_IDENTITY_WINDOW,
     IdentityCookie,
@@ -62,7 +57,7 @@ from hexgames.web.identity import (
     current_player,
     known_player,
 )
-from hexgames.web.language import (
+from hexgames.web.http.language import (
     add_language_routes,
     chosen_language,
     page,
@@ -70,21 +65,23 @@ from hexgames.web.language import (
     request_translator,
     said,
 )
-from hexgames.web.limits import (
+from hexgames.web.http.limits import (
     BodyLimit,
     PerClient,
     SecurityHeaders,
     client_address,
     limits_of,
 )
-from hexgames.web.mailer import MailSettings
-from hexgames.web.matches import ENGLISH, Match, reason_phrase, render
-from hexgames.web.options import describe_options
-from hexgames.web.pairing_routes import add_pairing_routes
-from hexgames.web.players import add_player_routes
-from hexgames.web.profiles import add_profile_routes
-from hexgames.web.record_export import record_tags
-from hexgames.web.rules_pages import not_found_response, rules_page
+from hexgames.web.play.absence import AbsenceLimits
+from hexgames.web.play.hub import Hub
+from hexgames.web.routes.alerts import add_alert_routes, close_alerts
+from hexgames.web.routes.analysis import add_analysis_routes
+from hexgames.web.routes.conditional import add_conditional_routes
+from hexgames.web.routes.pairing import add_pairing_routes
+from hexgames.web.routes.players import add_player_routes
+from hexgames.web.routes.profiles import add_profile_routes
+from hexgames.web.routes.rules import not_found_response, rules_page
+from hexgames.web.routes.sockets import add_lobby_route, add_socket_route, clip
 from hexgames.web.service import (
     MAX_RECORD,
     AiBusy,
@@ -96,9 +93,8 @@ from hexgames.web.service import (
     WriteUnconfirmed,
     public_seek,
 )
-from hexgames.web.site_limits import SiteLimiter
-from hexgames.web.sockets import add_lobby_route, add_socket_route, clip
 from hexgames.web.storage import StaleWrite, StorageUnavailable, StoredGame, open_storage
+from hexgames.web.storage.site_limits import SiteLimiter
 
 log = logging.getLogger(__name__)
 
@@ -240,15 +236,15 @@ def create_app(
 
     ``absence``: how long an online opponent must be gone before a claim (default: the
     documented limits, or the ``HEXGAMES_ABSENCE_*`` environment variables that shorten
-    them: :meth:`~hexgames.web.absence.AbsenceLimits.from_environ`).
+    them: :meth:`~hexgames.web.play.absence.AbsenceLimits.from_environ`).
 
     ``allowed_hosts``: the ``Host`` names the site answers to
-    (:func:`hexgames.web.hosts.allowed_hosts`; ``None``: any, as in tests and scripts).
+    (:func:`hexgames.web.http.hosts.allowed_hosts`; ``None``: any, as in tests and scripts).
     """
     storage = open_storage(data_dir=data_dir, database_url=database_url or None)
     service = GameService(storage, AiWorkers(ai_processes), Hub(),
                           absence=absence or AbsenceLimits.from_environ())
-    # Shared by every server process (counted in storage: hexgames.web.site_limits).
+    # Shared by every server process (counted in storage: hexgames.web.storage.site_limits).
     seek_posts = SiteLimiter("seek", SEEKS_PER_ADDRESS, SEEK_WINDOW)
     game_posts = SiteLimiter("game", GAMES_PER_ADDRESS, GAME_WINDOW)
     rated_play = RatedPlay(service)  # guests play no rated games; rated games per hour
@@ -620,13 +616,13 @@ def create_app(
         remember(response, request)
         return response
 
-    from hexgames.web.learn_pages import add_learn_routes  # (a hook kept to one place)
+    from hexgames.web.routes.learn import add_learn_routes  # (a hook kept to one place)
 
     add_learn_routes(app)  # /learn/<game> and /api/learn/...: lessons and puzzles
     add_language_routes(app)  # /i18n/<lang>.js (the scripts' catalogs), /api/languages
     # /puzzles/<game> and /api/puzzles/...: rated puzzles, themes, streaks, daily puzzle
-    from hexgames.web.puzzle_pages import add_puzzle_routes
-    from hexgames.web.puzzle_streaks import add_streak_routes
+    from hexgames.web.routes.puzzle_streaks import add_streak_routes
+    from hexgames.web.routes.puzzles import add_puzzle_routes
 
     add_puzzle_routes(app, service)
     add_streak_routes(app, service)

@@ -74,7 +74,7 @@ def warm_up_engines(announce: Any = None) -> float:
     import time
 
     from hexgames.game import game_names, get_game
-    from hexgames.web.ai_worker import usable_cores
+    from hexgames.web.engine.workers import usable_cores
 
     start = time.perf_counter()
     kernels = {}
@@ -139,7 +139,7 @@ def warm_up_visibly(console: Any = None) -> None:
     seconds passing on a terminal (a spinner line that goes away), and then how long
     it took, so that a first start never looks hung. ``serve --workers N`` runs it
     before starting its processes (one server process prepares its engines in the
-    background instead: :mod:`hexgames.web.engine_prep`)."""
+    background instead: :mod:`hexgames.web.engine.prep`)."""
     from rich.console import Console
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
@@ -181,7 +181,7 @@ def run(args: argparse.Namespace) -> int:
     if args.workers < 1:
         print(f"error: --workers must be at least 1, got {args.workers}")
         return 2
-    from hexgames.web.limits import parse_proxies
+    from hexgames.web.http.limits import parse_proxies
 
     trusted = list(getattr(args, "trusted_proxy", None) or [])
     try:
@@ -189,7 +189,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as bad:
         print(f"error: --trusted-proxy: {bad}")
         return 2
-    from hexgames.web.mailer import mail_settings
+    from hexgames.web.accounts.mail import mail_settings
 
     try:
         mail = mail_settings(args)
@@ -202,7 +202,7 @@ def run(args: argparse.Namespace) -> int:
         # Before the processes start, so that each of them loads the cache (a second).
         warm_up_visibly()
         return supervise(args)
-    from hexgames.web.engine_prep import EnginePreparation
+    from hexgames.web.engine.prep import EnginePreparation
 
     # Cached engines load before the URL is printed (a second or so, as always); engines
     # to compile are prepared in the background once the site answers (engine_prep.py).
@@ -221,7 +221,7 @@ def run(args: argparse.Namespace) -> int:
         sock.close()
         print(f"error: cannot listen on {args.host}:{args.port}: {error.strerror}")
         return 2
-    from hexgames.web.hosts import allowed_hosts
+    from hexgames.web.http.hosts import allowed_hosts
 
     hosts = allowed_hosts(args.host, sock.getsockname()[1],
                           getattr(args, "allowed_host", None) or (),
@@ -252,7 +252,7 @@ def run(args: argparse.Namespace) -> int:
         print("any host name is answered: name the site's with --allowed-host (against "
               "DNS rebinding)", flush=True)
     print("Press Ctrl+C to stop.", flush=True)
-    from hexgames.web.limits import MAX_CONNECTIONS, guarded_http_protocol, raise_open_files
+    from hexgames.web.http.limits import MAX_CONNECTIONS, guarded_http_protocol, raise_open_files
 
     # Sockets and idle connections are bounded per address and in all by the protocol and
     # the app (docs/web.md, "Limits"), not by limit_concurrency, so they never make HTTP

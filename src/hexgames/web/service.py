@@ -2,7 +2,7 @@
 
 One :class:`GameService` per app. It is a facade over small collaborators, each with one
 job, built bottom-up so that none imports one above it (what a lower one needs of a
-higher one goes through :class:`~hexgames.web.live_games.Hooks`, set here):
+higher one goes through :class:`~hexgames.web.play.live_games.Hooks`, set here):
 
 =========================  ==============================================================
 :mod:`.storage_calls`      storage calls in threads of their own, time limits, batching
@@ -21,7 +21,7 @@ higher one goes through :class:`~hexgames.web.live_games.Hooks`, set here):
 =========================  ==============================================================
 
 Every change to a game is made under the game's lock, stored before anyone is told
-about it, then published to the game's sockets (:class:`~hexgames.web.hub.Hub`). Storage
+about it, then published to the game's sockets (:class:`~hexgames.web.play.hub.Hub`). Storage
 calls run in threads and AI searches in worker processes, so the event loop never blocks.
 """
 
@@ -35,25 +35,25 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from hexgames.i18n import Translator
-from hexgames.web.absence import Absence, AbsenceLimits
-from hexgames.web.ai_queue import AiQueue
-from hexgames.web.ai_worker import AiBusy, AiWorkers
-from hexgames.web.change_feed import ChangeFeed
-from hexgames.web.clock_watch import ClockWatch
-from hexgames.web.clocks import wall_ms
-from hexgames.web.conditional_moves import ConditionalMoves
-from hexgames.web.game_actions import GameActions
-from hexgames.web.game_setup import INVITE_OPEN, MAX_RECORD, GameSetup
-from hexgames.web.housekeeping import Housekeeping
-from hexgames.web.hub import Connection, Hub
-from hexgames.web.live_games import GameNotFound, LiveGames
-from hexgames.web.live_positions import LivePositions
-from hexgames.web.lobby import Lobby, LobbyFull, playing_summary, public_seek
-from hexgames.web.matches import ENGLISH, Match
-from hexgames.web.offers import Offers
-from hexgames.web.pools import PoolFull, Pools
+from hexgames.web.engine.workers import AiBusy, AiWorkers
+from hexgames.web.game.clocks import wall_ms
+from hexgames.web.game.matches import ENGLISH, Match
+from hexgames.web.lobby.challenges import Lobby, LobbyFull, playing_summary, public_seek
+from hexgames.web.lobby.housekeeping import Housekeeping
+from hexgames.web.lobby.pools import PoolFull, Pools
+from hexgames.web.play.absence import Absence, AbsenceLimits
+from hexgames.web.play.actions import GameActions
+from hexgames.web.play.ai_queue import AiQueue
+from hexgames.web.play.change_feed import ChangeFeed
+from hexgames.web.play.clock_watch import ClockWatch
+from hexgames.web.play.conditional_moves import ConditionalMoves
+from hexgames.web.play.hub import Connection, Hub
+from hexgames.web.play.live_games import GameNotFound, LiveGames
+from hexgames.web.play.live_positions import LivePositions
+from hexgames.web.play.offers import Offers
+from hexgames.web.play.setup import INVITE_OPEN, MAX_RECORD, GameSetup
+from hexgames.web.play.storage_calls import StorageCalls, WriteUnconfirmed
 from hexgames.web.storage import Seek, SeekTaken, Storage, StoredGame
-from hexgames.web.storage_calls import StorageCalls, WriteUnconfirmed
 
 __all__ = [
     "INVITE_OPEN",
@@ -77,7 +77,7 @@ class GameService:
 
     The routes, the sockets and the tests call these methods; each hands the call to
     the collaborator its section names (the collaborators' docstrings say what they do),
-    so a change to, say, the lobby is made in :mod:`~hexgames.web.lobby` alone. The
+    so a change to, say, the lobby is made in :mod:`~hexgames.web.lobby.challenges` alone. The
     collaborators are attributes too (``service.lobby``, ``service.clocks``...).
     """
 

@@ -6,7 +6,7 @@ shared (PostgreSQL: with SQLite every process would keep its own copy of the gam
 ``--port 0`` resolves to one port for all), and starts N ordinary ``hexgames serve``
 processes that each bind that port with ``SO_REUSEPORT``: the kernel spreads new
 connections over them. Any process serves any game; they learn of each other's moves
-through PostgreSQL ``LISTEN/NOTIFY`` (see :mod:`hexgames.web.change_feed`).
+through PostgreSQL ``LISTEN/NOTIFY`` (see :mod:`hexgames.web.play.change_feed`).
 
 A process that dies (crash, SIGKILL, out of memory) is started again after a short
 pause; its clients reconnect to the others meanwhile, and no acknowledged move is lost

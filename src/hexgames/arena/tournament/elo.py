@@ -1,5 +1,5 @@
 """Elo ratings with 95% intervals from tournament results (the arena's ratings; the web
-app's player ratings are Glicko-2, :mod:`hexgames.web.glicko2`).
+app's player ratings are Glicko-2, :mod:`hexgames.web.ratings.glicko2`).
 
 Model: the logistic (Bradley-Terry) model on the Elo scale with a first-move term,
 

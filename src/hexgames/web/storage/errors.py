@@ -32,7 +32,7 @@ class NameTaken(ValueError):
 
 class NameLookAlike(NameTaken):
     """Another player has a name that reads the same (the same
-    :func:`~hexgames.web.confusables.skeleton`: ``AIice`` beside ``Alice``)."""
+    :func:`~hexgames.web.storage.confusables.skeleton`: ``AIice`` beside ``Alice``)."""
 
     def __init__(self, name: str, other: str) -> None:
         super().__init__(Phrase("the name {name} looks too much like {other}, another "

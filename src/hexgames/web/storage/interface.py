@@ -148,7 +148,7 @@ class Storage(Protocol):
         False when it was not open or the token is not the creator's."""
 
     # ----------------------------------------------------------- identities
-    # See hexgames.web.identity.
+    # See hexgames.web.http.identity.
     def create_player(self, player: PlayerRecord, secret_hash: str) -> None:
         """Store a new player with its first browser's hashed secret
         (:class:`~.errors.NameTaken` when another player has the name, ignoring case)."""
@@ -207,7 +207,7 @@ class Storage(Protocol):
         """Keep ``value`` under ``name`` (replacing it)."""
 
     # -------------------------------------------------------------- ratings
-    # The Glicko-2 maths is hexgames.web.glicko2; the storage applies its results.
+    # The Glicko-2 maths is hexgames.web.ratings.glicko2; the storage applies its results.
     def ratings_of(self, player_id: str) -> list[RatingRecord]:
         """The player's ratings in the pools where it has rated games, by pool."""
 
@@ -230,7 +230,7 @@ class Storage(Protocol):
         Each player's new rating is added to the rating history in the same transaction."""
 
     # ------------------------------------------------------------- profiles
-    # See hexgames.web.profiles and hexgames.web.game_results.
+    # See hexgames.web.routes.profiles and hexgames.web.ratings.results.
     def rating_history(self, player_id: str, per_pool: int = 1000) -> list[RatingPoint]:
         """The player's rating after each rated game, by pool then in the order they
         were played, at most the last ``per_pool`` of each pool."""
@@ -264,7 +264,7 @@ class Storage(Protocol):
         ``limit`` (what a profile's export writes)."""
 
     # ---------------------------------------------------------- turn emails
-    # See hexgames.web.alerts.
+    # See hexgames.web.alerts.turns.
     def alert_settings(self, player_id: str) -> AlertSettings | None:
         """The player's turn-email settings, or ``None`` when it never set any."""
 
@@ -291,7 +291,7 @@ class Storage(Protocol):
         player's marks older than ``forget_before`` are deleted meanwhile."""
 
     # ----------------------------------------------------- conditional moves
-    # See hexgames.web.conditional_moves.
+    # See hexgames.web.play.conditional_moves.
     def conditional_lines(self, game_id: str) -> list[ConditionalLine]:
         """The game's stored conditional lines (both seats), oldest first."""
 
@@ -309,7 +309,7 @@ class Storage(Protocol):
         returns how many went."""
 
     # ------------------------------------------------- quick-pairing pools
-    # See hexgames.web.pools.
+    # See hexgames.web.lobby.pools.
     def join_pool(self, entry: PoolEntry) -> None:
         """Put ``entry`` (status ``waiting``; its ``token`` is stored hashed) in its pool,
         taking its player out of any pool they wait in, in one transaction: a player
@@ -343,7 +343,7 @@ class Storage(Protocol):
         waits, :class:`~.errors.PairingTaken` and nothing is stored."""
 
     # ------------------------------------------------------------- presence
-    # See hexgames.web.absence.
+    # See hexgames.web.play.absence.
     def touch_presence(self, seen: Sequence[tuple[str, int, int]]) -> None:
         """``(game id, seat, ms)``: the seat was seen then (a socket of it open, an
         action of it); each row keeps the latest time any process wrote."""
@@ -353,7 +353,7 @@ class Storage(Protocol):
         seats never seen are missing."""
 
     # -------------------------------------------------------------- puzzles
-    # The Glicko-2 maths and the choice of puzzles are hexgames.web.puzzle_ratings.
+    # The Glicko-2 maths and the choice of puzzles are hexgames.web.ratings.puzzles.
     def puzzle_rating(self, player_id: str, game: str) -> PuzzleRatingRecord | None:
         """The player's puzzle rating in ``game`` (with its best streak), or ``None``."""
 
@@ -397,7 +397,7 @@ class Storage(Protocol):
 
     # ------------------------------------- several processes on one database
     # ---------------------------------------------------------- rate limits
-    # See hexgames.web.site_limits: counted here, so every server process sees the same.
+    # See hexgames.web.storage.site_limits: counted here, so every server process sees the same.
     def limit_hit(self, key: str, window_ms: int, now_ms: int) -> tuple[int, int]:
         """Count one hit of ``key`` at ``now_ms`` (ms since the epoch) and return (hits
         in the key's current window, the window's end). A key seen for the first time,

@@ -31,7 +31,7 @@ def hashed(token: str | None) -> str | None:
 
 
 def name_key(name: str) -> str:
-    """A name as compared for uniqueness (names are ASCII: see hexgames.web.identity)."""
+    """A name as compared for uniqueness (names are ASCII: see hexgames.web.http.identity)."""
     return name.strip().casefold()
 
 
@@ -67,10 +67,10 @@ class StoredGame:
     #: The start position in the game's board-text format when it is not the standard
     #: one (an uploaded record with a ``[Start]`` tag); ``None`` for the standard start.
     start: str | None = None
-    #: A rated game: its result updates the players' ratings (see hexgames.web.rated_results).
+    #: A rated game: its result updates the players' ratings (see hexgames.web.ratings.games).
     rated: bool = False
     #: What the site keeps beside the actions: ``control`` (time control),
-    #: ``clock`` (:meth:`hexgames.web.clocks.Clock.to_dict`), ``offers``
+    #: ``clock`` (:meth:`hexgames.web.game.clocks.Clock.to_dict`), ``offers``
     #: (takeback/rematch), ``rematch`` (the next game's id), ``seek``,
     #: ``turn`` (the seat to move, for "your turn" lists), ``termination``.
     meta: dict[str, Any] = field(default_factory=dict)
@@ -105,7 +105,7 @@ class Seek:
 
 @dataclass
 class PoolEntry:
-    """A player waiting in a quick-pairing pool (:mod:`hexgames.web.pools`).
+    """A player waiting in a quick-pairing pool (:mod:`hexgames.web.lobby.pools`).
 
     ``pool`` names the game and time control (``"benediction-3+2"``); ``rating`` is the
     player's rating in the game when they joined (what the matching compares); ``token``
@@ -156,7 +156,7 @@ class RatingRecord:
 
 @dataclass(frozen=True)
 class AlertSettings:
-    """A player's turn-email settings (hexgames.web.alerts): the address (``None``: none
+    """A player's turn-email settings (hexgames.web.alerts.turns): the address (``None``: none
     given), whether its owner opened the verification link, the opt-in, and the language
     of the page the player last changed them from (the emails' language; ``None``: not
     known, English)."""
@@ -236,7 +236,7 @@ class ListedGame:
 
 @dataclass(frozen=True)
 class ConditionalLine:
-    """A conditional line of a correspondence game (hexgames.web.conditional_moves): the
+    """A conditional line of a correspondence game (hexgames.web.play.conditional_moves): the
     turns its owner (``seat``) expects and answers from ply ``ply`` on, alternately the
     opponent's and the owner's, each a tuple of actions in notation. ``digest`` is the
     hash of the game's actions before ``ply`` (a takeback under the line voids it)."""
@@ -265,7 +265,7 @@ class Change:
 
 @dataclass(frozen=True)
 class PuzzleRatingRecord:
-    """A player's Glicko-2 puzzle rating in one game (hexgames.web.puzzle_ratings), as of
+    """A player's Glicko-2 puzzle rating in one game (hexgames.web.ratings.puzzles), as of
     ``rated_at``: ``attempts`` rated tries (first tries) of which ``solved`` were
     solved, and the player's best puzzle streak (``0``: none yet)."""
 

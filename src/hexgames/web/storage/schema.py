@@ -14,7 +14,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any
 
-from hexgames.web.confusables import SKELETON_VERSION, skeleton
+from hexgames.web.storage.confusables import SKELETON_VERSION, skeleton
 from hexgames.web.storage.errors import StorageUnavailable
 from hexgames.web.storage.records import HASH_PREFIX, hashed
 
@@ -68,10 +68,10 @@ SCHEMA: tuple[str, ...] = (
         game_id TEXT,
         created_at TEXT NOT NULL
     )""",
-    # Identities (hexgames.web.identity): a player, and the hashed secrets of the
+    # Identities (hexgames.web.http.identity): a player, and the hashed secrets of the
     # browsers ("sessions") that act as it. ``name_key`` is the name folded for the
     # case-insensitive uniqueness check; ``name_skeleton`` its look-alike form
-    # (hexgames.web.confusables; added by :func:`migrate` to older databases).
+    # (hexgames.web.storage.confusables; added by :func:`migrate` to older databases).
     """CREATE TABLE IF NOT EXISTS players (
         id TEXT PRIMARY KEY,
         name TEXT NOT NULL,
@@ -95,7 +95,7 @@ SCHEMA: tuple[str, ...] = (
         PRIMARY KEY (game_id, seat)
     )""",
     "CREATE INDEX IF NOT EXISTS game_players_by_player ON game_players (player_id)",
-    # Glicko-2 ratings (hexgames.web.glicko2), one row per player and rating pool.
+    # Glicko-2 ratings (hexgames.web.ratings.glicko2), one row per player and rating pool.
     """CREATE TABLE IF NOT EXISTS ratings (
         player_id TEXT NOT NULL REFERENCES players(id) ON DELETE CASCADE,
         pool TEXT NOT NULL,
@@ -135,7 +135,7 @@ SCHEMA: tuple[str, ...] = (
     "CREATE INDEX IF NOT EXISTS rating_history_by_player "
     "ON rating_history (player_id, pool, games)",
     # How each finished game went for each identity in it (profiles: statistics by
-    # colour and the game search), filed when the game ends (hexgames.web.game_results;
+    # colour and the game search), filed when the game ends (hexgames.web.ratings.results;
     # games that ended before are filed when their player's profile is read) and
     # deleted when the game is reopened. ``result``: win, draw, loss or none (aborted).
     # No foreign key on the players: a deleted guest's rows go with it explicitly.
@@ -167,7 +167,7 @@ SCHEMA: tuple[str, ...] = (
         name TEXT PRIMARY KEY,
         value TEXT NOT NULL
     )""",
-    # Quick-pairing pools (hexgames.web.pools): one row per player joining a pool;
+    # Quick-pairing pools (hexgames.web.lobby.pools): one row per player joining a pool;
     # ``status`` goes waiting -> paired (``game_id``) or left, exactly once. Times in ms.
     # A player waits in one pool at most (the partial unique index).
     """CREATE TABLE IF NOT EXISTS pool_entries (
@@ -189,14 +189,14 @@ SCHEMA: tuple[str, ...] = (
     "CREATE UNIQUE INDEX IF NOT EXISTS pool_entries_one_waiting ON pool_entries (player_id) "
     "WHERE status = 'waiting'",
     # When each seat of an online game was last seen by any server process (ms; a game
-    # socket open or an action): what absence claims are judged on (hexgames.web.absence).
+    # socket open or an action): what absence claims are judged on (hexgames.web.play.absence).
     """CREATE TABLE IF NOT EXISTS presence (
         game_id TEXT NOT NULL,
         seat INTEGER NOT NULL,
         seen_at BIGINT NOT NULL,
         PRIMARY KEY (game_id, seat)
     )""",
-    # Turn emails (hexgames.web.alerts): a player's address, verified or not (the hash of
+    # Turn emails (hexgames.web.alerts.turns): a player's address, verified or not (the hash of
     # the verification link's token until it is opened), the opt-in and the emails'
     # language (of the page the settings were last changed from; added to older databases
     # by :func:`migrate`, from ADDED_TABLE_COLUMNS)...
@@ -220,7 +220,7 @@ SCHEMA: tuple[str, ...] = (
         PRIMARY KEY (game_id, ply)
     )""",
     "CREATE INDEX IF NOT EXISTS turn_emails_by_player ON turn_emails (player_id, sent_at)",
-    # Conditional moves of correspondence games (hexgames.web.conditional_moves): a line
+    # Conditional moves of correspondence games (hexgames.web.play.conditional_moves): a line
     # its owner's seat expects and answers from ply ``ply`` on (``turns``: JSON lists of
     # actions), voided when the actions before ``ply`` no longer hash to ``digest``.
     """CREATE TABLE IF NOT EXISTS conditional_lines (
@@ -233,7 +233,7 @@ SCHEMA: tuple[str, ...] = (
         created_at TEXT NOT NULL
     )""",
     "CREATE INDEX IF NOT EXISTS conditional_lines_by_game ON conditional_lines (game_id, seat)",
-    # Puzzles (hexgames.web.puzzle_ratings): a player's Glicko-2 puzzle rating per game
+    # Puzzles (hexgames.web.ratings.puzzles): a player's Glicko-2 puzzle rating per game
     # with the best streak, each puzzle's own rating once someone tried it, one row per
     # player and puzzle tried (its key makes only the first try count, whatever the
     # processes), and the streaks being played (deleted a day after their last try).
@@ -279,7 +279,7 @@ SCHEMA: tuple[str, ...] = (
         updated_at TEXT NOT NULL
     )""",
     "CREATE INDEX IF NOT EXISTS puzzle_streaks_by_update ON puzzle_streaks (updated_at)",
-    # Rate limits shared by every server process (hexgames.web.site_limits): one row per
+    # Rate limits shared by every server process (hexgames.web.storage.site_limits): one row per
     # key (what is limited and for whom: ``login-ip:198.51.100.7``), the hits of its
     # current window, which began at ``started`` and ends at ``expires`` (ms since the
     # epoch). A hit after ``expires`` starts a new window; rows whose window ended are
@@ -345,8 +345,8 @@ SKELETON_ROW = "name_skeleton_version"
 
 def _migrate_skeletons(transaction: Transaction, sql: Callable[[str], str]) -> None:
     """Players' look-alike column: added to an older database, filled where empty, and
-    recomputed for every player once when :func:`~hexgames.web.confusables.skeleton`
-    changed (:data:`~hexgames.web.confusables.SKELETON_VERSION` above the stored one)."""
+    recomputed for every player once when :func:`~hexgames.web.storage.confusables.skeleton`
+    changed (:data:`~hexgames.web.storage.confusables.SKELETON_VERSION` above the stored one)."""
     try:
         with transaction() as cursor:
             cursor.execute(sql("SELECT name_skeleton FROM players WHERE id = ?"), ("",))

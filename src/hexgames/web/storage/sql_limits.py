@@ -4,7 +4,7 @@ A row per key counts the hits of the key's current window. A hit is one upsert: 
 key, or one whose window ended, starts a window of one hit; any other hit adds one. The
 upsert is atomic in both databases (PostgreSQL locks the row; SQLite has one writer), so
 two processes counting the same key at once never lose a hit, and every process reads
-the same count (:mod:`hexgames.web.site_limits` compares it with the limit).
+the same count (:mod:`hexgames.web.storage.site_limits` compares it with the limit).
 """
 
 from __future__ import annotations

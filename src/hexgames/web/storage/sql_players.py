@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from hexgames.phrases import Phrase
-from hexgames.web.confusables import skeleton
+from hexgames.web.storage.confusables import skeleton
 from hexgames.web.storage.errors import NameLookAlike, NameTaken, StaleWrite
 from hexgames.web.storage.records import PlayerRecord, StoredGame, name_key
 from hexgames.web.storage.sql_games import GAME_COLUMNS, GameTables, game_from_row

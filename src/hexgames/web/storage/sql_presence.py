@@ -3,7 +3,7 @@
 A row per game and seat holds the last moment (ms since the epoch) any server process saw
 that seat: a game socket of it open, or an action of it. Writes only move the time
 forward (an upsert keeping the later of the two), so processes writing in any order agree
-(:mod:`hexgames.web.absence` reads it to decide whether a player is really gone).
+(:mod:`hexgames.web.play.absence` reads it to decide whether a player is really gone).
 """
 
 from __future__ import annotations

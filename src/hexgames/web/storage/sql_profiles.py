@@ -2,7 +2,7 @@
 
 ``rating_history`` is written by the rating transaction (:mod:`.sql_ratings`);
 ``game_results`` holds one row per identity seat of a finished game, filed by
-:meth:`ProfileTables.file_results` (hexgames.web.game_results computes the rows: which
+:meth:`ProfileTables.file_results` (hexgames.web.ratings.results computes the rows: which
 colour the seat played at the end and whether it won, which only the game's rules know).
 The statistics, the game search and the export read them through the indexes of
 :mod:`.schema` (``game_results_by_*``, ``rating_history_by_player``).

@@ -1,7 +1,7 @@
 """Puzzles in SQL: players' puzzle ratings, puzzles' own ratings, the once-only record of a
 player's first try at each puzzle, and puzzle streaks.
 
-The Glicko-2 maths is not here (hexgames.web.puzzle_ratings): the storage guarantees that
+The Glicko-2 maths is not here (hexgames.web.ratings.puzzles): the storage guarantees that
 a player's first try at a puzzle is applied once, on ratings no concurrent try changes
 meanwhile, and that a streak moves on exactly once per solved puzzle.
 """

@@ -1,6 +1,6 @@
 """Ratings in SQL: one row per player and pool, and the once-only record of a rated game.
 
-The Glicko-2 maths is not here (hexgames.web.glicko2): the storage only guarantees that a
+The Glicko-2 maths is not here (hexgames.web.ratings.glicko2): the storage only guarantees that a
 game's result is applied once, on ratings that no concurrent result changes meanwhile.
 """
 

@@ -1,0 +1,1 @@
+"""Who the players are: credentials, look-alike names and mail; no HTTP here."""

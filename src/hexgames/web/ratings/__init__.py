@@ -1,0 +1,1 @@
+"""Glicko-2 and what it rates: finished games, puzzles, and each seat's result."""

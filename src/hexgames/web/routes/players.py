@@ -1,0 +1,321 @@
+"""HTTP routes of identities, player pages and leaderboards (see docs/web.md, "Players").
+
+- ``GET /api/me``: this browser's identity (created on first use, with its cookie).
+- ``POST /api/me/name`` ``{"name"}``: pick or change the display name.
+- ``POST /api/me/password`` ``{"password", "current"?}``: set or change the password.
+- ``POST /api/login`` ``{"name", "password"}``: this browser becomes that player.
+- ``POST /api/logout``: this browser forgets its identity.
+- ``GET /api/players/{name}`` and the page ``/player/{name}``.
+- ``GET /api/leaderboard?pool=...`` and the page ``/leaderboard``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit
+
+from fastapi import FastAPI, Query, Request
+from fastapi.responses import HTMLResponse, JSONResponse
+from pydantic import BaseModel, ConfigDict, StrictStr
+
+from hexgames.game import get_game
+from hexgames.i18n import Translator
+from hexgames.phrases import N_, Phrase
+from hexgames.web.accounts import credentials
+from hexgames.web.accounts.credentials import validate_name
+from hexgames.web.game.matches import ENGLISH, reason_phrase
+from hexgames.web.http import identity
+from hexgames.web.http.identity import CurrentPlayer, PagePlayer, Player
+from hexgames.web.http.language import page, request_translator, said
+from hexgames.web.http.limits import client_address
+from hexgames.web.ratings.games import pool_title, rating_view
+from hexgames.web.routes.rules import not_found_response
+from hexgames.web.routes.sockets import clip
+from hexgames.web.service import GameService
+from hexgames.web.storage import NameLookAlike, NameTaken, StoredGame, name_key
+from hexgames.web.storage.site_limits import SiteLimiter, StorageCaller
+
+#: Wrong passwords (logins and password changes) per window: per client address, and per
+#: account (the name as the account lookup folds it: `` vic``, ``VIC`` and ``vic\t`` are
+#: one budget, whatever the address). Counted in storage, for the whole site
+#: (:class:`LoginGuard`).
+LOGIN_ATTEMPTS = 10
+LOGIN_WINDOW = 300.0
+#: Games listed on a player page.
+PLAYER_GAMES = 100
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(strict=True)
+
+
+class NameIn(_Strict):
+    name: StrictStr
+
+
+class PasswordIn(_Strict):
+    password: StrictStr
+    #: The password in force, when there is one (changing it needs it).
+    current: StrictStr | None = None
+
+
+class LoginIn(_Strict):
+    name: StrictStr
+    password: StrictStr
+
+
+#: A state-changing request from another site's page.
+CROSS_SITE = N_("cross-site request refused")
+
+
+def no_player(name: str) -> Phrase:
+    return Phrase("there is no player {name}", name=repr(name[:40]))
+
+
+def same_origin(request: Request) -> bool:
+    """A browser's ``Origin`` (sent with every POST) names this site. Requests that change
+    who this browser is must come from the site's own pages (no login CSRF)."""
+    origin = request.headers.get("origin")
+    if origin is None:
+        return True
+    host = request.headers.get("host", "")
+    parsed = urlsplit(origin)
+    return bool(host) and parsed.scheme in ("http", "https") and parsed.netloc == host
+
+
+def refuse(request: Request, status: int, message: object,
+           **headers: str) -> JSONResponse:
+    """The error shape of the app (``error`` English, ``message`` in the visitor's
+    language), answered by a route rather than raised."""
+    return JSONResponse({"error": clip(str(message)),
+                         "message": clip(request_translator(request).text(message))},
+                        status_code=status, headers=headers or None)
+
+
+def game_line(stored: StoredGame, player_id: str, names: dict[str, str],
+              words: Translator = ENGLISH) -> dict[str, Any]:
+    """A game on a player's page: who played it, the player's colour and the result
+    (``reason_text``: ``reason`` in ``words``' language)."""
+    try:
+        game = get_game(stored.game)
+        title, colors = game.title, list(game.colors)
+    except (KeyError, ValueError):
+        title, colors = stored.game, []
+    seats = []
+    for seat, entry in enumerate(stored.players):
+        holder = entry.get("player_id")
+        seats.append({
+            "seat": seat,
+            "kind": entry.get("kind", "human"),
+            "level": entry.get("level"),
+            "player": {"id": holder, "name": names.get(holder, "?")} if holder else None,
+        })
+    mine = [seat["seat"] for seat in seats if seat["player"] and seat["player"]["id"] == player_id]
+    turn = stored.meta.get("turn") if stored.status == "playing" else None
+    reason = (stored.reason or "")[:120] or None
+    return {
+        "id": stored.id,
+        "game": stored.game,
+        "title": title,
+        "colors": colors,
+        "mode": stored.mode,
+        "rated": stored.rated,
+        "status": stored.status,
+        "winner": stored.winner,
+        "reason": reason,
+        "reason_text": words.text(reason_phrase(reason)) if reason else None,
+        "seats": seats,
+        "your_seats": mine,
+        # The page's player is to move in this game (their page lists these first).
+        "your_turn": isinstance(turn, int) and turn in mine,
+        # The seat to move while the game is played (the page names who is to move).
+        "turn": turn if isinstance(turn, int) else None,
+        "created_at": stored.created_at,
+        "updated_at": stored.updated_at,
+    }
+
+
+class LoginGuard:
+    """Password guessing, bounded for the whole site (counts in storage) without letting
+    a stranger lock an account's owner out.
+
+    Wrong passwords are counted per client address, per account and per (account,
+    address). An address with :data:`LOGIN_ATTEMPTS` wrong passwords in the window is
+    refused (429) before any check. When an *account* has had :data:`LOGIN_ATTEMPTS`
+    wrong passwords (from anywhere), an address that already gave a wrong one for it is
+    refused; an address that has not is still checked once: the right password logs in
+    (the owner, elsewhere, is not locked out), a wrong one is answered 429 like a refusal
+    (and counted). A guesser thus gets :data:`LOGIN_ATTEMPTS` guesses per account per
+    window, plus one per further address it owns (each address has its own bound too).
+    """
+
+    def __init__(self, calls: StorageCaller) -> None:
+        self.calls = calls
+        self.by_address = SiteLimiter("login-ip", LOGIN_ATTEMPTS, LOGIN_WINDOW)
+        self.by_account = SiteLimiter("login-name", LOGIN_ATTEMPTS, LOGIN_WINDOW)
+        #: One wrong password of an address for an account marks the pair.
+        self.by_pair = SiteLimiter("login-pair", 1, LOGIN_WINDOW)
+
+    @staticmethod
+    def keys(request: Request, name: str) -> tuple[str, str]:
+        """(address, account): the account key is what the lookup
+        (``player_by_name(name[:40])``) compares, so every spelling that reaches an
+        account spends that account's one budget."""
+        return client_address(request.scope), name_key(str(name)[:40])
+
+    async def before(self, request: Request, name: str) -> tuple[float | None, float | None]:
+        """(wait, last_chance): ``wait`` the seconds to refuse the attempt for (no
+        check); else ``last_chance``, when the account's budget is spent, the seconds
+        to answer a wrong password with (429 instead of 401)."""
+        address, account = self.keys(request, name)
+        wait = await self.by_address.spent(self.calls, address)
+        if wait is not None:
+            return wait, None
+        spent = await self.by_account.spent(self.calls, account)
+        if spent is None:
+            return None, None
+        if await self.by_pair.spent(self.calls, f"{account}|{address}") is not None:
+            return spent, None
+        return None, spent
+
+    async def failed(self, request: Request, name: str) -> None:
+        """Count a wrong password."""
+        address, account = self.keys(request, name)
+        await self.by_address.count(self.calls, address)
+        await self.by_account.count(self.calls, account)
+        await self.by_pair.count(self.calls, f"{account}|{address}")
+
+
+def too_many(request: Request, wait: float) -> JSONResponse:
+    return refuse(request, 429, Phrase("too many attempts; try again in {seconds} s",
+                                       seconds=int(wait) + 1),
+                  **{"Retry-After": str(int(wait) + 1)})
+
+
+def add_player_routes(app: FastAPI, service: GameService) -> None:
+    """Register the identity, player and leaderboard routes on ``app``."""
+    guard = LoginGuard(service)
+
+    @app.get("/api/me")
+    async def me(player: CurrentPlayer) -> dict[str, Any]:
+        """This browser's identity (created, with its cookie, on the first call)."""
+        return player.me()
+
+    @app.post("/api/me/name")
+    async def rename(body: NameIn, request: Request,
+                     player: CurrentPlayer) -> Any:
+        if not same_origin(request):
+            return refuse(request, 403, CROSS_SITE)
+        name = validate_name(body.name)
+        if name != player.name:
+            try:
+                await service.call_storage(service.storage.rename_player, player.id, name)
+            except NameLookAlike as look_alike:
+                return refuse(request, 409, said(look_alike))
+            except NameTaken:
+                return refuse(request, 409, Phrase("the name {name} is taken (names ignore "
+                                                   "case)", name=repr(name)))
+            await service.renamed(player.id, name)
+        return Player(player.id, name, player.has_password, player.created_at).me()
+
+    @app.post("/api/me/password")
+    async def set_password(body: PasswordIn, request: Request,
+                           player: CurrentPlayer) -> Any:
+        if not same_origin(request):
+            return refuse(request, 403, CROSS_SITE)
+        credentials.check_password_rules(body.password)
+        if player.guest:
+            return refuse(request, 400, N_("pick a name before setting a password (you log "
+                                           "in by name)"))
+        if player.has_password:
+            wait, last_chance = await guard.before(request, player.name)
+            if wait is not None:
+                return too_many(request, wait)
+            record = await service.call_storage(service.storage.player_by_id, player.id)
+            ok = await service.call_thread(credentials.verify_password, body.current or "",
+                                           record.password if record else None)
+            if not ok:
+                await guard.failed(request, player.name)
+                if last_chance is not None:
+                    return too_many(request, last_chance)
+                return refuse(request, 403, N_("the current password is wrong"))
+        hashed = await service.call_thread(credentials.hash_password, body.password)
+        # Every other browser of the player is logged out (a stolen cookie stops
+        # working); this one stays.
+        await service.call_storage(service.storage.change_password, player.id, hashed,
+                                   identity.current_session(request))
+        return Player(player.id, player.name, True, player.created_at).me()
+
+    @app.post("/api/login")
+    async def login(body: LoginIn, request: Request) -> Any:
+        if not same_origin(request):
+            return refuse(request, 403, CROSS_SITE)
+        wait, last_chance = await guard.before(request, body.name)
+        if wait is not None:
+            return too_many(request, wait)
+        player = await identity.login(request, body.name, body.password)
+        if player is None:
+            await guard.failed(request, body.name)
+            if last_chance is not None:
+                return too_many(request, last_chance)
+            return refuse(request, 401, N_("wrong name or password"))
+        return player.me()
+
+    @app.post("/api/logout")
+    async def logout(request: Request) -> Any:
+        if not same_origin(request):
+            return refuse(request, 403, CROSS_SITE)
+        await identity.logout(request)
+        return {"ok": True}
+
+    @app.get("/api/players/{name}")
+    async def player_api(name: str, request: Request) -> Any:
+        record = await service.call_storage(service.storage.player_by_name, name[:40])
+        if record is None:
+            return refuse(request, 404, no_player(name))
+        ratings = await service.call_storage(service.storage.ratings_of, record.id)
+        games = await service.call_storage(service.storage.games_of_player, record.id,
+                                           PLAYER_GAMES)
+        holders = {entry["player_id"] for stored in games for entry in stored.players
+                   if entry.get("player_id")}
+        names = await service.call_storage(service.storage.player_names, sorted(holders))
+        words = request_translator(request)
+        lines = [game_line(stored, record.id, names, words) for stored in games]
+        return {
+            "id": record.id,
+            "name": record.name,
+            "created_at": record.created_at,
+            "ratings": [rating_view(rating) for rating in ratings],
+            "playing": sorted((line for line in lines if line["status"] != "over"),
+                              key=lambda line: not line["your_turn"]),
+            "finished": [line for line in lines if line["status"] == "over"],
+        }
+
+    @app.get("/api/leaderboard")
+    async def leaderboard(pool: str | None = None,
+                          limit: int = Query(100, ge=1, le=500)) -> Any:
+        """The pools with ratings, and the ranking of ``pool`` (default: the first)."""
+        pools = await service.call_storage(service.storage.rating_pools)
+        chosen = pool if pool is not None else (pools[0] if pools else None)
+        rows = []
+        if chosen is not None:
+            rows = await service.call_storage(service.storage.leaderboard, chosen[:120], limit)
+        return {
+            "pools": [{"pool": name, "title": pool_title(name)} for name in pools],
+            "pool": chosen,
+            "players": [
+                {"rank": rank, "name": name, **rating_view(record)}
+                for rank, (record, name) in enumerate(rows, start=1)
+            ],
+        }
+
+    @app.get("/player/{name}", include_in_schema=False)
+    async def player_page(name: str, request: Request, player: PagePlayer) -> Any:
+        record = await service.call_storage(service.storage.player_by_name, name[:40])
+        if record is None:
+            return not_found_response(request)
+        return page(request, "player.html")
+
+    @app.get("/leaderboard", include_in_schema=False)
+    async def leaderboard_page(request: Request, player: PagePlayer) -> HTMLResponse:
+        return page(request, "leaderboard.html")
