@@ -252,7 +252,7 @@ def test_a_stored_challenge_with_options_out_of_range_is_refused_on_accept(
     build its game: accepting it is a 400 naming the option, and the server lives on."""
     posted = client.post("/api/seeks", json={"game": "dendria"})
     assert posted.status_code == 201, posted.text
-    storage = client.app.state.service.storage
+    storage = client.app.state.site.service.storage
     valid = storage.load_seek(posted.json()["id"])
     seek = replace(valid, id=valid.id + "x", options={**valid.options, "quiet_limit": 10**9})
     storage.create_seek(seek)

@@ -60,7 +60,7 @@ def claim(client: TestClient, game_id: str, token: str | None, what: str = "vict
 
 
 def held(client: TestClient, game_id: str) -> Any:
-    return client.app.state.service.games.matches[game_id]
+    return client.app.state.site.service.games.matches[game_id]
 
 
 # ------------------------------------------------------------------ the limits
@@ -244,7 +244,7 @@ def test_a_player_connected_to_another_process_is_not_gone(
     with (TestClient(quiet_app(time_, database_url=postgres_url)) as one,
           TestClient(quiet_app(time_, database_url=postgres_url)) as two):
         game_id, red, blue = rated_game(one, REALTIME)
-        beats = [client.app.state.service.absence.beat for client in (one, two)]
+        beats = [client.app.state.site.service.absence.beat for client in (one, two)]
         with two.websocket_connect(f"/ws/games/{game_id}?token={red}"):
             with one.websocket_connect(f"/ws/games/{game_id}?token={blue}"):
                 play_turn(one, game_id, red)
@@ -252,11 +252,11 @@ def test_a_player_connected_to_another_process_is_not_gone(
                 time_.ms += 60_000
                 one.portal.call(beats[0])  # Blue seen now, by process one
                 two.portal.call(beats[1])
-                two.portal.call(two.app.state.service.refresh, game_id)
+                two.portal.call(two.app.state.site.service.refresh, game_id)
                 assert state(two, game_id, red)["absent"] == []
                 refused = claim(two, game_id, red)
                 assert refused.status_code == 409 and "gone 0 s" in refused.json()["error"]
-            wait_for(lambda: (game_id, 1) not in one.app.state.service.absence._here, one)
+            wait_for(lambda: (game_id, 1) not in one.app.state.site.service.absence._here, one)
             left = time_.ms
             one.portal.call(beats[0])  # the moment Blue left, stored
             two.portal.call(beats[1])
@@ -279,10 +279,10 @@ def test_the_presence_beat_runs_by_itself(tmp_path: Path, time_: FakeTime,
 
     monkeypatch.setattr(absence, "PRESENCE_BEAT", 0.01)
     app = quiet_app(time_, data_dir=tmp_path)
-    app.state.service.presence = True
+    app.state.site.service.presence = True
     with TestClient(app) as client:
         game_id, red, _blue = rated_game(client, REALTIME)
-        storage = client.app.state.service.storage
+        storage = client.app.state.site.service.storage
         with client.websocket_connect(f"/ws/games/{game_id}?token={red}"):
             time_.ms += 5_000
             wait_for(lambda: storage.presence([game_id]).get(game_id, {}).get(0)

@@ -25,13 +25,14 @@ import pytest
 from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 
+from hexgames.web.accounts.rated_play import NEW_RATED_PER_HOUR
 from hexgames.web.app import create_app
-from hexgames.web.http.cross_site import NEW_RATED_PER_HOUR
 from hexgames.web.http.identity import COOKIE, hash_secret
 from hexgames.web.play.live_positions import FOLLOW_PLIES, OPENING_PLIES
 from hexgames.web.ratings.games import record_rated_result
 from hexgames.web.storage import StoredGame, open_storage
 from hexgames.web.storage.confusables import skeleton
+from test_web_app_wiring import app_routes
 
 FOREIGN = "http://testserver:8001"  # the same host, another port: another origin
 
@@ -78,7 +79,7 @@ def each_side_moves(client: TestClient, game_id: str, tokens: list[str],
                     plies: int = 0) -> None:
     """The seat to act plays its first legal action until both seats have acted, at
     least ``plies`` actions were played and a turn is complete (a turn start)."""
-    match = client.app.state.service.games.matches[game_id]  # type: ignore[attr-defined]
+    match = client.app.state.site.service.games.matches[game_id]  # type: ignore[attr-defined]
     moved: set[int] = set()
     for _ in range(40):
         if (moved == {0, 1} and len(match.plies) >= plies
@@ -150,7 +151,8 @@ def test_a_form_on_another_port_cannot_accept_a_challenge(app: Any) -> None:
 
 def test_every_state_changing_api_route_refuses_another_sites_page(app: Any) -> None:
     victim = named(app, "Victor")
-    routes = [(route.path, method) for route in app.routes if isinstance(route, APIRoute)
+    routes = [(route.path, method) for route in app_routes(app.routes)
+              if isinstance(route, APIRoute)
               for method in route.methods if method in {"POST", "PUT", "PATCH", "DELETE"}]
     assert ("/api/seeks/{seek_id}/accept", "POST") in routes and len(routes) >= 15
     for path, method in routes:
@@ -183,7 +185,7 @@ def test_a_password_change_logs_the_other_browsers_out(app: Any) -> None:
     assert ann.get("/api/me").json()["id"] == me["id"]  # this browser stays
     for other in (phone, stolen):
         assert other.get("/api/me").json()["id"] != me["id"]  # a fresh guest now
-    storage = app.state.service.storage
+    storage = app.state.site.service.storage
     with storage._transaction() as cursor:
         cursor.execute("SELECT secret_hash FROM player_sessions WHERE player_id = ?",
                        (me["id"],))
@@ -321,7 +323,8 @@ def test_no_engine_analysis_of_a_position_being_played(app: Any) -> None:
         "game": "dendria", "actions": line[:0], "depth": 0}).status_code == 200
     # Once the game is over, the same line is analysed.
     ann.post(f"/api/games/{game_id}/resign", json={"token": tokens[0]})
-    app.state.live_positions._read_at = -1e9  # the list of games is re-read (2 s cache)
+    # The list of games is re-read (2 s cache).
+    app.state.site.service.live_positions._read_at = -1e9
     answer = spectator.post("/api/analysis/evaluate", json=body)
     assert answer.status_code == 200, answer.text
 

@@ -204,5 +204,5 @@ def test_the_service_sends_a_games_searches_to_its_session(tmp_path: Path) -> No
         while not client.get(view, params={"token": token}).json()["history"]:
             assert time.monotonic() < deadline, "the computer never moved"
             time.sleep(0.05)
-        lane = app.state.service.workers.lane(1)
+        lane = app.state.site.service.workers.lane(1)
         assert game_id in lane.affinity, "the game is tied to the worker of its session"

@@ -48,7 +48,7 @@ def test_level_5_answers_turn_after_turn_while_pondering(tmp_path: Path, game: s
         assert created.status_code == 201, created.text
         game_id, token = created.json()["id"], created.json()["token"]
         view = f"/api/games/{game_id}"
-        workers = app.state.service.workers
+        workers = app.state.site.service.workers
         computer_turns = 0
         state = _wait_for_human_turn(client, view, token)
         while computer_turns < 4 and not state["is_over"]:

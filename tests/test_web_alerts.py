@@ -170,7 +170,7 @@ def test_the_alerts_socket_needs_an_identity_and_answers_pings(tmp_path: Path) -
 
 def test_alerts_sockets_are_bounded_per_player(client: TestClient) -> None:
     client.get("/api/me")
-    alerts = client.app.state.turn_alerts
+    alerts = client.app.state.site.turn_alerts
     alerts.per_player = 2
     with client.websocket_connect("/ws/alerts") as one, \
             client.websocket_connect("/ws/alerts") as two:
@@ -194,7 +194,7 @@ def test_a_turn_stored_by_another_process_reaches_a_socket_there(postgres_url: s
             two.cookies = httpx.Cookies(one.cookies)  # the same browser on the other
         with two.websocket_connect("/ws/alerts") as ann:
             opened(ann)
-            assert game_id not in two.app.state.service.games.matches
+            assert game_id not in two.app.state.site.service.games.matches
             play_turn(one, game_id, bob_token)
             turn = wait_turn(ann)
             view = state(one, game_id, ann_token)
@@ -218,7 +218,7 @@ def mailing(tmp_path: Path, smtp: MailServer) -> Iterator[TestClient]:
 
 def settled(client: TestClient) -> None:
     """Wait (bounded) until the turn checks have run and the mailer is idle."""
-    emails = client.app.state.turn_emails
+    emails = client.app.state.site.turn_emails
     wait_until(lambda: not emails._tasks and emails.mailer.idle(), "the mailer to finish")
 
 
@@ -270,7 +270,7 @@ def test_correspondence_turns_are_emailed_once_each_to_a_verified_opt_in(
 
     # The same turn seen again (a player connects; a restarted process forgot it): no
     # second email, the storage's mark holds.
-    client.app.state.turn_alerts._last.clear()
+    client.app.state.site.turn_alerts._last.clear()
     with client.websocket_connect(f"/ws/games/{game_id}?token={ann_token}") as socket:
         socket.receive_json()
     settled(client)
@@ -345,7 +345,7 @@ def test_turn_emails_are_in_the_language_of_the_page_that_set_them(
 
     # Turning them on again from a Portuguese page makes them Portuguese; the stop link
     # (or a change without a language) keeps what is stored.
-    storage = client.app.state.service.storage
+    storage = client.app.state.site.service.storage
     assert storage.alert_settings(ann).language == "ko"
     with visitor(client, "ann"):
         client.post("/api/me/alerts?lang=pt", json={"turn_emails": True})
@@ -402,7 +402,7 @@ def test_real_time_and_untimed_turns_are_not_emailed(mailing: TestClient,
                                                      smtp: MailServer) -> None:
     client = mailing
     named(client, "ann", "Ann")
-    storage = client.app.state.service.storage
+    storage = client.app.state.site.service.storage
     with visitor(client, "ann"):
         me = client.get("/api/me").json()["id"]
     storage.set_alert_email(me, "ann@example.org", "sha256:x", "2026-01-01T00:00:00+00:00")
@@ -449,10 +449,10 @@ def test_a_dead_mail_server_holds_up_no_request_and_the_queue_stays_bounded(
     with DeadServer() as dead:
         app = create_app(data_dir=tmp_path, ai_processes=1, mail=settings(dead.port, 600))
         with TestClient(app) as client:
-            emails = client.app.state.turn_emails
+            emails = client.app.state.site.turn_emails
             mailer = emails.mailer
             named(client, "ann", "Ann")
-            storage = client.app.state.service.storage
+            storage = client.app.state.site.service.storage
             with visitor(client, "ann"):
                 me = client.get("/api/me").json()["id"]
             storage.set_alert_email(me, "ann@example.org", "sha256:y", "2026-01-01T00:00")

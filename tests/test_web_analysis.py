@@ -22,6 +22,7 @@ from hexgames.ai.review import MISTAKE_DROP, evaluate, game_curve
 from hexgames.editing import EditorSpec
 from hexgames.game import game_names, get_game
 from hexgames.web.app import create_app
+from hexgames.web.http.client_limits import ClientLimit
 from hexgames.web.routes import analysis as web_analysis
 
 GAMES = ["benediction", "dendria"]
@@ -248,7 +249,7 @@ def test_budgets_are_bounded_and_bad_input_is_a_4xx(client: TestClient) -> None:
 
 
 def test_each_client_has_a_bounded_number_of_analyses_in_flight() -> None:
-    limit = web_analysis.ClientLimit(2)
+    limit = ClientLimit(2)
 
     def request(host: str) -> Request:
         return Request({"type": "http", "client": (host, 1234), "headers": []})
@@ -402,8 +403,8 @@ def test_an_abandoned_analysis_leaves_the_engine_queue_and_the_client_s_share(
         serving = asyncio.create_task(server.serve())
         await _until(lambda: server.started, "the server started")
         port = server.servers[0].sockets[0].getsockname()[1]
-        lane = app.state.service.workers.lane(web_analysis.HINT_LEVEL)
-        busy = asyncio.create_task(app.state.service.workers.run(time.sleep, 300))
+        lane = app.state.site.service.workers.lane(web_analysis.HINT_LEVEL)
+        busy = asyncio.create_task(app.state.site.service.workers.run(time.sleep, 300))
         try:
             await _until(lambda: lane.running == 1, "the long job holds the worker")
             first = [await _send_evaluation(port) for _ in range(web_analysis.MAX_PER_CLIENT)]
@@ -420,9 +421,9 @@ def test_an_abandoned_analysis_leaves_the_engine_queue_and_the_client_s_share(
             writer.close()
         finally:
             busy.cancel()
-            app.state.service.workers.shutdown()  # ends the long job (and any search)
+            app.state.site.service.workers.shutdown()  # ends the long job (and any search)
             server.should_exit = True
             await serving
-            app.state.service.workers.shutdown()
+            app.state.site.service.workers.shutdown()
 
     asyncio.run(scenario())

@@ -185,7 +185,7 @@ def test_unexpected_errors_become_a_json_500_without_internals(
         def broken(limit: int = 50) -> list:
             raise RuntimeError("secret internals")
 
-        monkeypatch.setattr(app.state.service.storage, "list_games", broken)
+        monkeypatch.setattr(app.state.site.service.storage, "list_games", broken)
         response = client.get("/api/games")
         assert response.status_code == 500
         assert response.json() == {
@@ -373,7 +373,7 @@ def test_an_ai_answer_that_arrives_after_an_undo_is_discarded(tmp_path: Path) ->
             await asyncio.sleep(0.01)
         return _first_legal(game_name, options, actions)
 
-    app.state.service.workers.choose = slow_choose
+    app.state.site.service.workers.choose = slow_choose
     with TestClient(app) as client:
         game_id, token = new_game(client, "benediction", mode="ai", seat=0, level=1)
         play_first_legal(client, game_id, token, 1)
@@ -394,7 +394,7 @@ def test_a_failing_ai_is_reported_and_changes_nothing(tmp_path: Path) -> None:
                             game_id=None):
         return "not-an-action"
 
-    app.state.service.workers.choose = broken_choose
+    app.state.site.service.workers.choose = broken_choose
     with TestClient(app) as client:
         game_id, token = new_game(client, "dendria", mode="ai", seat=1, level=1)
         failed = wait_for(client, game_id, token, lambda s: s["ai_error"])

@@ -35,7 +35,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from hexgames.web.app import create_app
-from hexgames.web.http import limits
+from hexgames.web.http import client_limits, connections
+from hexgames.web.http.state import app_state
 from hexgames.web.play.hub import MAX_PER_GAME
 from server_support import start_serve, stop_serve
 
@@ -47,7 +48,7 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
 
 #: Seconds any one thing that should happen may take (a loaded 2-core CI machine).
 WAIT = 30.0
-CAP = limits.MAX_SOCKETS_PER_ADDRESS
+CAP = client_limits.MAX_SOCKETS_PER_ADDRESS
 SMALL = {"game": "dendria", "mode": "online", "options": {"board_side": 3}}
 
 
@@ -249,7 +250,7 @@ def test_a_player_gets_in_when_viewers_fill_the_whole_server(tmp_path: Path) -> 
     """The server-wide total (lowered to 2 here, on a server in this process): a viewer
     is refused, a player of a game is admitted and a viewer makes room."""
     app = create_app(data_dir=tmp_path, ai_processes=1)
-    app.state.service.hub.max_total = 2
+    app.state.site.service.hub.max_total = 2
     with serving(app) as url:
         made = [create_game("127.0.0.12", url) for _ in range(3)]
         one, two, three = (f"/ws/games/{game['id']}" for game in made)
@@ -287,7 +288,7 @@ def serving(app: Any) -> Iterator[str]:
     """``app`` under uvicorn with the protocol ``hexgames serve`` uses, in a thread."""
     import uvicorn
 
-    app.state.test_protocol = limits.guarded_http_protocol()
+    app.state.test_protocol = connections.guarded_http_protocol()
     config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning",
                             http=app.state.test_protocol, proxy_headers=False,
                             timeout_graceful_shutdown=10)
@@ -326,7 +327,7 @@ def test_idle_connections_of_one_address_do_not_make_the_site_answer_503(
         assert response.status_code == 200, response.text
         assert http_from("127.0.0.10", "GET", f"{server}/api/games").status_code == 200
         # and not one of them is held for ever: all closed by the server (bounded wait)
-        still_open = wait_closed(idle, limits.HEADER_TIMEOUT + 60)
+        still_open = wait_closed(idle, connections.HEADER_TIMEOUT + 60)
         assert not still_open, f"{len(still_open)} idle connections were kept open"
     finally:
         for sock in idle:
@@ -398,7 +399,7 @@ def test_requests_past_a_client_s_share_are_refused_politely(tmp_path: Path) -> 
     hints (shares lowered to 0 here so that no request need be held in flight); 503 with
     ``Retry-After`` past the server's total."""
     with TestClient(create_app(data_dir=tmp_path, ai_processes=1)) as client:
-        shares = limits.limits_of(client.app)
+        shares = app_state(client.app).client_limits
         created = client.post("/api/games", json={"game": "dendria", "mode": "ai",
                                                   "level": 1}).json()
         shares.uploads.limit = 0

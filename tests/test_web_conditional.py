@@ -256,7 +256,7 @@ def test_a_reply_that_loses_a_race_leaves_the_stored_game_as_it_is(tmp_path: Pat
         assert store(client, game_id, blue, line).status_code == 201
         other = next(entry["action"] for entry in preview(client, game_id, blue, line[:1])
                      ["legal"] if entry["action"] != line[1])
-        service = app.state.service
+        service = app.state.site.service
         save = service.games.save_or_take_back
 
         async def racing(match: Any, first: int, notation: str, present: bool = False

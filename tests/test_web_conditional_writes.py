@@ -380,7 +380,7 @@ def test_one_process_on_sqlite_plays_offers_and_rematches_as_before(tmp_path: Pa
                     "ply": view["ply"]}).json()
             assert view["takeback_offer"] is None  # the move dropped the request
             assert view["clock"]["running"] == (1 - mover if turn else None)
-        storage = app.state.service.storage
+        storage = app.state.site.service.storage
         assert storage.load_game(game_id).meta["clock"]["turns"] == [3, 3]
         client.post(f"{url}/resign", json={"token": red})
         assert client.post(f"{url}/rematch", json={"token": red}).status_code == 200

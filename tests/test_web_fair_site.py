@@ -78,7 +78,7 @@ def test_a_seat_holder_is_never_locked_out_by_the_other_seats_sockets(
     """Blue fills the game with sockets of his own seat (the game's cap lowered, as 63
     sockets from 3 addresses filled 64 before), Red's connection blips: Red is let in,
     Blue keeps only his newest ``MAX_PER_SEAT`` sockets, and his claim is refused."""
-    service = client.app.state.service
+    service = client.app.state.site.service
     service.hub.max_per_game = MAX_PER_SEAT + 4
     game_id, red, blue = opened_game(client)
     with contextlib.ExitStack() as stack:
@@ -101,7 +101,7 @@ def test_a_seat_holder_is_never_locked_out_by_the_other_seats_sockets(
 
 def test_a_full_game_makes_room_for_a_player_but_not_for_a_viewer(
         client: TestClient) -> None:
-    service = client.app.state.service
+    service = client.app.state.site.service
     service.hub.max_per_game = 3
     game_id, red, blue = rated_game(client, REALTIME)
     with (client.websocket_connect(socket_url(game_id, blue)) as mine,
@@ -128,8 +128,8 @@ def two_processes(postgres_url: str, time_: FakeTime) -> Iterator[tuple[TestClie
 def gone_everywhere(one: TestClient, two: TestClient, game_id: str) -> None:
     """Both processes have run their presence beat and hold the current game."""
     for process in (one, two):
-        process.portal.call(process.app.state.service.absence.beat)
-        process.portal.call(process.app.state.service.refresh, game_id)
+        process.portal.call(process.app.state.site.service.absence.beat)
+        process.portal.call(process.app.state.site.service.refresh, game_id)
 
 
 def test_a_player_back_on_another_process_is_seen_by_a_claim_at_once(
@@ -160,7 +160,7 @@ def test_an_action_stored_by_another_process_is_presence_for_a_claim(
     time_.ms += 60_000
     gone_everywhere(one, two, game_id)
     play_turn(two, game_id, red)
-    one.portal.call(one.app.state.service.refresh, game_id)
+    one.portal.call(one.app.state.site.service.refresh, game_id)
     time_.ms += 1_000
     refused = claim(one, game_id, blue)
     assert refused.status_code == 409, refused.text
@@ -185,7 +185,7 @@ def test_a_move_and_a_claim_at_the_same_instant_exactly_one_wins(
             answers = (moved.result(timeout=60), claimed.result(timeout=60))
         assert sorted(answer.status_code == 200 for answer in answers) == [False, True], [
             answer.text for answer in answers]
-        stored = one.app.state.service.storage.load_game(game_id)
+        stored = one.app.state.site.service.storage.load_game(game_id)
         if answers[1].status_code == 200:  # the claim won: the action was not stored
             assert (stored.status, stored.reason) == ("over", "Red left the game")
             assert len(stored.actions) == plies and answers[0].status_code == 409
@@ -240,7 +240,7 @@ def test_the_computer_does_not_answer_a_live_position_played_into_its_game(app: 
     """A game against the computer from the live game's position one turn earlier; the
     opponent's real last turn is played into it: the computer will not move."""
     game_id, line, _tokens, stranger = live_line(app)
-    plies = app.state.service.games.matches[game_id].plies
+    plies = app.state.site.service.games.matches[game_id].plies
     last_turn = max(index for index, ply in enumerate(plies) if ply.turn_start)
     earlier = stranger.post("/api/analysis/position", json={
         "game": "dendria", "actions": line[:last_turn]}).json()["text"]
@@ -336,7 +336,7 @@ def test_the_clock_stands_still_while_storage_cannot_take_moves(
     url = f"postgresql://postgres@/fair?host={own_cluster}"
     control = {"kind": "realtime", "base_s": 60, "increment_s": 0}
     with TestClient(quiet_app(time_, database_url=url)) as client:
-        service = client.app.state.service
+        service = client.app.state.site.service
         service.storage_timeout = 3.0
         game_id, red, blue = rated_game(client, control)
         play_turn(client, game_id, red)

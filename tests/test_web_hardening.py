@@ -126,7 +126,7 @@ def test_the_ai_queue_is_bounded_and_cheap_levels_do_not_wait_behind_strong_ones
 
 
 def test_a_full_ai_queue_answers_503_when_a_game_is_created(client: TestClient) -> None:
-    lane = client.app.state.service.workers.lane(5)
+    lane = client.app.state.site.service.workers.lane(5)
     lane.running, lane.waiting = lane.workers, lane.max_waiting  # as if it were full
     try:
         response = client.post("/api/games", json={"game": "dendria", "mode": "ai", "level": 5})
@@ -178,7 +178,7 @@ def test_records_are_capped_in_size(client: TestClient) -> None:
 
 
 def test_connections_per_game_are_capped(client: TestClient) -> None:
-    client.app.state.service.hub.max_per_game = 2
+    client.app.state.site.service.hub.max_per_game = 2
     game = create(client, mode="online")
     url = f"/ws/games/{game['id']}"
     with client.websocket_connect(url) as one, client.websocket_connect(url) as two:
@@ -243,7 +243,7 @@ def test_a_long_record_uploads_and_replays_anywhere(client: TestClient) -> None:
     probe = game.new(quiet_limit=1000, size=5)
     for action in position.history[:4321]:
         probe.play(action)
-    match = client.app.state.service.games.matches[gid]
+    match = client.app.state.site.service.games.matches[gid]
     assert match.replay_svg(4321) == str(game.render_svg(
         probe, last_action=match.latest_turn(4321) or None))
 
@@ -251,7 +251,7 @@ def test_a_long_record_uploads_and_replays_anywhere(client: TestClient) -> None:
 # ------------------------------------------------- 6. storage failures
 def test_a_storage_failure_is_a_503_and_the_socket_stays_open(client: TestClient) -> None:
     game = create(client, mode="hotseat")
-    service = client.app.state.service
+    service = client.app.state.site.service
     storage = service.storage
     original = storage.append_actions
 
@@ -499,7 +499,7 @@ def test_the_encoded_state_is_the_state(client: TestClient) -> None:
         client.post(f"/api/games/{game['id']}/actions",
                     json={"token": game["token"], "action": legal[-1]["action"]})
     client.post(f"/api/games/{game['id']}/undo", json={"token": game["token"]})
-    match = client.app.state.service.games.matches[game["id"]]
+    match = client.app.state.site.service.games.matches[game["id"]]
     for token in (game["token"], None):
         assert json.loads(match.view_json(token, present=[0])) == {
             **match.view(token), "present": [0]}
@@ -507,7 +507,7 @@ def test_the_encoded_state_is_the_state(client: TestClient) -> None:
 
 
 def test_connections_in_total_are_capped(client: TestClient) -> None:
-    client.app.state.service.hub.max_total = 2
+    client.app.state.site.service.hub.max_total = 2
     games = [create(client, mode="online")["id"] for _ in range(3)]
     with client.websocket_connect(f"/ws/games/{games[0]}") as one, \
             client.websocket_connect(f"/ws/games/{games[1]}") as two:
@@ -523,7 +523,7 @@ def test_connections_in_total_are_capped(client: TestClient) -> None:
 def test_a_storage_call_that_hangs_is_answered_503(client: TestClient) -> None:
     import threading
 
-    service = client.app.state.service
+    service = client.app.state.site.service
     service.storage_timeout = 0.5
     release = threading.Event()
     original = service.storage.list_games

@@ -16,10 +16,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from hexgames.errors import IllegalAction
-from hexgames.web import app as app_module
 from hexgames.web.app import create_app
 from hexgames.web.game.clocks import FIRST_TURN_LIMIT_MS, wall_ms
 from hexgames.web.http import identity as identity_module
+from hexgames.web.routes import games as game_routes
 from test_web_lobby import accept, play_turn, seek_and_accept, state, visitor
 
 DAY_MS = 86_400_000
@@ -42,9 +42,9 @@ def time_() -> FakeTime:
 
 def make_app(path: Path, time_: FakeTime) -> Any:
     app = create_app(data_dir=path, ai_processes=1)
-    app.state.service.now = time_
-    app.state.service.watch_clocks = False
-    app.state.service.housekeeping = False
+    app.state.site.service.now = time_
+    app.state.site.service.watch_clocks = False
+    app.state.site.service.housekeeping = False
     return app
 
 
@@ -68,7 +68,7 @@ REALTIME = {"kind": "realtime", "base_s": 60, "increment_s": 0}
 def test_an_unopened_realtime_invitation_is_written_once_not_every_minute(
         client: TestClient, time_: FakeTime, monkeypatch: pytest.MonkeyPatch,
         tmp_path: Path) -> None:
-    service = client.app.state.service
+    service = client.app.state.site.service
     writes: list[str] = []
     original = service.storage.set_meta
 
@@ -99,7 +99,7 @@ def test_an_unopened_realtime_invitation_is_written_once_not_every_minute(
 
 def test_unopened_invitations_expire_and_challenges_too(
         client: TestClient, time_: FakeTime) -> None:
-    service = client.app.state.service
+    service = client.app.state.site.service
     quick = invitation(client, REALTIME)
     untimed = invitation(client, None)
     slow = invitation(client, {"kind": "correspondence", "days": 3})
@@ -123,7 +123,7 @@ def test_unopened_invitations_expire_and_challenges_too(
 
 def test_idle_guests_are_deleted_named_ones_and_players_kept(
         client: TestClient, time_: FakeTime) -> None:
-    service = client.app.state.service
+    service = client.app.state.site.service
     ids = {}
     for who in ("idle", "named", "player", "opponent", "aborter"):
         with visitor(client, who):
@@ -160,8 +160,8 @@ def test_new_identities_and_games_are_limited_per_address(client: TestClient) ->
         page = client.get("/")  # a page still loads, without an identity
         assert page.status_code == 200 and "set-cookie" not in page.headers
     codes = [client.post("/api/games", json={"game": "benediction", "mode": "hotseat"})
-             .status_code for _ in range(app_module.GAMES_PER_ADDRESS + 1)]
-    assert codes[:-1] == [201] * app_module.GAMES_PER_ADDRESS and codes[-1] == 429
+             .status_code for _ in range(game_routes.GAMES_PER_ADDRESS + 1)]
+    assert codes[:-1] == [201] * game_routes.GAMES_PER_ADDRESS and codes[-1] == 429
     limited = client.post("/api/games", json={"game": "benediction", "mode": "hotseat"})
     assert limited.status_code == 429 and int(limited.headers["Retry-After"]) > 0
 
@@ -179,7 +179,7 @@ def test_one_address_has_a_small_share_of_the_lobby(client: TestClient) -> None:
     assert [r.status_code for r in codes[:share]] == [201] * share
     assert codes[-1].status_code == 409 and "your address" in codes[-1].json()["error"]
     assert "from" not in codes[0].json()["seek"]  # the address tag is not shown
-    service = client.app.state.service
+    service = client.app.state.site.service
     other = {"player_id": "someone-else", "name": "Guest-other"}
     seek, _ = client.portal.call(lambda: service.create_seek(
         "dendria", None, None, "random", False, other, None, address="198.51.100.7"))
@@ -203,7 +203,7 @@ def test_a_departed_posters_realtime_challenges_are_withdrawn(
         client: TestClient, time_: FakeTime) -> None:
     from hexgames.web.lobby.challenges import LOBBY_LEAVE_GRACE
 
-    service = client.app.state.service
+    service = client.app.state.site.service
     me = client.get("/api/me").json()["id"]
     with client.websocket_connect("/ws/lobby") as socket:
         assert socket.receive_json()["type"] == "lobby"
@@ -231,7 +231,7 @@ def test_a_departed_posters_realtime_challenges_are_withdrawn(
 # ------------------------------------------------------------- row 15: clocks
 def test_a_move_within_the_lag_credit_after_the_deadline_counts(
         client: TestClient, time_: FakeTime) -> None:
-    service = client.app.state.service
+    service = client.app.state.site.service
     game_id, (red, blue) = seek_and_accept(
         client, {"kind": "realtime", "base_s": 10, "increment_s": 0})
     play_turn(client, game_id, red)

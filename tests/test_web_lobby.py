@@ -46,8 +46,8 @@ def time_() -> FakeTime:
 @pytest.fixture
 def client(tmp_path: Path, time_: FakeTime) -> Iterator[TestClient]:
     app = create_app(data_dir=tmp_path, ai_processes=1)
-    app.state.service.now = time_
-    app.state.service.watch_clocks = False
+    app.state.site.service.now = time_
+    app.state.site.service.watch_clocks = False
     with TestClient(app) as test_client:
         yield test_client
 
@@ -140,7 +140,7 @@ def test_two_acceptors_at_once_make_one_game(backend: tuple[str, dict]) -> None:
     if kind == "postgres":
         apps.append(create_app(ai_processes=1, **args))
     with TestClient(apps[0]) as client, TestClient(apps[-1]) as other:
-        services = [client.app.state.service, other.app.state.service]
+        services = [client.app.state.site.service, other.app.state.site.service]
         for round_ in range(5):
             seek_id = client.post("/api/seeks", json={"game": "benediction"}).json()["id"]
             if len(apps) == 1:
@@ -218,7 +218,7 @@ def test_the_clock_runs_out_and_the_server_ends_the_game(
         client: TestClient, time_: FakeTime) -> None:
     game_id, (red, blue) = seek_and_accept(
         client, {"kind": "realtime", "base_s": 5, "increment_s": 1})
-    service = client.app.state.service
+    service = client.app.state.site.service
     play_turn(client, game_id, red)
     time_.ms += 30_000  # first turns are free (within the first-turn limit)
     play_turn(client, game_id, blue)
@@ -260,8 +260,8 @@ def test_a_late_move_is_refused_as_a_timeout(client: TestClient, time_: FakeTime
 def test_games_overdue_after_a_restart_are_adjudicated(
         tmp_path: Path, time_: FakeTime) -> None:
     app = create_app(data_dir=tmp_path, ai_processes=1)
-    app.state.service.now = time_
-    app.state.service.watch_clocks = False
+    app.state.site.service.now = time_
+    app.state.site.service.watch_clocks = False
     with TestClient(app) as client:
         game_id, (red, blue) = seek_and_accept(
             client, {"kind": "realtime", "base_s": 10, "increment_s": 0})
@@ -271,14 +271,14 @@ def test_games_overdue_after_a_restart_are_adjudicated(
         # test_web_housekeeping.py).
         time_.ms += 11_000
     app = create_app(data_dir=tmp_path, ai_processes=1)
-    app.state.service.now = time_
-    app.state.service.watch_clocks = False
+    app.state.site.service.now = time_
+    app.state.site.service.watch_clocks = False
     with TestClient(app) as client:
-        service = client.app.state.service
+        service = client.app.state.site.service
         client.portal.call(service.resync_clocks)  # what the watch does when it starts
         assert client.portal.call(service.check_clocks) == [game_id]
-        assert client.app.state.service.clocks.deadlines == {}
-        stored = client.app.state.service.storage.load_game(game_id)
+        assert client.app.state.site.service.clocks.deadlines == {}
+        stored = client.app.state.site.service.storage.load_game(game_id)
         assert (stored.status, stored.reason) == ("over", "Red ran out of time")
 
 
@@ -289,7 +289,7 @@ def test_correspondence_lists_whose_turn_it_is(client: TestClient, time_: FakeTi
     play_turn(client, game_id, red)
     assert client.get("/api/seeks").json()["playing"][0]["turn"] == 1
     time_.ms += 2 * 86_400_000 + 500  # the deadline and the lag credit after it
-    assert client.portal.call(client.app.state.service.check_clocks) == [game_id]
+    assert client.portal.call(client.app.state.site.service.check_clocks) == [game_id]
     assert state(client, game_id, None)["result"] == "Red wins (Blue ran out of time)"
 
 
@@ -380,7 +380,7 @@ def test_a_rated_game_lost_on_time_changes_both_ratings(
     play_turn(client, game_id, red)
     play_turn(client, game_id, blue)
     time_.ms += 60_500  # the deadline and the lag credit after it
-    assert client.portal.call(client.app.state.service.check_clocks) == [game_id]
+    assert client.portal.call(client.app.state.site.service.check_clocks) == [game_id]
     view = state(client, game_id, None)
     assert view["result"] == "Blue wins (Red ran out of time)"
     changes = view["rating_changes"]
@@ -496,8 +496,8 @@ def test_clocks_on_both_storages_across_two_servers(
     kind, args = backend
     with ExitStack() as stack:
         first = create_app(ai_processes=1, **args)
-        first.state.service.now = time_
-        first.state.service.watch_clocks = False
+        first.state.site.service.now = time_
+        first.state.site.service.watch_clocks = False
         client = stack.enter_context(TestClient(first))
         game_id, (red, blue) = seek_and_accept(
             client, {"kind": "realtime", "base_s": 8, "increment_s": 2})
@@ -509,13 +509,13 @@ def test_clocks_on_both_storages_across_two_servers(
         if kind == "sqlite":
             stack.close()  # one server per SQLite file
         else:  # the first server keeps the clocks (its heartbeat): no outage to credit
-            client.portal.call(first.state.service.mark_clocks_kept)
+            client.portal.call(first.state.site.service.mark_clocks_kept)
         time_.ms += 8_500  # blue's flag has fallen (and the lag credit after it)
         second = create_app(ai_processes=1, **args)
-        second.state.service.now = time_
-        second.state.service.watch_clocks = False
+        second.state.site.service.now = time_
+        second.state.site.service.watch_clocks = False
         other = stack.enter_context(TestClient(second))
-        service = other.app.state.service
+        service = other.app.state.site.service
         other.portal.call(service.resync_clocks)
         assert other.portal.call(service.check_clocks) == [game_id]
         view = state(other, game_id, None)
@@ -527,7 +527,7 @@ def test_a_first_turn_not_made_in_time_aborts_the_game(
         client: TestClient, time_: FakeTime) -> None:
     game_id, (red, blue) = seek_and_accept(
         client, {"kind": "realtime", "base_s": 60, "increment_s": 0})
-    service = client.app.state.service
+    service = client.app.state.site.service
     assert state(client, game_id, red)["clock"]["abort_in_ms"] == 60_000
     time_.ms += 20_000
     play_turn(client, game_id, red)
@@ -547,7 +547,7 @@ def test_an_unopened_invitation_does_not_abort_a_timed_game(
         "game": "benediction", "mode": "online",
         "control": {"kind": "realtime", "base_s": 60, "increment_s": 0}}).json()
     time_.ms += 61_000
-    service = client.app.state.service
+    service = client.app.state.site.service
     assert client.portal.call(service.check_clocks) == []
     view = state(client, made["id"], made["token"])
     assert not view["is_over"] and view["clock"]["abort_in_ms"] == 60_000

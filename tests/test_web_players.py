@@ -28,7 +28,7 @@ from hexgames.web.http.identity import (
     validate_name,
     verify_password,
 )
-from hexgames.web.http.limits import RateLimiter
+from hexgames.web.http.rate_limit import RateLimiter
 from hexgames.web.ratings.games import rating_pool, record_rated_result
 from hexgames.web.ratings.glicko2 import Rating, idle, periods_between, update
 from hexgames.web.storage import StoredGame, open_storage
@@ -318,8 +318,8 @@ def test_a_rated_game_updates_ratings_once_and_shows_the_change(app: Any) -> Non
     assert profile["ratings"][0]["losses"] == 1 and profile["ratings"][0]["games"] == 1
     assert [g["id"] for g in profile["finished"]] == [game_id]
     # Idempotent: applying the same game again changes nothing and answers the same.
-    storage = app.state.service.storage
-    match = app.state.service.games.matches[game_id]
+    storage = app.state.site.service.storage
+    match = app.state.site.service.games.matches[game_id]
     assert record_rated_result(storage, match) == changes
     assert record_rated_result(storage, storage.load_game(game_id)) == changes
     assert ann.get("/api/leaderboard").json()["players"] == board["players"]
@@ -395,7 +395,7 @@ def test_the_lobby_can_pair_two_identities_and_a_websocket_knows_its_player(app:
         assert socket.receive_json()["name"] == "Ann"
     players = [Player(me["id"], me["name"]) for me in
                (ann.get("/api/me").json(), bob.get("/api/me").json())]
-    service, driver = app.state.service, app.state.driver
+    service, driver = app.state.site.service, app.state.driver
     match, _ = driver.portal.call(partial(
         service.create, "dendria", {}, "online", seat=1, player=players[0],
         opponent=players[1], rated=True))

@@ -39,7 +39,7 @@ STAMP = "2026-01-01T00:00:00+00:00"
 def quiet_app(time_: FakeTime, **args: Any) -> Any:
     """An app whose background tasks are off: the test runs the waves itself."""
     app = create_app(ai_processes=1, **args)
-    service = app.state.service
+    service = app.state.site.service
     service.now = time_
     service.watch_clocks = False
     service.housekeeping = False
@@ -218,7 +218,7 @@ def test_the_waiting_counts_reach_the_lobby_when_they_change(client: TestClient)
 def test_ratings_far_apart_are_paired_once_the_range_is_wide_enough(
         client: TestClient, time_: FakeTime) -> None:
     ann_id, bob_id = name(client, "Ann"), name(client, "Bob")
-    storage = client.app.state.service.storage
+    storage = client.app.state.site.service.storage
 
     def seed(first: Any, second: Any) -> tuple[RatingRecord, RatingRecord, Any]:
         return (RatingRecord(ann_id, "benediction", 1900.0, 60.0, 0.06, 20, 20, 0, 0, STAMP),
@@ -228,7 +228,7 @@ def test_ratings_far_apart_are_paired_once_the_range_is_wide_enough(
     storage.apply_rated_result("seed", "benediction", (ann_id, bob_id), STAMP, seed)
     assert join(client, "Ann").json()["entry"]["rating"] == 1900
     assert join(client, "Bob").json()["entry"]["status"] == "waiting"  # 400 apart
-    service = client.app.state.service
+    service = client.app.state.site.service
     for step in (29_000, 1_000):
         time_.ms += step
         for who in ("Ann", "Bob"):  # their pages' polls keep their places
@@ -257,7 +257,7 @@ def test_a_player_waits_in_one_pool_at_most_and_may_leave(client: TestClient) ->
 
 
 def test_closing_the_lobby_socket_leaves_the_pool(client: TestClient) -> None:
-    storage = client.app.state.service.storage
+    storage = client.app.state.site.service.storage
     with visitor(client, "Ann"):
         ann = client.get("/api/me").json()["id"]  # (the jar keeps the cookie on leaving)
     with visitor(client, "Ann"), client.websocket_connect("/ws/lobby") as one:
@@ -266,7 +266,7 @@ def test_closing_the_lobby_socket_leaves_the_pool(client: TestClient) -> None:
             two.receive_json()
             join(client, "Ann")
         # One of Ann's two lobby sockets closed: she still waits (no leave was started).
-        service = client.app.state.service
+        service = client.app.state.site.service
         wait_for(lambda: len(service.lobby._players) == 1, client)
         assert not service.pools._tasks
         client.portal.call(service.match_pools)
@@ -397,12 +397,13 @@ def test_two_processes_matching_at_once_start_one_game(postgres_url: str,
 
     with (TestClient(quiet_app(time_, database_url=postgres_url)) as one,
           TestClient(quiet_app(time_, database_url=postgres_url)) as two):
-        storage = one.app.state.service.storage
+        storage = one.app.state.site.service.storage
         for round_ in range(5):
             for n in range(2):
                 storage.join_pool(entry(f"w{round_}-{n}", 1500, int(time_.ms)))
             with ThreadPoolExecutor(2) as executor:
-                futures = [executor.submit(client.portal.call, client.app.state.service.match_pools)
+                futures = [executor.submit(client.portal.call,
+                                           client.app.state.site.service.match_pools)
                            for client in (one, two)]
                 made = [game for future in futures for game in future.result()]
             assert len(made) == 1, made
@@ -415,7 +416,7 @@ def test_the_waves_run_by_themselves(tmp_path: Path, time_: FakeTime,
     period shortened; the wait for it is bounded)."""
     monkeypatch.setattr(pools, "POOL_WAVE", 0.01)
     app = quiet_app(time_, data_dir=tmp_path)
-    app.state.service.pooling = True
+    app.state.site.service.pooling = True
     with TestClient(app) as client:
         ann_id, bob_id = name(client, "Ann"), name(client, "Bob")
 
@@ -424,7 +425,7 @@ def test_the_waves_run_by_themselves(tmp_path: Path, time_: FakeTime,
                     RatingRecord(bob_id, "benediction", 1500.0, 60.0, 0.06, 9, 0, 9, 0, STAMP),
                     [])
 
-        client.app.state.service.storage.apply_rated_result(
+        client.app.state.site.service.storage.apply_rated_result(
             "seed", "benediction", (ann_id, bob_id), STAMP, seed)
         join(client, "Ann", rated=False)
         assert join(client, "Bob", rated=False).json()["entry"]["status"] == "waiting"

@@ -18,7 +18,7 @@ from fastapi.testclient import TestClient
 
 from hexgames.game import get_game
 from hexgames.web.http.identity import hash_secret
-from hexgames.web.http.limits import RateLimiter
+from hexgames.web.http.rate_limit import RateLimiter
 from hexgames.web.ratings import results as game_results
 from hexgames.web.ratings.games import record_rated_result
 from hexgames.web.routes import profiles
@@ -293,7 +293,7 @@ def test_a_game_is_filed_when_it_ends(app: Any) -> None:  # noqa: F811
     """Filed by the end itself (no profile read needed), from the game in memory."""
     ann, bob = players(app, "Ann", "Bob")
     game_id = play_to_the_end(ann, bob, loser=0)
-    storage = app.state.service.storage
+    storage = app.state.site.service.storage
     ann_id = ann.get("/api/me").json()["id"]
     assert storage.unfiled_games(ann_id, 10) == []
     found, _ = storage.search_games(ann_id, GameQuery(), 0, 10)
@@ -305,7 +305,7 @@ def test_older_games_are_filed_a_bounded_number_per_read(
         app: Any, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
     ann, bob = players(app, "Ann", "Bob")
     ids = [play_to_the_end(ann, bob, loser=n % 2, rated=False) for n in range(3)]
-    storage = app.state.service.storage
+    storage = app.state.site.service.storage
     with storage._transaction() as cursor:  # as a database of an earlier release
         cursor.execute("DELETE FROM game_results")
     monkeypatch.setattr(game_results, "FILE_PER_CALL", 2)
@@ -412,7 +412,7 @@ def test_the_export_is_a_zip_of_every_finished_record(
     # Bounded: the most recent games only, and a note saying so.
     monkeypatch.setattr(profiles, "MAX_EXPORT_GAMES", 1)
     small = zipfile.ZipFile(io.BytesIO(bob.get("/api/players/ann/export").content))
-    newest = app.state.service.storage.finished_game_ids(ann.get("/api/me").json()["id"], 1)
+    newest = app.state.site.service.storage.finished_game_ids(ann.get("/api/me").json()["id"], 1)
     assert [name.split("-", 1)[-1] for name in small.namelist()] == [f"{newest[0]}.txt",
                                                                      "README.txt"]
     assert "most recent" in small.read("README.txt").decode()
@@ -421,7 +421,7 @@ def test_the_export_is_a_zip_of_every_finished_record(
 
 def test_exports_are_rate_limited_and_bounded_at_once(app: Any) -> None:  # noqa: F811
     (ann,) = players(app, "Ann")
-    exports = app.state.profile_exports
+    exports = app.state.site.profile_exports
     exports.rate = RateLimiter(2, 600.0)
     assert [ann.get("/api/players/ann/export").status_code for _ in range(2)] == [200, 200]
     refused = ann.get("/api/players/ann/export")

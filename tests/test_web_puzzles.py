@@ -140,7 +140,7 @@ def test_guests_are_judged_but_not_rated(app: Any) -> None:
     solved = try_puzzle(guest, first["id"], list(shipped(first["id"]).lesson.solution))
     assert solved["status"] == "solved" and solved["result"] == {
         "win": True, "rated": False, "solution": list(shipped(first["id"]).lesson.solution)}
-    stats = app.state.service.storage.puzzle_stats(GAME)
+    stats = app.state.site.service.storage.puzzle_stats(GAME)
     assert first["id"] not in stats  # the puzzle's rating did not move either
     # A client without cookies is judged too.
     assert TestClient(app).post(f"/api/puzzles/{GAME}/{first['id']}/try",
@@ -259,7 +259,7 @@ def test_a_streak_goes_on_until_the_first_mistake_and_keeps_the_best(app: Any) -
     bob = browser(app, "Bob")
     streak = bob.post(f"/api/puzzles/{GAME}/streak").json()
     assert (streak["solved"], streak["status"], streak["best"]) == (0, "playing", 0)
-    stored = app.state.service.storage.load_streak(streak["id"])
+    stored = app.state.site.service.storage.load_streak(streak["id"])
     ratings = [shipped(i).rating for i in stored.puzzles]
     assert ratings == sorted(ratings)
     for number in range(2):
@@ -302,7 +302,7 @@ def test_a_guest_streak_is_judged_and_its_best_not_stored(app: Any) -> None:
     streak = solved.json()["streak"]
     lost = streak_try(guest, streak, wrong_try(shipped(streak["puzzle"]["id"]))).json()
     assert lost["streak"]["solved"] == 1 and lost["streak"]["status"] == "over"
-    assert app.state.service.storage.puzzle_rating(
+    assert app.state.site.service.storage.puzzle_rating(
         guest.get("/api/me").json()["id"], GAME) is None
 
 

@@ -36,11 +36,11 @@ from fastapi.testclient import TestClient
 from hexgames.game import get_game
 from hexgames.tutorial import puzzle_set
 from hexgames.web.accounts.mail import validate_email
+from hexgames.web.accounts.rated_play import NEW_RATED_PER_HOUR
 from hexgames.web.alerts import emails as turn_emails
 from hexgames.web.app import create_app
 from hexgames.web.http import identity as identity_module
-from hexgames.web.http.cross_site import NEW_RATED_PER_HOUR
-from hexgames.web.http.limits import UPLOADS_PER_WINDOW
+from hexgames.web.http.client_limits import UPLOADS_PER_WINDOW
 from hexgames.web.routes import pairing as pairing_routes
 from hexgames.web.routes import puzzles as puzzle_pages
 from hexgames.web.routes.players import LOGIN_ATTEMPTS
@@ -230,7 +230,7 @@ def test_confirmation_emails_are_capped_per_recipient(tmp_path: Path,
                           ).status_code == 429
         assert other.post("/api/me/alerts", json={"email": "someone@example.org"}
                           ).status_code == 200
-        emails = app.state.turn_emails
+        emails = app.state.site.turn_emails
         wait_for(lambda: emails.mailer.idle() and len(smtp.received) >= cap + 1,
                  "the confirmation emails")
     assert sorted(to for recipients, _ in smtp.received for to in recipients) == [

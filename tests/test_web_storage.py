@@ -245,8 +245,8 @@ def test_a_frozen_postgresql_answers_503_instead_of_hanging(postgres_url: str) -
     storage = PostgresStorage(postgres_url, statement_timeout_ms=300)
     storage.create_game(_game())
     app = create_app(database_url=postgres_url, ai_processes=1)
-    app.state.service.storage.close()
-    app.state.service.storage = PostgresStorage(postgres_url, statement_timeout_ms=300)
+    app.state.site.service.storage.close()
+    app.state.site.service.storage = PostgresStorage(postgres_url, statement_timeout_ms=300)
     with psycopg.connect(postgres_url) as admin, TestClient(app) as client:
         admin.execute("LOCK TABLE games IN ACCESS EXCLUSIVE MODE")  # held until the end
         outcome: list[object] = []

@@ -23,7 +23,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from hexgames.web.app import create_app
-from hexgames.web.http.limits import limits_of
+from hexgames.web.http.state import app_state
 from hexgames.web.play import live_games, storage_calls
 
 WAIT = 30.0  # the bound of every wait in these tests (seconds)
@@ -70,7 +70,7 @@ def in_thread(function: Any) -> tuple[threading.Thread, dict[str, Any]]:
 
 
 def stored_actions(client: TestClient, game_id: str) -> list[str]:
-    stored = client.app.state.service.storage.load_game(game_id)
+    stored = client.app.state.site.service.storage.load_game(game_id)
     assert stored is not None
     return list(stored.actions)
 
@@ -78,9 +78,9 @@ def stored_actions(client: TestClient, game_id: str) -> list[str]:
 # ------------------------------------------------- slow work does not delay storage
 def test_a_move_is_stored_and_answered_while_slow_work_fills_the_threads(
         client: TestClient) -> None:
-    service = client.app.state.service
+    service = client.app.state.site.service
     service.storage_timeout = 2.0  # a move queued behind the slow work would get 503
-    limits = limits_of(client.app)
+    limits = app_state(client.app).client_limits
     limits.uploads.limit = 100  # many uploads from the test client's one address
     if hasattr(limits, "upload_rate"):
         limits.upload_rate.attempts = 100
@@ -130,7 +130,7 @@ def test_a_move_is_stored_and_answered_while_slow_work_fills_the_threads(
 def test_analysis_runs_in_the_threads_of_cpu_work(client: TestClient) -> None:
     """Analysis (here a line's view) goes through the service's CPU threads, not the
     storage threads nor the event loop's default executor."""
-    service = client.app.state.service
+    service = client.app.state.site.service
     seen: list[str] = []
     original = service.call_thread
 
@@ -149,7 +149,7 @@ def test_analysis_runs_in_the_threads_of_cpu_work(client: TestClient) -> None:
 def hold_appends(client: TestClient) -> tuple[threading.Event, threading.Event, Any]:
     """Make the storage's ``append_actions`` wait for an event (a database that takes its
     time committing); returns (entered, release, original)."""
-    storage = client.app.state.service.storage
+    storage = client.app.state.site.service.storage
     entered, release = threading.Event(), threading.Event()
     original = storage.append_actions
 
@@ -164,7 +164,7 @@ def hold_appends(client: TestClient) -> tuple[threading.Event, threading.Event, 
 
 def test_a_write_slower_than_the_storage_bound_is_answered_with_its_stored_outcome(
         client: TestClient) -> None:
-    service = client.app.state.service
+    service = client.app.state.site.service
     game = create(client)
     legal = view(client, game["id"], game["token"])["legal"]
     service.storage_timeout = 0.05  # the write outlives it
@@ -195,7 +195,7 @@ def test_a_write_slower_than_the_storage_bound_is_answered_with_its_stored_outco
 
 def test_a_write_past_the_hard_bound_says_reload_and_the_reload_shows_the_stored_game(
         client: TestClient) -> None:
-    service = client.app.state.service
+    service = client.app.state.site.service
     game = create(client)
     legal = view(client, game["id"], game["token"])["legal"]
     service.storage_timeout = 0.05
@@ -227,7 +227,7 @@ def test_a_write_past_the_hard_bound_says_reload_and_the_reload_shows_the_stored
 
 def test_a_read_slower_than_the_storage_bound_is_still_answered_503(
         client: TestClient) -> None:
-    service = client.app.state.service
+    service = client.app.state.site.service
     game = create(client)
     service.evict_idle(now=time.monotonic() + live_games.IDLE_SECONDS + 1)
     service.storage_timeout = 0.05
@@ -250,7 +250,7 @@ def test_a_read_slower_than_the_storage_bound_is_still_answered_503(
 # ------------------------------------------------------- idle games leave memory
 def test_idle_games_are_dropped_from_memory_and_rebuilt_the_same(
         client: TestClient) -> None:
-    service = client.app.state.service
+    service = client.app.state.site.service
     game = create(client)
     for _ in range(3):
         assert move(client, game).status_code == 200
@@ -276,7 +276,7 @@ def test_idle_games_are_dropped_from_memory_and_rebuilt_the_same(
 
 def test_beyond_the_cap_the_least_recently_used_idle_games_go_first(
         client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
-    service = client.app.state.service
+    service = client.app.state.site.service
     games = [create(client) for _ in range(3)]
     service.evict_idle()  # every game gets its time of last use
     for game in games:
@@ -293,7 +293,7 @@ def test_uploads_per_address_are_rate_limited(client: TestClient) -> None:
     game = create(client)
     assert move(client, game).status_code == 200
     record = client.get(f"/api/games/{game['id']}/record").text
-    limits_of(client.app).upload_rate.attempts = 2
+    app_state(client.app).client_limits.upload_rate.attempts = 2
     for _ in range(2):
         response = client.post("/api/records", json={"text": record})
         assert response.status_code == 201, response.text

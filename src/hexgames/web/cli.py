@@ -181,7 +181,7 @@ def run(args: argparse.Namespace) -> int:
     if args.workers < 1:
         print(f"error: --workers must be at least 1, got {args.workers}")
         return 2
-    from hexgames.web.http.limits import parse_proxies
+    from hexgames.web.http.addresses import parse_proxies
 
     trusted = list(getattr(args, "trusted_proxy", None) or [])
     try:
@@ -252,7 +252,11 @@ def run(args: argparse.Namespace) -> int:
         print("any host name is answered: name the site's with --allowed-host (against "
               "DNS rebinding)", flush=True)
     print("Press Ctrl+C to stop.", flush=True)
-    from hexgames.web.http.limits import MAX_CONNECTIONS, guarded_http_protocol, raise_open_files
+    from hexgames.web.http.connections import (
+        MAX_CONNECTIONS,
+        guarded_http_protocol,
+        raise_open_files,
+    )
 
     # Sockets and idle connections are bounded per address and in all by the protocol and
     # the app (docs/web.md, "Limits"), not by limit_concurrency, so they never make HTTP
@@ -268,7 +272,7 @@ def run(args: argparse.Namespace) -> int:
         forwarded_allow_ips=trusted or None,
         timeout_keep_alive=5,  # an idle kept-alive connection is closed after 5 s
         h11_max_incomplete_event_size=16 * 1024,
-        limit_concurrency=None,  # (sockets and requests are bounded by limits.py)
+        limit_concurrency=None,  # (sockets and requests: http/client_limits.py)
         ws=fast_deflate_websockets(),
         ws_max_size=64 * 1024,  # a WebSocket message (an action) is tiny
         ws_ping_interval=20.0,

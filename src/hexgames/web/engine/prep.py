@@ -339,10 +339,11 @@ class EnginePreparation:
         engine.ended = time.monotonic()
 
 
-def engine_status(app: Any, words: Translator | None = None) -> dict[str, Any]:
-    """``GET /api/engine-status``: the app's preparation, or ready (an app built without
-    one: its engines compile or load on first use, as in tests and scripts)."""
-    engines: EnginePreparation | None = getattr(app.state, "engines", None)
+def engine_status(engines: EnginePreparation | None,
+                  words: Translator | None = None) -> dict[str, Any]:
+    """``GET /api/engine-status``: the app's preparation ``engines``, or ready (an app
+    built without one: its engines compile or load on first use, as in tests and
+    scripts)."""
     if engines is not None:
         return engines.status(words)
     ready = Phrase("the engine is ready")
@@ -351,6 +352,6 @@ def engine_status(app: Any, words: Translator | None = None) -> dict[str, Any]:
             "message_text": (words or translator(DEFAULT_LANGUAGE)).text(ready), "games": []}
 
 
-def engines_ready(app: Any) -> bool:
-    engines: EnginePreparation | None = getattr(app.state, "engines", None)
+def engines_ready(engines: EnginePreparation | None) -> bool:
+    """Whether what needs an engine may run now (no preparation: always)."""
     return engines is None or engines.ready

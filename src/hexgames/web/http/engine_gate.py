@@ -7,15 +7,15 @@ does not (pages that are static files, identities, lists) is let through.
 from __future__ import annotations
 
 import html
-import json
 
 from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from hexgames.i18n import Translator
 from hexgames.web.engine.prep import EnginePreparation
+from hexgames.web.game.errors import error_body
 from hexgames.web.http.language import request_translator
-from hexgames.web.http.limits import refuse_socket
+from hexgames.web.http.refusals import refuse_socket, send_error
 
 #: What answers without an engine while it is prepared: the pages that are static files
 #: (their scripts wait for the engine), the static files, the catalog (its previews
@@ -93,15 +93,14 @@ class EngineGate:
         words = request_translator(HTTPConnection(scope))
         path = scope.get("path", "")
         wait = str(self.engines.retry_after()).encode()
+        headers = [(b"retry-after", wait), (b"cache-control", b"no-store")]
         if path.startswith(("/api/", "/ws/")) or path == "/openapi.json":
-            refusal = self.engines.refusal()
-            body = json.dumps({"error": str(refusal), "message": words.text(refusal),
-                               "preparing": True,
-                               "engine": self.engines.status(words)}).encode()
-            kind = b"application/json"
-        else:
-            body, kind = preparing_page(words).encode(), b"text/html; charset=utf-8"
+            await send_error(send, 503, {**error_body(self.engines.refusal(), words),
+                                         "preparing": True,
+                                         "engine": self.engines.status(words)}, headers)
+            return
+        body = preparing_page(words).encode()
         await send({"type": "http.response.start", "status": 503, "headers": [
-            (b"content-type", kind), (b"content-length", str(len(body)).encode()),
-            (b"retry-after", wait), (b"cache-control", b"no-store")]})
+            (b"content-type", b"text/html; charset=utf-8"),
+            (b"content-length", str(len(body)).encode()), *headers]})
         await send({"type": "http.response.body", "body": body})

@@ -19,14 +19,14 @@ Two checks, as an ASGI middleware (:class:`HostGuard`) before every route and so
 from __future__ import annotations
 
 import ipaddress
-import json
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from hexgames.phrases import N_, Phrase
-from hexgames.web.http.limits import SECURITY_HEADERS, refused
+from hexgames.web.http.refusals import refused, send_error
+from hexgames.web.http.security_headers import SECURITY_HEADERS
 
 __all__ = ["LOOPBACK_NAMES", "HostGuard", "allowed_hosts", "host_allowed", "split_host"]
 
@@ -161,10 +161,4 @@ class HostGuard:
             if (await receive())["type"] == "websocket.connect":
                 await send({"type": "websocket.close", "code": 4403})
             return
-        body = json.dumps(refused(scope, message)).encode()
-        await send({"type": "http.response.start", "status": status, "headers": [
-            (b"content-type", b"application/json"),
-            (b"content-length", str(len(body)).encode()),
-            *SECURITY_HEADERS,
-        ]})
-        await send({"type": "http.response.body", "body": body})
+        await send_error(send, status, refused(scope, message), SECURITY_HEADERS)

@@ -43,7 +43,8 @@ from hexgames.web.accounts.credentials import (
     verify_password,
     well_formed,
 )
-from hexgames.web.http.limits import client_address
+from hexgames.web.http.addresses import client_address
+from hexgames.web.http.state import app_state
 from hexgames.web.storage import (
     NameTaken,
     PlayerRecord,
@@ -82,7 +83,7 @@ NEW_IDENTITY_WINDOW = 3600.0
 
 
 class StorageCaller(Protocol):
-    """What this module needs of the app's service (``app.state.service``)."""
+    """What this module needs of the app's service (``AppState.service``)."""
 
     @property
     def storage(self) -> Storage: ...
@@ -121,8 +122,7 @@ class Player:
 
 # ---------------------------------------------------------------- requests
 def _service(connection: HTTPConnection) -> StorageCaller:
-    service: StorageCaller = connection.app.state.service
-    return service
+    return app_state(connection.app).service
 
 
 def _now() -> str:
@@ -155,9 +155,8 @@ async def current_player(request: HTTPConnection) -> Player:
     if player is not None:
         return player
     service = _service(request)
-    limiter = getattr(request.app.state, "new_identities", None)
-    wait = (await limiter.hit(service, client_address(request.scope))
-            if limiter is not None else None)
+    wait = await app_state(request.app).new_identities.hit(service,
+                                                           client_address(request.scope))
     if wait is not None:
         raise HTTPException(429, Phrase("too many new players from this address; try again "
                                         "in {minutes} min", minutes=int(wait) // 60 + 1),

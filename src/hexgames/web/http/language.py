@@ -18,14 +18,13 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import Request
 from fastapi.responses import HTMLResponse, Response
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.requests import HTTPConnection
 
 from hexgames.game import game_names, get_game
 from hexgames.i18n import (
-    DEFAULT_LANGUAGE,
     LANGUAGES,
     Translator,
     negotiate,
@@ -107,27 +106,6 @@ def page(request: Request, name: str, status_code: int = 200, **context: Any) ->
     response = HTMLResponse(html, status_code=status_code)
     remember(response, request)
     return response
-
-
-def add_language_routes(app: FastAPI) -> None:
-    @app.get("/i18n/{language}.js", include_in_schema=False)
-    async def catalog(language: str, request: Request) -> Response:
-        code = normalize(language) if language in LANGUAGES else None
-        body, _ = catalog_script(code or DEFAULT_LANGUAGE)
-        headers = {"Cache-Control": "public, max-age=31536000, immutable",
-                   "Vary": "Accept-Encoding"}
-        if "gzip" in request.headers.get("accept-encoding", "").lower():
-            # A catalog is ~120 kB of text and ~30 kB compressed (compressed once).
-            headers["Content-Encoding"] = "gzip"
-            return Response(compressed_catalog(code or DEFAULT_LANGUAGE),
-                            media_type="text/javascript; charset=utf-8", headers=headers)
-        return Response(body, media_type="text/javascript; charset=utf-8", headers=headers)
-
-    @app.get("/api/languages")
-    async def languages(request: Request) -> dict[str, Any]:
-        """The languages the site speaks and the one this visitor reads."""
-        return {"languages": [{"code": code, "name": name} for code, name in LANGUAGES.items()],
-                "current": chosen_language(request)}
 
 
 def said(error: BaseException) -> object:

@@ -27,6 +27,7 @@ from typing import Any, Protocol
 
 from hexgames.i18n import Translator
 from hexgames.phrases import N_, Phrase
+from hexgames.web.game.errors import socket_error
 from hexgames.web.game.matches import ENGLISH, Match
 
 log = logging.getLogger(__name__)
@@ -50,16 +51,6 @@ MAKE_ROOM = N_("a player of the game needed this place; you may watch again late
 REPLACED = N_("this game was opened in another tab or device; this one is closed")
 #: The close code of a socket replaced by a newer one of the same seat holder.
 REPLACED_CODE = 4001
-#: Longest error message a socket is sent (it may quote the client's input).
-MAX_ERROR = 300
-
-
-def error_message(reason: object, words: Translator = ENGLISH) -> dict[str, Any]:
-    """A socket's ``error`` message, ``message`` in the socket's language (English for
-    a client that names none; bounded)."""
-    text = words.text(reason)
-    return {"type": "error",
-            "message": text if len(text) <= MAX_ERROR else text[: MAX_ERROR - 1] + "…"}
 
 
 class Socket(Protocol):
@@ -188,7 +179,7 @@ class Connection:
         with contextlib.suppress(BaseException):
             await self._writer
         with contextlib.suppress(Exception):
-            text = json.dumps(error_message(message, self.words))
+            text = json.dumps(socket_error(message, self.words))
             await asyncio.wait_for(self.socket.send_text(text), 1.0)
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.socket.close(code=code), 1.0)

@@ -26,7 +26,7 @@ from collections.abc import Awaitable
 from contextlib import suppress
 from typing import Any, TypeVar
 
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 
@@ -45,9 +45,9 @@ from hexgames.web.game.matches import (
     render,
 )
 from hexgames.web.game.options import parse_options
+from hexgames.web.http.client_limits import MAX_ANALYSES_PER_ADDRESS
 from hexgames.web.http.language import page, request_translator
-from hexgames.web.http.limits import ClientLimit, limits_of
-from hexgames.web.service import GameService
+from hexgames.web.http.state import Service, Site
 
 #: Iterations of the successive searches of one position (depth 0, 1, ...).
 BUDGETS = (100, 400, 1500, 4000)
@@ -57,8 +57,8 @@ SEARCH_SECONDS = 8.0
 GRAPH_ITERATIONS = 60
 #: Positions per evaluation-graph request (the client asks for the game in slices).
 GRAPH_CHUNK = 40
-#: Analysis requests one client may have in flight at once.
-MAX_PER_CLIENT = 2
+#: Analysis requests one client may have in flight at once (``AppState.client_limits``).
+MAX_PER_CLIENT = MAX_ANALYSES_PER_ADDRESS
 #: Longest line analysed (actions).
 MAX_LINE = 5000
 #: Strength of the hint (an AI level).
@@ -68,6 +68,8 @@ MAX_TEXT = 20_000
 #: How often (seconds) a request waiting for the engine checks that its client is still
 #: there.
 DISCONNECT_POLL = 0.25
+
+router = APIRouter()
 
 T = TypeVar("T")
 
@@ -274,133 +276,145 @@ def editor_start(game: Game, options: dict[str, Any],
 
 
 # --------------------------------------------------------------------- routes
-def add_analysis_routes(app: FastAPI, service: GameService) -> None:
-    """The analysis, hint and editor API and pages (called by ``create_app``)."""
-    limit = ClientLimit(MAX_PER_CLIENT)
-    live = app.state.live_positions = service.live_positions
+@router.post("/api/analysis/position")
+async def analysis_position(body: LineIn, request: Request, service: Service) -> dict[str, Any]:
+    """The board, move list and legal actions after a line of actions."""
+    return await service.call_thread(line_view, body, request_translator(request))
 
-    @app.post("/api/analysis/position")
-    async def analysis_position(body: LineIn, request: Request) -> dict[str, Any]:
-        """The board, move list and legal actions after a line of actions."""
-        return await service.call_thread(line_view, body, request_translator(request))
 
-    @app.post("/api/analysis/evaluate")
-    async def analysis_evaluate(body: EvaluateIn, request: Request) -> dict[str, Any]:
-        """One search of the position after the line, of budget ``BUDGETS[depth]``; the
-        client asks for depth 0, 1, ... in turn to see deeper results as they come."""
-        if not 0 <= body.depth < len(BUDGETS):
-            raise ValueError(Phrase("depth must be 0..{last}, got {depth}",
-                                    last=len(BUDGETS) - 1, depth=body.depth))
-        game, options = checked_line(body)
-        await live.refuse(game, options, body.start, list(body.actions))
-        with limit.hold(request):
-            found = await unless_abandoned(request, service.workers.run(
-                analyse_line, game.name, options, body.start, list(body.actions),
-                BUDGETS[body.depth], SEARCH_SECONDS,
-            ))
-        last = body.depth + 1 >= len(BUDGETS) or found["proven"]
-        return {**found, "depth": body.depth, "depths": len(BUDGETS),
-                "next_depth": None if last else body.depth + 1}
+@router.post("/api/analysis/evaluate")
+async def analysis_evaluate(body: EvaluateIn, request: Request, service: Service,
+                            site: Site) -> dict[str, Any]:
+    """One search of the position after the line, of budget ``BUDGETS[depth]``; the
+    client asks for depth 0, 1, ... in turn to see deeper results as they come."""
+    if not 0 <= body.depth < len(BUDGETS):
+        raise ValueError(Phrase("depth must be 0..{last}, got {depth}",
+                                last=len(BUDGETS) - 1, depth=body.depth))
+    game, options = checked_line(body)
+    await service.live_positions.refuse(game, options, body.start, list(body.actions))
+    with site.client_limits.analyses.hold(request):
+        found = await unless_abandoned(request, service.workers.run(
+            analyse_line, game.name, options, body.start, list(body.actions),
+            BUDGETS[body.depth], SEARCH_SECONDS,
+        ))
+    last = body.depth + 1 >= len(BUDGETS) or found["proven"]
+    return {**found, "depth": body.depth, "depths": len(BUDGETS),
+            "next_depth": None if last else body.depth + 1}
 
-    @app.post("/api/analysis/graph")
-    async def analysis_graph(body: GraphIn, request: Request) -> dict[str, Any]:
-        """Seat 0's win probability after ``first`` .. ``first + count - 1`` actions
-        (a slice of the evaluation graph; at most ``GRAPH_CHUNK`` positions)."""
-        if not 1 <= body.count <= GRAPH_CHUNK:
-            raise ValueError(Phrase("count must be 1..{last}, got {count}",
-                                    last=GRAPH_CHUNK, count=body.count))
-        if not 0 <= body.first <= len(body.actions):
-            raise ValueError(Phrase("first must be 0..{last}, got {first}",
-                                    last=len(body.actions), first=body.first))
-        game, options = checked_line(body)
-        last = min(len(body.actions), body.first + body.count - 1)
-        await live.refuse(game, options, body.start, list(body.actions[:last]), body.first)
-        with limit.hold(request):
-            values = await unless_abandoned(request, service.workers.run(
-                line_values, game.name, options, body.start, list(body.actions),
-                body.first, body.count, GRAPH_ITERATIONS,
-            ))
-        return {"first": body.first, "values": values, "total": len(body.actions) + 1,
-                "iterations": GRAPH_ITERATIONS, "mistake_drop": MISTAKE_DROP,
-                "seat0": game.colors[0]}
 
-    @app.get("/api/analysis/source/{game_id}")
-    async def analysis_source(game_id: str, request: Request) -> dict[str, Any]:
-        """A stored game as a line to analyse: game, options, start text and actions.
-        An online game opens to analysis once it is over (no engine help mid-game)."""
-        match = await service.get(game_id)
-        if match.stored.mode == "online" and not match.is_over:
-            raise PermissionError(N_("an online game can be analysed once it is over"))
-        words = request_translator(request)
-        return {"id": match.id, "game": match.game.name, "options": match.stored.options,
-                "start": match.stored.start or None,
-                "actions": [ply.notation for ply in match.plies],
-                # which actions open a turn: the page numbers the line by turn
-                "turn_starts": [ply.turn_start for ply in match.plies],
-                "players": match.players_view(words),
-                "result": match.result_text() if match.is_over else None,
-                "result_text": words.text(match.result_phrase()) if match.is_over else None}
+@router.post("/api/analysis/graph")
+async def analysis_graph(body: GraphIn, request: Request, service: Service,
+                         site: Site) -> dict[str, Any]:
+    """Seat 0's win probability after ``first`` .. ``first + count - 1`` actions
+    (a slice of the evaluation graph; at most ``GRAPH_CHUNK`` positions)."""
+    if not 1 <= body.count <= GRAPH_CHUNK:
+        raise ValueError(Phrase("count must be 1..{last}, got {count}",
+                                last=GRAPH_CHUNK, count=body.count))
+    if not 0 <= body.first <= len(body.actions):
+        raise ValueError(Phrase("first must be 0..{last}, got {first}",
+                                last=len(body.actions), first=body.first))
+    game, options = checked_line(body)
+    last = min(len(body.actions), body.first + body.count - 1)
+    await service.live_positions.refuse(game, options, body.start, list(body.actions[:last]),
+                                        body.first)
+    with site.client_limits.analyses.hold(request):
+        values = await unless_abandoned(request, service.workers.run(
+            line_values, game.name, options, body.start, list(body.actions),
+            body.first, body.count, GRAPH_ITERATIONS,
+        ))
+    return {"first": body.first, "values": values, "total": len(body.actions) + 1,
+            "iterations": GRAPH_ITERATIONS, "mistake_drop": MISTAKE_DROP,
+            "seat0": game.colors[0]}
 
-    @app.post("/api/games/{game_id}/hint")
-    async def hint(game_id: str, body: HintIn, request: Request) -> dict[str, Any]:
-        """The engine's suggestion for the player to act (games against the computer and
-        hot-seat games only: refused in online games)."""
-        match = await service.get(game_id)
-        seats = match.seats_of(body.token)
-        if match.stored.mode == "online":
-            raise PermissionError(N_("hints are off in online games"))
-        if not seats:
-            raise PermissionError(N_("only a player of this game may ask for a hint"))
-        if match.is_over:
-            raise IllegalAction("the game is over: {result}", result=match.result_phrase())
-        if match.position.current_seat not in seats or match.ai_to_move():
-            raise IllegalAction("it is not your turn")
-        await live.refuse_match(match)  # e.g. an imported copy of a live game
-        revision = match.revision
-        actions = [ply.notation for ply in match.plies]
-        with limits_of(app).hints.hold(request):  # a few searches per address at once
-            choice = await service.workers.choose(
-                match.stored.game, match.stored.options, actions, HINT_LEVEL,
-                start=match.stored.start or None,
-            )
-        if match.revision != revision:
-            raise IllegalAction("the position changed while the engine was thinking")
-        action = match.position.parse_action(choice)
-        gesture = match.game.gesture(match.position, action)
-        entry = legal_entry(str(action), gesture, request_translator(request))
-        return {"action": entry["action"], "label": entry["label"],
-                **({"label_text": entry["label_text"]} if "label_text" in entry else {}),
-                "points": entry["points"], "ply": len(match.plies)}
 
-    @app.post("/api/editor/spec")
-    async def editor_spec(body: EditorSpecIn, request: Request) -> dict[str, Any]:
-        """The game's palette and settings, and its start position as an edited board."""
-        game = get_game(body.game)
-        return await service.call_thread(editor_start, game, parse_options(game, body.options),
-                                         request_translator(request))
+@router.get("/api/analysis/source/{game_id}")
+async def analysis_source(game_id: str, request: Request, service: Service) -> dict[str, Any]:
+    """A stored game as a line to analyse: game, options, start text and actions.
+    An online game opens to analysis once it is over (no engine help mid-game)."""
+    match = await service.get(game_id)
+    if match.stored.mode == "online" and not match.is_over:
+        raise PermissionError(N_("an online game can be analysed once it is over"))
+    words = request_translator(request)
+    return {"id": match.id, "game": match.game.name, "options": match.stored.options,
+            "start": match.stored.start or None,
+            "actions": [ply.notation for ply in match.plies],
+            # which actions open a turn: the page numbers the line by turn
+            "turn_starts": [ply.turn_start for ply in match.plies],
+            "players": match.players_view(words),
+            "result": match.result_text() if match.is_over else None,
+            "result_text": words.text(match.result_phrase()) if match.is_over else None}
 
-    @app.post("/api/editor/board")
-    async def editor_check(body: EditorBoardIn, request: Request) -> dict[str, Any]:
-        """An edited board: its text, and the engine's verdict (drawing or message)."""
-        game = get_game(body.game)
-        options = parse_options(game, body.options)
-        return await service.call_thread(editor_board, game, options, body.cells,
-                                         body.settings, body.flip, request_translator(request))
 
-    @app.post("/api/editor/read")
-    async def editor_read(body: EditorReadIn, request: Request) -> dict[str, Any]:
-        """A pasted position text as an edited board (400 with the reader's message)."""
-        return await service.call_thread(read_text, body.text, body.game, body.flip,
-                                         request_translator(request))
+@router.post("/api/games/{game_id}/hint")
+async def hint(game_id: str, body: HintIn, request: Request, service: Service,
+               site: Site) -> dict[str, Any]:
+    """The engine's suggestion for the player to act (games against the computer and
+    hot-seat games only: refused in online games)."""
+    match = await service.get(game_id)
+    seats = match.seats_of(body.token)
+    if match.stored.mode == "online":
+        raise PermissionError(N_("hints are off in online games"))
+    if not seats:
+        raise PermissionError(N_("only a player of this game may ask for a hint"))
+    if match.is_over:
+        raise IllegalAction("the game is over: {result}", result=match.result_phrase())
+    if match.position.current_seat not in seats or match.ai_to_move():
+        raise IllegalAction("it is not your turn")
+    await service.live_positions.refuse_match(match)  # e.g. an imported copy of a live game
+    revision = match.revision
+    actions = [ply.notation for ply in match.plies]
+    with site.client_limits.hints.hold(request):  # a few searches per address at once
+        choice = await service.workers.choose(
+            match.stored.game, match.stored.options, actions, HINT_LEVEL,
+            start=match.stored.start or None,
+        )
+    if match.revision != revision:
+        raise IllegalAction("the position changed while the engine was thinking")
+    action = match.position.parse_action(choice)
+    gesture = match.game.gesture(match.position, action)
+    entry = legal_entry(str(action), gesture, request_translator(request))
+    return {"action": entry["action"], "label": entry["label"],
+            **({"label_text": entry["label_text"]} if "label_text" in entry else {}),
+            "points": entry["points"], "ply": len(match.plies)}
 
-    @app.get("/analysis", include_in_schema=False)
-    async def analysis_page(request: Request) -> HTMLResponse:
-        return page(request, "analysis.html")
 
-    @app.get("/analysis/{game_id}", include_in_schema=False)
-    async def analysis_game_page(game_id: str, request: Request) -> HTMLResponse:
-        return page(request, "analysis.html")
+@router.post("/api/editor/spec")
+async def editor_spec(body: EditorSpecIn, request: Request, service: Service) -> dict[str, Any]:
+    """The game's palette and settings, and its start position as an edited board."""
+    game = get_game(body.game)
+    return await service.call_thread(editor_start, game, parse_options(game, body.options),
+                                     request_translator(request))
 
-    @app.get("/editor", include_in_schema=False)
-    async def editor_page(request: Request) -> HTMLResponse:
-        return page(request, "editor.html")
+
+@router.post("/api/editor/board")
+async def editor_check(body: EditorBoardIn, request: Request,
+                       service: Service) -> dict[str, Any]:
+    """An edited board: its text, and the engine's verdict (drawing or message)."""
+    game = get_game(body.game)
+    options = parse_options(game, body.options)
+    return await service.call_thread(editor_board, game, options, body.cells,
+                                     body.settings, body.flip, request_translator(request))
+
+
+@router.post("/api/editor/read")
+async def editor_read(body: EditorReadIn, request: Request, service: Service) -> dict[str, Any]:
+    """A pasted position text as an edited board (400 with the reader's message)."""
+    return await service.call_thread(read_text, body.text, body.game, body.flip,
+                                     request_translator(request))
+
+
+@router.get("/analysis", include_in_schema=False)
+async def analysis_page(request: Request) -> HTMLResponse:
+    return page(request, "analysis.html")
+
+
+@router.get("/analysis/{game_id}", include_in_schema=False)
+async def analysis_game_page(game_id: str, request: Request) -> HTMLResponse:
+    return page(request, "analysis.html")
+
+
+@router.get("/editor", include_in_schema=False)
+async def editor_page(request: Request) -> HTMLResponse:
+    return page(request, "editor.html")
+
+

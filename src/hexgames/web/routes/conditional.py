@@ -10,13 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import APIRouter, HTTPException, Request
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
 
 from hexgames.web.http.language import request_translator, said
+from hexgames.web.http.state import Service
 from hexgames.web.play.conditional_lines import MAX_LINE_ACTIONS
 from hexgames.web.play.conditional_moves import LineNotFound
-from hexgames.web.service import GameService
+
+router = APIRouter()
 
 
 class LineIn(BaseModel):
@@ -30,32 +32,35 @@ class LineIn(BaseModel):
     flip: StrictBool = False
 
 
-def add_conditional_routes(app: FastAPI, service: GameService) -> None:
-    """Register the conditional-move API on ``app`` (called by ``create_app``)."""
-    moves = service.conditional
+@router.get("/api/games/{game_id}/conditional")
+async def conditional_lines(game_id: str, request: Request, service: Service,
+                            token: str | None = None) -> dict[str, Any]:
+    """The token's lines (what is left of each) and whether it may add one now."""
+    return await service.conditional.lines(game_id, token, request_translator(request))
 
-    @app.get("/api/games/{game_id}/conditional")
-    async def conditional_lines(game_id: str, request: Request,
-                                token: str | None = None) -> dict[str, Any]:
-        """The token's lines (what is left of each) and whether it may add one now."""
-        return await moves.lines(game_id, token, request_translator(request))
 
-    @app.post("/api/games/{game_id}/conditional", status_code=201)
-    async def store_line(game_id: str, body: LineIn) -> dict[str, Any]:
-        """Check a line from the position as it stands and store it."""
-        return await moves.store(game_id, body.token, list(body.line))
+@router.post("/api/games/{game_id}/conditional", status_code=201)
+async def store_line(game_id: str, body: LineIn, service: Service) -> dict[str, Any]:
+    """Check a line from the position as it stands and store it."""
+    return await service.conditional.store(game_id, body.token, list(body.line))
 
-    @app.post("/api/games/{game_id}/conditional/preview")
-    async def preview_line(game_id: str, body: LineIn, request: Request) -> dict[str, Any]:
-        """The board and legal actions after a line being entered (nothing stored)."""
-        return await moves.preview(game_id, body.token, list(body.line), body.flip,
-                                   request_translator(request))
 
-    @app.delete("/api/games/{game_id}/conditional/{line_id}")
-    async def remove_line(game_id: str, line_id: str, request: Request,
-                          token: str | None = None) -> dict[str, Any]:
-        """Remove one of the token's lines; answers the lines left."""
-        try:
-            return await moves.remove(game_id, token, line_id, request_translator(request))
-        except LineNotFound as error:
-            raise HTTPException(404, said(error)) from None
+@router.post("/api/games/{game_id}/conditional/preview")
+async def preview_line(game_id: str, body: LineIn, request: Request,
+                       service: Service) -> dict[str, Any]:
+    """The board and legal actions after a line being entered (nothing stored)."""
+    return await service.conditional.preview(game_id, body.token, list(body.line), body.flip,
+                               request_translator(request))
+
+
+@router.delete("/api/games/{game_id}/conditional/{line_id}")
+async def remove_line(game_id: str, line_id: str, request: Request, service: Service,
+                      token: str | None = None) -> dict[str, Any]:
+    """Remove one of the token's lines; answers the lines left."""
+    try:
+        return await service.conditional.remove(game_id, token, line_id,
+                                                request_translator(request))
+    except LineNotFound as error:
+        raise HTTPException(404, said(error)) from None
+
+

@@ -6,7 +6,7 @@ lessons and puzzles come from :mod:`hexgames.tutorial` (each game's ``Game.lesso
 shipped ``puzzles.json``); the board and its click gestures from the game's renderer and
 ``gesture`` like on the play page.
 
-Routes (added to the app by :func:`add_learn_routes`):
+Routes (on :data:`router`):
 
 * ``GET /learn/<game>``: the page (``static/learn.html``);
 * ``GET /api/learn/<game>``: the lessons and puzzles, titles and tasks;
@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
@@ -33,6 +33,9 @@ from hexgames.phrases import Phrase
 from hexgames.tutorial import MAX_TRY, Lesson, Verdict, attempt, find_lesson, lessons, puzzles
 from hexgames.web.game.matches import ENGLISH, legal_entry
 from hexgames.web.http.language import page, request_translator
+from hexgames.web.http.not_found import not_found_response
+
+router = APIRouter()
 
 
 class ClicksIn(BaseModel):
@@ -114,46 +117,44 @@ def verdict_view(game: Game, lesson: Lesson, verdict: Verdict,
     }
 
 
-def add_learn_routes(app: FastAPI) -> None:
-    """The learn page and its API (one call from :func:`hexgames.web.app.create_app`)."""
+@router.get("/learn/{game_name}", include_in_schema=False, response_model=None)
+async def learn_page(game_name: str, request: Request) -> HTMLResponse:
+    if game_name not in game_names():
+        return not_found_response(request, f"/learn/{game_name}")
+    return page(request, "learn.html")
 
-    @app.get("/learn/{game_name}", include_in_schema=False, response_model=None)
-    async def learn_page(game_name: str, request: Request) -> HTMLResponse:
-        if game_name not in game_names():
-            from hexgames.web.routes.rules import not_found_response
 
-            return not_found_response(request, f"/learn/{game_name}")
-        return page(request, "learn.html")
+@router.get("/api/learn/{game_name}")
+async def catalogue(game_name: str, request: Request) -> dict[str, Any]:
+    """A game's lessons and puzzles (titles and tasks)."""
+    game = _game(game_name)
+    words = request_translator(request)
+    return {
+        "game": game.name,
+        "title": game.title,
+        "lessons": [summary(lesson, words) for lesson in lessons(game)],
+        "puzzles": [summary(puzzle, words) for puzzle in puzzles(game)],
+    }
 
-    @app.get("/api/learn/{game_name}")
-    async def catalogue(game_name: str, request: Request) -> dict[str, Any]:
-        """A game's lessons and puzzles (titles and tasks)."""
-        game = _game(game_name)
-        words = request_translator(request)
-        return {
-            "game": game.name,
-            "title": game.title,
-            "lessons": [summary(lesson, words) for lesson in lessons(game)],
-            "puzzles": [summary(puzzle, words) for puzzle in puzzles(game)],
-        }
 
-    @app.get("/api/learn/{game_name}/{lesson_id}")
-    async def lesson_detail(game_name: str, lesson_id: str,
-                            request: Request) -> dict[str, Any]:
-        """One lesson or puzzle: its rule, task, hint and start board."""
-        game = _game(game_name)
-        lesson = find_lesson(game, lesson_id)
-        kind = "puzzle" if lesson_id.startswith("puzzle-") else "lesson"
-        return await asyncio.to_thread(detail, game, lesson, kind, request_translator(request))
+@router.get("/api/learn/{game_name}/{lesson_id}")
+async def lesson_detail(game_name: str, lesson_id: str,
+                        request: Request) -> dict[str, Any]:
+    """One lesson or puzzle: its rule, task, hint and start board."""
+    game = _game(game_name)
+    lesson = find_lesson(game, lesson_id)
+    kind = "puzzle" if lesson_id.startswith("puzzle-") else "lesson"
+    return await asyncio.to_thread(detail, game, lesson, kind, request_translator(request))
 
-    @app.post("/api/learn/{game_name}/{lesson_id}/try")
-    async def try_lesson(game_name: str, lesson_id: str, body: TryIn,
-                         request: Request) -> dict[str, Any]:
-        """The engine's verdict on a try: ``solved``, ``wrong`` (with the lesson's
-        explanation), ``illegal`` (with the engine's reason) or ``continue``."""
-        game = _game(game_name)
-        lesson = find_lesson(game, lesson_id)
-        return await asyncio.to_thread(judge, game, lesson, body, request_translator(request))
+
+@router.post("/api/learn/{game_name}/{lesson_id}/try")
+async def try_lesson(game_name: str, lesson_id: str, body: TryIn,
+                     request: Request) -> dict[str, Any]:
+    """The engine's verdict on a try: ``solved``, ``wrong`` (with the lesson's
+    explanation), ``illegal`` (with the engine's reason) or ``continue``."""
+    game = _game(game_name)
+    lesson = find_lesson(game, lesson_id)
+    return await asyncio.to_thread(judge, game, lesson, body, request_translator(request))
 
 
 def judge(game: Game, lesson: Lesson, body: TryIn,

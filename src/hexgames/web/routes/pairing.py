@@ -16,24 +16,31 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, StrictBool, StrictStr
 
 from hexgames.phrases import Phrase
+from hexgames.web.http.addresses import client_address
 from hexgames.web.http.identity import current_player, known_player
 from hexgames.web.http.language import request_translator
-from hexgames.web.http.limits import client_address
+from hexgames.web.http.state import Service, Site
 from hexgames.web.lobby.pools import entry_view
-from hexgames.web.service import GameService
 from hexgames.web.storage.site_limits import SiteLimiter
 
-__all__ = ["POOL_JOINS_PER_ADDRESS", "POOL_JOIN_WINDOW", "add_pairing_routes"]
+__all__ = ["POOL_JOINS_PER_ADDRESS", "POOL_JOIN_WINDOW", "router"]
 
 #: Pool joins one client address may make per window of seconds (429 past them; a page
 #: joins again after a lost connection, so a few per minute are ordinary).
 POOL_JOINS_PER_ADDRESS = 30
 POOL_JOIN_WINDOW = 600.0
+
+router = APIRouter()
+
+
+def pool_joins() -> SiteLimiter:
+    """The pool joins' limit (per site, counted in storage; its bound read now)."""
+    return SiteLimiter("pool-join", POOL_JOINS_PER_ADDRESS, POOL_JOIN_WINDOW)
 
 
 class _Strict(BaseModel):
@@ -51,40 +58,43 @@ class ClaimIn(_Strict):
     claim: StrictStr
 
 
-def add_pairing_routes(app: FastAPI, service: GameService) -> None:
-    """Register the pools' and the absence claims' routes on ``app``."""
-    joins = SiteLimiter("pool-join", POOL_JOINS_PER_ADDRESS, POOL_JOIN_WINDOW)  # per site
+@router.get("/api/pools")
+async def pools(request: Request, service: Service) -> dict[str, Any]:
+    player = await known_player(request)
+    return await service.pools_overview(player.id if player is not None else None,
+                                        request_translator(request))
 
-    @app.get("/api/pools")
-    async def pools(request: Request) -> dict[str, Any]:
-        player = await known_player(request)
-        return await service.pools_overview(player.id if player is not None else None,
-                                            request_translator(request))
 
-    @app.post("/api/pools/join", status_code=201)
-    async def join_pool(body: JoinIn, request: Request) -> dict[str, Any]:
-        address = client_address(request.scope)
-        wait = await joins.hit(service, address)
-        if wait is not None:
-            raise HTTPException(429, Phrase("too many pool joins; try again in {seconds} s",
-                                            seconds=int(wait) + 1),
-                                headers={"Retry-After": str(int(wait) + 1)})
-        player = await current_player(request)
-        rated = (not player.guest) if body.rated is None else body.rated
-        if rated:
-            await app.state.rated_play.check(player)  # guests 403, too many rated games 429
-        entry, token = await service.join_pool(
-            body.pool, {"player_id": player.id, "name": player.name}, rated, address)
-        return {"entry": entry_view(entry, service.now()), "token": token}
+@router.post("/api/pools/join", status_code=201)
+async def join_pool(body: JoinIn, request: Request, service: Service,
+                    site: Site) -> dict[str, Any]:
+    address = client_address(request.scope)
+    wait = await pool_joins().hit(service, address)
+    if wait is not None:
+        raise HTTPException(429, Phrase("too many pool joins; try again in {seconds} s",
+                                        seconds=int(wait) + 1),
+                            headers={"Retry-After": str(int(wait) + 1)})
+    player = await current_player(request)
+    rated = (not player.guest) if body.rated is None else body.rated
+    if rated:
+        await site.rated_play.check(player)  # guests 403, too many rated games 429
+    entry, token = await service.join_pool(
+        body.pool, {"player_id": player.id, "name": player.name}, rated, address)
+    return {"entry": entry_view(entry, service.now()), "token": token}
 
-    @app.post("/api/pools/leave")
-    async def leave_pool(request: Request) -> dict[str, Any]:
-        player = await known_player(request)
-        left = player is not None and await service.leave_pool(player.id)
-        return {"left": bool(left)}
 
-    @app.post("/api/games/{game_id}/absence-claim")
-    async def claim_absence(game_id: str, body: ClaimIn, request: Request) -> Response:
-        match = await service.claim_absence(game_id, body.token, body.claim)
-        return Response(match.view_json(body.token, words=request_translator(request)),
-                        media_type="application/json")
+@router.post("/api/pools/leave")
+async def leave_pool(request: Request, service: Service) -> dict[str, Any]:
+    player = await known_player(request)
+    left = player is not None and await service.leave_pool(player.id)
+    return {"left": bool(left)}
+
+
+@router.post("/api/games/{game_id}/absence-claim")
+async def claim_absence(game_id: str, body: ClaimIn, request: Request,
+                        service: Service) -> Response:
+    match = await service.claim_absence(game_id, body.token, body.claim)
+    return Response(match.view_json(body.token, words=request_translator(request)),
+                    media_type="application/json")
+
+

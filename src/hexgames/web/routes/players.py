@@ -12,9 +12,8 @@
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlsplit
 
-from fastapi import FastAPI, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse
 from pydantic import BaseModel, ConfigDict, StrictStr
 
@@ -25,13 +24,14 @@ from hexgames.web.accounts import credentials
 from hexgames.web.accounts.credentials import validate_name
 from hexgames.web.game.matches import ENGLISH, reason_phrase
 from hexgames.web.http import identity
+from hexgames.web.http.addresses import client_address
+from hexgames.web.http.errors import error_response
 from hexgames.web.http.identity import CurrentPlayer, PagePlayer, Player
 from hexgames.web.http.language import page, request_translator, said
-from hexgames.web.http.limits import client_address
+from hexgames.web.http.not_found import not_found_response
+from hexgames.web.http.origins import origin_allowed
+from hexgames.web.http.state import Service
 from hexgames.web.ratings.games import pool_title, rating_view
-from hexgames.web.routes.rules import not_found_response
-from hexgames.web.routes.sockets import clip
-from hexgames.web.service import GameService
 from hexgames.web.storage import NameLookAlike, NameTaken, StoredGame, name_key
 from hexgames.web.storage.site_limits import SiteLimiter, StorageCaller
 
@@ -43,6 +43,8 @@ LOGIN_ATTEMPTS = 10
 LOGIN_WINDOW = 300.0
 #: Games listed on a player page.
 PLAYER_GAMES = 100
+
+router = APIRouter()
 
 
 class _Strict(BaseModel):
@@ -70,26 +72,6 @@ CROSS_SITE = N_("cross-site request refused")
 
 def no_player(name: str) -> Phrase:
     return Phrase("there is no player {name}", name=repr(name[:40]))
-
-
-def same_origin(request: Request) -> bool:
-    """A browser's ``Origin`` (sent with every POST) names this site. Requests that change
-    who this browser is must come from the site's own pages (no login CSRF)."""
-    origin = request.headers.get("origin")
-    if origin is None:
-        return True
-    host = request.headers.get("host", "")
-    parsed = urlsplit(origin)
-    return bool(host) and parsed.scheme in ("http", "https") and parsed.netloc == host
-
-
-def refuse(request: Request, status: int, message: object,
-           **headers: str) -> JSONResponse:
-    """The error shape of the app (``error`` English, ``message`` in the visitor's
-    language), answered by a route rather than raised."""
-    return JSONResponse({"error": clip(str(message)),
-                         "message": clip(request_translator(request).text(message))},
-                        status_code=status, headers=headers or None)
 
 
 def game_line(stored: StoredGame, player_id: str, names: dict[str, str],
@@ -187,135 +169,141 @@ class LoginGuard:
 
 
 def too_many(request: Request, wait: float) -> JSONResponse:
-    return refuse(request, 429, Phrase("too many attempts; try again in {seconds} s",
-                                       seconds=int(wait) + 1),
-                  **{"Retry-After": str(int(wait) + 1)})
+    return error_response(429, Phrase("too many attempts; try again in {seconds} s",
+                                      seconds=int(wait) + 1), request,
+                          {"Retry-After": str(int(wait) + 1)})
 
 
-def add_player_routes(app: FastAPI, service: GameService) -> None:
-    """Register the identity, player and leaderboard routes on ``app``."""
-    guard = LoginGuard(service)
+@router.get("/api/me")
+async def me(player: CurrentPlayer) -> dict[str, Any]:
+    """This browser's identity (created, with its cookie, on the first call)."""
+    return player.me()
 
-    @app.get("/api/me")
-    async def me(player: CurrentPlayer) -> dict[str, Any]:
-        """This browser's identity (created, with its cookie, on the first call)."""
-        return player.me()
 
-    @app.post("/api/me/name")
-    async def rename(body: NameIn, request: Request,
-                     player: CurrentPlayer) -> Any:
-        if not same_origin(request):
-            return refuse(request, 403, CROSS_SITE)
-        name = validate_name(body.name)
-        if name != player.name:
-            try:
-                await service.call_storage(service.storage.rename_player, player.id, name)
-            except NameLookAlike as look_alike:
-                return refuse(request, 409, said(look_alike))
-            except NameTaken:
-                return refuse(request, 409, Phrase("the name {name} is taken (names ignore "
-                                                   "case)", name=repr(name)))
-            await service.renamed(player.id, name)
-        return Player(player.id, name, player.has_password, player.created_at).me()
+@router.post("/api/me/name")
+async def rename(body: NameIn, request: Request, player: CurrentPlayer,
+                 service: Service) -> Any:
+    if not origin_allowed(request):
+        return error_response(403, CROSS_SITE, request)
+    name = validate_name(body.name)
+    if name != player.name:
+        try:
+            await service.call_storage(service.storage.rename_player, player.id, name)
+        except NameLookAlike as look_alike:
+            return error_response(409, said(look_alike), request)
+        except NameTaken:
+            return error_response(409, Phrase("the name {name} is taken (names ignore "
+                                               "case)", name=repr(name)), request)
+        await service.renamed(player.id, name)
+    return Player(player.id, name, player.has_password, player.created_at).me()
 
-    @app.post("/api/me/password")
-    async def set_password(body: PasswordIn, request: Request,
-                           player: CurrentPlayer) -> Any:
-        if not same_origin(request):
-            return refuse(request, 403, CROSS_SITE)
-        credentials.check_password_rules(body.password)
-        if player.guest:
-            return refuse(request, 400, N_("pick a name before setting a password (you log "
-                                           "in by name)"))
-        if player.has_password:
-            wait, last_chance = await guard.before(request, player.name)
-            if wait is not None:
-                return too_many(request, wait)
-            record = await service.call_storage(service.storage.player_by_id, player.id)
-            ok = await service.call_thread(credentials.verify_password, body.current or "",
-                                           record.password if record else None)
-            if not ok:
-                await guard.failed(request, player.name)
-                if last_chance is not None:
-                    return too_many(request, last_chance)
-                return refuse(request, 403, N_("the current password is wrong"))
-        hashed = await service.call_thread(credentials.hash_password, body.password)
-        # Every other browser of the player is logged out (a stolen cookie stops
-        # working); this one stays.
-        await service.call_storage(service.storage.change_password, player.id, hashed,
-                                   identity.current_session(request))
-        return Player(player.id, player.name, True, player.created_at).me()
 
-    @app.post("/api/login")
-    async def login(body: LoginIn, request: Request) -> Any:
-        if not same_origin(request):
-            return refuse(request, 403, CROSS_SITE)
-        wait, last_chance = await guard.before(request, body.name)
+@router.post("/api/me/password")
+async def set_password(body: PasswordIn, request: Request, player: CurrentPlayer,
+                       service: Service) -> Any:
+    if not origin_allowed(request):
+        return error_response(403, CROSS_SITE, request)
+    credentials.check_password_rules(body.password)
+    if player.guest:
+        return error_response(400, N_("pick a name before setting a password (you log "
+                                       "in by name)"), request)
+    if player.has_password:
+        wait, last_chance = await LoginGuard(service).before(request, player.name)
         if wait is not None:
             return too_many(request, wait)
-        player = await identity.login(request, body.name, body.password)
-        if player is None:
-            await guard.failed(request, body.name)
+        record = await service.call_storage(service.storage.player_by_id, player.id)
+        ok = await service.call_thread(credentials.verify_password, body.current or "",
+                                       record.password if record else None)
+        if not ok:
+            await LoginGuard(service).failed(request, player.name)
             if last_chance is not None:
                 return too_many(request, last_chance)
-            return refuse(request, 401, N_("wrong name or password"))
-        return player.me()
+            return error_response(403, N_("the current password is wrong"), request)
+    hashed = await service.call_thread(credentials.hash_password, body.password)
+    # Every other browser of the player is logged out (a stolen cookie stops
+    # working); this one stays.
+    await service.call_storage(service.storage.change_password, player.id, hashed,
+                               identity.current_session(request))
+    return Player(player.id, player.name, True, player.created_at).me()
 
-    @app.post("/api/logout")
-    async def logout(request: Request) -> Any:
-        if not same_origin(request):
-            return refuse(request, 403, CROSS_SITE)
-        await identity.logout(request)
-        return {"ok": True}
 
-    @app.get("/api/players/{name}")
-    async def player_api(name: str, request: Request) -> Any:
-        record = await service.call_storage(service.storage.player_by_name, name[:40])
-        if record is None:
-            return refuse(request, 404, no_player(name))
-        ratings = await service.call_storage(service.storage.ratings_of, record.id)
-        games = await service.call_storage(service.storage.games_of_player, record.id,
-                                           PLAYER_GAMES)
-        holders = {entry["player_id"] for stored in games for entry in stored.players
-                   if entry.get("player_id")}
-        names = await service.call_storage(service.storage.player_names, sorted(holders))
-        words = request_translator(request)
-        lines = [game_line(stored, record.id, names, words) for stored in games]
-        return {
-            "id": record.id,
-            "name": record.name,
-            "created_at": record.created_at,
-            "ratings": [rating_view(rating) for rating in ratings],
-            "playing": sorted((line for line in lines if line["status"] != "over"),
-                              key=lambda line: not line["your_turn"]),
-            "finished": [line for line in lines if line["status"] == "over"],
-        }
+@router.post("/api/login")
+async def login(body: LoginIn, request: Request, service: Service) -> Any:
+    if not origin_allowed(request):
+        return error_response(403, CROSS_SITE, request)
+    wait, last_chance = await LoginGuard(service).before(request, body.name)
+    if wait is not None:
+        return too_many(request, wait)
+    player = await identity.login(request, body.name, body.password)
+    if player is None:
+        await LoginGuard(service).failed(request, body.name)
+        if last_chance is not None:
+            return too_many(request, last_chance)
+        return error_response(401, N_("wrong name or password"), request)
+    return player.me()
 
-    @app.get("/api/leaderboard")
-    async def leaderboard(pool: str | None = None,
-                          limit: int = Query(100, ge=1, le=500)) -> Any:
-        """The pools with ratings, and the ranking of ``pool`` (default: the first)."""
-        pools = await service.call_storage(service.storage.rating_pools)
-        chosen = pool if pool is not None else (pools[0] if pools else None)
-        rows = []
-        if chosen is not None:
-            rows = await service.call_storage(service.storage.leaderboard, chosen[:120], limit)
-        return {
-            "pools": [{"pool": name, "title": pool_title(name)} for name in pools],
-            "pool": chosen,
-            "players": [
-                {"rank": rank, "name": name, **rating_view(record)}
-                for rank, (record, name) in enumerate(rows, start=1)
-            ],
-        }
 
-    @app.get("/player/{name}", include_in_schema=False)
-    async def player_page(name: str, request: Request, player: PagePlayer) -> Any:
-        record = await service.call_storage(service.storage.player_by_name, name[:40])
-        if record is None:
-            return not_found_response(request)
-        return page(request, "player.html")
+@router.post("/api/logout")
+async def logout(request: Request) -> Any:
+    if not origin_allowed(request):
+        return error_response(403, CROSS_SITE, request)
+    await identity.logout(request)
+    return {"ok": True}
 
-    @app.get("/leaderboard", include_in_schema=False)
-    async def leaderboard_page(request: Request, player: PagePlayer) -> HTMLResponse:
-        return page(request, "leaderboard.html")
+
+@router.get("/api/players/{name}")
+async def player_api(name: str, request: Request, service: Service) -> Any:
+    record = await service.call_storage(service.storage.player_by_name, name[:40])
+    if record is None:
+        return error_response(404, no_player(name), request)
+    ratings = await service.call_storage(service.storage.ratings_of, record.id)
+    games = await service.call_storage(service.storage.games_of_player, record.id,
+                                       PLAYER_GAMES)
+    holders = {entry["player_id"] for stored in games for entry in stored.players
+               if entry.get("player_id")}
+    names = await service.call_storage(service.storage.player_names, sorted(holders))
+    words = request_translator(request)
+    lines = [game_line(stored, record.id, names, words) for stored in games]
+    return {
+        "id": record.id,
+        "name": record.name,
+        "created_at": record.created_at,
+        "ratings": [rating_view(rating) for rating in ratings],
+        "playing": sorted((line for line in lines if line["status"] != "over"),
+                          key=lambda line: not line["your_turn"]),
+        "finished": [line for line in lines if line["status"] == "over"],
+    }
+
+
+@router.get("/api/leaderboard")
+async def leaderboard(service: Service, pool: str | None = None,
+                      limit: int = Query(100, ge=1, le=500)) -> Any:
+    """The pools with ratings, and the ranking of ``pool`` (default: the first)."""
+    pools = await service.call_storage(service.storage.rating_pools)
+    chosen = pool if pool is not None else (pools[0] if pools else None)
+    rows = []
+    if chosen is not None:
+        rows = await service.call_storage(service.storage.leaderboard, chosen[:120], limit)
+    return {
+        "pools": [{"pool": name, "title": pool_title(name)} for name in pools],
+        "pool": chosen,
+        "players": [
+            {"rank": rank, "name": name, **rating_view(record)}
+            for rank, (record, name) in enumerate(rows, start=1)
+        ],
+    }
+
+
+@router.get("/player/{name}", include_in_schema=False)
+async def player_page(name: str, request: Request, player: PagePlayer, service: Service) -> Any:
+    record = await service.call_storage(service.storage.player_by_name, name[:40])
+    if record is None:
+        return not_found_response(request)
+    return page(request, "player.html")
+
+
+@router.get("/leaderboard", include_in_schema=False)
+async def leaderboard_page(request: Request, player: PagePlayer) -> HTMLResponse:
+    return page(request, "leaderboard.html")
+
+

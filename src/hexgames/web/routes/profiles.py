@@ -16,13 +16,12 @@ that ended before results were filed are filed here, a bounded number per reques
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import AsyncIterator
 from datetime import date, timedelta
 from typing import Any, Literal
 
-from fastapi import FastAPI, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 
 from hexgames.errors import IllegalAction
@@ -31,11 +30,14 @@ from hexgames.i18n import Translator
 from hexgames.phrases import N_, Phrase
 from hexgames.web.game.matches import ENGLISH, reason_phrase
 from hexgames.web.game.records import ZipStream, record_filename, stored_record
+from hexgames.web.http.addresses import client_address
+from hexgames.web.http.client_limits import Exports
+from hexgames.web.http.errors import error_response
 from hexgames.web.http.language import request_translator
-from hexgames.web.http.limits import RateLimiter, client_address
+from hexgames.web.http.state import Service, Site
 from hexgames.web.ratings.games import pool_title
 from hexgames.web.ratings.results import file_missing
-from hexgames.web.routes.players import no_player, refuse
+from hexgames.web.routes.players import no_player
 from hexgames.web.service import GameService
 from hexgames.web.storage import GameQuery, ListedGame, PlayerRecord, name_key
 
@@ -54,6 +56,8 @@ MAX_EXPORT_BYTES = 64 * 1024 * 1024
 MAX_EXPORTS = 2
 EXPORTS_PER_WINDOW = 5
 EXPORT_WINDOW = 600.0
+
+router = APIRouter()
 
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,39}")
@@ -185,151 +189,146 @@ def listed_line(listed: ListedGame, words: Translator = ENGLISH) -> dict[str, An
     }
 
 
-class _Exports:
-    """The zips this process is writing, and each client address's recent exports."""
-
-    def __init__(self) -> None:
-        self.active = 0
-        self.rate = RateLimiter(EXPORTS_PER_WINDOW, EXPORT_WINDOW)
+async def player_named(service: GameService, name: str) -> PlayerRecord | None:
+    record: PlayerRecord | None = await service.call_storage(
+        service.storage.player_by_name, name[:40])
+    return record
 
 
-def add_profile_routes(app: FastAPI, service: GameService) -> None:
-    """Register the profile routes on ``app``."""
-    exports = _Exports()
-    app.state.profile_exports = exports  # (tests lower the bounds on it)
-    filing = asyncio.Lock()  # one filing at a time: replays are CPU work
+async def file_then(service: GameService, exports: Exports, player_id: str) -> bool:
+    """File the player's unfiled finished games (a bounded number; one filing at a
+    time: replays are CPU work); True when none is left."""
+    async with exports.filing:
+        return await file_missing(service.storage, service.call_storage,
+                                  service.call_thread, player_id)
 
-    async def player_named(name: str) -> PlayerRecord | None:
-        record: PlayerRecord | None = await service.call_storage(
-            service.storage.player_by_name, name[:40])
-        return record
 
-    async def file_then(player_id: str) -> bool:
-        """File the player's unfiled finished games (a bounded number); True when none
-        is left."""
-        async with filing:
-            return await file_missing(service.storage, service.call_storage,
-                                      service.call_thread, player_id)
+def unknown(name: str, request: Request) -> JSONResponse:
+    return error_response(404, no_player(name), request)
 
-    def unknown(name: str, request: Request) -> JSONResponse:
-        return refuse(request, 404, no_player(name))
 
-    @app.get("/api/players/{name}/history")
-    async def history(name: str, request: Request) -> Any:
-        """The rating after each rated game, per pool (oldest first; at most the last
-        ``MAX_HISTORY_POINTS`` of each pool)."""
-        record = await player_named(name)
-        if record is None:
-            return unknown(name, request)
-        points = await service.call_storage(service.storage.rating_history, record.id,
-                                            MAX_HISTORY_POINTS)
-        pools: dict[str, dict[str, Any]] = {}
-        for point in points:
-            pool = pools.setdefault(point.pool, {
-                "pool": point.pool, "title": pool_title(point.pool),
-                "game": point.pool.partition(" ")[0], "points": []})
-            pool["points"].append({"at": point.rated_at, "rating": round(point.rating, 1),
-                                   "deviation": round(point.deviation, 1),
-                                   "games": point.games, "game_id": point.game_id})
-        return {"name": record.name, "pools": list(pools.values())}
+@router.get("/api/players/{name}/history")
+async def history(name: str, request: Request, service: Service) -> Any:
+    """The rating after each rated game, per pool (oldest first; at most the last
+    ``MAX_HISTORY_POINTS`` of each pool)."""
+    record = await player_named(service, name)
+    if record is None:
+        return unknown(name, request)
+    points = await service.call_storage(service.storage.rating_history, record.id,
+                                        MAX_HISTORY_POINTS)
+    pools: dict[str, dict[str, Any]] = {}
+    for point in points:
+        pool = pools.setdefault(point.pool, {
+            "pool": point.pool, "title": pool_title(point.pool),
+            "game": point.pool.partition(" ")[0], "points": []})
+        pool["points"].append({"at": point.rated_at, "rating": round(point.rating, 1),
+                               "deviation": round(point.deviation, 1),
+                               "games": point.games, "game_id": point.game_id})
+    return {"name": record.name, "pools": list(pools.values())}
 
-    @app.get("/api/players/{name}/stats")
-    async def stats(name: str, request: Request) -> Any:
-        """Wins, draws and losses per game (finished games with a result)."""
-        record = await player_named(name)
-        if record is None:
-            return unknown(name, request)
-        complete = await file_then(record.id)
-        rows = await service.call_storage(service.storage.result_counts, record.id)
-        met = await service.call_storage(service.storage.opponent_counts, record.id)
-        per_game = statistics(rows)
-        total = _counts()
-        for entry in per_game:
-            for key in total:
-                total[key] += entry["all"][key]
-        return {"name": record.name, "total": total, "games": per_game,
-                "opponents": opponents(met), "complete": complete}
 
-    @app.get("/api/players/{name}/games")
-    async def games(
-        name: str,
-        request: Request,
-        opponent: str | None = Query(None, max_length=40),
-        result: Literal["win", "draw", "loss"] | None = None,
-        since: str | None = Query(None, max_length=20),
-        until: str | None = Query(None, max_length=20),
-        game: str | None = Query(None, max_length=40),
-        pool: str | None = Query(None, max_length=200),
-        rated: bool | None = None,
-        page: int = Query(1, ge=1, le=MAX_PAGE),
-        per_page: int = Query(20, ge=1, le=MAX_PER_PAGE),
-    ) -> Any:
-        """The player's finished games matching the filters, newest first."""
-        query = game_query(opponent, result, since, until, game, pool, rated)
-        record = await player_named(name)
-        if record is None:
-            return unknown(name, request)
-        complete = await file_then(record.id)
-        found, total = await service.call_storage(
-            service.storage.search_games, record.id, query, (page - 1) * per_page, per_page)
-        return {"name": record.name, "page": page, "per_page": per_page, "total": total,
-                "pages": (total + per_page - 1) // per_page,
-                "games": [listed_line(listed, request_translator(request)) for listed in found],
-                "complete": complete}
+@router.get("/api/players/{name}/stats")
+async def stats(name: str, request: Request, service: Service, site: Site) -> Any:
+    """Wins, draws and losses per game (finished games with a result)."""
+    record = await player_named(service, name)
+    if record is None:
+        return unknown(name, request)
+    complete = await file_then(service, site.profile_exports, record.id)
+    rows = await service.call_storage(service.storage.result_counts, record.id)
+    met = await service.call_storage(service.storage.opponent_counts, record.id)
+    per_game = statistics(rows)
+    total = _counts()
+    for entry in per_game:
+        for key in total:
+            total[key] += entry["all"][key]
+    return {"name": record.name, "total": total, "games": per_game,
+            "opponents": opponents(met), "complete": complete}
 
-    @app.get("/api/players/{name}/export")
-    async def export(name: str, request: Request) -> Any:
-        """Every finished game's record (the most recent ``MAX_EXPORT_GAMES``) in a zip,
-        written as it is sent."""
-        record = await player_named(name)
-        if record is None:
-            return unknown(name, request)
-        if exports.active >= MAX_EXPORTS:
-            return refuse(request, 503, N_("the server is writing other exports; try again "
-                                           "in a minute"), **{"Retry-After": "30"})
-        wait = exports.rate.hit(client_address(request.scope))
-        if wait is not None:
-            return refuse(request, 429, Phrase(
-                "at most {count} exports per {minutes} minutes; try again in {seconds} s",
-                count=EXPORTS_PER_WINDOW, minutes=int(EXPORT_WINDOW) // 60,
-                seconds=int(wait) + 1), **{"Retry-After": str(int(wait) + 1)})
-        ids = await service.call_storage(service.storage.finished_game_ids, record.id,
-                                         MAX_EXPORT_GAMES + 1)
-        filename = f"hexgames-{record.name}.zip"
-        return StreamingResponse(
-            _zip(ids[:MAX_EXPORT_GAMES], len(ids) > MAX_EXPORT_GAMES),
-            media_type="application/zip",
-            headers={"Content-Disposition": f'attachment; filename="{filename}"'})
 
-    async def _zip(ids: list[str], more: bool) -> AsyncIterator[bytes]:
-        exports.active += 1
-        try:
-            archive, written, skipped, full = ZipStream(), 0, [], False
-            for game_id in ids:
-                stored = await service.call_storage(service.storage.load_game, game_id)
-                if stored is None:
-                    continue
-                try:
-                    text = await service.call_thread(stored_record, stored)
-                except (IllegalAction, ValueError, KeyError):
-                    skipped.append(game_id)
-                    continue
-                if written + len(text) > MAX_EXPORT_BYTES:
-                    full = True
-                    break
-                written += len(text)
-                archive.add(record_filename(stored.game, stored.id), text, stored.updated_at)
-                yield archive.take()
-            notes = []
-            if more or full:
-                notes.append(f"Only the {archive.entries} most recent finished games are in "
-                             f"this file (at most {MAX_EXPORT_GAMES} games and "
-                             f"{MAX_EXPORT_BYTES // 2**20} MiB of records).")
-            if skipped:
-                notes.append("These games no longer replay and were left out: "
-                             + ", ".join(skipped))
-            if notes:
-                archive.add("README.txt", "\n".join(notes) + "\n")
-            yield archive.close()
-        finally:
-            exports.active -= 1
+@router.get("/api/players/{name}/games")
+async def games(name: str, request: Request, service: Service, site: Site,
+                opponent: str | None = Query(None, max_length=40),
+                result: Literal["win", "draw", "loss"] | None = None,
+                since: str | None = Query(None, max_length=20),
+                until: str | None = Query(None, max_length=20),
+                game: str | None = Query(None, max_length=40),
+                pool: str | None = Query(None, max_length=200), rated: bool | None = None,
+                page: int = Query(1, ge=1, le=MAX_PAGE),
+                per_page: int = Query(20, ge=1, le=MAX_PER_PAGE)) -> Any:
+    """The player's finished games matching the filters, newest first."""
+    query = game_query(opponent, result, since, until, game, pool, rated)
+    record = await player_named(service, name)
+    if record is None:
+        return unknown(name, request)
+    complete = await file_then(service, site.profile_exports, record.id)
+    found, total = await service.call_storage(
+        service.storage.search_games, record.id, query, (page - 1) * per_page, per_page)
+    return {"name": record.name, "page": page, "per_page": per_page, "total": total,
+            "pages": (total + per_page - 1) // per_page,
+            "games": [listed_line(listed, request_translator(request)) for listed in found],
+            "complete": complete}
+
+
+@router.get("/api/players/{name}/export")
+async def export(name: str, request: Request, service: Service, site: Site) -> Any:
+    """Every finished game's record (the most recent ``MAX_EXPORT_GAMES``) in a zip,
+    written as it is sent."""
+    record = await player_named(service, name)
+    if record is None:
+        return unknown(name, request)
+    if site.profile_exports.active >= MAX_EXPORTS:
+        return error_response(503, N_("the server is writing other exports; try again "
+                                      "in a minute"), request, {"Retry-After": "30"})
+    wait = site.profile_exports.rate.hit(client_address(request.scope))
+    if wait is not None:
+        return error_response(429, Phrase(
+            "at most {count} exports per {minutes} minutes; try again in {seconds} s",
+            count=EXPORTS_PER_WINDOW, minutes=int(EXPORT_WINDOW) // 60,
+            seconds=int(wait) + 1), request, {"Retry-After": str(int(wait) + 1)})
+    ids = await service.call_storage(service.storage.finished_game_ids, record.id,
+                                     MAX_EXPORT_GAMES + 1)
+    filename = f"hexgames-{record.name}.zip"
+    return StreamingResponse(
+        _zip(service, site.profile_exports, ids[:MAX_EXPORT_GAMES],
+             len(ids) > MAX_EXPORT_GAMES),
+        media_type="application/zip",
+        headers={"Content-Disposition": f'attachment; filename="{filename}"'})
+
+
+async def _zip(service: GameService, exports: Exports, ids: list[str],
+               more: bool) -> AsyncIterator[bytes]:
+    """The zip of the records of ``ids``, written as it is sent (``more``: some were
+    left out); counted in ``exports.active`` while it is written."""
+    exports.active += 1
+    try:
+        archive, written, skipped, full = ZipStream(), 0, [], False
+        for game_id in ids:
+            stored = await service.call_storage(service.storage.load_game, game_id)
+            if stored is None:
+                continue
+            try:
+                text = await service.call_thread(stored_record, stored)
+            except (IllegalAction, ValueError, KeyError):
+                skipped.append(game_id)
+                continue
+            if written + len(text) > MAX_EXPORT_BYTES:
+                full = True
+                break
+            written += len(text)
+            archive.add(record_filename(stored.game, stored.id), text, stored.updated_at)
+            yield archive.take()
+        notes = []
+        if more or full:
+            notes.append(f"Only the {archive.entries} most recent finished games are in "
+                         f"this file (at most {MAX_EXPORT_GAMES} games and "
+                         f"{MAX_EXPORT_BYTES // 2**20} MiB of records).")
+        if skipped:
+            notes.append("These games no longer replay and were left out: "
+                         + ", ".join(skipped))
+        if notes:
+            archive.add("README.txt", "\n".join(notes) + "\n")
+        yield archive.close()
+    finally:
+        exports.active -= 1
+
+

@@ -22,16 +22,17 @@ import secrets
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import APIRouter, HTTPException, Request
 from pydantic import Field, StrictInt
 
 from hexgames.game import Game
 from hexgames.i18n import Translator
 from hexgames.phrases import N_, Phrase
 from hexgames.tutorial import find_puzzle, puzzle_set
+from hexgames.web.http.addresses import client_address
 from hexgames.web.http.identity import Player, known_player
 from hexgames.web.http.language import request_translator
-from hexgames.web.http.limits import client_address
+from hexgames.web.http.state import Service
 from hexgames.web.ratings.puzzles import PLAYER_START, now, puzzle_rating, streak_puzzles
 from hexgames.web.routes.learn import TryIn, judge
 from hexgames.web.routes.puzzles import FINAL, detail, puzzle_game, rated
@@ -42,8 +43,13 @@ from hexgames.web.storage.site_limits import SiteLimiter
 #: Streaks one client address may start per window of seconds (each is a stored row).
 STREAKS_PER_ADDRESS = 30
 STREAK_WINDOW = 600.0
+STARTS = SiteLimiter("streak", STREAKS_PER_ADDRESS, STREAK_WINDOW)  # per site
+#: Draws each streak's puzzles.
+DRAWER = random.SystemRandom()
 #: A streak not played for this long is deleted (when another one starts).
 STREAK_TTL = timedelta(days=1)
+
+router = APIRouter()
 
 
 class StreakTryIn(TryIn):
@@ -61,91 +67,92 @@ def owned(streak: PuzzleStreak | None, player: Player | None, game: Game) -> Puz
     return streak
 
 
-def add_streak_routes(app: FastAPI, service: GameService) -> None:
-    """The streak API (called by :func:`hexgames.web.routes.puzzles.add_puzzle_routes`)."""
-    starts = SiteLimiter("streak", STREAKS_PER_ADDRESS, STREAK_WINDOW)  # per site
-    drawer = random.SystemRandom()
-
-    async def view(game: Game, streak: PuzzleStreak, player: Player | None,
-                   words: Translator) -> dict[str, Any]:
-        """Where the streak stands, with its current puzzle while it is played (its
-        words in ``words``' language)."""
-        best = None
-        if rated(player):
-            assert player is not None
-            record = await service.call_storage(service.storage.puzzle_rating, player.id,
-                                                game.name)
-            best = record.best_streak if record else 0
-        answer: dict[str, Any] = {
-            "id": streak.id, "game": game.name, "solved": streak.solved,
-            "length": len(streak.puzzles), "status": streak.status, "best": best,
-            "puzzle": None,
-        }
-        if streak.status == "playing":
-            puzzle = find_puzzle(game, streak.puzzles[streak.solved])
-            stats = await service.call_storage(service.storage.puzzle_stats, game.name)
-            stat = stats.get(puzzle.id)
-            answer["puzzle"] = await service.call_thread(
-                detail, game, puzzle, puzzle_rating(puzzle, stat).rating,
-                stat.attempts if stat else 0, words)
-        return answer
-
-    @app.post("/api/puzzles/{game_name}/streak", status_code=201)
-    async def start_streak(game_name: str, request: Request) -> dict[str, Any]:
-        """A new streak and its first puzzle (``best``: the visitor's best streak, for a
-        named player)."""
-        game = puzzle_game(game_name)
-        wait = await starts.hit(service, client_address(request.scope))
-        if wait is not None:
-            raise HTTPException(429, Phrase("too many streaks started; try again in "
-                                            "{seconds} s", seconds=int(wait) + 1),
-                                headers={"Retry-After": str(int(wait) + 1)})
-        player = await known_player(request)
-        at = now()
-        stale = (datetime.now(UTC) - STREAK_TTL).isoformat(timespec="seconds")
-        await service.call_storage(service.storage.delete_streaks, stale)
-        streak = PuzzleStreak(secrets.token_urlsafe(12), player.id if player else None,
-                              game.name, tuple(streak_puzzles(puzzle_set(game), drawer)),
-                              0, "playing", at, at)
-        await service.call_storage(service.storage.create_streak, streak)
-        return await view(game, streak, player, request_translator(request))
-
-    @app.get("/api/puzzles/{game_name}/streak/{streak_id}")
-    async def streak_state(game_name: str, streak_id: str, request: Request) -> dict[str, Any]:
-        game = puzzle_game(game_name)
-        player = await known_player(request)
-        stored = await service.call_storage(service.storage.load_streak, streak_id[:40])
-        return await view(game, owned(stored, player, game), player,
-                          request_translator(request))
-
-    @app.post("/api/puzzles/{game_name}/streak/{streak_id}/try")
-    async def streak_try(game_name: str, streak_id: str, body: StreakTryIn,
-                         request: Request) -> dict[str, Any]:
-        """The verdict on a try at the streak's current puzzle; once it is over, the
-        streak moves on (solved) or ends (a line that does not win), and ``streak`` says
-        where it stands (the next puzzle in it)."""
-        game = puzzle_game(game_name)
-        player = await known_player(request)
-        stored = await service.call_storage(service.storage.load_streak, streak_id[:40])
-        streak = owned(stored, player, game)
-        if streak.status != "playing":
-            raise HTTPException(409, N_("this streak is over; start a new one"))
-        if body.index != streak.solved:
-            raise HTTPException(409, Phrase("this streak is at puzzle {number}, not {index}: "
-                                            "reload it", number=streak.solved + 1,
-                                            index=body.index + 1))
-        words = request_translator(request)
+async def view(service: GameService, game: Game, streak: PuzzleStreak,
+               player: Player | None, words: Translator) -> dict[str, Any]:
+    """Where the streak stands, with its current puzzle while it is played (its
+    words in ``words``' language)."""
+    best = None
+    if rated(player):
+        assert player is not None
+        record = await service.call_storage(service.storage.puzzle_rating, player.id,
+                                            game.name)
+        best = record.best_streak if record else 0
+    answer: dict[str, Any] = {
+        "id": streak.id, "game": game.name, "solved": streak.solved,
+        "length": len(streak.puzzles), "status": streak.status, "best": best,
+        "puzzle": None,
+    }
+    if streak.status == "playing":
         puzzle = find_puzzle(game, streak.puzzles[streak.solved])
-        answer = await service.call_thread(judge, game, puzzle.lesson, body, words)
-        if answer["status"] not in FINAL:
-            return answer
-        won = answer["status"] == "solved"
-        moved = await service.call_storage(service.storage.advance_streak, streak.id,
-                                           streak.solved, won, now(), PLAYER_START,
-                                           rated(player))
-        if moved is None:
-            raise HTTPException(409, N_("this puzzle of the streak was judged already: "
-                                        "reload"))
-        answer["solution"] = list(puzzle.lesson.solution)
-        answer["streak"] = await view(game, moved, player, words)
+        stats = await service.call_storage(service.storage.puzzle_stats, game.name)
+        stat = stats.get(puzzle.id)
+        answer["puzzle"] = await service.call_thread(
+            detail, game, puzzle, puzzle_rating(puzzle, stat).rating,
+            stat.attempts if stat else 0, words)
+    return answer
+
+
+@router.post("/api/puzzles/{game_name}/streak", status_code=201)
+async def start_streak(game_name: str, request: Request, service: Service) -> dict[str, Any]:
+    """A new streak and its first puzzle (``best``: the visitor's best streak, for a
+    named player)."""
+    game = puzzle_game(game_name)
+    wait = await STARTS.hit(service, client_address(request.scope))
+    if wait is not None:
+        raise HTTPException(429, Phrase("too many streaks started; try again in "
+                                        "{seconds} s", seconds=int(wait) + 1),
+                            headers={"Retry-After": str(int(wait) + 1)})
+    player = await known_player(request)
+    at = now()
+    stale = (datetime.now(UTC) - STREAK_TTL).isoformat(timespec="seconds")
+    await service.call_storage(service.storage.delete_streaks, stale)
+    streak = PuzzleStreak(secrets.token_urlsafe(12), player.id if player else None,
+                          game.name, tuple(streak_puzzles(puzzle_set(game), DRAWER)),
+                          0, "playing", at, at)
+    await service.call_storage(service.storage.create_streak, streak)
+    return await view(service, game, streak, player, request_translator(request))
+
+
+@router.get("/api/puzzles/{game_name}/streak/{streak_id}")
+async def streak_state(game_name: str, streak_id: str, request: Request,
+                       service: Service) -> dict[str, Any]:
+    game = puzzle_game(game_name)
+    player = await known_player(request)
+    stored = await service.call_storage(service.storage.load_streak, streak_id[:40])
+    return await view(service, game, owned(stored, player, game), player,
+                      request_translator(request))
+
+
+@router.post("/api/puzzles/{game_name}/streak/{streak_id}/try")
+async def streak_try(game_name: str, streak_id: str, body: StreakTryIn, request: Request,
+                     service: Service) -> dict[str, Any]:
+    """The verdict on a try at the streak's current puzzle; once it is over, the
+    streak moves on (solved) or ends (a line that does not win), and ``streak`` says
+    where it stands (the next puzzle in it)."""
+    game = puzzle_game(game_name)
+    player = await known_player(request)
+    stored = await service.call_storage(service.storage.load_streak, streak_id[:40])
+    streak = owned(stored, player, game)
+    if streak.status != "playing":
+        raise HTTPException(409, N_("this streak is over; start a new one"))
+    if body.index != streak.solved:
+        raise HTTPException(409, Phrase("this streak is at puzzle {number}, not {index}: "
+                                        "reload it", number=streak.solved + 1,
+                                        index=body.index + 1))
+    words = request_translator(request)
+    puzzle = find_puzzle(game, streak.puzzles[streak.solved])
+    answer = await service.call_thread(judge, game, puzzle.lesson, body, words)
+    if answer["status"] not in FINAL:
         return answer
+    won = answer["status"] == "solved"
+    moved = await service.call_storage(service.storage.advance_streak, streak.id,
+                                       streak.solved, won, now(), PLAYER_START,
+                                       rated(player))
+    if moved is None:
+        raise HTTPException(409, N_("this puzzle of the streak was judged already: "
+                                    "reload"))
+    answer["solution"] = list(puzzle.lesson.solution)
+    answer["streak"] = await view(service, game, moved, player, words)
+    return answer
+
+

@@ -16,6 +16,7 @@ catalogs (templates ``rules.html`` and ``not_found.html``).
 
 from __future__ import annotations
 
+import asyncio
 import html
 import math
 import re
@@ -23,12 +24,12 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
-from fastapi import Request
+from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 from markupsafe import Markup
 
 import hexgames
-from hexgames.game import REGISTRY, Game, get_game
+from hexgames.game import REGISTRY, Game, game_names, get_game
 from hexgames.i18n import (
     DEFAULT_LANGUAGE,
     Translator,
@@ -40,21 +41,9 @@ from hexgames.phrases import Phrase, nphrase
 from hexgames.web.game.matches import color_word, render
 from hexgames.web.http.language import chosen_language, remember, render_template
 from hexgames.web.http.markdown import to_html
+from hexgames.web.http.not_found import not_found_response
 
-
-def not_found_page(path: str, language: str = DEFAULT_LANGUAGE) -> str:
-    """The HTML 404 page (a person's mistyped address; the API answers JSON instead)."""
-    shown = path if len(path) <= 120 else path[:120] + "…"
-    return render_template("not_found.html", language, path=shown)
-
-
-def not_found_response(request: Request, path: str | None = None) -> HTMLResponse:
-    """:func:`not_found_page` for ``request`` (its path unless ``path`` is given), in
-    the visitor's language (a ``?lang=`` is remembered, as on every page)."""
-    shown = request.url.path if path is None else path
-    response = HTMLResponse(not_found_page(shown, chosen_language(request)), status_code=404)
-    remember(response, request)
-    return response
+router = APIRouter(include_in_schema=False)
 
 
 def docs_dir() -> Path | None:
@@ -251,3 +240,15 @@ def legend_html(game: Game, words: Translator | None = None) -> str:
         f'<svg class="legend-source" width="0" height="0" aria-hidden="true"><defs>{svg}'
         f'</defs></svg><ul class="legend-items">{"".join(items)}</ul></section>'
     )
+
+
+@router.get("/rules/{game_name}")
+async def rules(game_name: str, request: Request) -> HTMLResponse:
+    """A game's rules page (404 page for an unknown game)."""
+    if game_name not in game_names():
+        return not_found_response(request, f"/rules/{game_name}")
+    # The first request draws a sample game (AI moves): keep it off the event loop.
+    language = chosen_language(request)
+    response = HTMLResponse(await asyncio.to_thread(rules_page, get_game(game_name), language))
+    remember(response, request)
+    return response

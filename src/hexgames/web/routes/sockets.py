@@ -27,17 +27,18 @@ from __future__ import annotations
 
 import json
 from typing import Any
-from urllib.parse import urlsplit
 
-from fastapi import FastAPI, WebSocket, WebSocketDisconnect
+from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
 from hexgames.errors import IllegalAction
 from hexgames.i18n import Translator
 from hexgames.phrases import N_, Phrase
+from hexgames.web.game.errors import socket_error
 from hexgames.web.game.matches import ENGLISH
 from hexgames.web.http.identity import known_player
 from hexgames.web.http.language import request_translator, said
-from hexgames.web.play.hub import error_message
+from hexgames.web.http.origins import origin_allowed
+from hexgames.web.http.state import Service
 from hexgames.web.service import AiBusy, GameNotFound, GameService, WriteUnconfirmed
 from hexgames.web.storage import StaleWrite, StorageUnavailable
 
@@ -47,131 +48,112 @@ MAX_MESSAGE = 4096
 ECHO_LIMIT = 80
 
 
-def clip(text: str, limit: int = 300) -> str:
-    """An error message of bounded length (messages may quote the client's input)."""
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+router = APIRouter()
 
 
-def origin_allowed(websocket: WebSocket) -> bool:
-    """A browser always sends ``Origin``: it must be this site's own (same host and port
-    as the ``Host`` the browser connected to). No ``Origin`` at all is a client that is
-    not a browser (a bot, a script): allowed, as it carries no victim's credentials."""
-    origin = websocket.headers.get("origin")
-    if origin is None:
-        return True
-    host = websocket.headers.get("host", "")
-    parsed = urlsplit(origin)
-    return bool(host) and parsed.scheme in ("http", "https") and parsed.netloc == host
+@router.websocket("/ws/games/{game_id}")
+async def socket(websocket: WebSocket, game_id: str, service: Service,
+                 token: str | None = None, delta: str | None = None,
+                 svg: str | None = None) -> None:
+    if not origin_allowed(websocket):
+        await websocket.close(code=4403)  # the handshake is refused with HTTP 403
+        return
+    await websocket.accept()
+    words = request_translator(websocket)  # ?lang=, the cookie or Accept-Language
+    # A viewer is refused before the game is read; a token is checked first (a player
+    # is never refused for viewers: see Hub.admit).
+    refusal = None if token else service.hub.refusal(game_id)
+    if refusal is not None:
+        await websocket.send_json(socket_error(refusal, words))
+        await websocket.close(code=1013)  # try again later
+        return
+    try:
+        match = await service.get(game_id)
+    except (GameNotFound, ValueError) as exc:  # ValueError: a stored game that won't replay
+        await websocket.send_json(socket_error(said(exc), words))
+        await websocket.close(code=4404 if isinstance(exc, GameNotFound) else 4409)
+        return
+    except StorageUnavailable as exc:
+        await websocket.send_json(socket_error(said(exc), words))
+        await websocket.close(code=1013)
+        return
+    notice = None
+    if token and not match.seats_of(token):
+        notice = socket_error(N_("this token holds no seat here: you are watching"), words)
+        token = None
+    seats = frozenset(match.seats_of(token)) if token else frozenset()
+    if seats:  # stored before the seat is shown present: a claim on another process
+        # reads it (issue 39, row 2); a storage failure leaves it to the beat
+        await service.absence.arrived(service.current(game_id, match), seats)
+    refusal = service.hub.admit(game_id, seats)  # no await from here until join
+    if refusal is not None:
+        await websocket.send_json(socket_error(refusal, words))
+        await websocket.close(code=1013)
+        return
+    connection = service.hub.join(game_id, websocket, token, delta=delta in ("1", "true"),
+                                  svg_patch=svg == "patch", words=words, seats=seats)
+    try:
+        if notice:
+            connection.send(notice)
+        if token:  # a player arrived: everybody's view shows it
+            service.absence.update(service.current(game_id, match))
+            service.hub.publish(service.current(game_id, match))
+        else:
+            service.absence.update(match)
+            service.hub.send_state(connection, match, service.hub.seats_present(match))
+        while not connection.closed:
+            frame = await websocket.receive()
+            if frame["type"] == "websocket.disconnect":
+                break
+            text = frame.get("text")
+            if text is None:  # a binary frame: decode it rather than fail the socket
+                text = (frame.get("bytes") or b"").decode("utf-8", "replace")
+            reply = await handle_message(service, game_id, token, text, words)
+            if reply is not None:
+                connection.send(reply)
+    except (WebSocketDisconnect, RuntimeError):
+        pass
+    finally:
+        service.hub.leave(game_id, websocket)
+        if token:  # a player left: the others see it (the live copy: a reload from
+            # storage may have replaced the one this socket started with)
+            current = service.current(game_id, match)
+            service.absence.update(current)
+            service.hub.publish(current)
+            if not seats <= set(service.hub.seats_present(current)):  # its last here
+                await service.absence.departed(current, seats)
 
 
-def add_socket_route(app: FastAPI, service: GameService) -> None:
-    """Register the game socket on ``app``."""
-
-    @app.websocket("/ws/games/{game_id}")
-    async def socket(websocket: WebSocket, game_id: str, token: str | None = None,
-                     delta: str | None = None, svg: str | None = None) -> None:
-        if not origin_allowed(websocket):
-            await websocket.close(code=4403)  # the handshake is refused with HTTP 403
-            return
-        await websocket.accept()
-        words = request_translator(websocket)  # ?lang=, the cookie or Accept-Language
-        # A viewer is refused before the game is read; a token is checked first (a player
-        # is never refused for viewers: see Hub.admit).
-        refusal = None if token else service.hub.refusal(game_id)
-        if refusal is not None:
-            await websocket.send_json(error_message(refusal, words))
-            await websocket.close(code=1013)  # try again later
-            return
-        try:
-            match = await service.get(game_id)
-        except (GameNotFound, ValueError) as exc:  # ValueError: a stored game that won't replay
-            await websocket.send_json(error_message(said(exc), words))
-            await websocket.close(code=4404 if isinstance(exc, GameNotFound) else 4409)
-            return
-        except StorageUnavailable as exc:
-            await websocket.send_json(error_message(said(exc), words))
-            await websocket.close(code=1013)
-            return
-        notice = None
-        if token and not match.seats_of(token):
-            notice = error_message(N_("this token holds no seat here: you are watching"), words)
-            token = None
-        seats = frozenset(match.seats_of(token)) if token else frozenset()
-        if seats:  # stored before the seat is shown present: a claim on another process
-            # reads it (issue 39, row 2); a storage failure leaves it to the beat
-            await service.absence.arrived(service.current(game_id, match), seats)
-        refusal = service.hub.admit(game_id, seats)  # no await from here until join
-        if refusal is not None:
-            await websocket.send_json(error_message(refusal, words))
-            await websocket.close(code=1013)
-            return
-        connection = service.hub.join(game_id, websocket, token, delta=delta in ("1", "true"),
-                                      svg_patch=svg == "patch", words=words, seats=seats)
-        try:
-            if notice:
-                connection.send(notice)
-            if token:  # a player arrived: everybody's view shows it
-                service.absence.update(service.current(game_id, match))
-                service.hub.publish(service.current(game_id, match))
-            else:
-                service.absence.update(match)
-                service.hub.send_state(connection, match, service.hub.seats_present(match))
-            while not connection.closed:
-                frame = await websocket.receive()
-                if frame["type"] == "websocket.disconnect":
-                    break
-                text = frame.get("text")
-                if text is None:  # a binary frame: decode it rather than fail the socket
-                    text = (frame.get("bytes") or b"").decode("utf-8", "replace")
-                reply = await handle_message(service, game_id, token, text, words)
-                if reply is not None:
-                    connection.send(reply)
-        except (WebSocketDisconnect, RuntimeError):
-            pass
-        finally:
-            service.hub.leave(game_id, websocket)
-            if token:  # a player left: the others see it (the live copy: a reload from
-                # storage may have replaced the one this socket started with)
-                current = service.current(game_id, match)
-                service.absence.update(current)
-                service.hub.publish(current)
-                if not seats <= set(service.hub.seats_present(current)):  # its last here
-                    await service.absence.departed(current, seats)
-
-
-def add_lobby_route(app: FastAPI, service: GameService) -> None:
-    """Register ``/ws/lobby``: the open challenges and games being played, live."""
-
-    @app.websocket("/ws/lobby")
-    async def lobby(websocket: WebSocket) -> None:
-        if not origin_allowed(websocket):
-            await websocket.close(code=4403)
-            return
-        await websocket.accept()
-        words = request_translator(websocket)
-        if service.lobby_full():
-            await websocket.send_json(error_message(N_("the lobby is full; try again later"),
-                                                    words))
-            await websocket.close(code=1013)
-            return
-        try:  # the poster's identity: its challenges are withdrawn once it has left
-            player = await known_player(websocket)
-        except StorageUnavailable:
-            player = None
-        connection = service.join_lobby(websocket, player.id if player is not None else None,
-                                        words)
-        try:
-            connection.send(await service.lobby_state(words))
-            while not connection.closed:
-                frame = await websocket.receive()
-                if frame["type"] == "websocket.disconnect":
-                    break
-                if '"ping"' in (frame.get("text") or "")[:MAX_MESSAGE]:
-                    connection.send({"type": "pong"}, state=False)
-        except (WebSocketDisconnect, RuntimeError, StorageUnavailable):
-            pass
-        finally:
-            service.leave_lobby(websocket)
+@router.websocket("/ws/lobby")
+async def lobby(websocket: WebSocket, service: Service) -> None:
+    if not origin_allowed(websocket):
+        await websocket.close(code=4403)
+        return
+    await websocket.accept()
+    words = request_translator(websocket)
+    if service.lobby_full():
+        await websocket.send_json(socket_error(N_("the lobby is full; try again later"),
+                                                words))
+        await websocket.close(code=1013)
+        return
+    try:  # the poster's identity: its challenges are withdrawn once it has left
+        player = await known_player(websocket)
+    except StorageUnavailable:
+        player = None
+    connection = service.join_lobby(websocket, player.id if player is not None else None,
+                                    words)
+    try:
+        connection.send(await service.lobby_state(words))
+        while not connection.closed:
+            frame = await websocket.receive()
+            if frame["type"] == "websocket.disconnect":
+                break
+            if '"ping"' in (frame.get("text") or "")[:MAX_MESSAGE]:
+                connection.send({"type": "pong"}, state=False)
+    except (WebSocketDisconnect, RuntimeError, StorageUnavailable):
+        pass
+    finally:
+        service.leave_lobby(websocket)
 
 
 async def handle_message(
@@ -184,7 +166,7 @@ async def handle_message(
     Successful changes reach the sender through the broadcast like everybody else.
     """
     def refused(reason: object) -> dict[str, Any]:
-        return error_message(reason, words)
+        return socket_error(reason, words)
 
     if len(text) > MAX_MESSAGE:
         return refused(Phrase("a message is at most {limit} bytes", limit=MAX_MESSAGE))

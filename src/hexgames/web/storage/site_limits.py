@@ -1,7 +1,7 @@
 """Rate limits that hold for the whole site, whatever the number of server processes.
 
 ``hexgames serve --workers 2`` runs several processes on one PostgreSQL: a limit kept in
-each process's memory (:class:`~hexgames.web.http.limits.RateLimiter`) would let a client
+each process's memory (:class:`~hexgames.web.http.rate_limit.RateLimiter`) would let a client
 that lands on each process in turn have the limit once per process. A
 :class:`SiteLimiter` counts in storage instead (``rate_limits``, through the storage
 threads like every storage call: :meth:`~hexgames.web.storage.Storage.limit_hit`), so
