@@ -20,6 +20,8 @@ from hexgames.phrases import N_, Phrase
 from hexgames.web.accounts.rated_play import NamedPlayersOnly, TooManyRatedGames
 from hexgames.web.app import create_app
 from hexgames.web.http.errors import ERRORS
+from hexgames.web.http.state import app_state
+from hexgames.web.routes.seeks import SEEKS_PER_ADDRESS
 from hexgames.web.service import (
     AiBusy,
     GameNotFound,
@@ -142,3 +144,22 @@ def test_the_error_body_is_built_once_for_http_and_sockets() -> None:
     assert socket_error(SAID, korean) == {"type": "error",
                                           "message": error_body(SAID, korean)["message"]}
 
+
+
+def test_a_refusal_answered_by_a_route_has_the_same_shape(app: FastAPI,
+                                                          client: TestClient) -> None:
+    """``POST /api/seeks`` past its rate answers 429 itself (``error_response``), with
+    ``Retry-After``, in the same shape as a raised error."""
+    limiter = app_state(app).seek_posts
+    limiter.attempts = 2
+    try:
+        codes = [client.post("/api/seeks", json={"game": "dendria"}).status_code
+                 for _ in range(2)]
+        refused = client.post("/api/seeks", json={"game": "dendria"}, params={"lang": "pt"})
+    finally:
+        limiter.attempts = SEEKS_PER_ADDRESS
+    assert codes == [201, 201]
+    assert refused.status_code == 429 and int(refused.headers["retry-after"]) > 0
+    body = refused.json()
+    assert set(body) == {"error", "message"}
+    assert body["error"].startswith("too many challenges posted")

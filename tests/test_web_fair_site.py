@@ -299,7 +299,7 @@ def test_finished_lines_and_openings_stay_open_to_the_engine(app: Any) -> None:
     first = state(ciro, opening, seats[0])["legal"][0]["action"]
     played = ciro.post(f"/api/games/{opening}/actions", json={"token": seats[0], "action": first})
     assert played.status_code == 200, played.text
-    app.state.live_positions._read_at = -1e9  # the list of live games is re-read now
+    app.state.site.service.live_positions._read_at = -1e9  # the list of live games is re-read now
     assert evaluate([first]) == 200
 
 

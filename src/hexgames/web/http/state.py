@@ -57,12 +57,13 @@ def app_state(app: Any) -> AppState:
     return state
 
 
-def site_of(connection: HTTPConnection) -> AppState:
-    """A dependency: the :class:`AppState` of the app answering ``connection``."""
+async def site_of(connection: HTTPConnection) -> AppState:
+    """A dependency: the :class:`AppState` of the app answering ``connection`` (async:
+    FastAPI would run a plain function in a thread, a hop for every request)."""
     return app_state(connection.app)
 
 
-def service_of(connection: HTTPConnection) -> GameService:
+async def service_of(connection: HTTPConnection) -> GameService:
     """A dependency: the app's :class:`~hexgames.web.service.GameService`."""
     return app_state(connection.app).service
 

@@ -58,10 +58,10 @@ async def new_seek(body: SeekIn, request: Request, service: Service, site: Site)
     address = request.client.host if request.client else "?"
     wait = await site.seek_posts.hit(service, address)
     if wait is not None:
-        refused = error_response(429, Phrase("too many challenges posted; try again in {seconds} s",
-                                    seconds=int(wait) + 1), request)
-        refused.headers["Retry-After"] = str(int(wait) + 1)
-        return refused
+        seconds = int(wait) + 1
+        return error_response(429, Phrase("too many challenges posted; try again in "
+                                          "{seconds} s", seconds=seconds),
+                              request, {"Retry-After": str(seconds)})
     if body.rated:
         await site.rated_play.check(await current_player(request))
     creator = await player_entry(request)
