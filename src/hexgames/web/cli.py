@@ -205,7 +205,7 @@ def run(args: argparse.Namespace) -> int:
     from hexgames.web.engine.prep import EnginePreparation
 
     # Cached engines load before the URL is printed (a second or so, as always); engines
-    # to compile are prepared in the background once the site answers (engine_prep.py).
+    # to compile are prepared in the background once the site answers (engine/prep.py).
     engines = EnginePreparation(announce=lambda text: print(text, flush=True))
     engines.load_if_cached()
     # Bind the socket ourselves so that the printed URL is right even for --port 0.
@@ -268,7 +268,7 @@ def run(args: argparse.Namespace) -> int:
         forwarded_allow_ips=trusted or None,
         timeout_keep_alive=5,  # an idle kept-alive connection is closed after 5 s
         h11_max_incomplete_event_size=16 * 1024,
-        limit_concurrency=None,  # (sockets and requests are bounded by limits.py)
+        limit_concurrency=None,  # (sockets and requests are bounded by http/limits.py)
         ws=fast_deflate_websockets(),
         ws_max_size=64 * 1024,  # a WebSocket message (an action) is tiny
         ws_ping_interval=20.0,
