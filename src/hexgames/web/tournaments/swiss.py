@@ -18,8 +18,9 @@ What it guarantees, in this order of priority (FIDE's absolute criteria first):
    first of the top half meets the first of the bottom half, the second the second, and so
    on; a group with an odd number of players sends its lowest-ranked player down to the
    next group, where that player is ranked first ("floats down"). When rule 1 forbids the
-   natural partner, a player takes the nearest one instead: same score first, then nearest
-   to the natural partner's place.
+   natural partner, a player takes the nearest one instead: first another player of the
+   other half of the same group (nearest the natural partner's place), then one of the
+   same half, then one from the groups below, nearest first.
 4. **Seats (who moves first) alternate and balance.** Of two paired players, the one who
    has moved first fewer times (net of moving second) moves first; if even, the one who
    moved second most recently where their histories differ; with identical histories
@@ -123,11 +124,20 @@ def pair_round(players: Sequence[SwissPlayer]) -> SwissRound:
     natural = _natural_partners(brackets)
     flat = [player for bracket in brackets for player in bracket]
     place = {player.id: index for index, player in enumerate(flat)}
+    bracket_of, bottom = {}, {}
+    for number, bracket in enumerate(brackets):
+        for index, player in enumerate(bracket):
+            bracket_of[player.id], bottom[player.id] = number, index >= len(bracket) // 2
 
     def preference(player: SwissPlayer, others: Sequence[SwissPlayer]) -> list[SwissPlayer]:
+        """Own bracket's other half first (a transposition, as the Dutch system tries
+        first), nearest the natural partner; then the rest of the bracket; then lower
+        brackets, nearest first."""
         target = place[natural[player.id].id]
-        return sorted(others, key=lambda other: (abs(player.score - other.score),
-                                                 abs(place[other.id] - target), place[other.id]))
+        return sorted(others, key=lambda other: (
+            abs(bracket_of[other.id] - bracket_of[player.id]),
+            bottom[other.id] == bottom[player.id],
+            abs(place[other.id] - target), place[other.id]))
 
     pairs = pair_in_order(flat, _allowed, preference)
     pairs.sort(key=lambda pair: min(place[pair[0].id], place[pair[1].id]))
