@@ -18,7 +18,7 @@ that keeps this guarantee.
 
 from __future__ import annotations
 
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Hashable, Sequence
 from typing import TypeVar
 
@@ -41,15 +41,24 @@ def maximum_matching(count: int, neighbours: Sequence[Sequence[int]]) -> list[in
                 if mate[u] == -1:
                     mate[u], mate[v] = v, u
                     break
-    for root in range(count):
-        if mate[root] == -1:
-            _augment_from(root, count, neighbours, mate)
+    _complete(mate, neighbours, [True] * count)
     return mate
 
 
-def _augment_from(root: int, count: int, neighbours: Sequence[Sequence[int]],
-                  mate: list[int]) -> None:
-    """Find an augmenting path from the free vertex ``root`` and flip it (if there is one)."""
+def _complete(mate: list[int], neighbours: Sequence[Sequence[int]],
+              present: Sequence[bool]) -> None:
+    """Make ``mate`` a maximum matching of the present vertices, from any matching of them
+    (one pass suffices: a free vertex without an augmenting path never gets one later)."""
+    for root in range(len(mate)):
+        if present[root] and mate[root] == -1:
+            _augment_from(root, neighbours, mate, present)
+
+
+def _augment_from(root: int, neighbours: Sequence[Sequence[int]], mate: list[int],
+                  present: Sequence[bool]) -> None:
+    """Find an augmenting path from the free vertex ``root`` among the present vertices and
+    flip it (if there is one)."""
+    count = len(mate)
     parent = [-1] * count
     base = list(range(count))
     used = [False] * count
@@ -80,7 +89,7 @@ def _augment_from(root: int, count: int, neighbours: Sequence[Sequence[int]],
     while queue:
         v = queue.popleft()
         for to in neighbours[v]:
-            if base[v] == base[to] or mate[v] == to:
+            if not present[to] or base[v] == base[to] or mate[v] == to:
                 continue
             if to == root or (mate[to] != -1 and parent[mate[to]] != -1):
                 stop = common_base(v, to)
@@ -127,28 +136,46 @@ def pair_in_order(players: Sequence[P], allowed: Callable[[P, P], bool],
     as it can be; repeat. With a perfect matching of allowed pairs, the result uses only
     allowed pairs; otherwise it uses as few forbidden ones as any pairing can.
 
+    One maximum matching of the players still unpaired is kept up to date: a choice that
+    it already contains needs no check, and any other is checked from it (removing two
+    players loses at most two of its pairs, which at most two augmenting paths restore).
+
     ``allowed`` must be symmetric. Raises ``ValueError`` for an odd count or duplicates."""
     if len(players) % 2:
         raise ValueError(f"cannot pair an odd number of players ({len(players)})")
     if len(set(players)) != len(players):
         raise ValueError("a player appears twice")
+    index = {player: number for number, player in enumerate(players)}
+    neighbours = [[j for j, other in enumerate(players) if j != i and allowed(player, other)]
+                  for i, player in enumerate(players)]
+    present = [True] * len(players)
+    mate = maximum_matching(len(players), neighbours)
+    target = sum(1 for v, m in enumerate(mate) if m > v)
     remaining = list(players)
-    target = matching_size(remaining, allowed)
     pairs: list[tuple[P, P]] = []
     while remaining:
         player, others = remaining[0], remaining[1:]
         ranked = list(preference(player, others))
-        if sorted(map(others.index, ranked)) != list(range(len(others))):
+        if Counter(ranked) != Counter(others):
             raise ValueError("preference must list each other unpaired player once")
+        i = index[player]
         for candidate in ranked:
-            rest = [p for p in others if p != candidate]
-            gain = 1 if allowed(player, candidate) else 0
-            best_rest = matching_size(rest, allowed) if gain or target else 0
-            if gain + best_rest >= target:
-                target = best_rest
+            j = index[candidate]
+            trial = list(mate)
+            for v in (i, j):
+                if trial[v] != -1:
+                    trial[trial[v]] = -1
+                    trial[v] = -1
+            present[i] = present[j] = False
+            if mate[i] != j:
+                _complete(trial, neighbours, present)
+            kept = sum(1 for v, m in enumerate(trial) if m > v)
+            if (1 if allowed(player, candidate) else 0) + kept >= target:
+                mate, target = trial, kept
                 pairs.append((player, candidate))
-                remaining = rest
+                remaining = [p for p in others if p != candidate]
                 break
+            present[i] = present[j] = True
         else:  # pragma: no cover - a maximum matching always leaves one candidate
             raise AssertionError("no candidate keeps the matching size")
     return pairs
