@@ -38,7 +38,7 @@ same players give the same round, in whatever order they are passed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from hexgames.web.tournaments.matching import matching_size, pair_in_order
@@ -121,29 +121,38 @@ def pair_round(players: Sequence[SwissPlayer]) -> SwissRound:
     if bye is not None:
         order = [player for player in order if player.id != bye.id]
     brackets = _brackets(order)
-    natural = _natural_partners(brackets)
     flat = [player for bracket in brackets for player in bracket]
     place = {player.id: index for index, player in enumerate(flat)}
-    bracket_of, bottom = {}, {}
+    pairs = pair_in_order(flat, _allowed, _preference(brackets))
+    pairs.sort(key=lambda pair: min(place[pair[0].id], place[pair[1].id]))
+    seated = tuple(_seat(a, b, board) for board, (a, b) in enumerate(pairs, start=1))
+    repeats = sum(1 for a, b in pairs if not _allowed(a, b))
+    return SwissRound(seated, bye.id if bye else None, repeats)
+
+
+def _preference(brackets: list[list[SwissPlayer]]) -> Callable[
+        [SwissPlayer, Sequence[SwissPlayer]], list[SwissPlayer]]:
+    """Whom a player would rather meet: their own bracket's other half first (a
+    transposition, which the Dutch system tries first), nearest the natural partner's
+    place; then their own half; then lower brackets, nearest first."""
+    natural = _natural_partners(brackets)
+    place: dict[str, int] = {}
+    bracket_of: dict[str, int] = {}
+    bottom: dict[str, bool] = {}
     for number, bracket in enumerate(brackets):
         for index, player in enumerate(bracket):
-            bracket_of[player.id], bottom[player.id] = number, index >= len(bracket) // 2
+            place[player.id] = len(place)
+            bracket_of[player.id] = number
+            bottom[player.id] = index >= len(bracket) // 2
 
     def preference(player: SwissPlayer, others: Sequence[SwissPlayer]) -> list[SwissPlayer]:
-        """Own bracket's other half first (a transposition, as the Dutch system tries
-        first), nearest the natural partner; then the rest of the bracket; then lower
-        brackets, nearest first."""
         target = place[natural[player.id].id]
         return sorted(others, key=lambda other: (
             abs(bracket_of[other.id] - bracket_of[player.id]),
             bottom[other.id] == bottom[player.id],
             abs(place[other.id] - target), place[other.id]))
 
-    pairs = pair_in_order(flat, _allowed, preference)
-    pairs.sort(key=lambda pair: min(place[pair[0].id], place[pair[1].id]))
-    seated = tuple(_seat(a, b, board) for board, (a, b) in enumerate(pairs, start=1))
-    repeats = sum(1 for a, b in pairs if not _allowed(a, b))
-    return SwissRound(seated, bye.id if bye else None, repeats)
+    return preference
 
 
 def _allowed(a: SwissPlayer, b: SwissPlayer) -> bool:
