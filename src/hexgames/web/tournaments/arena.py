@@ -83,23 +83,30 @@ class SheetEntry:
 def sheet(games: Sequence[ArenaGame], streaks: bool = True) -> list[SheetEntry]:
     """The points of each game, oldest first (a game's value depends on those before)."""
     entries: list[SheetEntry] = []
-    scored: list[Outcome | None] = []  # None: a draw that counted as nothing at all
+    history: list[Outcome | None] = []  # None: a quick draw, which is no result at all
     for game in games:
-        fire = streaks and scored[-2:] == ["win", "win"]
-        berserk_point = (game.berserk and game.outcome == "win"
-                         and game.own_turns >= BERSERK_MIN_OWN_TURNS)
-        if game.outcome == "draw" and game.turns < QUICK_DRAW_TURNS:
-            entries.append(SheetEntry(0, False, False))
-            scored.append(None)
-            continue
-        base = {"win": WIN_POINTS, "draw": DRAW_POINTS, "loss": 0}[game.outcome]
-        if game.outcome == "draw" and not fire and _in_draw_streak(scored) \
-                and game.turns < LONG_DRAW_TURNS:
-            base = 0
-        points = base * (2 if fire else 1) + (1 if berserk_point else 0)
-        entries.append(SheetEntry(points, fire and base > 0, berserk_point))
-        scored.append(game.outcome)
+        entries.append(_entry(game, history, streaks))
+        history.append(None if _quick_draw(game) else game.outcome)
     return entries
+
+
+def _quick_draw(game: ArenaGame) -> bool:
+    return game.outcome == "draw" and game.turns < QUICK_DRAW_TURNS
+
+
+def _entry(game: ArenaGame, history: Sequence[Outcome | None], streaks: bool) -> SheetEntry:
+    """One game's points, given the results before it (oldest first)."""
+    if _quick_draw(game):
+        return SheetEntry(0, False, False)
+    fire = streaks and list(history[-2:]) == ["win", "win"]
+    base = {"win": WIN_POINTS, "draw": DRAW_POINTS, "loss": 0}[game.outcome]
+    if (game.outcome == "draw" and not fire and game.turns < LONG_DRAW_TURNS
+            and _in_draw_streak(history)):
+        base = 0
+    berserk_point = (game.berserk and game.outcome == "win"
+                     and game.own_turns >= BERSERK_MIN_OWN_TURNS)
+    return SheetEntry(base * (2 if fire else 1) + (1 if berserk_point else 0),
+                      fire and base > 0, berserk_point)
 
 
 def _in_draw_streak(scored: Sequence[Outcome | None]) -> bool:
