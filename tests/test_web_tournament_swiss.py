@@ -24,6 +24,7 @@ from hexgames.web.tournaments.swiss import (
     player_from_results,
     players_from_crosstable,
 )
+from hexgames.web.tournaments.tiebreaks import standings
 
 
 def field(count: int) -> list[SwissPlayer]:
@@ -272,3 +273,66 @@ def test_whole_tournaments_never_repeat_when_avoidable_nor_give_two_byes(
                               for pair in pairing.pairings})
     byes = [sum(1 for r in results if r.kind == "bye") for results in table.values()]
     assert max(byes, default=0) <= 1
+
+
+def test_a_three_round_swiss_of_five_players_worked_by_hand() -> None:
+    """Five players p0..p4 (ratings 2000..1960), three rounds, a bye each round.
+
+    Round 1: all on 0; p4, the lowest, gets the bye; p0-p2 and p1-p3 (top half against
+    bottom half); p0 moves first on board 1, p3 (the lower) on board 2. p0 beats p2,
+    p1-p3 drawn.
+    Round 2: p0 1, p4 1, p1 0.5, p3 0.5, p2 0. p2 is the lowest without a bye, and the
+    others can still be paired without a rematch. p0-p4 (their natural pairing) would
+    leave p1-p3, a rematch, so p0 takes p1 (the top of the next group) and p4 takes p3.
+    p1 moved second before, p0 first: p1 moves first; p4 has never played, p3 moved
+    first: p4 moves first. p1 beats p0, p4-p3 drawn.
+    Round 3: p1 1.5, p4 1.5, p0 1, p2 1, p3 1. p2 and p4 have had byes; p3 is the lowest
+    without one. p1-p4 would leave p0-p2, a rematch; p1-p0 is one; so p1-p2 and p4-p0.
+    p2 (balance -1) moves first against p1 (0); p0 (0) against p4 (+1). p1 and p0 win.
+    """
+    ratings = {p.id: p.rating for p in field(5)}
+    table: dict[str, list[RoundResult]] = {p: [] for p in ratings}
+    results = [{("p0", "p2"): "p0", ("p3", "p1"): None},
+               {("p1", "p0"): "p1", ("p4", "p3"): None},
+               {("p2", "p1"): "p1", ("p0", "p4"): "p0"}]
+    expected = [(("p0", "p2"), ("p3", "p1"), "p4"),
+                (("p1", "p0"), ("p4", "p3"), "p2"),
+                (("p2", "p1"), ("p0", "p4"), "p3")]
+    for winners, (board1, board2, bye) in zip(results, expected, strict=True):
+        pairing = pair_round(players_from_crosstable(table, ratings))
+        assert pairing == SwissRound((board1, board2), bye, 0)
+        play(table, pairing, winners)
+
+    # Scores: p1 2.5 (D W W), p0 2 (W L W), p3 2 (D D bye), p4 1.5 (bye D L), p2 1.
+    # Buchholz, a bye counting as a game against a dummy opponent with the player's own
+    # score: p1 = p3(2) + p0(2) + p2(1) = 5; p0 = p2(1) + p1(2.5) + p4(1.5) = 5;
+    # p3 = p1(2.5) + p4(1.5) + dummy(2) = 6, so p3 passes p0; p4 = dummy(1.5) + p3(2)
+    # + p0(2) = 5.5; p2 = p0(2) + dummy(1) + p1(2.5) = 5.5.
+    # Sonneborn-Berger: p1 = 1/2 x 2 + 1 x 2 + 1 x 1 = 4; p0 = 1 x 1 + 0 + 1 x 1.5 = 2.5;
+    # p3 = 1/2 x 2.5 + 1/2 x 1.5 + 1 x 2 = 4; p4 = 1 x 1.5 + 1/2 x 2 + 0 = 2.5; p2 = 1.
+    lines = standings(table)
+    assert [(line.player, line.rank, line.score, line.buchholz, line.sonneborn_berger)
+            for line in lines] == [
+        ("p1", 1, 2.5, 5.0, 4.0), ("p3", 2, 2.0, 6.0, 4.0), ("p0", 3, 2.0, 5.0, 2.5),
+        ("p4", 4, 1.5, 5.5, 2.5), ("p2", 5, 1.0, 5.5, 1.0)]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0]), min_size=2, max_size=12))
+def test_without_history_the_pairing_is_the_natural_one(scores: list[float]) -> None:
+    """With nobody's past in the way, every pair is top half against bottom half of its
+    (floated) score group, and the bye is the lowest-ranked player."""
+    players = [SwissPlayer(f"p{i:02}", 2000 - i, score) for i, score in enumerate(scores)]
+    pairing = pair_round(players)
+    order = sorted(players, key=lambda p: (-p.score, -p.rating))
+    if len(order) % 2:
+        assert pairing.bye == order.pop().id
+    brackets: list[list[str]] = []
+    carry: list[str] = []
+    for score in sorted({p.score for p in order}, reverse=True):
+        bracket = carry + [p.id for p in order if p.score == score]
+        carry = [bracket.pop()] if len(bracket) % 2 else []
+        brackets.append(bracket)
+    natural = {frozenset(pair) for b in brackets
+               for pair in zip(b[:len(b) // 2], b[len(b) // 2:], strict=True)}
+    assert {frozenset(pair) for pair in pairing.pairings} == natural

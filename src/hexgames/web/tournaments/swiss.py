@@ -134,7 +134,8 @@ def _preference(brackets: list[list[SwissPlayer]]) -> Callable[
         [SwissPlayer, Sequence[SwissPlayer]], list[SwissPlayer]]:
     """Whom a player would rather meet: their own bracket's other half first (a
     transposition, which the Dutch system tries first), nearest the natural partner's
-    place; then their own half; then lower brackets, nearest first."""
+    place; then their own half; then lower brackets, nearest the natural partner's place
+    (so the top of the next bracket first)."""
     natural = _natural_partners(brackets)
     place: dict[str, int] = {}
     bracket_of: dict[str, int] = {}
@@ -149,7 +150,7 @@ def _preference(brackets: list[list[SwissPlayer]]) -> Callable[
         target = place[natural[player.id].id]
         return sorted(others, key=lambda other: (
             abs(bracket_of[other.id] - bracket_of[player.id]),
-            bottom[other.id] == bottom[player.id],
+            bracket_of[other.id] == bracket_of[player.id] and bottom[other.id] == bottom[player.id],
             abs(place[other.id] - target), place[other.id]))
 
     return preference
