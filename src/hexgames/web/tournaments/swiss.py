@@ -20,7 +20,7 @@ What it guarantees, in this order of priority (FIDE's absolute criteria first):
    next group, where that player is ranked first ("floats down"). When rule 1 forbids the
    natural partner, a player takes the nearest one instead: first another player of the
    other half of the same group (nearest the natural partner's place), then one of the
-   same half, then one from the groups below, nearest first.
+   same half, then one from the groups below (the top of the next group first).
 4. **Seats (who moves first) alternate and balance.** Of two paired players, the one who
    has moved first fewer times (net of moving second) moves first; if even, the one who
    moved second most recently where their histories differ; with identical histories
