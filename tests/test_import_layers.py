@@ -242,6 +242,7 @@ WEB_LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"storage"}),
     frozenset({"accounts"}),
     frozenset({"game"}),
+    frozenset({"chat"}),
     frozenset({"ratings"}),
     frozenset({"engine"}),
     frozenset({"play"}),

@@ -5,7 +5,8 @@ stored) and :mod:`.errors`; :mod:`.interface` (the :class:`Storage` the rest of 
 written against); :mod:`.schema` (tables and migrations); the SQL, one module per group of
 tables (:mod:`.sql_connection`, :mod:`.sql_games`, :mod:`.sql_lobby`,
 :mod:`.sql_players`, :mod:`.sql_ratings`, :mod:`.sql_alerts`, :mod:`.sql_pools`,
-:mod:`.sql_presence`, :mod:`.sql_conditional`, :mod:`.sql_limits`,
+:mod:`.sql_presence`, :mod:`.sql_conditional`, :mod:`.sql_limits`, :mod:`.sql_chat`,
+:mod:`.sql_relations`,
 assembled in :mod:`.sql`); and the two
 backends, :mod:`.sqlite` and :mod:`.postgres`, which only connect.
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hexgames.web.storage.errors import (
+    ChatRefused,
     MetaConflict,
     NameLookAlike,
     NameTaken,
@@ -32,6 +34,8 @@ from hexgames.web.storage.records import (
     RESULTS,
     AlertSettings,
     Change,
+    ChatMessage,
+    ChatReport,
     ConditionalLine,
     GameQuery,
     ListedGame,
@@ -53,6 +57,9 @@ __all__ = [
     "RESULTS",
     "AlertSettings",
     "Change",
+    "ChatMessage",
+    "ChatRefused",
+    "ChatReport",
     "ConditionalLine",
     "GameQuery",
     "ListedGame",
