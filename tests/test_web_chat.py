@@ -4,6 +4,7 @@ storage of messages, reports, silences and relations on SQLite and PostgreSQL.""
 from __future__ import annotations
 
 import threading
+import time
 import unicodedata
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from hexgames.cli import main
 from hexgames.web.chat.rules import (
     MAX_TEXT,
     ChatGame,
@@ -215,3 +217,41 @@ def test_two_processes_posting_to_one_room_at_once_store_both(
     assert seqs == list(range(1, 41))
     for storage in (*stores, setup):
         storage.close()
+
+
+# ------------------------------------------------------------------ moderation
+def test_a_moderator_lists_closes_and_silences_from_the_command_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Beside a running server's SQLite (its storage stays open throughout)."""
+    monkeypatch.setenv("COLUMNS", "240")
+    storage: Any = open_storage(data_dir=tmp_path)
+    _players(storage, "ann", "bob")
+    storage.create_game(_game("g1"))
+    storage.post_chat("g1", "spectators", "bob", "bob", "you play like a potato", 10, 10)
+    report = storage.report_chat("g1", "spectators", 1, "ann", 20)
+    base = ["moderate", "--data-dir", str(tmp_path)]
+
+    assert main([*base, "reports"]) == 0
+    listed = capsys.readouterr().out
+    assert report.id in listed and "potato" in listed and "ann" in listed
+
+    assert main([*base, "silence", "bob", "--hours", "2", "--reason", "insults"]) == 0
+    assert "silenced in chat until" in capsys.readouterr().out
+    with pytest.raises(ChatRefused, match="silenced"):
+        storage.post_chat("g1", "spectators", "bob", "bob", "again", int(time.time() * 1000),
+                          10)
+    assert main([*base, "unsilence", "bob"]) == 0
+    storage.post_chat("g1", "spectators", "bob", "bob", "sorry", int(time.time() * 1000), 10)
+
+    assert main([*base, "close", report.id]) == 0
+    capsys.readouterr()
+    assert main([*base, "reports"]) == 0
+    assert "no open reports" in capsys.readouterr().out
+    with pytest.raises(SystemExit, match="no open report"):
+        main([*base, "close", report.id])
+    with pytest.raises(SystemExit, match="no player named 'zed'"):
+        main([*base, "silence", "zed", "--reason", "x"])
+    with pytest.raises(SystemExit, match="--hours"):
+        main([*base, "silence", "bob", "--hours", "0", "--reason", "x"])
+    storage.close()

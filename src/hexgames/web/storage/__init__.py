@@ -88,8 +88,13 @@ __all__ = [
 SQLITE_FILE = "hexgames.sqlite3"
 
 
-def open_storage(data_dir: str | Path = "data", database_url: str | None = None) -> Storage:
+def open_storage(data_dir: str | Path = "data", database_url: str | None = None,
+                 beside_server: bool = False) -> Storage:
     """Open the storage a server should use.
+
+    ``beside_server``: for a tool that runs while a server uses the same SQLite file
+    and writes only what no server holds in memory (``hexgames moderate``); a server
+    opens it alone (see :class:`~.sqlite.SqliteStorage`).
 
     ``database_url`` wins when given: ``postgresql://``/``postgres://`` URLs open
     PostgreSQL, ``sqlite:///path`` opens that SQLite file. Otherwise games go to an SQLite
@@ -104,10 +109,10 @@ def open_storage(data_dir: str | Path = "data", database_url: str | None = None)
         if url.startswith("sqlite:///"):
             from hexgames.web.storage.sqlite import SqliteStorage
 
-            return SqliteStorage(url.removeprefix("sqlite:///"))
+            return SqliteStorage(url.removeprefix("sqlite:///"), lock=not beside_server)
         raise ValueError(
             f"unsupported DATABASE_URL {database_url!r}: expected postgresql://... or sqlite:///path"
         )
     from hexgames.web.storage.sqlite import SqliteStorage
 
-    return SqliteStorage(Path(data_dir) / SQLITE_FILE)
+    return SqliteStorage(Path(data_dir) / SQLITE_FILE, lock=not beside_server)
