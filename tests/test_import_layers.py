@@ -242,7 +242,7 @@ WEB_LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"storage"}),
     frozenset({"accounts"}),
     frozenset({"game"}),
-    frozenset({"tournaments"}),
+    frozenset({"tournaments", "chat"}),
     frozenset({"ratings"}),
     frozenset({"engine"}),
     frozenset({"play"}),
