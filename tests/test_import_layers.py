@@ -36,7 +36,7 @@ HTTP_FRAMEWORKS = ("fastapi", "starlette", "uvicorn")
 #: members also keep apart from each other (two games, two applications).
 LAYERS: tuple[tuple[frozenset[str], bool], ...] = (
     (frozenset({"hexgrid", "errors", "phrases", "i18n", "_jit", "_svg", "_ctree", "_cleaves",
-                "_processes"}), False),
+                "_processes", "_kernel_base"}), False),
     (frozenset({"game", "hooks", "editing", "tutorial"}), False),
     (frozenset(GAMES), True),
     (frozenset({"ai", "bench", "bench_startup"}), False),
@@ -242,6 +242,7 @@ WEB_LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"storage"}),
     frozenset({"accounts"}),
     frozenset({"game"}),
+    frozenset({"tournaments", "chat"}),
     frozenset({"ratings"}),
     frozenset({"engine"}),
     frozenset({"play"}),

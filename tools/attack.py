@@ -841,19 +841,27 @@ def probe_socket_flood(fresh: Callable[[], Served], lobby: int = 1000,
                 f"then 127.0.0.2: lobby socket {verdict}, GET / {page}")
 
 
+def flood(url: str, path: str, count: int, address: Callable[[int], str],
+          sockets: list[socket.socket], accepted: re.Pattern[bytes] = ACCEPTED) -> list[str]:
+    """Open ``count`` WebSockets to ``path``, the ``n``-th from ``address(n)``, into
+    ``sockets`` (the caller closes them); returns how each was answered within 30 s."""
+    for n in range(count):
+        sock = ws_open(url, path, address(n))
+        if sock is not None:
+            sockets.append(sock)
+    return ws_outcomes(sockets, 30, accepted)
+
+
 def probe_viewer_lockout(fresh: Callable[[], Served], viewers: int = 64) -> str:
     with contextlib.closing(fresh()) as server:
-        url, sockets = server.url, []
+        url, sockets = server.url, list[socket.socket]()
         status, body, _ = call(url, "/api/games", {"game": "dendria", "mode": "online"})
         if status != 201:
             return f"online game refused: HTTP {status} {body[:80]!r}"
         game = json.loads(body)
         try:
-            for n in range(viewers):  # 16 per address: under any per-address cap
-                sock = ws_open(url, f"/ws/games/{game['id']}", f"127.0.0.{10 + n // 16}")
-                if sock is not None:
-                    sockets.append(sock)
-            outcomes = ws_outcomes(sockets, 30)
+            outcomes = flood(url, f"/ws/games/{game['id']}", viewers,  # 16 an address:
+                             lambda n: f"127.0.0.{10 + n // 16}", sockets)  # under any cap
             player = ws_open(url, f"/ws/games/{game['id']}?token={game['tokens'][0]}",
                              "127.0.0.30")
             verdict = ws_outcomes([player], 15, PLAYER)[0] if player else "not connected"
@@ -1518,15 +1526,12 @@ def probe_seat_lockout(fresh: Callable[[], Served], sockets: int = 64) -> str:
             return f"n/a (online game: HTTP {game['_status']})"
         game_id, (red, blue) = game["id"], game["tokens"]
         opened_turns(url, game_id, [red, blue], 3)
-        flood: list[socket.socket] = []
+        blues: list[socket.socket] = []
         try:
-            for n in range(sockets):
-                sock = ws_open(url, f"/ws/games/{game_id}?token={blue}", f"127.0.0.{40 + n % 3}")
-                if sock is not None:
-                    flood.append(sock)
-            outcomes = ws_outcomes(flood, 30, PLAYER)
-            kept = len(flood) - closed_by_server(
-                [s for s, o in zip(flood, outcomes, strict=True) if o == "accepted"], 2.0)
+            outcomes = flood(url, f"/ws/games/{game_id}?token={blue}", sockets,
+                             lambda n: f"127.0.0.{40 + n % 3}", blues, PLAYER)
+            kept = len(blues) - closed_by_server(
+                [s for s, o in zip(blues, outcomes, strict=True) if o == "accepted"], 2.0)
             tries = []
             for _ in range(3):
                 sock = ws_open(url, f"/ws/games/{game_id}?token={red}", "127.0.0.30")
@@ -1534,7 +1539,7 @@ def probe_seat_lockout(fresh: Callable[[], Served], sockets: int = 64) -> str:
                 if sock:
                     sock.close()
         finally:
-            for sock in flood:
+            for sock in blues:
                 sock.close()
         return (f"Blue's {sockets} sockets of his seat: {counted(outcomes)}, still open "
                 f"after: {kept}; Red's 3 reconnects: {counted(tries)}")

@@ -16,12 +16,14 @@ K distinct leaves: :func:`pend` puts a **virtual loss** on each pending leaf's p
 pended, so every further descent would collide again.
 
 A game's tree class adds :class:`LeafBatches` to its :class:`~hexgames._ctree.CompiledTree`
-and writes ``_gather`` (its compiled descent) and ``_leaf_layout``.
+and writes ``_gather`` (its compiled descent), ``_variant_layout`` (its layout of a
+variant, cached by :data:`variant_cache`) and ``_list_size``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -39,6 +41,7 @@ from hexgames._ctree import (
     ST_TREE_FULL,
     V_VALUE,
     CompiledTree,
+    drop_stale_search_cache,
     expand,
 )
 from hexgames._jit import drop_stale_cache, njit, njit_inner
@@ -52,6 +55,11 @@ PENDING = -2
 
 #: How a game's ``gather`` descent ended.
 END_EXACT, END_LEAF, END_COLLISION, END_STOP = range(4)
+
+#: How a game caches its layout of a variant (``rules -> layout``, see
+#: :meth:`LeafBatches._variant_layout`): rules are immutable values and a process plays
+#: few variants at once.
+variant_cache = lru_cache(maxsize=16)
 
 Evaluate = Callable[[np.ndarray, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray | None]]
 
@@ -143,8 +151,11 @@ class LeafBatches(CompiledTree):
     """A :class:`CompiledTree` that also searches with a learned evaluator
     (:meth:`run_evaluated`). A game writes:
 
-    * ``_leaf_layout()``: ``(observation_shape, num_actions, list_size, code_ids)`` of
-      the variant loaded (by :meth:`set_root`);
+    * ``_variant_layout()``: ``(observation_shape, num_actions, code_ids, *extras)`` of
+      the variant loaded (by :meth:`set_root`), from its function of the rules cached by
+      :data:`variant_cache` (``code_ids``: the game's action code -> research id; the
+      extras are its own, for its ``_gather``);
+    * ``_list_size()``: the room of one legal-code list of the variant loaded;
     * ``_gather(leaves, most, iterations, seed, settings) -> (exact, pending)``: its
       compiled round from the root: descents until ``most`` leaves are pending or
       ``exact + pending`` reaches ``iterations``, a collision, or a status (tree full:
@@ -153,8 +164,17 @@ class LeafBatches(CompiledTree):
     _leaves: LeafBuffers | None = None
     _leaves_of: Any = None
 
-    def _leaf_layout(self) -> tuple[tuple[int, ...], int, int, np.ndarray]:
+    def _variant_layout(self) -> tuple[Any, ...]:
         raise NotImplementedError
+
+    def _list_size(self) -> int:
+        raise NotImplementedError
+
+    def _leaf_layout(self) -> tuple[tuple[int, ...], int, int, np.ndarray]:
+        """``(observation_shape, num_actions, list_size, code_ids)`` of the variant
+        loaded: what :class:`LeafBuffers` are made of."""
+        shape, num_actions, code_ids = self._variant_layout()[:3]
+        return shape, num_actions, self._list_size(), code_ids
 
     def _gather(self, leaves: LeafBuffers, most: int, iterations: int, seed: int,
                 settings: np.ndarray) -> tuple[int, int]:
@@ -212,8 +232,16 @@ class LeafBatches(CompiledTree):
         return done
 
 
+def drop_stale_leaves_cache(module: str, *dependencies: str) -> None:
+    """:func:`~hexgames._jit.drop_stale_cache` for a game's compiled search with an
+    evaluator, ``module``: its code has this module's and the tree's compiled functions
+    built in as well as its game's ``dependencies``."""
+    drop_stale_search_cache(module, *dependencies, __file__)
+
+
 # numba keys its cache to this file only (see drop_stale_cache)
 drop_stale_cache(__name__, _jit.__file__, _ctree.__file__)
 
 __all__ = ["END_COLLISION", "END_EXACT", "END_LEAF", "END_STOP", "PENDING", "ST_PATH",
-           "LeafBatches", "LeafBuffers", "has_room", "pend", "settle", "write_mask"]
+           "LeafBatches", "LeafBuffers", "drop_stale_leaves_cache", "has_room", "pend", "settle",
+           "variant_cache", "write_mask"]

@@ -240,9 +240,14 @@ class CompiledTree:
     growth, re-rooting on the actions played since the last search (tree reuse), and
     reading the root's children back for the final choice.
 
-    A game subclasses it with ``_action_code`` / ``_action_of`` (its actions as integer
-    codes and back), ``_load`` (copy a position into its compiled buffers) and ``_run``
-    (its compiled iterations)."""
+    A game subclasses it with ``_core_of`` (the compiled core of a position's variant,
+    which fixes the action codes), ``_action_code`` / ``_action_of`` (its actions as
+    integer codes and back), ``_load`` (copy a position into its compiled buffers) and
+    ``_run`` (its compiled iterations)."""
+
+    #: The compiled core of the variant loaded (``None`` before the first root): a root
+    #: of another variant starts a fresh tree, its action codes being others.
+    _core: Any = None
 
     def __init__(self, nodes: int = 4096, pool: int = 65536) -> None:
         self._sizes = (nodes, pool)
@@ -259,6 +264,11 @@ class CompiledTree:
         self.PC = np.zeros(pool, np.int32)
 
     # ------------------------------------------------------------ game's part
+    def _core_of(self, position: Any) -> Any:
+        """The compiled core of ``position``'s variant (called first by
+        :meth:`set_root`, before :meth:`_load`)."""
+        raise NotImplementedError
+
     def _action_code(self, action: Any) -> int:
         raise NotImplementedError
 
@@ -295,6 +305,10 @@ class CompiledTree:
         """Make ``position`` the root: the kept node for it when ``position`` continues
         the last root's game along actions in the tree, else a fresh tree. Returns the
         visits the root already has (0 for a fresh one)."""
+        core = self._core_of(position)
+        if core is not self._core:  # another variant: other action codes
+            self.reset()
+            self._core = core
         history = tuple(position.history)
         root = self.root
         if root >= 0 and history[: len(self._history)] == self._history:
@@ -420,6 +434,13 @@ class CompiledTree:
             return []
         nxt, nord = int(self.NI[i, F_NEXT]), int(self.NI[i, F_NORD])
         return [self._action_of(int(c)) for c in self.PA[pool + nxt : pool + nord]]
+
+
+def drop_stale_search_cache(module: str, *dependencies: str) -> None:
+    """:func:`~hexgames._jit.drop_stale_cache` for a game's compiled search ``module``,
+    whose code has this tree's compiled functions and ``_jit``'s options built in as well
+    as its game's ``dependencies``."""
+    drop_stale_cache(module, *dependencies, __file__, _jit.__file__)
 
 
 # the compile options (numba's runtime on or off per function) come from _jit, and numba

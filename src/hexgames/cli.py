@@ -30,6 +30,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "hexgames.training.cli",
         "train a policy-value net by self-play (the train extra: torch)",
     ),
+    "moderate": (
+        "hexgames.web.chat.moderate",
+        "list reported chat messages, close reports and silence players in chat",
+    ),
     "versus": (
         "hexgames.integrations.versus",
         "our MCTS player against OpenSpiel's MCTS bot at equal time per action",

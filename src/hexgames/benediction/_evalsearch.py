@@ -11,12 +11,10 @@ first round.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
-from hexgames import _cleaves, _ctree, _jit
 from hexgames._cleaves import (
     END_COLLISION,
     END_EXACT,
@@ -26,8 +24,10 @@ from hexgames._cleaves import (
     ST_PATH,
     LeafBatches,
     LeafBuffers,
+    drop_stale_leaves_cache,
     has_room,
     pend,
+    variant_cache,
     write_mask,
 )
 from hexgames._ctree import (
@@ -43,7 +43,7 @@ from hexgames._ctree import (
     backup,
     select,
 )
-from hexgames._jit import drop_stale_cache, njit, view_nd
+from hexgames._jit import njit, view_nd
 from hexgames.benediction import (
     _layout,
     _legal_actions,
@@ -210,7 +210,7 @@ def gather(CW, PB, FL, lx, dist, NI, NV, PA, PC, CT, path, root, most, iteration
     return exact, pending
 
 
-@lru_cache(maxsize=16)
+@variant_cache
 def _layout_of(rules: Any) -> tuple[tuple[int, ...], int, np.ndarray, float, np.ndarray]:
     """``(observation_shape, num_actions, code_ids, cap_turns, coords)`` of a variant:
     ``code_ids`` maps the search's extended action codes (a merge is its move's code
@@ -227,13 +227,15 @@ class TreeSearch(_search.TreeSearch, LeafBatches):
     (:meth:`~hexgames._cleaves.LeafBatches.run_evaluated`): what ``Kernel.tree_search()``
     returns."""
 
-    def _leaf_layout(self) -> tuple[tuple[int, ...], int, int, np.ndarray]:
-        shape, num_actions, code_ids, _, _ = _layout_of(self._core.rules)
-        return shape, num_actions, len(self._lx), code_ids
+    def _variant_layout(self) -> tuple[Any, ...]:
+        return _layout_of(self._core.rules)
+
+    def _list_size(self) -> int:
+        return len(self._lx)
 
     def _gather(self, leaves: LeafBuffers, most: int, iterations: int, seed: int,
                 settings: np.ndarray) -> tuple[int, int]:
-        _, _, _, cap_turns, coords = _layout_of(self._core.rules)
+        cap_turns, coords = self._variant_layout()[3:]
         exact, pending = gather(
             self._CW, self._PB, self._FL, self._lx, self._dist, self.NI, self.NV, self.PA,
             self.PC, self.CT, self._path_for(iterations), self.root, np.int64(most),
@@ -245,8 +247,8 @@ class TreeSearch(_search.TreeSearch, LeafBatches):
 
 # the compiled code here has the search's, the rules', the position kernels', the
 # vector batch's and the trees' compiled functions built in (see drop_stale_cache)
-drop_stale_cache(__name__, _search.__file__, core.__file__, _legal_actions.__file__,
-                 _position_kernels.__file__, _layout.__file__, _tables.__file__,
-                 vector.__file__, _ctree.__file__, _cleaves.__file__, _jit.__file__)
+drop_stale_leaves_cache(__name__, _search.__file__, core.__file__, _legal_actions.__file__,
+                        _position_kernels.__file__, _layout.__file__, _tables.__file__,
+                        vector.__file__)
 
 __all__ = ["TreeSearch", "gather"]

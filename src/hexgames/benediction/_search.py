@@ -15,7 +15,6 @@ from typing import Any
 
 import numpy as np
 
-from hexgames import _ctree, _jit
 from hexgames._ctree import (
     C_STATUS,
     F_ACT,
@@ -28,11 +27,12 @@ from hexgames._ctree import (
     V_RESULT,
     CompiledTree,
     backup,
+    drop_stale_search_cache,
     expand,
     has_room,
     select,
 )
-from hexgames._jit import drop_stale_cache, njit, njit_inner, view_nd
+from hexgames._jit import njit, njit_inner, view_nd
 from hexgames.benediction import _layout, _legal_actions, _position_kernels, _tables, core
 from hexgames.benediction._layout import (
     FRAME_LEN,
@@ -279,17 +279,12 @@ class TreeSearch(CompiledTree):
     #: one stops, values its node by a random game and asks for more,
     #: :data:`~hexgames._ctree.ST_ROOM`).
     room_frames = 256
+    #: The root's buffers, taken by :meth:`_core_of` for :meth:`_load`.
+    _root_state: CoreState | None = None
 
-    def __init__(self, nodes: int = 4096, pool: int = 65536) -> None:
-        super().__init__(nodes, pool)
-        self._core: Any = None
-        self._root_state: CoreState | None = None
-
-    def set_root(self, position: Any) -> int:
+    def _core_of(self, position: Any) -> Any:
         state = self._root_state = position.core_state()
-        if state.core is not self._core:  # another variant: other action codes
-            self.reset()
-        return super().set_root(position)
+        return state.core
 
     def _action_code(self, action: Any) -> int:
         return int(self._core.ext_of(action))
@@ -298,13 +293,12 @@ class TreeSearch(CompiledTree):
         return self._core.actions[code]
 
     def _load(self, position: Any) -> None:
-        """Copy the position's board and state (taken by :meth:`set_root`); the search's
+        """Copy the position's board and state (taken by :meth:`_core_of`); the search's
         undo room starts empty (it takes back only its own actions, never the game's)."""
         state = self._root_state
-        assert state is not None  # set by set_root, the only caller
+        assert state is not None  # set by _core_of, which set_root calls first
         self._root_state = None
         core = state.core
-        self._core = core
         self._dist = _distances(core.rules.board_side)
         self._CW = core.CW
         self._PB = buffer_of(state)
@@ -326,7 +320,7 @@ class TreeSearch(CompiledTree):
 
 # the compiled code here has the rules', the position kernels' and the tree's compiled
 # functions and the layout's and the tables' constants built in (see drop_stale_cache)
-drop_stale_cache(__name__, core.__file__, _legal_actions.__file__, _position_kernels.__file__,
-                 _layout.__file__, _tables.__file__, _ctree.__file__, _jit.__file__)
+drop_stale_search_cache(__name__, core.__file__, _legal_actions.__file__,
+                        _position_kernels.__file__, _layout.__file__, _tables.__file__)
 
 __all__ = ["TreeSearch", "priors", "priors_of", "run"]

@@ -11,12 +11,10 @@ first round.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
-from hexgames import _cleaves, _ctree, _jit
 from hexgames._cleaves import (
     END_COLLISION,
     END_EXACT,
@@ -26,8 +24,10 @@ from hexgames._cleaves import (
     ST_PATH,
     LeafBatches,
     LeafBuffers,
+    drop_stale_leaves_cache,
     has_room,
     pend,
+    variant_cache,
     write_mask,
 )
 from hexgames._ctree import (
@@ -44,7 +44,7 @@ from hexgames._ctree import (
     expand,
     select,
 )
-from hexgames._jit import drop_stale_cache, njit
+from hexgames._jit import njit
 from hexgames.dendria import _layout, _repetition, _search, _sight, core, vector
 from hexgames.dendria._layout import (
     A_LEG,
@@ -187,7 +187,7 @@ def gather(tab, prm, cells, meta, log, frames, seen, memo, out, hd, scratch, pri
     return exact, pending
 
 
-@lru_cache(maxsize=16)
+@variant_cache
 def _layout_of(rules: Any) -> tuple[tuple[int, ...], int, np.ndarray, np.ndarray, np.ndarray]:
     """``(observation_shape, num_actions, code_ids, xs, ys)`` of a variant (step codes
     are the research ids: ``code_ids`` is the identity)."""
@@ -217,15 +217,17 @@ class TreeSearch(_search.TreeSearch, LeafBatches):
         self._origin = leg_origin(position)
         return super().set_root(position)
 
-    def _leaf_layout(self) -> tuple[tuple[int, ...], int, int, np.ndarray]:
-        shape, num_actions, code_ids, _, _ = _layout_of(self._core.rules)
-        return shape, num_actions, len(self._s.out), code_ids
+    def _variant_layout(self) -> tuple[Any, ...]:
+        return _layout_of(self._core.rules)
+
+    def _list_size(self) -> int:
+        return len(self._s.out)
 
     def _gather(self, leaves: LeafBuffers, most: int, iterations: int, seed: int,
                 settings: np.ndarray) -> tuple[int, int]:
         c = self._core
         s = self._s
-        _, _, _, xs, ys = _layout_of(c.rules)
+        xs, ys = self._variant_layout()[3:]
         exact, pending = gather(
             c.tab, c.params, s.cells, s.meta, s.log, s.frames, s.seen, s.memo, s.out, s.hd,
             s.scratch, self._pri, self.NI, self.NV, self.PA, self.PC, self.CT,
@@ -238,8 +240,7 @@ class TreeSearch(_search.TreeSearch, LeafBatches):
 
 # the compiled code here has the search's, the rules', the vector batch's and the trees'
 # compiled functions and the layout's constants built in (see drop_stale_cache)
-drop_stale_cache(__name__, _search.__file__, core.__file__, _layout.__file__,
-                 _repetition.__file__, _sight.__file__, vector.__file__, _ctree.__file__,
-                 _cleaves.__file__, _jit.__file__)
+drop_stale_leaves_cache(__name__, _search.__file__, core.__file__, _layout.__file__,
+                        _repetition.__file__, _sight.__file__, vector.__file__)
 
 __all__ = ["TreeSearch", "gather", "leg_origin"]

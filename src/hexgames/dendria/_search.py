@@ -21,7 +21,6 @@ from typing import Any
 
 import numpy as np
 
-from hexgames import _ctree, _jit
 from hexgames._ctree import (
     C_STATUS,
     F_ACT,
@@ -34,11 +33,12 @@ from hexgames._ctree import (
     V_RESULT,
     CompiledTree,
     backup,
+    drop_stale_search_cache,
     expand,
     has_room,
     select,
 )
-from hexgames._jit import drop_stale_cache, njit, njit_inner
+from hexgames._jit import njit, njit_inner
 from hexgames.dendria import _layout, _repetition, _sight, core, leaf_value
 from hexgames.dendria._layout import (
     A_CONVERT,
@@ -336,15 +336,12 @@ class TreeSearch(CompiledTree):
         super().__init__(nodes, pool)
         if leaf_steps < 0:
             raise ValueError(f"leaf_steps must be at least 0, got {leaf_steps}")
-        self._core: Any = None
         self.leaf_steps = leaf_steps
         self._leaf = (np.int64(leaf_steps), leaf_value.WEIGHTS.copy(),
                       np.zeros(NUM_FEATURES, np.float64))
 
-    def set_root(self, position: Any) -> int:
-        if core_for(position.rules) is not self._core:  # another variant: other step codes
-            self.reset()
-        return super().set_root(position)
+    def _core_of(self, position: Any) -> Any:
+        return core_for(position.rules)
 
     def _action_code(self, action: Any) -> int:
         return int(self._core.code_of(action))
@@ -357,7 +354,6 @@ class TreeSearch(CompiledTree):
         only its own steps) with an earlier-positions table as large as a whole game
         needs, and make the buffers of the leaves' random games."""
         state = _search_state(position)
-        self._core = state.core
         self._s = state
         work = state.copy()  # the random games' buffers (reset per game)
         work.seen = np.empty_like(state.seen)
@@ -384,8 +380,8 @@ class TreeSearch(CompiledTree):
 
 # the compiled code here has the rules', the leaf values' and the tree's compiled
 # functions and the layout's constants built in (see drop_stale_cache)
-drop_stale_cache(__name__, core.__file__, _layout.__file__, _repetition.__file__,
-                 _sight.__file__, _ctree.__file__, _jit.__file__, leaf_value.__file__)
+drop_stale_search_cache(__name__, core.__file__, _layout.__file__, _repetition.__file__,
+                        _sight.__file__, leaf_value.__file__)
 
 __all__ = ["LEAF_STEPS", "TreeSearch", "priors", "priors_of", "run", "wins_at_once",
            "wins_at_once_of"]

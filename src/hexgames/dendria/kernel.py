@@ -9,12 +9,9 @@ below imports it, so the core stays the bottom layer (no import circle).
 from __future__ import annotations
 
 import random
-import time
 from typing import Any
 
-import numpy as np
-
-from hexgames._jit import is_cached
+from hexgames._kernel_base import Announce, KernelBase
 from hexgames.dendria import _repetition, _search, _sight, core, leaf_value
 from hexgames.dendria.core import Core, CoreState, core_for
 from hexgames.dendria.position import Position
@@ -34,60 +31,45 @@ _ENTRY_POINTS = {
 def is_warm() -> bool:
     """Whether numba's cache holds this game's compiled code (rules and search):
     :func:`warm_up` then loads instead of compiling."""
-    return all(is_cached(module.__name__, names) for module, names in _ENTRY_POINTS.items())
+    return _KERNEL.is_cached()
 
 
-def warm_up(announce: Any = None) -> float:
+def warm_up(announce: Announce | None = None) -> float:
     """Compile (or load from the cache) every kernel by playing a short game; returns the
     seconds it took. ``announce(text)`` is called first when nothing is cached yet."""
-    if announce is not None and not is_warm():
-        announce("compiling the rules engine, once...")
-    begin = time.perf_counter()
-    rules = Rules(board_side=3, quiet_limit=1)
-    state = Core(rules).initial()
-    state.random_playouts(1, seed=0, max_actions=8)
-    codes = state.legal_codes()
-    state.play_code(int(codes[0]))
-    state.undo()
-    _ = state.key, state.scores()
-    search = _search.TreeSearch()  # the AI's compiled tree
-    search.set_root(Position.initial(rules))
-    search.run(4, 0, 0.6, 3.0, 1.0, True)
-    return time.perf_counter() - begin
+    return _KERNEL.warm_up(announce)
 
 
-class Kernel:
-    """The batched kernels of Dendria behind a game-agnostic face: what
-    ``Game.kernel()`` returns (the AI, the arena and the benchmark use only
-    these methods). Winners are **seats** (0 first player, 1 second; the pie rule's swap
-    is followed) and ``-1`` for equal scores or a game cut off at ``max_actions``."""
+class Kernel(KernelBase):
+    """The batched kernels of Dendria behind a game-agnostic face
+    (:class:`~hexgames._kernel_base.KernelBase`): what ``Game.kernel()`` returns.
+    Winners are **seats** (0 first player, 1 second; the pie rule's swap is followed:
+    the core's winners are seats already) and ``-1`` for equal scores or a game cut off
+    at ``max_actions``."""
     name = "dendria"
+    title = "Dendria"
+    state_types = (Position, CoreState)
+    entry_points = _ENTRY_POINTS
 
-    def random_games(
-        self, options: Any, games: int, seed: int = 0, max_actions: int = 100_000
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """``(winner_seats, lengths)`` of ``games`` random games from the start of the
-        variant ``options`` (a mapping of rules options), in one compiled call."""
-        return self.playouts(core_for(Rules(**dict(options))).initial(), games, seed,
-                             max_actions)
+    def _start(self, options: Any) -> CoreState:
+        return core_for(Rules(**dict(options))).initial()
 
-    def playouts(
-        self, state: Any, games: int, seed: int = 0, max_actions: int = 100_000
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """``(winner_seats, lengths)`` of random games from ``state`` (a
-        :class:`Position` or a :class:`CoreState`; ``ValueError`` for anything else)."""
-        if not isinstance(state, (Position, CoreState)):
-            raise ValueError(
-                f"playouts need a Dendria Position or CoreState, got {type(state).__name__}"
-            )
-        # a CoreState, or a Position (which plays from its own state, left as it was)
-        winners, lengths, _ = state.random_playouts(games, seed, max_actions)
-        return winners, lengths
+    def _short_game(self) -> None:
+        rules = Rules(board_side=3, quiet_limit=1)
+        state = Core(rules).initial()
+        state.random_playouts(1, seed=0, max_actions=8)
+        codes = state.legal_codes()
+        state.play_code(int(codes[0]))
+        state.undo()
+        _ = state.key, state.scores()
+        search = _search.TreeSearch()  # the AI's compiled tree
+        search.set_root(Position.initial(rules))
+        search.run(4, 0, 0.6, 3.0, 1.0, True)
 
     def driven_games(self, options: Any, games: int, seed: int = 0) -> int:
         """Play ``games`` random games with a Python loop driving the core (one legal
         step list per step); returns the steps played."""
-        start = core_for(Rules(**dict(options))).initial()
+        start = self._start(options)
         total = 0
         randrange = random.Random(seed).randrange
         for _ in range(games):
@@ -109,17 +91,6 @@ class Kernel:
         from hexgames.dendria import _evalsearch
 
         return _evalsearch.TreeSearch()
-
-    def warm_up(self, announce: Any = None) -> float:
-        return warm_up(announce)
-
-    def is_cached(self) -> bool:
-        return is_warm()
-
-    def cached_parts(self) -> tuple[int, int]:
-        entries = [(module.__name__, name) for module, names in _ENTRY_POINTS.items()
-                   for name in names]
-        return sum(is_cached(module, (name,)) for module, name in entries), len(entries)
 
 
 _KERNEL = Kernel()

@@ -1,12 +1,20 @@
 """The hexgames web site: play Benediction and Dendria in a browser.
 
-Modules: :mod:`.app` (the FastAPI app factory ``create_app``), :mod:`.sockets` (live
-play over WebSockets), :mod:`.service` (games of a running server), :mod:`.matches`
-(one game and what each viewer sees), :mod:`.hub` (WebSocket broadcasting),
-:mod:`.ai_worker` (AI searches in worker processes), :mod:`.storage`
-(SQLite/PostgreSQL), :mod:`.options` (validating rules options), :mod:`.rules_pages` and
-:mod:`.markdown` (rules pages), :mod:`.cli` (``hexgames serve``), and ``static/`` (the
-front end: HTML, CSS and JavaScript modules, no build step).
+The site is arranged by domain, as lichess's modules are (docs/architecture.md, "The web
+app by domain"), each package importing only those below it:
+
+- :mod:`.storage`: SQLite/PostgreSQL and the records they hold;
+- :mod:`.accounts`: credentials and mail; :mod:`.game`: one match, its clock, options
+  and records; :mod:`.ratings`: Glicko-2 and what it rates; :mod:`.engine`: the AI
+  workers and the engines prepared at start;
+- :mod:`.play`: live games (actions, offers, clocks, absence, conditional moves, the AI
+  queue, the change feed and the hub); :mod:`.lobby` and :mod:`.alerts`;
+- :mod:`.service`: the facade the routes call;
+- :mod:`.http` (the edge: middleware, limits, identity cookies, language, errors) and
+  :mod:`.routes` (one router per domain), the only parts that know FastAPI;
+- :mod:`.app` (``create_app``, the wiring), :mod:`.cli` (``hexgames serve``),
+  :mod:`.supervisor` and :mod:`.loadtest`; ``templates/`` and ``static/`` (the front
+  end: HTML, CSS and JavaScript modules, no build step).
 """
 
 from __future__ import annotations

@@ -205,7 +205,7 @@ def run(args: argparse.Namespace) -> int:
     from hexgames.web.engine.prep import EnginePreparation
 
     # Cached engines load before the URL is printed (a second or so, as always); engines
-    # to compile are prepared in the background once the site answers (engine_prep.py).
+    # to compile are prepared in the background once the site answers (engine/prep.py).
     engines = EnginePreparation(announce=lambda text: print(text, flush=True))
     engines.load_if_cached()
     # Bind the socket ourselves so that the printed URL is right even for --port 0.

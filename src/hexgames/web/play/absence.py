@@ -55,7 +55,6 @@ CLAIMS = ("victory", "draw")
 #: Real-time limits (seconds): a tenth of the estimated game length, within these bounds.
 REALTIME_MIN_S = 10.0
 REALTIME_MAX_S = 30.0
-NO_SEAT = N_("this link does not hold a seat in this game")
 
 
 @dataclass(frozen=True)
@@ -279,16 +278,9 @@ class Absence:
         if claim not in CLAIMS:
             raise ValueError(Phrase("claim must be {choices}", choices=" or ".join(CLAIMS)))
         games = self.games
-        match = await games.get(game_id)
-        async with games.locks[game_id]:
-            match = games.current(game_id, match)  # reloaded while this waited
-            seats = match.seats_of(token)
-            if not seats:
-                raise PermissionError(NO_SEAT)
-            if match.stored.mode != "online":
-                raise IllegalAction("an absent opponent is claimed in online games only")
-            if match.is_over:
-                raise IllegalAction("the game is over: {result}", result=match.result_phrase())
+        async with games.locked(game_id, token, playing=True, online=N_(
+                "an absent opponent is claimed in online games only")) as held:
+            match, seats = held.match, held.seats
             if len(seats) != 1:
                 raise IllegalAction("you hold both seats of this game")
             seat = min(seats)

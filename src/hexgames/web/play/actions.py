@@ -48,14 +48,14 @@ class GameActions:
             match = await self.feed.refresh(game_id) or match
         for attempt in (1, 2):
             try:
-                async with games.locks[game_id]:
-                    match = games.current(game_id, match)
+                async with games.locked(game_id, token, seat=False) as held:
+                    match = held.match  # play names the seat (or refuses the token)
                     clock = match.clock()
                     if clock is not None and clock.credit(games.calls.outages.spans(),
                                                           games.now()):
                         match.set_clock(clock)  # no time ran while no move could be stored
                     if (clock is not None and not match.is_over
-                            and match.seats_of(token)
+                            and held.seats
                             and clock.flagged(games.now(), lag_ms) is not None):
                         await self.clocks.flag_fall(match, clock)
                         flagged = True
@@ -92,9 +92,8 @@ class GameActions:
         """Take back the token's last action (against the computer, with the computer's
         actions after it: see :meth:`~hexgames.web.game.matches.Match.undo`); not online."""
         games = self.games
-        match = await games.get(game_id)
-        async with games.locks[game_id]:
-            match = games.current(game_id, match)  # reloaded while this waited
+        async with games.locked(game_id, token, seat=False) as held:  # undo names the seat
+            match = held.match
             match.undo(token)
             match.thinking = False
             stamp = iso_now()
@@ -110,9 +109,8 @@ class GameActions:
     async def resign(self, game_id: str, token: str | None) -> Match:
         """The token's side gives the game up (its clock stops)."""
         games = self.games
-        match = await games.get(game_id)
-        async with games.locks[game_id]:
-            match = games.current(game_id, match)  # reloaded while this waited
+        async with games.locked(game_id, token, seat=False) as held:  # resign names it
+            match = held.match
             match.resign(token)
             match.thinking = False
             stamp = iso_now()

@@ -193,10 +193,9 @@ class ConditionalMoves:
     async def store(self, game_id: str, token: str | None, actions: Any) -> dict[str, Any]:
         """Check a line from the position as it stands and store it (see the module)."""
         games = self.games
-        match = await self._current(game_id)
-        async with games.locks[game_id]:
-            match = games.current(game_id, match)
-            seat = owner_seat(match, token)
+        await self._current(game_id)  # brought up to the stored game first
+        async with games.locked(game_id, token, no_seat=NO_SEAT) as held:
+            match, seat = held.match, min(held.seats)
             self._check_open(match, seat)
             start = match.position.copy()
             notations = [ply.notation for ply in match.plies]

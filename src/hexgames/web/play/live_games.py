@@ -21,12 +21,13 @@ import logging
 import secrets
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from hexgames.phrases import Phrase
+from hexgames.errors import IllegalAction
+from hexgames.phrases import N_, Phrase
 from hexgames.web.game.matches import Match
 from hexgames.web.play.hub import Hub
 from hexgames.web.play.storage_calls import StorageCalls, WriteUnconfirmed
@@ -81,6 +82,19 @@ def _no_seat(match: Match, seat: int) -> None:
 def _idle(game_id: str) -> bool:
     """A hook nobody set: no collaborator is busy with the game."""
     return False
+
+
+#: A link (seat token) that holds no seat of the game it acts on.
+NO_SEAT = N_("this link does not hold a seat in this game")
+
+
+@dataclass(frozen=True)
+class Held:
+    """A game held under its lock by :meth:`LiveGames.locked`: the live match (reloaded
+    while the caller waited) and the seats the caller's token holds in it."""
+
+    match: Match
+    seats: frozenset[int]
 
 
 @dataclass
@@ -189,6 +203,35 @@ class LiveGames:
         """The live copy of a game (a reload from storage replaces the object a caller
         may still hold)."""
         return self.matches.get(game_id, held)
+
+    @contextlib.asynccontextmanager
+    async def locked(self, game_id: str, token: str | None = None, *, seat: bool = True,
+                     online: str | Phrase | None = None, playing: bool = False,
+                     no_seat: str | Phrase = NO_SEAT) -> AsyncIterator[Held]:
+        """The guard every change of a live game starts with, held once: get the game,
+        take its lock, reload (a refresh may have replaced the object meanwhile), then
+        check, in this order and under the lock so that nothing changes between the
+        check and the change:
+
+        - ``seat``: ``token`` holds a seat (``PermissionError(no_seat)`` otherwise);
+        - ``online``: the game is online (``IllegalAction(online)``, the words saying
+          what the action is for, otherwise);
+        - ``playing``: the game is not over (``IllegalAction``, naming the result).
+
+        ``async with games.locked(game_id, token, online=..., playing=True) as held:``
+        then works on ``held.match`` and ``held.seats``; :class:`GameNotFound` for an
+        unknown game."""
+        match = await self.get(game_id)
+        async with self.locks[game_id]:
+            match = self.current(game_id, match)  # reloaded while this waited
+            seats = match.seats_of(token)
+            if seat and not seats:
+                raise PermissionError(no_seat)
+            if online is not None and match.stored.mode != "online":
+                raise IllegalAction(online)
+            if playing and match.is_over:
+                raise IllegalAction("the game is over: {result}", result=match.result_phrase())
+            yield Held(match, seats)
 
     def hold(self, match: Match) -> None:
         """Keep a new game (just stored) in memory."""

@@ -22,9 +22,6 @@ from hexgames.web.storage import MetaConflict, StoredGame
 
 __all__ = ["Offers"]
 
-NO_SEAT = N_("this link does not hold a seat in this game")
-
-
 class Offers:
     """Takeback, abort and rematch in the online games held here."""
 
@@ -48,16 +45,9 @@ class Offers:
 
     async def _takeback_once(self, game_id: str, token: str | None, answer: str) -> Match:
         games = self.games
-        match = await games.get(game_id)
-        async with games.locks[game_id]:
-            match = games.current(game_id, match)  # reloaded while this waited
-            seats = match.seats_of(token)
-            if not seats:
-                raise PermissionError(NO_SEAT)
-            if match.stored.mode != "online":
-                raise IllegalAction("takeback requests are for online games; use undo")
-            if match.is_over:
-                raise IllegalAction("the game is over: {result}", result=match.result_phrase())
+        async with games.locked(game_id, token, playing=True, online=N_(
+                "takeback requests are for online games; use undo")) as held:
+            match, seats = held.match, held.seats
             offers = match.offers()
             pending = offers.get("takeback")
             taken = 0
@@ -105,11 +95,8 @@ class Offers:
     async def abort(self, game_id: str, token: str | None) -> Match:
         """End an online game before each side has moved: no result, no rating change."""
         games = self.games
-        match = await games.get(game_id)
-        async with games.locks[game_id]:
-            match = games.current(game_id, match)  # reloaded while this waited
-            if not match.seats_of(token):
-                raise PermissionError(NO_SEAT)
+        async with games.locked(game_id, token) as held:
+            match = held.match
             if not match.can_abort():
                 raise IllegalAction("a game can be aborted only before each side has moved")
             if not await self.clocks.abort_locked(match):
@@ -137,13 +124,9 @@ class Offers:
         only if the old game's row is still at the version read here, so two offers
         made at once through two processes make exactly one rematch."""
         games = self.games
-        match = await games.get(game_id)
         created = None
-        async with games.locks[game_id]:
-            match = games.current(game_id, match)  # reloaded while this waited
-            seats = match.seats_of(token)
-            if not seats:
-                raise PermissionError(NO_SEAT)
+        async with games.locked(game_id, token) as held:
+            match, seats = held.match, held.seats
             stored = match.stored
             if stored.mode != "online" or not match.is_over:
                 raise IllegalAction("a rematch is offered after an online game")

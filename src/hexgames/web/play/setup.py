@@ -276,10 +276,8 @@ class GameSetup:
         that seat's identity-derived credential (another device, no link needed).
         """
         games = self.games
-        match = await games.get(game_id)
-        async with games.locks[game_id]:
-            match = games.current(game_id, match)  # reloaded while this waited
-            seats = match.seats_of(token)
+        async with games.locked(game_id, token, seat=False) as held:
+            match, seats = held.match, held.seats
             mine = match.seats_of(have)
             owned = match.seats_of_player(player.id) if player is not None else frozenset()
             if owned and not mine and match.seat_key is not None:

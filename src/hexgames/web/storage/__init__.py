@@ -5,7 +5,8 @@ stored) and :mod:`.errors`; :mod:`.interface` (the :class:`Storage` the rest of 
 written against); :mod:`.schema` (tables and migrations); the SQL, one module per group of
 tables (:mod:`.sql_connection`, :mod:`.sql_games`, :mod:`.sql_lobby`,
 :mod:`.sql_players`, :mod:`.sql_ratings`, :mod:`.sql_alerts`, :mod:`.sql_pools`,
-:mod:`.sql_presence`, :mod:`.sql_conditional`, :mod:`.sql_limits`,
+:mod:`.sql_presence`, :mod:`.sql_conditional`, :mod:`.sql_limits`, :mod:`.sql_chat`,
+:mod:`.sql_relations`,
 assembled in :mod:`.sql`); and the two
 backends, :mod:`.sqlite` and :mod:`.postgres`, which only connect.
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hexgames.web.storage.errors import (
+    ChatRefused,
     MetaConflict,
     NameLookAlike,
     NameTaken,
@@ -32,6 +34,8 @@ from hexgames.web.storage.records import (
     RESULTS,
     AlertSettings,
     Change,
+    ChatMessage,
+    ChatReport,
     ConditionalLine,
     GameQuery,
     ListedGame,
@@ -53,6 +57,9 @@ __all__ = [
     "RESULTS",
     "AlertSettings",
     "Change",
+    "ChatMessage",
+    "ChatRefused",
+    "ChatReport",
     "ConditionalLine",
     "GameQuery",
     "ListedGame",
@@ -81,8 +88,13 @@ __all__ = [
 SQLITE_FILE = "hexgames.sqlite3"
 
 
-def open_storage(data_dir: str | Path = "data", database_url: str | None = None) -> Storage:
+def open_storage(data_dir: str | Path = "data", database_url: str | None = None,
+                 beside_server: bool = False) -> Storage:
     """Open the storage a server should use.
+
+    ``beside_server``: for a tool that runs while a server uses the same SQLite file
+    and writes only what no server holds in memory (``hexgames moderate``); a server
+    opens it alone (see :class:`~.sqlite.SqliteStorage`).
 
     ``database_url`` wins when given: ``postgresql://``/``postgres://`` URLs open
     PostgreSQL, ``sqlite:///path`` opens that SQLite file. Otherwise games go to an SQLite
@@ -97,10 +109,10 @@ def open_storage(data_dir: str | Path = "data", database_url: str | None = None)
         if url.startswith("sqlite:///"):
             from hexgames.web.storage.sqlite import SqliteStorage
 
-            return SqliteStorage(url.removeprefix("sqlite:///"))
+            return SqliteStorage(url.removeprefix("sqlite:///"), lock=not beside_server)
         raise ValueError(
             f"unsupported DATABASE_URL {database_url!r}: expected postgresql://... or sqlite:///path"
         )
     from hexgames.web.storage.sqlite import SqliteStorage
 
-    return SqliteStorage(Path(data_dir) / SQLITE_FILE)
+    return SqliteStorage(Path(data_dir) / SQLITE_FILE, lock=not beside_server)

@@ -48,3 +48,8 @@ class SeekTaken(RuntimeError):
 class PairingTaken(RuntimeError):
     """One of the two pool entries being paired is no longer waiting (paired by another
     process, or left): nothing was stored."""
+
+
+class ChatRefused(RuntimeError):
+    """A chat message the storage did not take (its room is full, or its writer is
+    silenced): nothing was stored; the message names the reason."""

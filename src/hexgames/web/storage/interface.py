@@ -18,6 +18,8 @@ from typing import Any, Protocol
 from hexgames.web.storage.records import (
     AlertSettings,
     Change,
+    ChatMessage,
+    ChatReport,
     ConditionalLine,
     GameQuery,
     ListedGame,
@@ -394,6 +396,62 @@ class Storage(Protocol):
 
     def delete_streaks(self, updated_before: str) -> int:
         """Forget the streaks last played before ``updated_before``; how many."""
+
+    # ------------------------------------------------------------------ chat
+    # Issue 42; the rooms and who may read or post: hexgames.web.chat.rules.
+    def post_chat(self, game_id: str, room: str, player_id: str, name: str, text: str,
+                  at: int, room_limit: int) -> ChatMessage:
+        """Store a message at the end of the room, numbered after the last one (two
+        processes posting at once store both, numbered apart). :class:`~.errors.
+        ChatRefused` when the writer is silenced at ``at``, the game is unknown, or the
+        room already holds ``room_limit`` messages: nothing stored."""
+
+    def chat_messages(self, game_id: str, room: str, after: int = 0,
+                      limit: int = 200) -> list[ChatMessage]:
+        """The room's messages numbered after ``after``, oldest first, at most ``limit``."""
+
+    def chat_posts_since(self, player_id: str, since: int) -> int:
+        """How many messages the player stored after ``since`` (ms), in every game."""
+
+    def report_chat(self, game_id: str, room: str, seq: int, reporter_id: str,
+                    at: int) -> ChatReport | None:
+        """Keep a copy of a message for the moderators (once per reporter and message:
+        a second report returns the first); ``None`` for an unknown message."""
+
+    def chat_reports(self, status: str | None = "open", limit: int = 100) -> list[ChatReport]:
+        """Reports oldest first (``status`` ``open``, ``closed``, or ``None``: all)."""
+
+    def close_chat_report(self, report_id: str) -> bool:
+        """Mark a report dealt with; False when it was unknown or closed already."""
+
+    def silence_chat(self, player_id: str, until: int, reason: str, at: int) -> None:
+        """No chat from the player until ``until`` (ms; a later call replaces it, a past
+        ``until`` lifts it)."""
+
+    def chat_silenced_until(self, player_id: str, now: int) -> int | None:
+        """When the player's silence ends, or ``None`` when none holds at ``now``."""
+
+    # ------------------------------------------------------------- relations
+    def set_relation(self, player_id: str, other_id: str, kind: str, on: bool,
+                     at: int) -> bool:
+        """Start (``on``) or end a ``follow`` or ``block`` of ``other_id`` by
+        ``player_id``; True when it changed anything."""
+
+    def relations_of(self, player_id: str, kind: str, limit: int = 500) -> list[str]:
+        """The identities ``player_id`` follows or blocks, oldest first."""
+
+    def related_to(self, other_id: str, kind: str, limit: int = 500) -> list[str]:
+        """The identities that follow or block ``other_id`` (a player's followers)."""
+
+    def blocked_between(self, pairs: Sequence[tuple[str, str]]) -> set[tuple[str, str]]:
+        """The pairs (as given) of which either identity blocks the other (500 at most
+        are asked)."""
+
+    def mute_chat(self, player_id: str, game_id: str, on: bool) -> None:
+        """Mute (``on``) or unmute a game's chat for the player."""
+
+    def chat_muted(self, player_id: str, game_id: str) -> bool:
+        """Whether the player muted the game's chat."""
 
     # ------------------------------------- several processes on one database
     # ---------------------------------------------------------- rate limits

@@ -308,3 +308,36 @@ class PuzzleStreak:
     status: str
     created_at: str
     updated_at: str
+
+
+@dataclass(frozen=True)
+class ChatMessage:
+    """One chat message of a game's room (``players`` or ``spectators``), as stored: its
+    number in the room (``seq``, from 1), who wrote it (the identity and the name it had
+    then) and when (ms since the epoch). The text is kept as written, already checked
+    (:func:`hexgames.web.chat.rules.checked_text`); pages show it as text, never as HTML."""
+
+    game_id: str
+    room: str
+    seq: int
+    player_id: str
+    name: str
+    text: str
+    at: int
+
+
+@dataclass(frozen=True)
+class ChatReport:
+    """A message a player reported, kept for a moderator (``hexgames moderate``): a copy
+    of the text (a report outlives the game's deletion), who reported whom, and whether a
+    moderator has dealt with it (``status``: ``open`` or ``closed``)."""
+
+    id: str
+    game_id: str
+    room: str
+    seq: int
+    reporter_id: str
+    reported_id: str
+    text: str
+    at: int
+    status: str = "open"

@@ -291,6 +291,55 @@ SCHEMA: tuple[str, ...] = (
         hits INTEGER NOT NULL
     )""",
     "CREATE INDEX IF NOT EXISTS rate_limits_by_expiry ON rate_limits (expires)",
+    # Chat (issue 42): each game's two rooms, ``players`` and ``spectators``; a message is
+    # numbered in its room (``seq``: the primary key makes two processes that numbered
+    # alike collide instead of both storing). Deleted with the game.
+    """CREATE TABLE IF NOT EXISTS chat_messages (
+        game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+        room TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        player_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        text TEXT NOT NULL,
+        at BIGINT NOT NULL,
+        PRIMARY KEY (game_id, room, seq)
+    )""",
+    "CREATE INDEX IF NOT EXISTS chat_by_player ON chat_messages (player_id, at)",
+    # Reported messages, a copy each, until a moderator closes them.
+    """CREATE TABLE IF NOT EXISTS chat_reports (
+        id TEXT PRIMARY KEY,
+        game_id TEXT NOT NULL,
+        room TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        reporter_id TEXT NOT NULL,
+        reported_id TEXT NOT NULL,
+        text TEXT NOT NULL,
+        at BIGINT NOT NULL,
+        status TEXT NOT NULL DEFAULT 'open',
+        UNIQUE (game_id, room, seq, reporter_id)
+    )""",
+    # Players a moderator silenced: no chat until ``until`` (ms since the epoch).
+    """CREATE TABLE IF NOT EXISTS chat_silences (
+        player_id TEXT PRIMARY KEY,
+        until BIGINT NOT NULL,
+        reason TEXT NOT NULL,
+        at BIGINT NOT NULL
+    )""",
+    # Follows and blocks between identities (``kind``: follow or block), one row each way.
+    """CREATE TABLE IF NOT EXISTS relations (
+        player_id TEXT NOT NULL REFERENCES players(id) ON DELETE CASCADE,
+        other_id TEXT NOT NULL REFERENCES players(id) ON DELETE CASCADE,
+        kind TEXT NOT NULL,
+        at BIGINT NOT NULL,
+        PRIMARY KEY (player_id, kind, other_id)
+    )""",
+    "CREATE INDEX IF NOT EXISTS relations_to ON relations (other_id, kind)",
+    # The chats a player muted (a room stays muted on reload and on another device).
+    """CREATE TABLE IF NOT EXISTS muted_chats (
+        player_id TEXT NOT NULL REFERENCES players(id) ON DELETE CASCADE,
+        game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+        PRIMARY KEY (player_id, game_id)
+    )""",
 )
 
 #: Columns of ``games`` added after the first release, with their types.

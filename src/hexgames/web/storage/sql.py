@@ -10,6 +10,7 @@ holds the statements of a few tables, so a change to the lobby is made in
 from __future__ import annotations
 
 from hexgames.web.storage.sql_alerts import AlertTables
+from hexgames.web.storage.sql_chat import ChatTables
 from hexgames.web.storage.sql_conditional import ConditionalTables
 from hexgames.web.storage.sql_limits import LimitTables
 from hexgames.web.storage.sql_lobby import LobbyTables
@@ -19,10 +20,12 @@ from hexgames.web.storage.sql_presence import PresenceTables
 from hexgames.web.storage.sql_profiles import ProfileTables
 from hexgames.web.storage.sql_puzzles import PuzzleTables
 from hexgames.web.storage.sql_ratings import RatingTables
+from hexgames.web.storage.sql_relations import RelationTables
 
 
 class SqlStorage(LobbyTables, PlayerTables, RatingTables, AlertTables, ConditionalTables,
-                 PoolTables, PresenceTables, ProfileTables, PuzzleTables, LimitTables):
+                 PoolTables, PresenceTables, ProfileTables, PuzzleTables, LimitTables,
+                 ChatTables, RelationTables):
     """Games, the lobby, identities and ratings in one SQL database, behind one
     connection (see :class:`~.sql_connection.SqlConnection`). Subclasses provide the
     DB-API connection and the driver's placeholder and exceptions; what each method

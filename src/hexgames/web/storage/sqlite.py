@@ -23,18 +23,21 @@ class SqliteStorage(SqlStorage):
     One server per file: each server keeps its games in memory, so two servers on one
     file would overwrite each other's moves. An exclusive ``flock`` on ``<file>.lock``
     (released by the kernel when the process ends, even on SIGKILL) makes a second
-    server refuse to start.
+    server refuse to start. A tool that writes only what no server holds in memory
+    (``hexgames moderate``: reports and silences, which are read from storage at each
+    use) opens the file with ``lock=False`` beside the running server; SQLite's own
+    locking keeps each of its writes whole.
     """
 
     placeholder = "?"
     driver_error = sqlite3.Error
     integrity_error = sqlite3.IntegrityError
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, lock: bool = True) -> None:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self._lock_file = self._take_lock(path)
+        self._lock_file = self._take_lock(path) if lock else -1
         try:
             connection = sqlite3.connect(path, check_same_thread=False, timeout=10.0)
             connection.execute("PRAGMA journal_mode=WAL")
