@@ -17,6 +17,7 @@ import pytest
 from hexgames.web.storage import (
     PlayerRecord,
     TournamentClosed,
+    TournamentGame,
     TournamentQuota,
     TournamentRecord,
     TournamentState,
@@ -24,7 +25,7 @@ from hexgames.web.storage import (
     open_storage,
 )
 from hexgames.web.tournaments import arena
-from hexgames.web.tournaments.director import GuestsRefused, TournamentDirector
+from hexgames.web.tournaments.director import PENDING_MS, GuestsRefused, TournamentDirector
 from hexgames.web.tournaments.ledger import in_live_game
 from hexgames.web.tournaments.model import SettingsError
 from test_web_storage import postgres_cluster, postgres_url  # noqa: F401 - fixtures
@@ -196,6 +197,47 @@ def test_an_arena_scores_streaks_berserk_and_draws_as_hand_computed(storage: Any
         assert not lines["ann"].on_fire
         assert lines["ann"].tiebreaks["performance"] == pytest.approx(
             (3 * 1900 + 2 * 1400 + 900) / 6)
+
+    asyncio.run(run())
+
+
+def test_a_pairing_whose_game_is_not_created_is_void_and_its_players_free(
+        storage: Any) -> None:
+    """``make_game`` fails once (the pairing is void at once); then a process stores a
+    pairing and dies before creating its game (voided by the next tick a minute on)."""
+    _players(storage, "boss")
+    director, clock, games = _director(storage)
+    failing = [True]
+
+    async def make(tournament: TournamentRecord, first: str, second: str) -> str:
+        if failing.pop() if failing else False:
+            raise RuntimeError("the game service is down")
+        return await games(tournament, first, second)
+
+    director = TournamentDirector(storage, _thread_call, make, clock)
+
+    async def run() -> None:
+        record = await _create(director, ARENA, {"ann": 1500.0, "bob": 1500.0})
+        clock.ms += 60_000
+        await director.tick()
+        (void,) = storage.load_tournament(record.id).games
+        assert void.result == "void" and games.made == []
+        await director.tick()  # paired again, and this time the game exists
+        state = storage.load_tournament(record.id)
+        assert [g.game_id for g in _live(state)] == ["g1"]
+        await director.game_ended("g1", 0, 30)
+        step = storage.load_tournament(record.id).tournament.step
+        orphan = TournamentGame(record.id, step + 1, 1, "ann", "bob", clock.ms)
+        assert storage.store_pairing(record.id, step, [orphan], clock.ms)  # and no game
+        await director.tick()
+        assert len(_live(storage.load_tournament(record.id))) == 1  # not yet void
+        clock.ms += PENDING_MS
+        await director.tick()  # void, and the two are paired again at once
+        state = storage.load_tournament(record.id)
+        assert [g.result for g in state.games if g.step == step + 1] == ["void"]
+        assert [g.game_id for g in _live(state)] == ["g2"]
+        view = await director.view(record.id)
+        assert [line["games"] for line in view["standings"]] == [1, 1]
 
     asyncio.run(run())
 

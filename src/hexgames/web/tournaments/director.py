@@ -40,6 +40,9 @@ _T = TypeVar("_T")
 MAX_PER_CREATOR_PER_DAY = 5
 #: Tournaments one tick looks at (the oldest first; the rest at the next tick).
 TICK_LIMIT = 100
+#: A pairing still without its game this long after it was stored (ms) is void: the
+#: process that stored it died before creating the game (creating one takes far less).
+PENDING_MS = 60_000
 #: Times a pairing is computed again to keep apart the players it found blocking each
 #: other, before the pairs still blocked are simply left out of the step.
 BLOCK_TRIES = 4
@@ -152,6 +155,10 @@ class TournamentDirector:
         now = self._now()
         if t.status == "finished" or (t.status == "created" and now < t.starts_at):
             return
+        if await self._void_orphans(state, now):
+            state = await self._call(self._storage.load_tournament, tournament_id)
+            if state is None:
+                return
         if t.kind == "swiss":
             await self._swiss(state, now)
         else:
@@ -215,6 +222,18 @@ class TournamentDirector:
             await self._call(self._storage.claim_tournament_step, t.id, t.step, now, starting)
 
     # ------------------------------------------------------------------ shared
+    async def _void_orphans(self, state: TournamentState, now: int) -> bool:
+        """Void the pairings whose game was never created (see :data:`PENDING_MS`), so
+        that their players are free again; whether there were any."""
+        found = False
+        for game in state.games:
+            if game.live and game.game_id is None and now - game.paired_at >= PENDING_MS:
+                log.warning("tournament %s: pairing %s/%s never got its game; void",
+                            game.tournament_id, game.step, game.board)
+                found |= await self._call(self._storage.attach_tournament_game,
+                                          game.tournament_id, game.step, game.board, None, now)
+        return found
+
     async def _blocked(self, pairs: Sequence[tuple[str, str]]) -> set[tuple[str, str]]:
         if not pairs:
             return set()
@@ -266,7 +285,9 @@ class TournamentDirector:
             "countdown_ms": max(0, t.starts_at - now) if t.status == "created" else None,
             "remaining_ms": (max(0, t.ends_at - now)
                              if t.status == "running" and t.ends_at is not None else None),
-            "round": ledger.rounds_paired(state), "rounds": t.settings.get("rounds"),
+            "round": ledger.rounds_paired(state) if t.kind == "swiss" else
+            len({game.step for game in state.games}),
+            "rounds": t.settings.get("rounds"),
             "players": sum(1 for entry in state.players if not entry.withdrawn),
             "max_players": t.max_players,
             "standings": lines,
