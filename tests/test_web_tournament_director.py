@@ -367,6 +367,28 @@ def test_players_who_block_each_other_are_never_paired(storage: Any) -> None:
     asyncio.run(run())
 
 
+def test_paused_and_withdrawn_players_are_not_paired(storage: Any) -> None:
+    _players(storage, "boss")
+    director, clock, games = _director(storage)
+
+    async def run() -> None:
+        record = await _create(director, ARENA, {"ann": 1500.0, "bob": 1500.0, "cy": 1500.0})
+        assert [t["id"] for t in await director.listing("upcoming")] == [record.id]
+        assert await director.pause(record.id, "ann") and await director.leave(record.id, "cy")
+        clock.ms += 60_000
+        await director.tick()
+        assert games.made == [] and await director.listing("running") != []
+        assert await director.pause(record.id, "ann", paused=False)
+        await director.tick()
+        assert sorted(games.made[0][1:]) == ["ann", "bob"]
+        clock.ms = int(record.ends_at or 0)
+        await director.tick()
+        assert [t["id"] for t in await director.listing("recent")] == [record.id]
+        assert (await director.view(record.id))["round"] == 1  # one wave
+
+    asyncio.run(run())
+
+
 # --------------------------------------------------------- two processes
 def _race(url: str, settings: dict[str, object], players: dict[str, float],
           steps: int, end_all: bool) -> tuple[Any, TournamentRecord, Games, list[str]]:

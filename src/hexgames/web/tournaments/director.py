@@ -272,6 +272,17 @@ class TournamentDirector:
         Sonneborn-Berger; arena: performance, and the streak)."""
         return ledger.standings(await self._state(tournament_id))
 
+    async def listing(self, which: str, limit: int = 50) -> list[dict[str, Any]]:
+        """The tournaments page's list: ``upcoming``, ``running`` or ``recent``
+        (``ValueError`` otherwise), each tournament without its standings."""
+        records = await self._call(self._storage.list_tournaments, which, limit)
+        now = self._now()
+        return [{"id": t.id, "kind": t.kind, "game": t.game, "status": t.status,
+                 "settings": t.settings, "control": t.control, "creator": t.creator_id,
+                 "starts_at": t.starts_at, "ends_at": t.ends_at,
+                 "countdown_ms": max(0, t.starts_at - now) if t.status == "created" else None}
+                for t in records]
+
     async def view(self, tournament_id: str) -> dict[str, Any]:
         """Everything the API shows of a tournament, as JSON."""
         state = await self._state(tournament_id)
