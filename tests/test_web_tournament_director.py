@@ -26,7 +26,7 @@ from hexgames.web.storage import (
 )
 from hexgames.web.tournaments import arena
 from hexgames.web.tournaments.director import PENDING_MS, GuestsRefused, TournamentDirector
-from hexgames.web.tournaments.ledger import in_live_game
+from hexgames.web.tournaments.ledger import crosstable, in_live_game
 from hexgames.web.tournaments.model import SettingsError
 from test_web_storage import postgres_cluster, postgres_url  # noqa: F401 - fixtures
 
@@ -278,6 +278,34 @@ def test_a_swiss_of_five_gives_one_bye_each_round_and_ends_with_fide_tiebreaks(
                     line["tiebreaks"]["sonneborn_berger"], line["games"])
                 for p, line in lines.items()} == EXPECTED_SWISS_STANDINGS
         assert [line["player"] for line in view["podium"]] == ["a", "c", "b"]
+
+    asyncio.run(run())
+
+
+def test_a_swiss_counts_a_late_joiner_and_a_withdrawn_player_as_absent(
+        storage: Any) -> None:
+    _players(storage, "boss")
+    director, clock, games = _director(storage)
+
+    async def run() -> None:
+        record = await _create(director, SWISS, {"a": 2000.0, "b": 1900.0, "c": 1800.0,
+                                                 "d": 1700.0})
+        clock.ms += 60_000
+        await director.tick()
+        for game in _live(storage.load_tournament(record.id)):
+            await director.game_ended(str(game.game_id), 0, 30)
+        assert await director.leave(record.id, "d")
+        assert await director.join(record.id, "e", False, 1600.0)  # late, in round 2
+        await director.tick()
+        state = storage.load_tournament(record.id)
+        assert [r.kind for r in crosstable(state)["e"]] == ["absent", "absent"]  # live: not yet
+        for game in _live(state):
+            await director.game_ended(str(game.game_id), 1, 30)
+        table = crosstable(storage.load_tournament(record.id))
+        assert [r.kind for r in table["e"]] == ["absent", "game"]
+        assert [r.kind for r in table["d"]] == ["game", "absent"]  # left: not paired
+        assert [r.kind for r in table["a"]] == ["game", "game"]
+        assert len(games.made) == 4  # 2 + 2: a, b, c and e in round 2, no bye
 
     asyncio.run(run())
 
