@@ -128,6 +128,13 @@ def test_a_wave_avoids_an_immediate_rematch() -> None:
     assert {frozenset(pair) for pair in wave.pairings} == {frozenset("ac"), frozenset("bd")}
 
 
+def test_a_wave_keeps_apart_the_pairs_it_is_asked_to_avoid() -> None:
+    waiting = [Waiting("a", 10, 1500), Waiting("b", 8, 1700), Waiting("c", 8, 1600),
+               Waiting("d", 2, 1900)]
+    wave = pair_wave(waiting, seed=1, avoid={frozenset("ab")})
+    assert {frozenset(pair) for pair in wave.pairings} == {frozenset("ac"), frozenset("bd")}
+
+
 def test_a_rematch_only_when_nobody_else_waits() -> None:
     waiting = [Waiting("a", 0, 1500, last_opponent="b"), Waiting("b", 0, 1500, last_opponent="a")]
     assert len(pair_wave(waiting, seed=1).pairings) == 1

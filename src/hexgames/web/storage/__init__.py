@@ -6,7 +6,7 @@ written against); :mod:`.schema` (tables and migrations); the SQL, one module pe
 tables (:mod:`.sql_connection`, :mod:`.sql_games`, :mod:`.sql_lobby`,
 :mod:`.sql_players`, :mod:`.sql_ratings`, :mod:`.sql_alerts`, :mod:`.sql_pools`,
 :mod:`.sql_presence`, :mod:`.sql_conditional`, :mod:`.sql_limits`, :mod:`.sql_chat`,
-:mod:`.sql_relations`,
+:mod:`.sql_relations`, :mod:`.sql_tournaments`,
 assembled in :mod:`.sql`); and the two
 backends, :mod:`.sqlite` and :mod:`.postgres`, which only connect.
 
@@ -46,10 +46,20 @@ from hexgames.web.storage.records import (
     SeatResult,
     Seek,
     StoredGame,
+    TournamentEntry,
+    TournamentGame,
+    TournamentRecord,
+    TournamentState,
     hash_token,
     hashed,
     name_key,
     seat_holders,
+)
+from hexgames.web.storage.sql_tournaments import (
+    TournamentClosed,
+    TournamentQuota,
+    TournamentRefused,
+    TournamentUnknown,
 )
 
 __all__ = [
@@ -78,6 +88,14 @@ __all__ = [
     "Storage",
     "StorageUnavailable",
     "StoredGame",
+    "TournamentClosed",
+    "TournamentEntry",
+    "TournamentGame",
+    "TournamentQuota",
+    "TournamentRecord",
+    "TournamentRefused",
+    "TournamentState",
+    "TournamentUnknown",
     "hash_token",
     "hashed",
     "name_key",

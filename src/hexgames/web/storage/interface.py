@@ -33,6 +33,9 @@ from hexgames.web.storage.records import (
     SeatResult,
     Seek,
     StoredGame,
+    TournamentGame,
+    TournamentRecord,
+    TournamentState,
 )
 
 
@@ -452,6 +455,73 @@ class Storage(Protocol):
 
     def chat_muted(self, player_id: str, game_id: str) -> bool:
         """Whether the player muted the game's chat."""
+
+    # ----------------------------------------------------------- tournaments
+    # Issue 42; the rules: hexgames.web.tournaments, the scheduling: its director. Times
+    # here are ms since the epoch. Refusals are TournamentRefused subclasses
+    # (hexgames.web.storage.sql_tournaments): nothing is stored then.
+    def create_tournament(self, tournament: TournamentRecord, daily_limit: int) -> None:
+        """Store a new tournament, unless its creator already created ``daily_limit`` in
+        the 24 hours before its ``created_at`` (:class:`TournamentQuota`; counted and
+        stored in one transaction, under a lock of the creator's player row)."""
+
+    def join_tournament(self, tournament_id: str, player_id: str, rating: float,
+                        at: int) -> bool:
+        """Enter the player (``rating``: the pairing's); False when they are in already
+        (a player who left comes back). :class:`TournamentUnknown`, or
+        :class:`TournamentClosed` when it has ended or is full (under a lock of the
+        tournament's row: two players cannot both take the last place)."""
+
+    def leave_tournament(self, tournament_id: str, player_id: str) -> bool:
+        """Withdraw the player (never paired again; their games stay); False when they
+        were not in."""
+
+    def pause_tournament(self, tournament_id: str, player_id: str, paused: bool) -> bool:
+        """Pause (not paired until unpaused) or unpause; True when it changed anything."""
+
+    def list_tournaments(self, which: str, limit: int = 50) -> list[TournamentRecord]:
+        """``upcoming`` (by start), ``running`` (by start) or ``recent`` (finished, the
+        latest first); at most ``limit`` (and never more than 200)."""
+
+    def due_tournaments(self, now: int, limit: int = 100) -> list[str]:
+        """The ids of the tournaments a director must look at: running, or created and
+        due to start at ``now``."""
+
+    def load_tournament(self, tournament_id: str) -> TournamentState | None:
+        """The tournament with its players and games, or ``None``."""
+
+    def tournament_game(self, game_id: str) -> TournamentGame | None:
+        """The tournament pairing a game was created for, or ``None`` (not a tournament
+        game)."""
+
+    def tournaments_of(self, player_id: str, limit: int = 50) -> list[TournamentRecord]:
+        """The tournaments the player entered, the latest start first (their history)."""
+
+    def claim_tournament_step(self, tournament_id: str, expected_step: int, at: int,
+                              status: str | None = None) -> bool:
+        """Move the tournament's step counter on (and its status to ``status``:
+        ``running`` or ``finished``) only if it is still at ``expected_step`` and not
+        finished; False, and nothing changed, when another process moved it first."""
+
+    def store_pairing(self, tournament_id: str, expected_step: int,
+                      games: Sequence[TournamentGame], at: int,
+                      status: str | None = None) -> bool:
+        """:meth:`claim_tournament_step` and the insertion of ``games`` (all of step
+        ``expected_step + 1``) in one transaction: of several processes pairing the
+        same step, exactly one stores its games; the others get False and store
+        nothing."""
+
+    def attach_tournament_game(self, tournament_id: str, step: int, board: int,
+                               game_id: str | None, at: int) -> bool:
+        """Give a stored pairing the game created for it, once; ``game_id`` ``None``:
+        the game could not be created, and the pairing is void (no points, not live)."""
+
+    def record_tournament_result(self, game_id: str, result: str, turns: int,
+                                 first_berserk: bool, second_berserk: bool,
+                                 at: int) -> bool:
+        """Record a tournament game's result (``first``, ``second`` or ``draw``, from the
+        side of the player who moved first) once; False when it was recorded already or
+        the game is no tournament's."""
 
     # ------------------------------------- several processes on one database
     # ---------------------------------------------------------- rate limits

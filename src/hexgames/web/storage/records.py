@@ -341,3 +341,88 @@ class ChatReport:
     text: str
     at: int
     status: str = "open"
+
+
+# ------------------------------------------------------------- tournaments (issue 42)
+#: A tournament's life: ``created`` (counting down to ``starts_at``), ``running``,
+#: ``finished``; each change is made once, by the process that claims it.
+TOURNAMENT_STATUSES = ("created", "running", "finished")
+#: A tournament game's result, from the first mover's side (``first``: the player who
+#: moved first won), ``bye`` for a Swiss bye (no opponent), ``void`` for a pairing whose
+#: game could not be created (no points, no game); ``None`` while the game is live.
+TOURNAMENT_RESULTS = ("first", "second", "draw", "bye", "void")
+
+
+@dataclass(frozen=True)
+class TournamentRecord:
+    """A tournament as stored: what it is (``settings``: the checked
+    :class:`~hexgames.web.tournaments.model.TournamentSettings` as JSON, ``options`` the
+    game's rules options, ``control`` the clock) and where it stands. ``step`` counts the
+    claims made so far (the start, each Swiss round or arena wave, the end): a process
+    that moves a tournament on names the step it read, so only one of several can.
+    Times are ms since the epoch; ``ends_at`` is an arena's planned end, and a Swiss's
+    real end once finished."""
+
+    id: str
+    creator_id: str
+    game: str
+    kind: str
+    options: dict[str, Any]
+    settings: dict[str, Any]
+    control: dict[str, Any]
+    created_at: int
+    starts_at: int
+    max_players: int
+    ends_at: int | None = None
+    status: str = "created"
+    step: int = 0
+    version: int = 0
+
+
+@dataclass(frozen=True)
+class TournamentEntry:
+    """A player of a tournament: their rating when they joined (the pairing's), and
+    whether they paused (not paired until they come back) or withdrew (left)."""
+
+    tournament_id: str
+    player_id: str
+    rating: float
+    joined_at: int
+    paused: bool = False
+    withdrawn: bool = False
+
+
+@dataclass(frozen=True)
+class TournamentGame:
+    """One pairing of a tournament: board ``board`` of step ``step`` (a Swiss round's
+    number, an arena wave's), ``first_id`` moving first against ``second_id`` (``None``:
+    a Swiss bye). ``game_id`` is the real game once created; ``result`` (see
+    :data:`TOURNAMENT_RESULTS`) is ``None`` while it is played, and with it come the
+    turns played and who went berserk."""
+
+    tournament_id: str
+    step: int
+    board: int
+    first_id: str
+    second_id: str | None
+    paired_at: int
+    game_id: str | None = None
+    result: str | None = None
+    turns: int = 0
+    first_berserk: bool = False
+    second_berserk: bool = False
+    ended_at: int | None = None
+
+    @property
+    def live(self) -> bool:
+        """Paired and not over: its players are not paired again until it ends."""
+        return self.result is None
+
+
+@dataclass(frozen=True)
+class TournamentState:
+    """A tournament with its players (by join time) and games (by step and board)."""
+
+    tournament: TournamentRecord
+    players: tuple[TournamentEntry, ...]
+    games: tuple[TournamentGame, ...]

@@ -340,6 +340,56 @@ SCHEMA: tuple[str, ...] = (
         game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
         PRIMARY KEY (player_id, game_id)
     )""",
+    # Tournaments (issue 42; hexgames.web.tournaments.director). ``step`` counts the
+    # claims (start, each Swiss round or arena wave, end): a conditional UPDATE on it
+    # lets exactly one process move a tournament on. JSON in ``options``, ``settings``
+    # and ``control``; times in ms since the epoch.
+    """CREATE TABLE IF NOT EXISTS tournaments (
+        id TEXT PRIMARY KEY,
+        creator_id TEXT NOT NULL,
+        game TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        options TEXT NOT NULL,
+        settings TEXT NOT NULL,
+        control TEXT NOT NULL,
+        status TEXT NOT NULL DEFAULT 'created',
+        created_at BIGINT NOT NULL,
+        starts_at BIGINT NOT NULL,
+        ends_at BIGINT,
+        max_players INTEGER NOT NULL,
+        step INTEGER NOT NULL DEFAULT 0,
+        version INTEGER NOT NULL DEFAULT 0
+    )""",
+    "CREATE INDEX IF NOT EXISTS tournaments_by_creator ON tournaments (creator_id, created_at)",
+    "CREATE INDEX IF NOT EXISTS tournaments_by_status ON tournaments (status, starts_at)",
+    """CREATE TABLE IF NOT EXISTS tournament_players (
+        tournament_id TEXT NOT NULL REFERENCES tournaments(id) ON DELETE CASCADE,
+        player_id TEXT NOT NULL,
+        rating DOUBLE PRECISION NOT NULL,
+        joined_at BIGINT NOT NULL,
+        paused INTEGER NOT NULL DEFAULT 0,
+        withdrawn INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (tournament_id, player_id)
+    )""",
+    "CREATE INDEX IF NOT EXISTS tournament_players_by_player ON tournament_players (player_id)",
+    # A pairing: board ``board`` of step ``step``; ``second_id`` NULL for a Swiss bye;
+    # ``result`` NULL while the game is live (see records.TOURNAMENT_RESULTS).
+    """CREATE TABLE IF NOT EXISTS tournament_games (
+        tournament_id TEXT NOT NULL REFERENCES tournaments(id) ON DELETE CASCADE,
+        step INTEGER NOT NULL,
+        board INTEGER NOT NULL,
+        first_id TEXT NOT NULL,
+        second_id TEXT,
+        paired_at BIGINT NOT NULL,
+        game_id TEXT,
+        result TEXT,
+        turns INTEGER NOT NULL DEFAULT 0,
+        first_berserk INTEGER NOT NULL DEFAULT 0,
+        second_berserk INTEGER NOT NULL DEFAULT 0,
+        ended_at BIGINT,
+        PRIMARY KEY (tournament_id, step, board)
+    )""",
+    "CREATE UNIQUE INDEX IF NOT EXISTS tournament_games_by_game ON tournament_games (game_id)",
 )
 
 #: Columns of ``games`` added after the first release, with their types.

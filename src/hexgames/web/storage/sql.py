@@ -21,11 +21,12 @@ from hexgames.web.storage.sql_profiles import ProfileTables
 from hexgames.web.storage.sql_puzzles import PuzzleTables
 from hexgames.web.storage.sql_ratings import RatingTables
 from hexgames.web.storage.sql_relations import RelationTables
+from hexgames.web.storage.sql_tournaments import TournamentTables
 
 
 class SqlStorage(LobbyTables, PlayerTables, RatingTables, AlertTables, ConditionalTables,
                  PoolTables, PresenceTables, ProfileTables, PuzzleTables, LimitTables,
-                 ChatTables, RelationTables):
+                 ChatTables, RelationTables, TournamentTables):
     """Games, the lobby, identities and ratings in one SQL database, behind one
     connection (see :class:`~.sql_connection.SqlConnection`). Subclasses provide the
     DB-API connection and the driver's placeholder and exceptions; what each method

@@ -201,7 +201,8 @@ class Wave:
 
 
 def pair_wave(waiting: Sequence[Waiting], seed: int,
-              playing: Collection[str] = ()) -> Wave:
+              playing: Collection[str] = (),
+              avoid: Collection[frozenset[str]] = ()) -> Wave:
     """Pair the waiting players with someone close in score and rating.
 
     The players are ranked by score, then rating (equal ones in an order drawn from
@@ -209,6 +210,9 @@ def pair_wave(waiting: Sequence[Waiting], seed: int,
     who just played each other are not paired again while any other pairing of the wave
     avoids it. With an odd count, the player who started waiting last sits this wave out.
     Who moves first: the one who has moved first less often; if even, drawn from ``seed``.
+
+    ``avoid``: pairs (two ids each) kept apart like an immediate rematch (the director
+    passes the pairs that block each other, and drops any it still finds).
 
     Pure and deterministic for the same players and seed, whatever their order.
     ``ValueError`` if a player is listed twice or is also in ``playing`` (players in a live
@@ -229,7 +233,8 @@ def pair_wave(waiting: Sequence[Waiting], seed: int,
     place = {player.id: index for index, player in enumerate(order)}
 
     def allowed(a: Waiting, b: Waiting) -> bool:
-        return a.last_opponent != b.id and b.last_opponent != a.id
+        return (a.last_opponent != b.id and b.last_opponent != a.id
+                and frozenset((a.id, b.id)) not in avoid)
 
     def preference(player: Waiting, others: Sequence[Waiting]) -> list[Waiting]:
         return sorted(others, key=lambda other: (abs(place[other.id] - place[player.id]),
