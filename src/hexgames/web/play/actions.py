@@ -64,8 +64,8 @@ class GameActions:
                         mover = match.position.current_seat
                         first = len(match.plies)
                         ply = match.play(token, action, expected_ply)
-                        await games.save_or_take_back(match, first, ply.notation, present=True)
-                        await self.clocks.after_action(match, mover, lag_ms)
+                        await games.save_or_take_back(match, first, ply.notation, True,
+                                                      lag_ms)
                         games.hooks.acted(match, mover)
                         if self.conditional is not None:  # under the same lock
                             await self.conditional.follow(match)

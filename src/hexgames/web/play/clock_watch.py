@@ -130,22 +130,25 @@ class ClockWatch:
         """The game ended: nothing to watch."""
         self.deadlines.pop(game_id, None)
 
-    async def after_action(self, match: Match, mover: int, lag_ms: float) -> None:
-        """After an online action is stored: end the mover's turn on its clock when the
-        side to move changed (the protocol's turn start), stop it at the end of the game,
-        drop a pending takeback request, and store the meta. Under the game's lock."""
+    def move_change(self, match: Match, mover: int, lag_ms: float
+                    ) -> Callable[[dict[str, Any]], None] | None:
+        """The meta change of an online action just played (``None``: none), stored
+        with the action in one write (:meth:`LiveGames.save_or_take_back`): end the
+        mover's turn on its clock when the side to move changed (the protocol's turn
+        start), stop it at the end of the game, drop a pending takeback request, and
+        set the seat to move. Under the game's lock."""
         if match.stored.mode != "online":
-            return
+            return None
         position = match.position
-        turn_over = match.is_over or position.is_turn_start()
+        turn_over = position.is_over or position.is_turn_start()
         offers = match.meta.get("offers", {})
         if not turn_over and "takeback" not in offers:
-            return
+            return None
         moment = self.now()
-        over, next_seat = match.is_over, position.current_seat
+        over, next_seat = position.is_over, position.current_seat
         outages = self.games.calls.outages.spans()
 
-        def ended(meta: dict[str, Any]) -> None:  # on the stored meta (storage thread)
+        def ended(meta: dict[str, Any]) -> None:  # the held or the stored meta
             meta.get("offers", {}).pop("takeback", None)  # any move drops a request
             clock = clock_in(meta)
             if clock is not None:
@@ -157,8 +160,7 @@ class ClockWatch:
                 put_clock(meta, clock)
             meta["turn"] = None if over else next_seat
 
-        # With the other moves' writes of this loop turn (one thread hop for all).
-        await self.feed.write_meta(match, ended, batched=True)
+        return ended
 
     # ------------------------------------------------------------------ endings
     async def flag_fall(self, match: Match, clock: Clock) -> bool:

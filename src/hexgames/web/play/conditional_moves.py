@@ -331,5 +331,4 @@ class ConditionalMoves:
             first = len(match.plies)
             ply = match.play_for_seat(seat, text)
             await self.games.save_or_take_back(match, first, ply.notation)
-            await self.clocks.after_action(match, seat, 0)
         return True

@@ -21,6 +21,7 @@ from hexgames.web.storage.records import (
     ConditionalLine,
     GameQuery,
     ListedGame,
+    MoveWrite,
     PlayerRecord,
     PoolEntry,
     PuzzleRatingRecord,
@@ -31,6 +32,7 @@ from hexgames.web.storage.records import (
     SeatResult,
     Seek,
     StoredGame,
+    StoredMove,
 )
 
 
@@ -73,6 +75,17 @@ class Storage(Protocol):
         unless the stored game ends at ``first_ply`` (another writer got there first)
         and is still being played (an end stored first wins). ``seen``: ``(seat, ms)``,
         the mover's presence (:meth:`touch_presence`), stored in the same commit."""
+
+    def store_move(self, move: MoveWrite) -> StoredMove:
+        """Store a move in one transaction: its actions (from ply ``move.first_ply``), the
+        mover's presence, the meta it changes and, when it ended the game, the result;
+        touch the game and return the row's new version and meta as written. The same
+        conditions as :meth:`append_actions` (:class:`~.errors.StaleWrite` and nothing
+        stored unless the game is still being played and ends at ``first_ply``). A meta
+        change is never lost to a concurrent one: ``move.meta`` is written only while the
+        row is at ``move.version``, else ``move.change`` is applied to the stored meta
+        under the row's lock. PostgreSQL stores the usual case (the row as the mover held
+        it) in one statement: one round trip, one commit."""
 
     def truncate_actions(self, game_id: str, keep: int, at: str) -> int | None:
         """Forget every action from ply ``keep`` on (an undo) and touch the game;

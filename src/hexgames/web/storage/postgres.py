@@ -14,9 +14,11 @@ from collections.abc import Callable
 from typing import Any
 
 from hexgames.web.storage.errors import StorageUnavailable
-from hexgames.web.storage.records import Change
+from hexgames.web.storage.records import Change, MoveWrite, StoredMove
 from hexgames.web.storage.sql import SqlStorage
 from hexgames.web.storage.sql_connection import UNAVAILABLE
+from hexgames.web.storage.sql_games import move_assignments
+from hexgames.web.storage.sql_presence import PRESENCE_UPSERT
 
 #: Seconds to wait for a connection, and milliseconds for any one statement.
 CONNECT_TIMEOUT = 5
@@ -76,6 +78,58 @@ class PostgresStorage(SqlStorage):
     def _notify(self, cursor: Any, game_id: str, kind: str, ply: int) -> None:
         cursor.execute("SELECT pg_notify(%s, %s)",
                        (CHANNEL, f"{self.origin} {kind} {ply} {game_id}"))
+
+    def _store_move_at_once(self, move: MoveWrite) -> StoredMove | None:
+        """The usual move as one statement committed on its own (autocommit): one round
+        trip and one commit (one WAL flush) instead of a BEGIN, a statement per table
+        and a COMMIT. It writes only while the game is being played, ends at the move's
+        first ply and (with a meta change) is still at the version the mover read, so
+        that the meta written, computed from the mover's copy, is the stored one changed;
+        otherwise it writes nothing and the move goes through the transaction that
+        reads the row under its lock (:meth:`_store_move`)."""
+        if move.change is not None and (move.meta is None or move.version is None):
+            return None
+        meta = move.meta if move.change is not None else None
+        assignments, values = move_assignments(move, meta)
+        version = "" if meta is None else " AND version = ?"
+        seen = (", seen AS (" + PRESENCE_UPSERT.replace("VALUES (?, ?, ?)",
+                                                         "SELECT ?, ?, ? FROM touched")
+                + " RETURNING seat)") if move.seen is not None else ""
+        ended = ", ended AS (SELECT pg_notify(?, ?) FROM touched)" if move.ended else ""
+        statement = (
+            f"WITH touched AS (UPDATE games SET {assignments}, version = version + 1 "
+            f"WHERE id = ? AND status = 'playing'{version} "
+            "AND (SELECT COALESCE(MAX(ply), -1) FROM moves WHERE game_id = ?) = ? "
+            "RETURNING version), "
+            "stored AS (INSERT INTO moves (game_id, ply, action, played_at) "
+            "SELECT ?, ? + played.n - 1, played.action, ? "
+            "FROM touched, unnest(?::text[]) WITH ORDINALITY AS played(action, n) "
+            "RETURNING ply)"
+            f"{seen}, noted AS (SELECT pg_notify(?, ?) FROM touched){ended} "
+            "SELECT version, (SELECT count(*) FROM stored), (SELECT count(*) FROM noted)"
+            + (", (SELECT count(*) FROM seen)" if move.seen is not None else "")
+            + (", (SELECT count(*) FROM ended)" if move.ended else "")
+            + " FROM touched"
+        )
+        last = move.first_ply + len(move.actions)
+        params: list[Any] = [*values, move.game_id,
+                             *(() if meta is None else (move.version,)),
+                             move.game_id, move.first_ply - 1,
+                             move.game_id, move.first_ply, move.at, list(move.actions)]
+        if move.seen is not None:
+            params += [move.game_id, int(move.seen[0]), int(move.seen[1])]
+        params += [CHANNEL, f"{self.origin} append {last} {move.game_id}"]
+        if move.ended:
+            params += [CHANNEL, f"{self.origin} row -1 {move.game_id}"]
+        with self._transaction(single=True) as cursor:
+            cursor.execute(self._sql(statement), params)
+            row = cursor.fetchone()
+        if row is None:
+            return None
+        return StoredMove(int(row[0]), meta)
+
+    def _autocommit(self, on: bool) -> None:
+        self._connection.autocommit = on
 
     def listen(self, callback: Callable[[Change | None], None]) -> Callable[[], None]:
         """A thread with a connection of its own that ``LISTEN``s to the channel; after a

@@ -10,7 +10,7 @@ the service, identities and ratings can use them without touching a database.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -79,6 +79,41 @@ class StoredGame:
     #: read (:class:`~hexgames.web.storage.errors.MetaConflict` otherwise; see
     #: docs/web.md, "Storage").
     version: int = 0
+
+
+@dataclass(frozen=True)
+class MoveWrite:
+    """One move as stored: its actions and what it changes in the game's row, written
+    together in one transaction (:meth:`~.interface.Storage.store_move`; one round trip
+    on PostgreSQL when the row is as the mover held it).
+
+    ``seen`` is ``(seat, ms)``, the mover's presence. ``change`` is the meta change the
+    move makes (the clock switched, the turn, a takeback request dropped), a function that
+    changes a meta in place; ``meta`` is that change applied to the meta the mover held at
+    row ``version`` (written as it is while the row is still at that version; otherwise
+    ``change`` is applied to the stored meta under the row's lock). ``ended``: the move
+    ended the game, with ``winner`` and ``reason`` stored in the same write."""
+
+    game_id: str
+    first_ply: int
+    actions: tuple[str, ...]
+    at: str
+    seen: tuple[int, int] | None = None
+    change: Callable[[dict[str, Any]], None] | None = None
+    meta: dict[str, Any] | None = None
+    version: int | None = None
+    ended: bool = False
+    winner: str | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class StoredMove:
+    """What :meth:`~.interface.Storage.store_move` wrote: the row's new version and its
+    meta as written (``None`` when the move did not change it)."""
+
+    version: int
+    meta: dict[str, Any] | None = None
 
 
 @dataclass

@@ -14,7 +14,13 @@ from typing import Any
 
 from hexgames.phrases import N_, Phrase
 from hexgames.web.storage.errors import MetaConflict, StaleWrite
-from hexgames.web.storage.records import StoredGame, hashed, seat_holders
+from hexgames.web.storage.records import (
+    MoveWrite,
+    StoredGame,
+    StoredMove,
+    hashed,
+    seat_holders,
+)
 from hexgames.web.storage.sql_connection import SqlConnection
 from hexgames.web.storage.sql_presence import PRESENCE_UPSERT
 
@@ -36,6 +42,20 @@ def _deadline(meta: dict[str, Any]) -> int | None:
     by a query (:meth:`GameTables.clocked_games`) without reading every game's meta."""
     value = meta.get("deadline") if meta else None
     return None if value is None else int(value)
+
+
+def move_assignments(move: MoveWrite, meta: dict[str, Any] | None
+                      ) -> tuple[str, tuple[Any, ...]]:
+    """The ``SET`` of a move's write of the game's row (without the version) and its
+    values: the time, the meta it changed (``meta``), the end it made."""
+    assignments, values = ["updated_at = ?"], [move.at]  # type: list[str], list[Any]
+    if meta is not None:
+        assignments.append("meta = ?, deadline = ?")
+        values += [json.dumps(meta), _deadline(meta)]
+    if move.ended:
+        assignments.append("status = 'over', winner = ?, reason = ?")
+        values += [move.winner, move.reason]
+    return ", ".join(assignments), tuple(values)
 
 
 def game_from_row(row: Sequence[Any]) -> StoredGame:
@@ -190,39 +210,69 @@ class GameTables(SqlConnection):
     # ------------------------------------------------------------ storing actions
     def append_actions(self, game_id: str, first_ply: int, actions: Sequence[str], at: str,
                        seen: tuple[int, int] | None = None) -> int:
+        return self.store_move(MoveWrite(game_id, first_ply, tuple(actions), at, seen)).version
+
+    def store_move(self, move: MoveWrite) -> StoredMove:
+        done = self._store_move_at_once(move)
+        if done is not None:
+            return done
         with self._transaction() as cursor:
-            # The row first, touched only while the game is being played: that write
-            # locks it, so an end stored meanwhile (a claim, a flag fall on another
-            # process) makes this action too late, and one stored after waits for this
-            # one and finds the version moved (issue 39, row 2). One statement, the one
-            # every action made anyway.
+            return self._store_move(cursor, move)
+
+    def _store_move_at_once(self, move: MoveWrite) -> StoredMove | None:
+        """Hook: store the usual move (the row as its writer held it) in one round trip
+        and one commit, or return ``None`` having stored nothing (then
+        :meth:`_store_move` does it in a transaction). SQLite has no round trips to
+        save: its transaction is in-process."""
+        return None
+
+    def _store_move(self, cursor: Any, move: MoveWrite) -> StoredMove:
+        """A move in the caller's transaction (see :meth:`Storage.store_move`)."""
+        game_id, at = move.game_id, move.at
+        meta = None
+        if move.change is not None:
+            # The stored meta under the row's lock (FOR UPDATE): a takeback offer written
+            # meanwhile through another process is kept, the clock never turned back.
+            cursor.execute(self._sql("SELECT status, meta FROM games WHERE id = ?"
+                                     + self.for_update), (game_id,))
+            row = cursor.fetchone()
+            if row is not None and row[0] == "playing":
+                meta = json.loads(row[1]) if row[1] else {}
+                move.change(meta)
+        assignments, values = move_assignments(move, meta)
+        # The row first, touched only while the game is being played: that write locks
+        # it, so an end stored meanwhile (a claim, a flag fall on another process) makes
+        # this action too late, and one stored after waits for this one and finds the
+        # version moved (issue 39, row 2).
+        cursor.execute(
+            self._sql(f"UPDATE games SET {assignments}, version = version + 1 "
+                      "WHERE id = ? AND status = 'playing' RETURNING version"),
+            (*values, game_id),
+        )
+        touched = cursor.fetchall()
+        if not touched:
+            cursor.execute(self._sql("SELECT 1 FROM games WHERE id = ?"), (game_id,))
+            if cursor.fetchone() is not None:
+                raise StaleWrite(N_("the game ended before this action was stored; "
+                                    "reload the game"))
+        new = int(touched[0][0]) if touched else -1
+        for offset, action in enumerate(move.actions):
+            ply = move.first_ply + offset
             cursor.execute(
-                self._sql("UPDATE games SET updated_at = ?, version = version + 1 "
-                          "WHERE id = ? AND status = 'playing' RETURNING version"),
-                (at, game_id),
+                self._sql(_APPEND_MOVE), (game_id, ply, action, at, game_id, ply - 1)
             )
-            touched = cursor.fetchall()
-            if not touched:
-                cursor.execute(self._sql("SELECT 1 FROM games WHERE id = ?"), (game_id,))
-                if cursor.fetchone() is not None:
-                    raise StaleWrite(N_("the game ended before this action was stored; "
-                                        "reload the game"))
-            new = int(touched[0][0]) if touched else -1
-            for offset, action in enumerate(actions):
-                ply = first_ply + offset
-                cursor.execute(
-                    self._sql(_APPEND_MOVE), (game_id, ply, action, at, game_id, ply - 1)
-                )
-                if cursor.rowcount != 1:
-                    raise StaleWrite(Phrase(
-                        "action {number} was not stored: the stored game does not end at "
-                        "ply {ply} (changed by another server?); reload the game",
-                        number=ply + 1, ply=ply))
-            if seen is not None:  # the mover was here: in the same commit as its action
-                cursor.execute(self._sql(PRESENCE_UPSERT),
-                               (game_id, int(seen[0]), int(seen[1])))
-            self._notify(cursor, game_id, "append", first_ply + len(actions))
-            return new
+            if cursor.rowcount != 1:
+                raise StaleWrite(Phrase(
+                    "action {number} was not stored: the stored game does not end at "
+                    "ply {ply} (changed by another server?); reload the game",
+                    number=ply + 1, ply=ply))
+        if move.seen is not None:  # the mover was here: in the same commit as its action
+            cursor.execute(self._sql(PRESENCE_UPSERT),
+                           (game_id, int(move.seen[0]), int(move.seen[1])))
+        self._notify(cursor, game_id, "append", move.first_ply + len(move.actions))
+        if move.ended:  # the other processes read the whole game again, as for an end
+            self._notify(cursor, game_id, "row", -1)
+        return StoredMove(new, meta)
 
     def truncate_actions(self, game_id: str, keep: int, at: str) -> int:
         with self._transaction() as cursor:
