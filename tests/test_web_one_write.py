@@ -16,7 +16,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 import test_web_storage
-from hexgames.web.storage import MoveWrite
+from hexgames.web.storage import GameMeta, MoveWrite
 from hexgames.web.storage.postgres import PostgresStorage
 from hexgames.web.storage.sqlite import SqliteStorage
 from test_web_absence import REALTIME, rated_game
@@ -95,8 +95,8 @@ def test_a_move_is_one_sqlite_transaction(tmp_path: Path) -> None:
             after = storage.load_game(game_id)
             assert after is not None and len(after.actions) == 1
             # The one write holds the clock and the turn too.
-            assert before.meta["turn"] == 0 and after.meta["turn"] == 1
-            assert after.meta["clock"] != before.meta["clock"]
+            assert before.meta.turn == 0 and after.meta.turn == 1
+            assert after.meta.clock != before.meta.clock
         finally:
             service.storage = site
             storage.close()
@@ -120,8 +120,8 @@ def test_a_move_is_one_postgres_statement(tmp_path: Path, postgres_url: str) -> 
             assert single and len(statements) == 1, writes  # one round trip
             after = storage.load_game(game_id)
             assert after is not None and len(after.actions) == 1
-            assert before.meta["turn"] == 0 and after.meta["turn"] == 1
-            assert after.meta["clock"] != before.meta["clock"]
+            assert before.meta.turn == 0 and after.meta.turn == 1
+            assert after.meta.clock != before.meta.clock
         finally:
             service.storage = site
             storage.close()
@@ -135,19 +135,20 @@ def test_a_move_on_a_row_changed_meanwhile_keeps_the_other_change(
     storage = CountedPostgres(postgres_url)
     try:
         game = test_web_storage._game("g1")
-        game.meta = {"turn": 0, "offers": {}}
+        game.meta = GameMeta(turn=0)
         storage.create_game(game)
-        moved_on = storage.set_meta("g1", {"turn": 0, "offers": {"rematch": 1}}, "t")
+        moved_on = storage.set_meta("g1", GameMeta(turn=0, offers={"rematch": 1}), "t")
 
-        def change(meta: dict[str, Any]) -> None:
-            meta["turn"] = 1
+        def change(meta: GameMeta) -> None:
+            meta.turn = 1
 
-        held = {"turn": 1, "offers": {}}  # computed from the older copy
+        held = GameMeta(turn=1)  # computed from the older copy
         storage.transactions.clear()
         written = storage.store_move(MoveWrite("g1", 0, ("e3e4",), "t", None, change, held,
                                                moved_on - 1))
         assert written.version == moved_on + 1
-        assert written.meta == {"turn": 1, "offers": {"rematch": 1}}
+        assert written.meta is not None
+        assert written.meta.to_dict() == {"turn": 1, "offers": {"rematch": 1}}
         # The one statement found the row moved on and wrote nothing; one transaction
         # then read the row under its lock and wrote everything.
         assert [single for single, _ in storage.transactions] == [True, False]

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import copy
 import logging
 import secrets
 import time
@@ -34,6 +33,8 @@ from hexgames.web.play.storage_calls import StorageCalls, WriteUnconfirmed
 from hexgames.web.ratings.games import record_rated_result
 from hexgames.web.ratings.results import results_of_match
 from hexgames.web.storage import (
+    GameMeta,
+    Mode,
     MoveWrite,
     StaleWrite,
     Storage,
@@ -44,7 +45,7 @@ from hexgames.web.storage import (
 __all__ = ["GameNotFound", "Hooks", "LiveGames", "MetaChange", "iso_now"]
 
 #: A change of a game's meta, made in place (a move's clock and turn: :class:`Hooks`).
-MetaChange = Callable[[dict[str, Any]], None]
+MetaChange = Callable[[GameMeta], None]
 
 log = logging.getLogger(__name__)
 
@@ -243,7 +244,7 @@ class LiveGames:
         round trip, credited to its clock."""
         seen = None
         seat = match.plies[first].seat
-        if (present and match.stored.mode == "online"
+        if (present and match.stored.mode == Mode.ONLINE
                 and not self.hub.holds_seat(match.id, seat)):  # with a socket here, the
             seen = (seat, int(self.now()))  # presence beat stores it (no write per move)
         try:
@@ -270,7 +271,7 @@ class LiveGames:
         change = self.hooks.move_change(match, match.plies[first].seat, lag_ms)
         held = None
         if change is not None:
-            held = copy.deepcopy(stored.meta)
+            held = stored.meta.copy()
             change(held)
         ended = match.sync_result()
         write = MoveWrite(match.id, first, tuple(actions), stamp, seen, change, held,
@@ -347,7 +348,7 @@ class LiveGames:
                     or match.thinking):
                 continue
             used = self.used.setdefault(game_id, time.monotonic())  # first seen now
-            if match.stored.mode == "online" and not match.is_over:
+            if match.stored.mode == Mode.ONLINE and not match.is_over:
                 # Being played (analysis reads its position: LivePositions): by time only.
                 if moment - used >= IDLE_SECONDS:
                     expired.append(game_id)

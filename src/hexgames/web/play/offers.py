@@ -18,7 +18,7 @@ from hexgames.web.game.matches import Match
 from hexgames.web.play.change_feed import ChangeFeed
 from hexgames.web.play.clock_watch import ClockWatch
 from hexgames.web.play.live_games import LiveGames, iso_now
-from hexgames.web.storage import MetaConflict, StoredGame
+from hexgames.web.storage import GameMeta, MetaConflict, Mode, StoredGame
 
 __all__ = ["Offers"]
 
@@ -54,7 +54,7 @@ class Offers:
             seats = match.seats_of(token)
             if not seats:
                 raise PermissionError(NO_SEAT)
-            if match.stored.mode != "online":
+            if match.stored.mode != Mode.ONLINE:
                 raise IllegalAction("takeback requests are for online games; use undo")
             if match.is_over:
                 raise IllegalAction("the game is over: {result}", result=match.result_phrase())
@@ -86,7 +86,7 @@ class Offers:
                 if clock is not None:
                     clock.resume(match.position.current_seat, games.now())
                     match.set_clock(clock)
-                match.meta["turn"] = match.position.current_seat
+                match.meta.turn = match.position.current_seat
             try:  # the meta and (accepted) the actions taken back, in one transaction
                 match.stored.version = await games.calls.call(
                     games.storage.set_meta, game_id, match.meta, stamp, match.stored.version,
@@ -145,9 +145,9 @@ class Offers:
             if not seats:
                 raise PermissionError(NO_SEAT)
             stored = match.stored
-            if stored.mode != "online" or not match.is_over:
+            if stored.mode != Mode.ONLINE or not match.is_over:
                 raise IllegalAction("a rematch is offered after an online game")
-            if match.meta.get("rematch"):
+            if match.meta.rematch:
                 raise IllegalAction("the rematch has already started")
             if any(player.get("invite") for player in stored.players):
                 raise IllegalAction("your opponent never joined this game")
@@ -160,15 +160,15 @@ class Offers:
                 players = [dict(player) for player in reversed(stored.players)]
                 created = StoredGame(
                     id=secrets.token_urlsafe(9), game=stored.game, options=dict(stored.options),
-                    mode="online", players=players,
+                    mode=Mode.ONLINE, players=players,
                     seat_tokens=list(reversed(stored.seat_tokens)),
                     status="playing", winner=None, reason=None,
                     created_at=stamp, updated_at=stamp,
-                    rated=stored.rated, meta={"rematch_of": stored.id},
+                    rated=stored.rated, meta=GameMeta(rematch_of=stored.id),
                 )
                 fresh = await games.build(created)
-                self.clocks.start_clock(fresh, TimeControl.parse(match.meta.get("control")))
-                match.meta["rematch"] = created.id
+                self.clocks.start_clock(fresh, TimeControl.parse(match.meta.control))
+                match.meta.rematch = created.id
             match.stored.version = await games.calls.call(
                 games.storage.set_meta, game_id, match.meta, stamp, match.stored.version,
                 None, created)

@@ -27,6 +27,7 @@ from hexgames.web.storage.errors import (
     StorageUnavailable,
 )
 from hexgames.web.storage.interface import Storage
+from hexgames.web.storage.meta import GameMeta, Mode
 from hexgames.web.storage.records import (
     HASH_PREFIX,
     RESULTS,
@@ -56,9 +57,11 @@ __all__ = [
     "AlertSettings",
     "Change",
     "ConditionalLine",
+    "GameMeta",
     "GameQuery",
     "ListedGame",
     "MetaConflict",
+    "Mode",
     "MoveWrite",
     "NameLookAlike",
     "NameTaken",

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
+from hexgames.web.storage.meta import GameMeta
 from hexgames.web.storage.records import (
     AlertSettings,
     Change,
@@ -104,20 +105,20 @@ class Storage(Protocol):
         if the row is still at it (:class:`~.errors.MetaConflict` otherwise: an
         invitation claimed through two processes at once has one claimant)."""
 
-    def set_meta(self, game_id: str, meta: dict[str, Any], at: str,
+    def set_meta(self, game_id: str, meta: GameMeta, at: str,
                  version: int | None = None, keep: int | None = None,
                  new_game: StoredGame | None = None) -> int | None:
         """Replace the game's ``meta`` (clock, offers...) and its flag-fall deadline
-        (``meta["deadline"]``, ms since the epoch, or none); returns the row's new
+        (``meta.deadline``, ms since the epoch, or none); returns the row's new
         version. ``version``: only if the row is still at it (:class:`~.errors.MetaConflict`
         otherwise). In the same transaction: ``keep``, the actions from that ply on are
         deleted (an accepted takeback); ``new_game`` is stored (a rematch: with the
         condition, exactly one per game)."""
 
-    def update_meta(self, game_id: str, change: Callable[[dict[str, Any]], None], at: str,
+    def update_meta(self, game_id: str, change: Callable[[GameMeta], None], at: str,
                     plies: int | None = None, status: str | None = None,
                     ) -> StoredGame | None:
-        """Apply ``change`` (a function of the meta dict, which it changes in place) to
+        """Apply ``change`` (a function of the meta, which it changes in place) to
         the stored meta and store it, in one transaction that holds the game's row (a
         concurrent conditional write waits, then finds a new version): for changes that
         must never be lost to a concurrent one nor retried (a move's clock). Only while
@@ -125,14 +126,14 @@ class Storage(Protocol):
         and nothing is written. Returns the row as written (without actions)."""
 
     def end_if_playing(self, game_id: str, winner: str | None, reason: str,
-                       meta: dict[str, Any], at: str, version: int | None = None) -> bool:
+                       meta: GameMeta, at: str, version: int | None = None) -> bool:
         """End a game still being played (a flag fall, an abort): False when it was
         already over (another process adjudicated it first) or, with ``version``, when
         its row is no longer at that version (the ending was decided on an older state;
         the row then has ``version + 1``)."""
 
     def unopened_games(self, created_before: str, limit: int, correspondence: bool
-                       ) -> list[tuple[str, dict[str, Any]]]:
+                       ) -> list[tuple[str, GameMeta]]:
         """(id, meta) of online games still being played whose invitation was never
         opened, created before ``created_before``, oldest first (``correspondence``:
         those with a correspondence clock, else the others)."""

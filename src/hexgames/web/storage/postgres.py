@@ -95,7 +95,12 @@ class PostgresStorage(SqlStorage):
         seen = (", seen AS (" + PRESENCE_UPSERT.replace("VALUES (?, ?, ?)",
                                                          "SELECT ?, ?, ? FROM touched")
                 + " RETURNING seat)") if move.seen is not None else ""
-        ended = ", ended AS (SELECT pg_notify(?, ?) FROM touched)" if move.ended else ""
+        # The same notifications as the transaction's (:meth:`_store_move`).
+        notes = [f"{self.origin} append {move.first_ply + len(move.actions)} {move.game_id}"]
+        if meta is not None:
+            notes.append(f"{self.origin} meta -1 {move.game_id}")
+        if move.ended:
+            notes.append(f"{self.origin} row -1 {move.game_id}")
         statement = (
             f"WITH touched AS (UPDATE games SET {assignments}, version = version + 1 "
             f"WHERE id = ? AND status = 'playing'{version} "
@@ -105,22 +110,19 @@ class PostgresStorage(SqlStorage):
             "SELECT ?, ? + played.n - 1, played.action, ? "
             "FROM touched, unnest(?::text[]) WITH ORDINALITY AS played(action, n) "
             "RETURNING ply)"
-            f"{seen}, noted AS (SELECT pg_notify(?, ?) FROM touched){ended} "
+            f"{seen}, noted AS (SELECT pg_notify(?, note) FROM touched, "
+            "unnest(?::text[]) AS note) "
             "SELECT version, (SELECT count(*) FROM stored), (SELECT count(*) FROM noted)"
             + (", (SELECT count(*) FROM seen)" if move.seen is not None else "")
-            + (", (SELECT count(*) FROM ended)" if move.ended else "")
             + " FROM touched"
         )
-        last = move.first_ply + len(move.actions)
         params: list[Any] = [*values, move.game_id,
                              *(() if meta is None else (move.version,)),
                              move.game_id, move.first_ply - 1,
                              move.game_id, move.first_ply, move.at, list(move.actions)]
         if move.seen is not None:
             params += [move.game_id, int(move.seen[0]), int(move.seen[1])]
-        params += [CHANNEL, f"{self.origin} append {last} {move.game_id}"]
-        if move.ended:
-            params += [CHANNEL, f"{self.origin} row -1 {move.game_id}"]
+        params += [CHANNEL, notes]
         with self._transaction(single=True) as cursor:
             cursor.execute(self._sql(statement), params)
             row = cursor.fetchone()

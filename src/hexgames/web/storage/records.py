@@ -14,6 +14,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from hexgames.web.storage.meta import GameMeta, Mode
+
 #: Stored seat tokens are ``sha256:<hex>`` of the token, never the token itself.
 HASH_PREFIX = "sha256:"
 
@@ -55,7 +57,7 @@ class StoredGame:
     id: str
     game: str
     options: dict[str, Any]
-    mode: str
+    mode: Mode
     players: list[dict[str, Any]]
     seat_tokens: list[str | None]
     status: str
@@ -69,16 +71,17 @@ class StoredGame:
     start: str | None = None
     #: A rated game: its result updates the players' ratings (see hexgames.web.ratings.games).
     rated: bool = False
-    #: What the site keeps beside the actions: ``control`` (time control),
-    #: ``clock`` (:meth:`hexgames.web.game.clocks.Clock.to_dict`), ``offers``
-    #: (takeback/rematch), ``rematch`` (the next game's id), ``seek``,
-    #: ``turn`` (the seat to move, for "your turn" lists), ``termination``.
-    meta: dict[str, Any] = field(default_factory=dict)
+    #: What the site keeps beside the actions (:class:`~.meta.GameMeta`: the time
+    #: control, the clock, offers, the rematch, the seat to move, the termination).
+    meta: GameMeta = field(default_factory=GameMeta)
     #: The row's version: every write of the game (actions, meta, seats, result) adds
     #: one, and the writes of meta and seats are conditional on the version their writer
     #: read (:class:`~hexgames.web.storage.errors.MetaConflict` otherwise; see
     #: docs/web.md, "Storage").
     version: int = 0
+
+    def __post_init__(self) -> None:
+        self.mode = Mode(self.mode)  # a stored string: an unknown mode is an error here
 
 
 @dataclass(frozen=True)
@@ -99,8 +102,8 @@ class MoveWrite:
     actions: tuple[str, ...]
     at: str
     seen: tuple[int, int] | None = None
-    change: Callable[[dict[str, Any]], None] | None = None
-    meta: dict[str, Any] | None = None
+    change: Callable[[GameMeta], None] | None = None
+    meta: GameMeta | None = None
     version: int | None = None
     ended: bool = False
     winner: str | None = None
@@ -113,7 +116,7 @@ class StoredMove:
     meta as written (``None`` when the move did not change it)."""
 
     version: int
-    meta: dict[str, Any] | None = None
+    meta: GameMeta | None = None
 
 
 @dataclass
@@ -265,7 +268,7 @@ class ListedGame:
     result: SeatResult
     opponent_name: str | None
     players: list[dict[str, Any]]
-    mode: str
+    mode: Mode
     reason: str | None
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from hexgames.phrases import N_, Phrase
 from hexgames.web.storage.errors import MetaConflict, StaleWrite
+from hexgames.web.storage.meta import GameMeta, Mode
 from hexgames.web.storage.records import (
     MoveWrite,
     StoredGame,
@@ -37,21 +38,30 @@ _APPEND_MOVE = (
 )
 
 
-def _deadline(meta: dict[str, Any]) -> int | None:
+def _deadline(meta: GameMeta) -> int | None:
     """The flag-fall deadline kept in a column of its own, so running clocks are found
     by a query (:meth:`GameTables.clocked_games`) without reading every game's meta."""
-    value = meta.get("deadline") if meta else None
-    return None if value is None else int(value)
+    return None if meta.deadline is None else int(meta.deadline)
 
 
-def move_assignments(move: MoveWrite, meta: dict[str, Any] | None
+def meta_json(meta: GameMeta) -> str:
+    """The stored form of a game's meta (the JSON object it always was)."""
+    return json.dumps(meta.to_dict())
+
+
+def meta_of(text: str | None) -> GameMeta:
+    """A game's meta from its stored form (``NULL`` or empty: none)."""
+    return GameMeta.from_dict(json.loads(text) if text else None)
+
+
+def move_assignments(move: MoveWrite, meta: GameMeta | None
                       ) -> tuple[str, tuple[Any, ...]]:
     """The ``SET`` of a move's write of the game's row (without the version) and its
     values: the time, the meta it changed (``meta``), the end it made."""
     assignments, values = ["updated_at = ?"], [move.at]  # type: list[str], list[Any]
     if meta is not None:
         assignments.append("meta = ?, deadline = ?")
-        values += [json.dumps(meta), _deadline(meta)]
+        values += [meta_json(meta), _deadline(meta)]
     if move.ended:
         assignments.append("status = 'over', winner = ?, reason = ?")
         values += [move.winner, move.reason]
@@ -64,7 +74,7 @@ def game_from_row(row: Sequence[Any]) -> StoredGame:
         id=row[0],
         game=row[1],
         options=json.loads(row[2]),
-        mode=row[3],
+        mode=Mode(row[3]),
         players=json.loads(row[4]),
         seat_tokens=json.loads(row[5]),
         status=row[6],
@@ -74,7 +84,7 @@ def game_from_row(row: Sequence[Any]) -> StoredGame:
         updated_at=row[10],
         start=row[11],
         rated=bool(row[12]),
-        meta=json.loads(row[13]) if row[13] else {},
+        meta=meta_of(row[13]),
         version=int(row[14] or 0),
     )
 
@@ -108,7 +118,7 @@ class GameTables(SqlConnection):
                 game.updated_at,
                 game.start,
                 1 if game.rated else 0,
-                json.dumps(game.meta),
+                meta_json(game.meta),
                 int(game.version),
                 _deadline(game.meta),
             ),
@@ -195,7 +205,7 @@ class GameTables(SqlConnection):
             return [(row[0], int(row[1])) for row in cursor.fetchall()]
 
     def unopened_games(self, created_before: str, limit: int, correspondence: bool
-                       ) -> list[tuple[str, dict[str, Any]]]:
+                       ) -> list[tuple[str, GameMeta]]:
         kind = "" if correspondence else "NOT "
         with self._transaction() as cursor:
             cursor.execute(
@@ -204,8 +214,7 @@ class GameTables(SqlConnection):
                           f"AND COALESCE(meta, '') {kind}LIKE ? ORDER BY created_at, id LIMIT ?"),
                 ('%"invite": "open"%', created_before, '%"kind": "correspondence"%', limit),
             )
-            return [(row[0], json.loads(row[1]) if row[1] else {})
-                    for row in cursor.fetchall()]
+            return [(row[0], meta_of(row[1])) for row in cursor.fetchall()]
 
     # ------------------------------------------------------------ storing actions
     def append_actions(self, game_id: str, first_ply: int, actions: Sequence[str], at: str,
@@ -237,7 +246,7 @@ class GameTables(SqlConnection):
                                      + self.for_update), (game_id,))
             row = cursor.fetchone()
             if row is not None and row[0] == "playing":
-                meta = json.loads(row[1]) if row[1] else {}
+                meta = meta_of(row[1])
                 move.change(meta)
         assignments, values = move_assignments(move, meta)
         # The row first, touched only while the game is being played: that write locks
@@ -270,6 +279,8 @@ class GameTables(SqlConnection):
             cursor.execute(self._sql(PRESENCE_UPSERT),
                            (game_id, int(move.seen[0]), int(move.seen[1])))
         self._notify(cursor, game_id, "append", move.first_ply + len(move.actions))
+        if meta is not None:  # the turn passed (turn alerts of the other processes)
+            self._notify(cursor, game_id, "meta", -1)
         if move.ended:  # the other processes read the whole game again, as for an end
             self._notify(cursor, game_id, "row", -1)
         return StoredMove(new, meta)
@@ -328,12 +339,12 @@ class GameTables(SqlConnection):
             self._notify(cursor, game_id, "row", -1)
             return new
 
-    def set_meta(self, game_id: str, meta: dict[str, Any], at: str,
+    def set_meta(self, game_id: str, meta: GameMeta, at: str,
                  version: int | None = None, keep: int | None = None,
                  new_game: StoredGame | None = None) -> int:
         with self._transaction() as cursor:
             new = self._write_row(cursor, game_id, "meta = ?, deadline = ?, updated_at = ?",
-                                  (json.dumps(meta), _deadline(meta), at), version)
+                                  (meta_json(meta), _deadline(meta), at), version)
             if keep is not None:
                 cursor.execute(self._sql("DELETE FROM moves WHERE game_id = ? AND ply >= ?"),
                                (game_id, keep))
@@ -345,7 +356,7 @@ class GameTables(SqlConnection):
                 self._notify(cursor, "", "lobby", -1)
             return new
 
-    def update_meta(self, game_id: str, change: Callable[[dict[str, Any]], None], at: str,
+    def update_meta(self, game_id: str, change: Callable[[GameMeta], None], at: str,
                     plies: int | None = None, status: str | None = None,
                     ) -> StoredGame | None:
         with self._transaction() as cursor:
@@ -370,20 +381,20 @@ class GameTables(SqlConnection):
             change(game.meta)
             game.version = self._write_row(
                 cursor, game_id, "meta = ?, deadline = ?, updated_at = ?",
-                (json.dumps(game.meta), _deadline(game.meta), at), game.version)
+                (meta_json(game.meta), _deadline(game.meta), at), game.version)
             game.updated_at = at
             self._notify(cursor, game_id, "meta", -1)
             return game
 
     def end_if_playing(self, game_id: str, winner: str | None, reason: str,
-                       meta: dict[str, Any], at: str, version: int | None = None) -> bool:
+                       meta: GameMeta, at: str, version: int | None = None) -> bool:
         condition = "" if version is None else " AND version = ?"
         with self._transaction() as cursor:
             cursor.execute(
                 self._sql("UPDATE games SET status = 'over', winner = ?, reason = ?, meta = ?, "
                           "deadline = NULL, updated_at = ?, version = version + 1 "
                           f"WHERE id = ? AND status = 'playing'{condition}"),
-                (winner, reason, json.dumps(meta), at, game_id,
+                (winner, reason, meta_json(meta), at, game_id,
                  *(() if version is None else (version,))),
             )
             done = cursor.rowcount == 1
