@@ -8,6 +8,7 @@ here that notes each transaction and the statements run in it.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -16,7 +17,8 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 import test_web_storage
-from hexgames.web.storage import GameMeta, MoveWrite
+from hexgames.web.play.storage_calls import StorageCalls
+from hexgames.web.storage import GameMeta, MoveWrite, StaleWrite, StoredMove
 from hexgames.web.storage.postgres import PostgresStorage
 from hexgames.web.storage.sqlite import SqliteStorage
 from test_web_absence import REALTIME, rated_game
@@ -157,4 +159,34 @@ def test_a_move_on_a_row_changed_meanwhile_keeps_the_other_change(
         assert stored is not None and stored.actions == ["e3e4"]
         assert stored.meta == written.meta
     finally:
+        storage.close()
+
+
+def test_moves_of_one_loop_turn_share_one_postgres_commit(postgres_url: str) -> None:
+    """The moves of several games made in the same turn of the event loop go to the
+    storage together (``StorageCalls.call_batched``): one transaction, one statement each,
+    one commit; a move refused there (another writer stored its ply) fails alone."""
+    storage = CountedPostgres(postgres_url)
+    calls = StorageCalls(storage)
+    try:
+        for game_id in ("a", "b", "c"):
+            storage.create_game(test_web_storage._game(game_id))
+        storage.append_actions("c", 0, ["e3e4"], "t")  # c's ply 0 is taken
+        storage.transactions.clear()
+
+        async def three_moves() -> list[Any]:
+            return await asyncio.gather(
+                *(calls.call_batched(storage.store_move, MoveWrite(game_id, 0, ("e3e4",), "t"))
+                  for game_id in ("a", "b", "c")), return_exceptions=True)
+
+        first, second, refused = asyncio.run(three_moves())
+        assert isinstance(first, StoredMove) and isinstance(second, StoredMove)
+        assert isinstance(refused, StaleWrite)
+        assert len(storage.transactions) == 1, storage.transactions  # one commit
+        single, statements = storage.transactions[0]
+        assert not single and statements[-1] == "ROLLBACK TO SAVEPOINT move"
+        assert [storage.load_game(g).actions for g in "abc"] == [["e3e4"]] * 3  # type: ignore[union-attr]
+        assert storage.load_game("c").version == 1  # type: ignore[union-attr]
+    finally:
+        calls.shutdown()
         storage.close()

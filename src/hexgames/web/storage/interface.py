@@ -88,6 +88,12 @@ class Storage(Protocol):
         under the row's lock. PostgreSQL stores the usual case (the row as the mover held
         it) in one statement: one round trip, one commit."""
 
+    def store_moves(self, moves: Sequence[MoveWrite]) -> list[StoredMove | Exception]:
+        """:meth:`store_move` for moves of several games at once (those made in the same
+        turn of the event loop): for each, what it returned or the exception it raised,
+        in order; each succeeds or fails alone, and none is stored before its commit.
+        PostgreSQL commits them together (one flush of its log for all)."""
+
     def truncate_actions(self, game_id: str, keep: int, at: str) -> int | None:
         """Forget every action from ply ``keep`` on (an undo) and touch the game;
         returns the row's new version."""

@@ -10,14 +10,15 @@ import contextlib
 import logging
 import secrets
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from hexgames.web.storage.errors import StorageUnavailable
+from hexgames.web.storage.errors import StaleWrite, StorageUnavailable
+from hexgames.web.storage.meta import GameMeta
 from hexgames.web.storage.records import Change, MoveWrite, StoredMove
 from hexgames.web.storage.sql import SqlStorage
 from hexgames.web.storage.sql_connection import UNAVAILABLE
-from hexgames.web.storage.sql_games import move_assignments
+from hexgames.web.storage.sql_games import move_assignments, outcome_of
 from hexgames.web.storage.sql_presence import PRESENCE_UPSERT
 
 #: Seconds to wait for a connection, and milliseconds for any one statement.
@@ -82,11 +83,56 @@ class PostgresStorage(SqlStorage):
     def _store_move_at_once(self, move: MoveWrite) -> StoredMove | None:
         """The usual move as one statement committed on its own (autocommit): one round
         trip and one commit (one WAL flush) instead of a BEGIN, a statement per table
-        and a COMMIT. It writes only while the game is being played, ends at the move's
-        first ply and (with a meta change) is still at the version the mover read, so
-        that the meta written, computed from the mover's copy, is the stored one changed;
-        otherwise it writes nothing and the move goes through the transaction that
-        reads the row under its lock (:meth:`_store_move`)."""
+        and a COMMIT (:meth:`_move_statement`); ``None`` when it wrote nothing."""
+        prepared = self._move_statement(move)
+        if prepared is None:
+            return None
+        with self._transaction(single=True) as cursor:
+            cursor.execute(*prepared[:2])
+            row = cursor.fetchone()
+        return None if row is None else StoredMove(int(row[0]), prepared[2])
+
+    def store_moves(self, moves: Sequence[MoveWrite]) -> list[StoredMove | Exception]:
+        """Moves of several games (made in the same turn of the event loop) in one
+        transaction, one statement each and one commit for all: one WAL flush instead
+        of one per move (a flush is what a move costs on a disk, about 2.5 ms here).
+        Each still succeeds or fails alone: a move its statement did not write goes
+        through :meth:`_store_move` under a savepoint (its refusal undoes only it);
+        a database error aborting the transaction stores none of them, and each is
+        then stored on its own (:meth:`store_move`)."""
+        if len(moves) < 2:
+            return [outcome_of(self.store_move, move) for move in moves]
+        try:
+            with self._transaction() as cursor:
+                return [self._store_in(cursor, move) for move in moves]
+        except (StaleWrite, StorageUnavailable):
+            return [outcome_of(self.store_move, move) for move in moves]
+
+    def _store_in(self, cursor: Any, move: MoveWrite) -> StoredMove | Exception:
+        """One move of :meth:`store_moves`, in its transaction."""
+        prepared = self._move_statement(move)
+        if prepared is not None:
+            cursor.execute(*prepared[:2])
+            row = cursor.fetchone()
+            if row is not None:
+                return StoredMove(int(row[0]), prepared[2])
+        cursor.execute("SAVEPOINT move")
+        try:
+            stored = self._store_move(cursor, move)
+        except StaleWrite as refused:  # refused by the checks: nothing of it is kept
+            cursor.execute("ROLLBACK TO SAVEPOINT move")
+            return refused
+        cursor.execute("RELEASE SAVEPOINT move")
+        return stored
+
+    def _move_statement(self, move: MoveWrite
+                        ) -> tuple[str, list[Any], GameMeta | None] | None:
+        """The usual move as one statement (with its parameters and the meta it writes):
+        it writes only while the game is being played, ends at the move's first ply and
+        (with a meta change) is still at the version the mover read, so that the meta
+        written, computed from the mover's copy, is the stored one changed; otherwise it
+        writes nothing and the move goes through the transaction that reads the row
+        under its lock (:meth:`_store_move`). ``None``: no such shortcut for this move."""
         if move.change is not None and (move.meta is None or move.version is None):
             return None
         meta = move.meta if move.change is not None else None
@@ -123,12 +169,7 @@ class PostgresStorage(SqlStorage):
         if move.seen is not None:
             params += [move.game_id, int(move.seen[0]), int(move.seen[1])]
         params += [CHANNEL, notes]
-        with self._transaction(single=True) as cursor:
-            cursor.execute(self._sql(statement), params)
-            row = cursor.fetchone()
-        if row is None:
-            return None
-        return StoredMove(int(row[0]), meta)
+        return self._sql(statement), params, meta
 
     def _autocommit(self, on: bool) -> None:
         self._connection.autocommit = on

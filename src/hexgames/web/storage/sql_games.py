@@ -68,6 +68,15 @@ def move_assignments(move: MoveWrite, meta: GameMeta | None
     return ", ".join(assignments), tuple(values)
 
 
+def outcome_of(store: Callable[[MoveWrite], StoredMove], move: MoveWrite
+               ) -> StoredMove | Exception:
+    """``store(move)``, or the exception it raised (a move of a batch fails alone)."""
+    try:
+        return store(move)
+    except Exception as error:
+        return error
+
+
 def game_from_row(row: Sequence[Any]) -> StoredGame:
     """A :class:`StoredGame` (without actions) from a row of :data:`GAME_COLUMNS`."""
     return StoredGame(
@@ -227,6 +236,11 @@ class GameTables(SqlConnection):
             return done
         with self._transaction() as cursor:
             return self._store_move(cursor, move)
+
+    def store_moves(self, moves: Sequence[MoveWrite]) -> list[StoredMove | Exception]:
+        # Each its own transaction: SQLite's commits do not wait for the disk (WAL,
+        # synchronous=NORMAL), so there is no flush to share.
+        return [outcome_of(self.store_move, move) for move in moves]
 
     def _store_move_at_once(self, move: MoveWrite) -> StoredMove | None:
         """Hook: store the usual move (the row as its writer held it) in one round trip
