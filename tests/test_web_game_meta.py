@@ -14,9 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fastapi.testclient import TestClient
 
 import test_web_storage
-from hexgames.web.storage import GameMeta, Mode, open_storage
+from hexgames.web.app import create_app
+from hexgames.web.storage import GameMeta, Mode, SeatPlayer, open_storage
 
 backend = test_web_storage.backend
 postgres_cluster = test_web_storage.postgres_cluster
@@ -137,3 +139,18 @@ def test_an_old_row_loads_and_is_stored_back_alike(backend: tuple[str, dict]) ->
         assert oldest is not None and oldest.meta == GameMeta()
     finally:
         storage.close()
+
+
+def test_every_key_stored_in_a_seat_is_typed(tmp_path: Path) -> None:
+    """The seats the site writes (against the computer, an online game with its
+    invitation open, then claimed) hold only keys :class:`SeatPlayer` types."""
+    typed = set(SeatPlayer.__annotations__)
+    with TestClient(create_app(data_dir=tmp_path, ai_processes=1)) as client:
+        ai = client.post("/api/games", json={"game": "benediction", "mode": "ai"}).json()
+        online = client.post("/api/games", json={"game": "benediction",
+                                                  "mode": "online"}).json()
+        storage = client.app.state.service.storage
+        seats = [*storage.load_game(ai["id"]).players, *storage.load_game(online["id"]).players]
+        assert {"kind", "level", "invite"} <= {key for seat in seats for key in seat}
+        assert all(set(seat) <= typed for seat in seats), seats
+        assert storage.load_game(online["id"]).mode is Mode.ONLINE

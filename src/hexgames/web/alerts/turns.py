@@ -14,8 +14,9 @@ Where turns are seen, in this process:
   is a turn; each ``(game, seat, ply)`` is announced once (the last one is remembered per
   game), a repeat is not;
 - :meth:`TurnAlerts.heard`, a listener of the change feed: a change another server
-  process stored (PostgreSQL) to a game this one does not hold. Online turns end with a
-  ``meta`` change (the clock and the seat to move, ``meta.turn``), so for those, when
+  process stored (PostgreSQL) to a game this one does not hold. An online turn ends with
+  a move that changes the meta (the clock and the seat to move, ``meta.turn``: a
+  ``turn`` change; a ``meta`` one for a takeback), so for those, when
   alerts sockets are open here, the game's row is read (one reader task, a bounded set of
   games waiting) and the same check is made.
 
@@ -219,7 +220,7 @@ class TurnAlerts:
 
     def heard(self, change: Change | None) -> None:
         """The change feed heard another process's change (see the module's doc)."""
-        if change is None or change.kind != "meta" or not self._sockets:
+        if change is None or change.kind not in ("turn", "meta") or not self._sockets:
             return
         game_id = change.game_id
         if game_id in self.games.matches or game_id in self.games.loading:

@@ -28,7 +28,14 @@ from hexgames.i18n import DEFAULT_LANGUAGE, Translator, translator
 from hexgames.phrases import N_, Phrase
 from hexgames.web.accounts.credentials import seat_token
 from hexgames.web.game.clocks import FIRST_TURN_LIMIT_MS, Clock, clock_in, put_clock, wall_ms
-from hexgames.web.storage import HASH_PREFIX, GameMeta, Mode, StoredGame, seat_holders
+from hexgames.web.storage import (
+    HASH_PREFIX,
+    GameMeta,
+    Mode,
+    SeatPlayer,
+    StoredGame,
+    seat_holders,
+)
 
 MODES = tuple(Mode)
 #: Longer input is refused before it reaches an engine's parser.
@@ -328,7 +335,8 @@ class Match:
 
     def ai_level(self, seat: int) -> int | None:
         player = self.stored.players[seat]
-        return int(player["level"]) if player.get("kind") == "ai" else None
+        level = player.get("level")
+        return None if player.get("kind") != "ai" or level is None else int(level)
 
     def ai_to_move(self) -> bool:
         return not self.is_over and self.ai_level(self.position.current_seat) is not None
@@ -854,11 +862,11 @@ def render(game: Game, position: GameState, overlays: tuple[str, ...] = (),
     return str(game.render_svg(position, last_action=latest or None, **extra))
 
 
-def player_name(player: dict[str, Any], mode: str, seat: int) -> str:
+def player_name(player: SeatPlayer, mode: str, seat: int) -> str:
     return str(seat_name(player, mode, seat))
 
 
-def seat_name(player: dict[str, Any], mode: str, seat: int) -> Phrase | str:
+def seat_name(player: SeatPlayer, mode: str, seat: int) -> Phrase | str:
     """A seat's name: the player's own (a plain string, never translated), or one the
     site makes up (a phrase)."""
     if player.get("name"):

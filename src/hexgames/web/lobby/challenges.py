@@ -37,7 +37,16 @@ from hexgames.web.game.options import parse_options
 from hexgames.web.play.clock_watch import ClockWatch
 from hexgames.web.play.hub import Connection
 from hexgames.web.play.live_games import GameNotFound, LiveGames, iso_now
-from hexgames.web.storage import GameMeta, Mode, Seek, SeekTaken, Storage, StoredGame, hashed
+from hexgames.web.storage import (
+    GameMeta,
+    Mode,
+    SeatPlayer,
+    Seek,
+    SeekTaken,
+    Storage,
+    StoredGame,
+    hashed,
+)
 
 __all__ = ["Lobby", "LobbyFull", "playing_summary", "public_seek"]
 
@@ -186,7 +195,7 @@ class Lobby:
         start = await self.games.calls.call_thread(start_position, game, seek.options)
         creator_seat = start.seat_of(color)
         token = new_token()
-        players: list[dict[str, Any]] = [{}, {}]
+        players: list[SeatPlayer] = [{}, {}]
         tokens: list[str | None] = [None, None]
         for seat, who in ((creator_seat, seek.creator), (1 - creator_seat, acceptor)):
             players[seat] = {"kind": "human", "level": None}

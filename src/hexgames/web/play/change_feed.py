@@ -85,7 +85,7 @@ class ChangeFeed:
         for game_id in ids:
             if game_id not in self.games.matches and game_id not in self.games.loading:
                 continue  # not held here: it is loaded from storage when opened
-            if change is None or change.kind not in ("append", "meta"):
+            if change is None or change.kind not in ("append", "turn", "meta"):
                 self._full_reload.add(game_id)
             self._dirty.add(game_id)
             if game_id not in self.refreshing:

@@ -157,7 +157,7 @@ class Offers:
             offers["rematch"] = sorted(asked)
             stamp = iso_now()
             if asked == {0, 1}:
-                players = [dict(player) for player in reversed(stored.players)]
+                players = [player.copy() for player in reversed(stored.players)]
                 created = StoredGame(
                     id=secrets.token_urlsafe(9), game=stored.game, options=dict(stored.options),
                     mode=Mode.ONLINE, players=players,

@@ -23,7 +23,7 @@ from hexgames.web.play.ai_queue import AiQueue
 from hexgames.web.play.change_feed import ChangeFeed
 from hexgames.web.play.clock_watch import ClockWatch
 from hexgames.web.play.live_games import LiveGames, iso_now
-from hexgames.web.storage import Mode, StoredGame, hashed
+from hexgames.web.storage import Mode, SeatPlayer, StoredGame, hashed
 
 __all__ = ["INVITE_OPEN", "MAX_RECORD", "MAX_START", "GameSetup", "checked_start",
            "resigned_from_tags"]
@@ -134,22 +134,23 @@ class GameSetup:
         if time_control.timed and mode != Mode.ONLINE:
             raise ValueError(N_("clocks are for online games (untimed against the computer "
                                 "and at one screen)"))
-        human: dict[str, Any] = {"kind": "human", "level": None}
+        human: SeatPlayer = {"kind": "human", "level": None}
+        players: list[SeatPlayer]
         if mode == Mode.AI:
             if level not in LEVELS:
                 raise ValueError(Phrase("AI level must be 1 to 5, got {level}", level=repr(level)))
             if self.ai.workers.busy(level):
                 raise AiBusy(N_("the computer is busy with other games; try again in a minute"))
             token = new_token()
-            players = [dict(human), dict(human)]
+            players = [human.copy(), human.copy()]
             players[1 - seat] = {"kind": "ai", "level": level}
             tokens: list[str | None] = [None, None]
             tokens[seat] = token
         elif mode == Mode.HOTSEAT:
             token = new_token()
-            players, tokens = [dict(human), dict(human)], [token, token]
+            players, tokens = [human.copy(), human.copy()], [token, token]
         else:
-            players, tokens = [dict(human), dict(human)], [new_token(), new_token()]
+            players, tokens = [human.copy(), human.copy()], [new_token(), new_token()]
             # The opponent's link is an invitation: the first browser to open it takes
             # the seat and gets a credential of its own (see claim).
             if opponent is None:
@@ -305,7 +306,7 @@ class GameSetup:
             fresh = new_token()
             tokens = list(match.stored.seat_tokens)
             tokens[seat] = hashed(fresh)
-            new_players = [dict(entry) for entry in players]
+            new_players = [entry.copy() for entry in players]
             new_players[seat].pop("invite", None)
             if player is not None:
                 new_players[seat]["player_id"] = player.id

@@ -101,7 +101,7 @@ def game_line(stored: StoredGame, player_id: str, names: dict[str, str],
         title, colors = game.title, list(game.colors)
     except (KeyError, ValueError):
         title, colors = stored.game, []
-    seats = []
+    seats: list[dict[str, Any]] = []
     for seat, entry in enumerate(stored.players):
         holder = entry.get("player_id")
         seats.append({

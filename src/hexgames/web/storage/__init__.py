@@ -27,7 +27,7 @@ from hexgames.web.storage.errors import (
     StorageUnavailable,
 )
 from hexgames.web.storage.interface import Storage
-from hexgames.web.storage.meta import GameMeta, Mode
+from hexgames.web.storage.meta import GameMeta, Mode, SeatPlayer
 from hexgames.web.storage.records import (
     HASH_PREFIX,
     RESULTS,
@@ -70,6 +70,7 @@ __all__ = [
     "PoolEntry",
     "RatingPoint",
     "RatingRecord",
+    "SeatPlayer",
     "SeatResult",
     "Seek",
     "SeekTaken",

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from hexgames.web.storage.meta import GameMeta
+from hexgames.web.storage.meta import GameMeta, SeatPlayer
 from hexgames.web.storage.records import (
     AlertSettings,
     Change,
@@ -103,7 +103,7 @@ class Storage(Protocol):
         """Mark the game over (or playing again, with ``winner=reason=None`` after an
         undo); returns the row's new version."""
 
-    def set_seats(self, game_id: str, players: list[dict[str, Any]],
+    def set_seats(self, game_id: str, players: list[SeatPlayer],
                   seat_tokens: list[str | None], at: str,
                   version: int | None = None) -> int | None:
         """Replace the players and seat credentials (stored hashed) of a game (an

@@ -1,4 +1,5 @@
-"""The typed parts of a stored game: its :class:`Mode` and its :class:`GameMeta`.
+"""The typed parts of a stored game: its :class:`Mode`, its :class:`GameMeta` and its
+seats (:class:`SeatPlayer`).
 
 A game's ``meta`` column holds, as JSON, what the site keeps beside the actions (the time
 control, the clock, offers, the seat to move...). The rest of the app reads and writes it
@@ -13,9 +14,9 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypedDict
 
-__all__ = ["GameMeta", "Mode"]
+__all__ = ["GameMeta", "Mode", "SeatPlayer"]
 
 
 class Mode(StrEnum):
@@ -25,6 +26,23 @@ class Mode(StrEnum):
     AI = "ai"
     HOTSEAT = "hotseat"
     ONLINE = "online"
+
+
+class SeatPlayer(TypedDict, total=False):
+    """One seat of a game as stored (``players``, one per seat, in JSON): a typed dict,
+    so the stored objects and the protocol that shows them stay exactly what they were.
+    Every seat has ``kind`` and ``level``; the other keys only when they apply."""
+
+    #: ``"human"`` or ``"ai"``.
+    kind: str
+    #: The computer's level (1-5) for an ``ai`` seat; ``None`` for a human one.
+    level: int | None
+    #: The identity holding the seat (hexgames.web.http.identity), once it is held.
+    player_id: str
+    #: ``"open"`` while the seat's invitation link has not been opened.
+    invite: str
+    #: A name shown for the seat (rows of older servers; ``matches.seat_name`` reads it).
+    name: str
 
 
 def _int(value: Any) -> int | None:

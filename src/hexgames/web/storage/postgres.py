@@ -142,9 +142,8 @@ class PostgresStorage(SqlStorage):
                                                          "SELECT ?, ?, ? FROM touched")
                 + " RETURNING seat)") if move.seen is not None else ""
         # The same notifications as the transaction's (:meth:`_store_move`).
-        notes = [f"{self.origin} append {move.first_ply + len(move.actions)} {move.game_id}"]
-        if meta is not None:
-            notes.append(f"{self.origin} meta -1 {move.game_id}")
+        kind = "append" if meta is None else "turn"
+        notes = [f"{self.origin} {kind} {move.first_ply + len(move.actions)} {move.game_id}"]
         if move.ended:
             notes.append(f"{self.origin} row -1 {move.game_id}")
         statement = (

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from hexgames.web.storage.meta import GameMeta, Mode
+from hexgames.web.storage.meta import GameMeta, Mode, SeatPlayer
 
 #: Stored seat tokens are ``sha256:<hex>`` of the token, never the token itself.
 HASH_PREFIX = "sha256:"
@@ -37,7 +37,7 @@ def name_key(name: str) -> str:
     return name.strip().casefold()
 
 
-def seat_holders(players: Sequence[dict[str, Any]]) -> list[tuple[int, str]]:
+def seat_holders(players: Sequence[SeatPlayer]) -> list[tuple[int, str]]:
     """``(seat, player id)`` of the seats held by an identity."""
     return [(seat, str(player["player_id"])) for seat, player in enumerate(players)
             if isinstance(player, dict) and player.get("player_id")]
@@ -47,7 +47,8 @@ def seat_holders(players: Sequence[dict[str, Any]]) -> list[tuple[int, str]]:
 class StoredGame:
     """One game as stored: everything needed to rebuild and present it.
 
-    ``players`` has one entry per seat (``{"kind": "human"|"ai", "level": int|None}``);
+    ``players`` has one entry per seat (:class:`~.meta.SeatPlayer`: its kind, level,
+    holder and invitation);
     ``seat_tokens`` holds the secret that lets a browser act for each seat (``None`` for a
     seat nobody may act for, i.e. the AI's). ``status`` is ``"playing"`` or ``"over"``;
     ``winner``/``reason`` are set when the game is over (including by resignation, which is
@@ -58,7 +59,7 @@ class StoredGame:
     game: str
     options: dict[str, Any]
     mode: Mode
-    players: list[dict[str, Any]]
+    players: list[SeatPlayer]
     seat_tokens: list[str | None]
     status: str
     winner: str | None
@@ -267,7 +268,7 @@ class ListedGame:
 
     result: SeatResult
     opponent_name: str | None
-    players: list[dict[str, Any]]
+    players: list[SeatPlayer]
     mode: Mode
     reason: str | None
 
@@ -291,7 +292,8 @@ class ConditionalLine:
 @dataclass(frozen=True)
 class Change:
     """A change another server process stored: ``kind`` is ``append`` (actions up to
-    ``ply`` exclusive are stored), ``reset`` (actions from ``ply`` on were taken back),
+    ``ply`` exclusive are stored), ``turn`` (the same, with the meta changed: a move
+    that ended a turn), ``reset`` (actions from ``ply`` on were taken back),
     ``row`` (result, players or seats changed), ``meta`` (only the meta: clock,
     offers; the actions are read from ``load_tail``, no full reload) or ``lobby`` (the
     open challenges changed; ``game_id`` empty)."""

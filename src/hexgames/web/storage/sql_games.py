@@ -14,7 +14,7 @@ from typing import Any
 
 from hexgames.phrases import N_, Phrase
 from hexgames.web.storage.errors import MetaConflict, StaleWrite
-from hexgames.web.storage.meta import GameMeta, Mode
+from hexgames.web.storage.meta import GameMeta, Mode, SeatPlayer
 from hexgames.web.storage.records import (
     MoveWrite,
     StoredGame,
@@ -141,7 +141,7 @@ class GameTables(SqlConnection):
             )
 
     def _write_seat_holders(self, cursor: Any, game_id: str,
-                            players: Sequence[dict[str, Any]]) -> None:
+                            players: Sequence[SeatPlayer]) -> None:
         """Keep ``game_players`` in step with the row's ``players``."""
         cursor.execute(self._sql("DELETE FROM game_players WHERE game_id = ?"), (game_id,))
         holders = seat_holders(players)
@@ -292,9 +292,9 @@ class GameTables(SqlConnection):
         if move.seen is not None:  # the mover was here: in the same commit as its action
             cursor.execute(self._sql(PRESENCE_UPSERT),
                            (game_id, int(move.seen[0]), int(move.seen[1])))
-        self._notify(cursor, game_id, "append", move.first_ply + len(move.actions))
-        if meta is not None:  # the turn passed (turn alerts of the other processes)
-            self._notify(cursor, game_id, "meta", -1)
+        # ``turn``: actions and a meta change (the turn passed: turn alerts), one note.
+        self._notify(cursor, game_id, "append" if meta is None else "turn",
+                     move.first_ply + len(move.actions))
         if move.ended:  # the other processes read the whole game again, as for an end
             self._notify(cursor, game_id, "row", -1)
         return StoredMove(new, meta)
@@ -343,7 +343,7 @@ class GameTables(SqlConnection):
             self._notify(cursor, game_id, "row", -1)
             return new
 
-    def set_seats(self, game_id: str, players: list[dict[str, Any]],
+    def set_seats(self, game_id: str, players: list[SeatPlayer],
                   seat_tokens: list[str | None], at: str, version: int | None = None) -> int:
         with self._transaction() as cursor:
             new = self._write_row(cursor, game_id, "players = ?, seat_tokens = ?, updated_at = ?",
