@@ -32,6 +32,26 @@ LISTEN_READY_TIMEOUT = 10.0
 log = logging.getLogger(__name__)
 
 
+def _pipelined(connection: Any, prepared: Sequence[tuple[str, list[Any], Any] | None]
+               ) -> list[Sequence[Any] | None]:
+    """Run the statements (``None``: none) in one pipeline, on cursors of their own, and
+    return the first row of each (``None``: no row, or no statement)."""
+    cursors = []
+    try:
+        with connection.pipeline():
+            for statement in prepared:
+                cursor = None
+                if statement is not None:
+                    cursor = connection.cursor()
+                    cursor.execute(statement[0], statement[1])
+                cursors.append(cursor)
+        return [None if cursor is None else cursor.fetchone() for cursor in cursors]
+    finally:
+        for cursor in cursors:
+            if cursor is not None:
+                cursor.close()
+
+
 class PostgresStorage(SqlStorage):
     """Games in the PostgreSQL database named by a ``postgresql://`` URL (or conninfo).
 
@@ -94,28 +114,31 @@ class PostgresStorage(SqlStorage):
 
     def store_moves(self, moves: Sequence[MoveWrite]) -> list[StoredMove | Exception]:
         """Moves of several games (made in the same turn of the event loop) in one
-        transaction, one statement each and one commit for all: one WAL flush instead
-        of one per move (a flush is what a move costs on a disk, about 2.5 ms here).
-        Each still succeeds or fails alone: a move its statement did not write goes
-        through :meth:`_store_move` under a savepoint (its refusal undoes only it);
-        a database error aborting the transaction stores none of them, and each is
-        then stored on its own (:meth:`store_move`)."""
+        transaction, one statement each, sent together (a pipeline: one round trip for
+        all), and one commit for all: one WAL flush instead of one per move (a flush is
+        what a move costs on a disk, 0.5-2.5 ms here). Each still succeeds or fails
+        alone: a move its statement did not write goes through :meth:`_store_move`
+        under a savepoint (its refusal undoes only it); a database error aborting the
+        transaction stores none of them, and each is then stored on its own
+        (:meth:`store_move`)."""
         if len(moves) < 2:
             return [outcome_of(self.store_move, move) for move in moves]
         try:
             with self._transaction() as cursor:
-                return [self._store_in(cursor, move) for move in moves]
+                prepared = [self._move_statement(move) for move in moves]
+                rows = _pipelined(cursor.connection, prepared)
+                return [self._store_in(cursor, move, statement, row)
+                        for move, statement, row in zip(moves, prepared, rows, strict=True)]
         except (StaleWrite, StorageUnavailable):
             return [outcome_of(self.store_move, move) for move in moves]
 
-    def _store_in(self, cursor: Any, move: MoveWrite) -> StoredMove | Exception:
-        """One move of :meth:`store_moves`, in its transaction."""
-        prepared = self._move_statement(move)
-        if prepared is not None:
-            cursor.execute(*prepared[:2])
-            row = cursor.fetchone()
-            if row is not None:
-                return StoredMove(int(row[0]), prepared[2])
+    def _store_in(self, cursor: Any, move: MoveWrite,
+                  prepared: tuple[str, list[Any], GameMeta | None] | None,
+                  row: Sequence[Any] | None) -> StoredMove | Exception:
+        """One move of :meth:`store_moves`, in its transaction: written by its statement
+        (``row``), or else by :meth:`_store_move` under a savepoint."""
+        if prepared is not None and row is not None:
+            return StoredMove(int(row[0]), prepared[2])
         cursor.execute("SAVEPOINT move")
         try:
             stored = self._store_move(cursor, move)
