@@ -12,7 +12,7 @@ import tempfile
 import time
 
 from hexgames.web.game.clocks import Clock, TimeControl
-from hexgames.web.storage import StoredGame, open_storage
+from hexgames.web.storage import GameMeta, StoredGame, open_storage
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -31,12 +31,12 @@ def main(argv: list[str] | None = None) -> None:
             id="g", game="benediction", options={}, mode="online", players=[{}, {}],
             seat_tokens=["a", "b"], status="playing", winner=None, reason=None,
             created_at="t", updated_at="t"))
-        meta = {"clock": clock.to_dict(), "deadline": 1, "control": {"kind": "realtime"},
-                "turn": 0}
+        meta = GameMeta(clock=clock.to_dict(), deadline=1, control={"kind": "realtime"},
+                        turn=0)
         count = 2000
         start = time.perf_counter()
         for i in range(count):
-            meta["deadline"] = i
+            meta.deadline = i
             storage.set_meta("g", meta, "t")
         print(f"SQLite set_meta: {(time.perf_counter() - start) / count * 1e3:.3f} ms")
         start = time.perf_counter()

@@ -259,11 +259,10 @@ def test_a_reply_that_loses_a_race_leaves_the_stored_game_as_it_is(tmp_path: Pat
         service = app.state.site.service
         save = service.games.save_or_take_back
 
-        async def racing(match: Any, first: int, notation: str, present: bool = False
-                         ) -> None:
+        async def racing(match: Any, first: int, notation: str, *rest: Any) -> None:
             if first == 1:  # the reply's first action: someone else stored that ply
                 service.storage.append_actions(game_id, 1, [other], "2026-01-01T00:00:00")
-            await save(match, first, notation, present)
+            await save(match, first, notation, *rest)
 
         service.games.save_or_take_back = racing
         answer = client.post(f"/api/games/{game_id}/actions",

@@ -25,7 +25,7 @@ from fastapi.testclient import TestClient
 
 import test_web_storage
 from hexgames.web.app import create_app
-from hexgames.web.storage import MetaConflict, StoredGame, open_storage
+from hexgames.web.storage import GameMeta, MetaConflict, StoredGame, open_storage
 from test_web_scale import http, start, stop
 
 backend = test_web_storage.backend
@@ -46,7 +46,7 @@ def _stored(game_id: str = "g1") -> StoredGame:
         players=[{"kind": "human", "level": None}, {"kind": "human", "level": None,
                                                       "invite": "open"}],
         seat_tokens=["a", "b"], status="playing", winner=None, reason=None,
-        created_at="t", updated_at="t", meta={"turn": 0},
+        created_at="t", updated_at="t", meta=GameMeta(turn=0),
     )
 
 
@@ -58,34 +58,34 @@ def test_meta_and_seat_writes_are_conditional_on_the_version(
     try:
         storage.create_game(_stored())
         assert storage.load_game("g1").version == 0
-        assert storage.set_meta("g1", {"turn": 1}, "t", 0) == 1
+        assert storage.set_meta("g1", GameMeta.from_dict({"turn": 1}), "t", 0) == 1
         with pytest.raises(MetaConflict):  # written on version 0, which is gone
-            storage.set_meta("g1", {"turn": 0, "offers": {"takeback": 0}}, "t", 0)
-        assert storage.load_game("g1").meta == {"turn": 1}
+            storage.set_meta("g1", GameMeta(turn=0, offers={"takeback": 0}), "t", 0)
+        assert storage.load_game("g1").meta.to_dict() == {"turn": 1}
         assert storage.append_actions("g1", 0, ["x"], "t") == 2  # actions count too
         with pytest.raises(MetaConflict):
             storage.set_seats("g1", [{}, {}], ["c", "d"], "t", 1)
         assert storage.set_seats("g1", [{}, {}], ["c", "d"], "t", 2) == 3
-        assert not storage.end_if_playing("g1", None, "x", {}, "t", 2)
-        assert storage.end_if_playing("g1", None, "x", {}, "t", 3)
+        assert not storage.end_if_playing("g1", None, "x", GameMeta(), "t", 2)
+        assert storage.end_if_playing("g1", None, "x", GameMeta(), "t", 3)
         game = storage.load_game("g1")
         assert game.status == "over" and game.version == 4 and game.actions == ["x"]
-        storage.set_meta("g1", {"unconditional": True}, "t")  # still allowed: bumps
+        storage.set_meta("g1", GameMeta.from_dict({"unconditional": True}), "t")  # bumps
         assert storage.load_game("g1").version == 5
         # A change applied to the stored meta under the row's lock (a move's clock).
-        assert storage.update_meta("g1", lambda meta: meta.update(turn=1), "t", 2) is None
-        assert storage.update_meta("g1", lambda meta: meta.update(turn=1), "t", 1,
+        assert storage.update_meta("g1", lambda meta: setattr(meta, "turn", 1), "t", 2) is None
+        assert storage.update_meta("g1", lambda meta: setattr(meta, "turn", 1), "t", 1,
                                    "playing") is None
-        written = storage.update_meta("g1", lambda meta: meta.update(turn=1), "t", 1)
+        written = storage.update_meta("g1", lambda meta: setattr(meta, "turn", 1), "t", 1)
         assert written is not None and written.version == 6
-        assert written.meta == {"unconditional": True, "turn": 1}
+        assert written.meta.to_dict() == {"unconditional": True, "turn": 1}
         assert storage.load_game("g1").meta == written.meta
-        storage.set_meta("g1", {"unconditional": True}, "t", 6)
+        storage.set_meta("g1", GameMeta.from_dict({"unconditional": True}), "t", 6)
         rematch = _stored("g2")
         with pytest.raises(MetaConflict):  # the new game is stored only with the offer
-            storage.set_meta("g1", {"rematch": "g2"}, "t", 6, None, rematch)
+            storage.set_meta("g1", GameMeta.from_dict({"rematch": "g2"}), "t", 6, None, rematch)
         assert storage.load_game("g2") is None
-        storage.set_meta("g1", {"rematch": "g2"}, "t", 7, None, rematch)
+        storage.set_meta("g1", GameMeta.from_dict({"rematch": "g2"}), "t", 7, None, rematch)
         assert storage.load_game("g2") is not None
     finally:
         storage.close()
@@ -109,7 +109,7 @@ def test_an_older_database_gets_the_version_column(tmp_path: Path) -> None:
     storage = open_storage(data_dir=tmp_path)
     try:
         assert storage.load_game("old").version == 0
-        assert storage.set_meta("old", {"turn": 1}, "t", 0) == 1
+        assert storage.set_meta("old", GameMeta.from_dict({"turn": 1}), "t", 0) == 1
     finally:
         storage.close()
 
@@ -247,13 +247,13 @@ def test_the_clock_follows_the_turn_under_an_offer_cancel_storm(
             stored_offers += answers.count(200)
             if view["is_over"]:
                 break
-            clock = stored.meta["clock"]
-            assert stored.meta["turn"] == 1 - mover, (turn, stored.meta)
+            clock = stored.meta.clock
+            assert stored.meta.turn == 1 - mover, (turn, stored.meta)
             assert clock["turns"] == [turn // 2 + 1, (turn + 1) // 2], (turn, clock)
             if turn >= 1:  # the clock runs once each side has had its (free) first turn
                 assert clock["running"] == 1 - mover, (turn, clock)
             # ... and the storm after the turn never turns it back.
-            assert stored_game(storage, game_id).meta["clock"]["running"] == \
+            assert stored_game(storage, game_id).meta.clock["running"] == \
                 clock["running"], turn
         else:
             turn = TURNS
@@ -298,10 +298,10 @@ def test_rematch_offers_made_at_once_on_two_processes_make_one_rematch(
                 thread.join(timeout=60)
             assert sorted(code for code, _ in results.values()) == [200, 200], results
             stored = stored_game(storage, game_id)
-            rematch = stored.meta.get("rematch")
+            rematch = stored.meta.rematch
             assert rematch, (race, stored.meta)
             made = [game for game in storage.list_games(500)
-                    if game.meta.get("rematch_of") == game_id]
+                    if game.meta.rematch_of == game_id]
             assert [game.id for game in made] == [rematch], race
             for url, token in ((a, red), (b, blue)):  # both players are sent there
                 wait_for(url, f"/api/games/{game_id}?token={token}",
@@ -381,11 +381,11 @@ def test_one_process_on_sqlite_plays_offers_and_rematches_as_before(tmp_path: Pa
             assert view["takeback_offer"] is None  # the move dropped the request
             assert view["clock"]["running"] == (1 - mover if turn else None)
         storage = app.state.site.service.storage
-        assert storage.load_game(game_id).meta["clock"]["turns"] == [3, 3]
+        assert storage.load_game(game_id).meta.clock["turns"] == [3, 3]
         client.post(f"{url}/resign", json={"token": red})
         assert client.post(f"{url}/rematch", json={"token": red}).status_code == 200
         view = client.post(f"{url}/rematch", json={"token": tokens[1]}).json()
         assert view["rematch"]
         made = [game for game in storage.list_games(50)
-                if game.meta.get("rematch_of") == game_id]
+                if game.meta.rematch_of == game_id]
         assert [game.id for game in made] == [view["rematch"]]

@@ -27,7 +27,7 @@ import test_web_storage
 from hexgames.web.game.clocks import Clock
 from hexgames.web.play.hub import MAX_PER_SEAT, REPLACED_CODE
 from hexgames.web.play.live_positions import FOLLOW_PLIES, OPENING_PLIES
-from hexgames.web.storage import StaleWrite, open_storage
+from hexgames.web.storage import GameMeta, StaleWrite, open_storage
 from test_web_absence import REALTIME, claim, held, rated_game
 from test_web_accounts_hardening import browser, each_side_moves, named, online_game
 from test_web_lobby import FakeTime, play_turn, state
@@ -200,7 +200,8 @@ def test_storage_lets_either_an_end_or_an_action_through_never_both(
     try:
         storage.create_game(test_web_storage._game("claimed"))
         version = storage.load_game("claimed").version
-        assert storage.end_if_playing("claimed", "red", "Blue left the game", {}, "t", version)
+        assert storage.end_if_playing("claimed", "red", "Blue left the game", GameMeta(), "t",
+                                      version)
         with pytest.raises(StaleWrite):  # the end came first: the action is too late
             storage.append_actions("claimed", 0, ["e3e4"], "t")
         assert storage.load_game("claimed").actions == []
@@ -209,7 +210,7 @@ def test_storage_lets_either_an_end_or_an_action_through_never_both(
         storage.append_actions("moved", 0, ["e3e4"], "t", (1, 1234))
         assert storage.presence(["moved"]) == {"moved": {1: 1234}}  # with the action
         # The action came first: an end judged on the version before it is refused.
-        assert not storage.end_if_playing("moved", "red", "Blue left the game", {}, "t",
+        assert not storage.end_if_playing("moved", "red", "Blue left the game", GameMeta(), "t",
                                           version)
     finally:
         storage.close()
@@ -364,5 +365,5 @@ def test_the_clock_stands_still_while_storage_cannot_take_moves(
         assert view["clock"]["left_ms"][0] == before - 1_000
         # Stored too (another process, or a restart, reads the same clock).
         client.portal.call(service.clocks.credit_storage_outage)
-        stored = Clock.from_dict(service.storage.load_game(game_id).meta["clock"])
+        stored = Clock.from_dict(service.storage.load_game(game_id).meta.clock)
         assert stored.left(0, time_.ms) == before - 1_000

@@ -253,14 +253,14 @@ def test_a_storage_failure_is_a_503_and_the_socket_stays_open(client: TestClient
     game = create(client, mode="hotseat")
     service = client.app.state.site.service
     storage = service.storage
-    original = storage.append_actions
+    original = storage.store_move
 
     def disk_full(*args: Any) -> None:
         raise StorageUnavailable("the game storage is not answering; try again in a moment")
 
     with client.websocket_connect(f"/ws/games/{game['id']}?token={game['token']}") as socket:
         state = socket.receive_json()
-        storage.append_actions = disk_full
+        storage.store_move = disk_full
         try:
             socket.send_json({"type": "action", "action": state["legal"][0]["action"]})
             message = socket.receive_json()
@@ -269,7 +269,7 @@ def test_a_storage_failure_is_a_503_and_the_socket_stays_open(client: TestClient
                 "token": game["token"], "action": state["legal"][0]["action"]})
             assert response.status_code == 503 and "storage" in response.json()["error"]
         finally:
-            storage.append_actions = original
+            storage.store_move = original
         socket.send_json({"type": "action", "action": state["legal"][0]["action"]})
         assert socket.receive_json()["ply"] == 1  # the same socket goes on
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import test_web_storage
-from hexgames.web.storage import Seek, SeekTaken, StoredGame, open_storage
+from hexgames.web.storage import GameMeta, Seek, SeekTaken, StoredGame, open_storage
 
 # The backends' fixtures (a throwaway PostgreSQL cluster and SQLite) of the storage tests.
 backend = test_web_storage.backend
@@ -24,7 +24,7 @@ def _game(game_id: str, meta: dict | None = None) -> StoredGame:
         id=game_id, game="benediction", options={}, mode="online",
         players=[{"kind": "human", "level": None}, {"kind": "human", "level": None}],
         seat_tokens=["a", "b"], status="playing", winner=None, reason=None,
-        created_at=STAMP, updated_at=STAMP, meta=dict(meta or {}),
+        created_at=STAMP, updated_at=STAMP, meta=GameMeta.from_dict(meta),
     )
 
 
@@ -40,15 +40,16 @@ def test_meta_and_deadlines_are_kept(backend: tuple[str, dict]) -> None:
     try:
         storage.create_game(_game("g1", {"deadline": 5_000_000_000_000, "rated": True}))
         storage.create_game(_game("g2"))
-        assert storage.load_game("g1").meta["rated"] is True
-        assert storage.load_game("g2").meta == {}
+        assert storage.load_game("g1").meta.extra["rated"] is True
+        assert storage.load_game("g2").meta.to_dict() == {}
         assert storage.clocked_games() == [("g1", 5_000_000_000_000)]
-        storage.set_meta("g2", {"deadline": 7}, STAMP)
+        storage.set_meta("g2", GameMeta.from_dict({"deadline": 7}), STAMP)
         assert sorted(storage.clocked_games()) == [("g1", 5_000_000_000_000), ("g2", 7)]
-        assert storage.end_if_playing("g2", "red", "Blue ran out of time", {"x": 1}, STAMP)
-        assert not storage.end_if_playing("g2", "blue", "Red ran out of time", {}, STAMP)
+        assert storage.end_if_playing("g2", "red", "Blue ran out of time",
+                                      GameMeta.from_dict({"x": 1}), STAMP)
+        assert not storage.end_if_playing("g2", "blue", "Red ran out of time", GameMeta(), STAMP)
         again = storage.load_game("g2")
-        assert (again.status, again.winner, again.meta) == ("over", "red", {"x": 1})
+        assert (again.status, again.winner, again.meta.to_dict()) == ("over", "red", {"x": 1})
         assert storage.clocked_games() == [("g1", 5_000_000_000_000)]
         assert [g.id for g in storage.games_with_status("playing")] == ["g1"]
     finally:
@@ -130,7 +131,7 @@ def test_an_old_database_gets_the_new_columns(tmp_path: Path) -> None:
     connection.close()
     storage = open_storage(data_dir=tmp_path)
     try:
-        assert storage.load_game("old").meta == {}
+        assert storage.load_game("old").meta.to_dict() == {}
         assert storage.clocked_games() == []
     finally:
         storage.close()

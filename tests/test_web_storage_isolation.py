@@ -147,18 +147,18 @@ def test_analysis_runs_in_the_threads_of_cpu_work(client: TestClient) -> None:
 
 # --------------------------------------------------- a slow write is not a 503
 def hold_appends(client: TestClient) -> tuple[threading.Event, threading.Event, Any]:
-    """Make the storage's ``append_actions`` wait for an event (a database that takes its
-    time committing); returns (entered, release, original)."""
+    """Make the storage's ``store_move`` (a move's one write) wait for an event (a
+    database that takes its time committing); returns (entered, release, original)."""
     storage = client.app.state.site.service.storage
     entered, release = threading.Event(), threading.Event()
-    original = storage.append_actions
+    original = storage.store_move
 
     def slow(*args: Any) -> Any:
         entered.set()
         assert release.wait(WAIT)
         return original(*args)
 
-    storage.append_actions = slow
+    storage.store_move = slow
     return entered, release, original
 
 
@@ -181,7 +181,7 @@ def test_a_write_slower_than_the_storage_bound_is_answered_with_its_stored_outco
     finally:
         release.set()
         mover.join(WAIT)
-        service.storage.append_actions = original
+        service.storage.store_move = original
     assert not mover.is_alive()
     response = answer["result"]
     assert response.status_code == 200, response.text
@@ -213,7 +213,7 @@ def test_a_write_past_the_hard_bound_says_reload_and_the_reload_shows_the_stored
         assert "reload" in response.json()["error"]
     finally:
         release.set()
-    service.storage.append_actions = original
+    service.storage.store_move = original
     service.storage_timeout = storage_calls.STORAGE_TIMEOUT
     deadline = time.monotonic() + WAIT
     while not stored_actions(client, game["id"]):  # the held write commits once let go

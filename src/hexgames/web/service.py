@@ -108,6 +108,7 @@ class GameService:
         hooks.acted = self.absence.acted
         hooks.schedule_ai = self.ai.schedule
         hooks.watch_clock = self.clocks.watch
+        hooks.move_change = self.clocks.move_change
         hooks.lobby_changed = self.lobby.changed
         hooks.busy = lambda game_id: game_id in self.ai.tasks or game_id in self.feed.refreshing
         #: Run the flag-fall watch task (tests with an injected time turn it off and call

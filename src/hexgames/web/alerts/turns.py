@@ -14,8 +14,9 @@ Where turns are seen, in this process:
   is a turn; each ``(game, seat, ply)`` is announced once (the last one is remembered per
   game), a repeat is not;
 - :meth:`TurnAlerts.heard`, a listener of the change feed: a change another server
-  process stored (PostgreSQL) to a game this one does not hold. Online turns end with a
-  ``meta`` change (the clock and the seat to move, ``meta["turn"]``), so for those, when
+  process stored (PostgreSQL) to a game this one does not hold. An online turn ends with
+  a move that changes the meta (the clock and the seat to move, ``meta.turn``: a
+  ``turn`` change; a ``meta`` one for a takeback), so for those, when
   alerts sockets are open here, the game's row is read (one reader task, a bounded set of
   games waiting) and the same check is made.
 
@@ -39,7 +40,7 @@ from hexgames.web.game.clocks import TimeControl
 from hexgames.web.game.matches import Match
 from hexgames.web.play.hub import Connection, Socket
 from hexgames.web.play.live_games import LiveGames
-from hexgames.web.storage import Change, StoredGame
+from hexgames.web.storage import Change, GameMeta, Mode, StoredGame
 
 __all__ = ["MAX_ALERT_SOCKETS", "MAX_SOCKETS_PER_PLAYER", "Turn", "TurnAlerts"]
 
@@ -85,23 +86,22 @@ class Turn:
 YOUR_OPPONENT = N_("your opponent")
 
 
-def _control(meta: dict[str, Any]) -> TimeControl:
+def _control(meta: GameMeta) -> TimeControl:
     try:
-        return TimeControl.parse(meta.get("control")) if meta.get("control") else TimeControl()
+        return TimeControl.parse(meta.control)
     except ValueError:
         return TimeControl()
 
 
-def _deadline(meta: dict[str, Any]) -> float | None:
-    deadline = meta.get("deadline")
-    return float(deadline) if isinstance(deadline, (int, float)) else None
+def _deadline(meta: GameMeta) -> float | None:
+    return None if meta.deadline is None else float(meta.deadline)
 
 
 def turn_of_match(match: Match) -> Turn | None:
     """The turn a live online game is at, if an identity's seat is to act at a turn start
     (none while an invitation is open, at a turn's later actions, or once it is over)."""
     stored = match.stored
-    if stored.mode != "online" or match.is_over:
+    if stored.mode != Mode.ONLINE or match.is_over:
         return None
     if any(player.get("invite") for player in stored.players):
         return None
@@ -125,9 +125,9 @@ def turn_of_match(match: Match) -> Turn | None:
 
 def turn_of_row(stored: StoredGame, total: int) -> Turn | None:
     """The same from a stored row (no position): the seat the stored meta says is to act
-    (``meta["turn"]``, written at each turn start of an online game)."""
-    seat = stored.meta.get("turn")
-    if (stored.mode != "online" or stored.status != "playing" or not isinstance(seat, int)
+    (``meta.turn``, written at each turn start of an online game)."""
+    seat = stored.meta.turn
+    if (stored.mode != Mode.ONLINE or stored.status != "playing" or not isinstance(seat, int)
             or isinstance(seat, bool) or not 0 <= seat < len(stored.players)
             or any(player.get("invite") for player in stored.players)):
         return None
@@ -220,7 +220,7 @@ class TurnAlerts:
 
     def heard(self, change: Change | None) -> None:
         """The change feed heard another process's change (see the module's doc)."""
-        if change is None or change.kind != "meta" or not self._sockets:
+        if change is None or change.kind not in ("turn", "meta") or not self._sockets:
             return
         game_id = change.game_id
         if game_id in self.games.matches or game_id in self.games.loading:

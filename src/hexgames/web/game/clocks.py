@@ -27,9 +27,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hexgames.phrases import N_, Phrase, nphrase
+
+if TYPE_CHECKING:  # the clock helpers at the end only take a game's meta
+    from hexgames.web.storage.meta import GameMeta
 
 #: Most of a turn's elapsed time credited back for network lag (ms), as lichess does.
 LAG_ALLOWANCE_MS = 500
@@ -316,14 +319,13 @@ class Clock:
         )
 
 
-def clock_in(meta: dict[str, Any]) -> Clock | None:
+def clock_in(meta: GameMeta) -> Clock | None:
     """The clock kept in a game's meta (``None``: untimed)."""
-    raw = meta.get("clock")
-    return Clock.from_dict(raw) if raw else None
+    return Clock.from_dict(meta.clock) if meta.clock else None
 
 
-def put_clock(meta: dict[str, Any], clock: Clock) -> None:
+def put_clock(meta: GameMeta, clock: Clock) -> None:
     """Keep ``clock`` in a game's meta with its flag-fall deadline (stored and indexed)."""
-    meta["clock"] = clock.to_dict()
+    meta.clock = clock.to_dict()
     deadline = clock.deadline()
-    meta["deadline"] = None if deadline is None else int(deadline)
+    meta.deadline = None if deadline is None else int(deadline)

@@ -28,9 +28,16 @@ from hexgames.i18n import DEFAULT_LANGUAGE, Translator, translator
 from hexgames.phrases import N_, Phrase
 from hexgames.web.accounts.credentials import seat_token
 from hexgames.web.game.clocks import FIRST_TURN_LIMIT_MS, Clock, clock_in, put_clock, wall_ms
-from hexgames.web.storage import HASH_PREFIX, StoredGame, seat_holders
+from hexgames.web.storage import (
+    HASH_PREFIX,
+    GameMeta,
+    Mode,
+    SeatPlayer,
+    StoredGame,
+    seat_holders,
+)
 
-MODES = ("ai", "hotseat", "online")
+MODES = tuple(Mode)
 #: Longer input is refused before it reaches an engine's parser.
 MAX_ACTION_LENGTH = 200
 #: The longest game the site keeps (actions). Far beyond any real game; see docs/web.md.
@@ -248,7 +255,7 @@ class Match:
 
     # ------------------------------------------------------- clocks and offers
     @property
-    def meta(self) -> dict[str, Any]:
+    def meta(self) -> GameMeta:
         return self.stored.meta
 
     def clock(self) -> Clock | None:
@@ -261,11 +268,11 @@ class Match:
             put_clock(self.stored.meta, clock)
 
     def offers(self) -> dict[str, Any]:
-        return self.stored.meta.setdefault("offers", {})
+        return self.stored.meta.offers
 
     def can_abort(self) -> bool:
         """Before each side has moved, an online game may be aborted (no result)."""
-        return (self.stored.mode == "online" and not self.is_over
+        return (self.stored.mode == Mode.ONLINE and not self.is_over
                 and min(self._seat_plies) == 0)
 
     def seat_has_moved(self, seat: int) -> bool:
@@ -328,7 +335,8 @@ class Match:
 
     def ai_level(self, seat: int) -> int | None:
         player = self.stored.players[seat]
-        return int(player["level"]) if player.get("kind") == "ai" else None
+        level = player.get("level")
+        return None if player.get("kind") != "ai" or level is None else int(level)
 
     def ai_to_move(self) -> bool:
         return not self.is_over and self.ai_level(self.position.current_seat) is not None
@@ -405,7 +413,7 @@ class Match:
         AI action after it are undone, so the AI does not simply replay at once.
         """
         seats = self._require_seat(token)
-        if self.stored.mode == "online":
+        if self.stored.mode == Mode.ONLINE:
             raise IllegalAction("undo is not available in online games")
         if self.stored.status == "over" and not self.position.is_over:
             raise IllegalAction("a resigned game cannot be undone")
@@ -683,7 +691,7 @@ class Match:
             "your_turn": my_turn,
             "legal": (_LEGAL_SPLICE if encoded else self.legal_for_client(words))
             if my_turn else [],
-            "can_undo": self.stored.mode != "online"
+            "can_undo": self.stored.mode != Mode.ONLINE
             and bool(seats)
             and any(self._seat_plies[seat] for seat in seats)
             and not (self.stored.status == "over" and not position.is_over),
@@ -701,8 +709,8 @@ class Match:
                     ) -> dict[str, Any]:
         """Issue 11's fields: clock, offers, rated, abort and rematch (added fields only)."""
         clock = self.clock()
-        meta, offers = self.stored.meta, self.stored.meta.get("offers", {})
-        online = self.stored.mode == "online"
+        meta, offers = self.stored.meta, self.stored.meta.offers
+        online = self.stored.mode == Mode.ONLINE
         takeback = offers.get("takeback")
         view = clock.view(self.now()) if clock is not None else None
         if (view is not None and clock is not None and view["abort_in_ms"] is None
@@ -715,15 +723,15 @@ class Match:
             view["describe_text"] = words.text(clock.control.phrase())
         return {
             "clock": view,
-            "control": meta.get("control"),
+            "control": meta.control,
             "takeback_offer": takeback,
             "can_request_takeback": online and bool(seats) and not self.is_over
             and takeback is None and any(self._seat_plies[s] for s in seats),
             "can_abort": bool(seats) and self.can_abort(),
             "rematch_offers": list(offers.get("rematch", [])),
-            "rematch": meta.get("rematch"),
+            "rematch": meta.rematch,
             "can_rematch": online and bool(seats) and self.is_over
-            and not meta.get("rematch")
+            and not meta.rematch
             and not any(player.get("invite") for player in self.stored.players),
             "absent": self.absent_view(),
         }
@@ -732,7 +740,7 @@ class Match:
         """The players gone from an online game under way (once each side has moved):
         ``{seat, gone_ms, claim_in_ms}``, ``claim_in_ms`` the time until the opponent may
         claim (0: now; ``None``: not by absence). See :mod:`hexgames.web.play.absence`."""
-        if self.stored.mode != "online" or self.is_over or self.can_abort():
+        if self.stored.mode != Mode.ONLINE or self.is_over or self.can_abort():
             return []
         moment = self.now()
         after = self.claim_after_ms
@@ -854,20 +862,20 @@ def render(game: Game, position: GameState, overlays: tuple[str, ...] = (),
     return str(game.render_svg(position, last_action=latest or None, **extra))
 
 
-def player_name(player: dict[str, Any], mode: str, seat: int) -> str:
+def player_name(player: SeatPlayer, mode: str, seat: int) -> str:
     return str(seat_name(player, mode, seat))
 
 
-def seat_name(player: dict[str, Any], mode: str, seat: int) -> Phrase | str:
+def seat_name(player: SeatPlayer, mode: str, seat: int) -> Phrase | str:
     """A seat's name: the player's own (a plain string, never translated), or one the
     site makes up (a phrase)."""
     if player.get("name"):
         return str(player["name"])
     if player.get("kind") == "ai":
         return Phrase("Computer (level {level})", level=player.get("level"))
-    if mode == "hotseat":
+    if mode == Mode.HOTSEAT:
         return Phrase("Player {number}", number=seat + 1)
-    return Phrase("You") if mode == "ai" else Phrase("Player {number}", number=seat + 1)
+    return Phrase("You") if mode == Mode.AI else Phrase("Player {number}", number=seat + 1)
 
 
 def _final(position: GameState, game: Game | None = None,

@@ -35,7 +35,7 @@ def record_tags(match: Match) -> dict[str, str]:
         # say it in tags of our own (the writers keep unknown tags; see import_record),
         # and in the standard Result/Termination tags where the game's writer keeps them.
         winner = match.stored.winner
-        ended = match.meta.get("termination")
+        ended = match.meta.termination
         if winner == "draw":  # a draw called when the opponent left (web/play/absence.py)
             tags["Result"] = "1/2-1/2"
         else:

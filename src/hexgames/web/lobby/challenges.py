@@ -37,7 +37,16 @@ from hexgames.web.game.options import parse_options
 from hexgames.web.play.clock_watch import ClockWatch
 from hexgames.web.play.hub import Connection
 from hexgames.web.play.live_games import GameNotFound, LiveGames, iso_now
-from hexgames.web.storage import Seek, SeekTaken, Storage, StoredGame, hashed
+from hexgames.web.storage import (
+    GameMeta,
+    Mode,
+    SeatPlayer,
+    Seek,
+    SeekTaken,
+    Storage,
+    StoredGame,
+    hashed,
+)
 
 __all__ = ["Lobby", "LobbyFull", "playing_summary", "public_seek"]
 
@@ -186,7 +195,7 @@ class Lobby:
         start = await self.games.calls.call_thread(start_position, game, seek.options)
         creator_seat = start.seat_of(color)
         token = new_token()
-        players: list[dict[str, Any]] = [{}, {}]
+        players: list[SeatPlayer] = [{}, {}]
         tokens: list[str | None] = [None, None]
         for seat, who in ((creator_seat, seek.creator), (1 - creator_seat, acceptor)):
             players[seat] = {"kind": "human", "level": None}
@@ -196,9 +205,9 @@ class Lobby:
         stamp = iso_now()
         stored = StoredGame(
             id=secrets.token_urlsafe(9), game=game.name, options=dict(seek.options),
-            mode="online", players=players, seat_tokens=tokens, status="playing",
+            mode=Mode.ONLINE, players=players, seat_tokens=tokens, status="playing",
             winner=None, reason=None, created_at=stamp, updated_at=stamp,
-            rated=seek.rated, meta={"seek": seek.id},
+            rated=seek.rated, meta=GameMeta(seek=seek.id),
         )
         match = await self.games.build(stored)  # off the loop
         self.clocks.start_clock(match, TimeControl.parse(seek.control))
@@ -239,7 +248,7 @@ class Lobby:
         playing = [
             stored for stored in
             await self._store(self._storage.games_with_status, "playing", LOBBY_LIMIT)
-            if stored.mode == "online"
+            if stored.mode == Mode.ONLINE
             and not any(player.get("invite") for player in stored.players)
         ]
         names = await self._names(playing)
@@ -363,7 +372,7 @@ class Lobby:
         mine = []
         names = await self._names(games)
         for stored in games:
-            seat = stored.meta.get("turn")
+            seat = stored.meta.turn
             if (stored.status == "playing" and isinstance(seat, int)
                     and stored.players[seat].get("player_id") == player_id):
                 mine.append(playing_summary(stored, names, words))
@@ -405,8 +414,7 @@ def public_seek(seek: Seek, words: Translator = ENGLISH) -> dict[str, Any]:
 def playing_summary(stored: StoredGame, names: dict[str, str] | None = None,
                     words: Translator = ENGLISH) -> dict[str, Any]:
     """A game being played, for the lobby and "your turn" lists."""
-    control = TimeControl.parse(stored.meta.get("control")) if stored.meta.get("control") \
-        else TimeControl()
+    control = TimeControl.parse(stored.meta.control)
     return {
         "id": stored.id,
         "game": stored.game,
@@ -417,7 +425,7 @@ def playing_summary(stored: StoredGame, names: dict[str, str] | None = None,
         "time_text": words.text(control.phrase()),
         "control": control.to_dict(),
         "rated": stored.rated,
-        "turn": stored.meta.get("turn"),
-        "deadline": stored.meta.get("deadline"),
+        "turn": stored.meta.turn,
+        "deadline": stored.meta.deadline,
         "updated_at": stored.updated_at,
     }

@@ -13,12 +13,12 @@ from __future__ import annotations
 import asyncio
 import logging
 from datetime import UTC, datetime
-from typing import Any
 
 from hexgames.web.game.clocks import clock_in, put_clock
 from hexgames.web.lobby.challenges import Lobby
 from hexgames.web.play.clock_watch import ABORTED, CLOCK_HEARTBEAT, ClockWatch
 from hexgames.web.play.live_games import LiveGames, iso_now
+from hexgames.web.storage import GameMeta
 
 __all__ = ["Housekeeping"]
 
@@ -88,7 +88,7 @@ class Housekeeping:
             self.lobby.changed()
         return {"seeks": expired, "invitations": aborted, "guests": len(guests)}
 
-    async def _expire_invitation(self, game_id: str, meta: dict[str, Any]) -> bool:
+    async def _expire_invitation(self, game_id: str, meta: GameMeta) -> bool:
         """Abort an online game whose invitation was never opened (no result)."""
         games = self.games
         match = games.matches.get(game_id)
@@ -101,14 +101,14 @@ class Housekeeping:
             if done:
                 self.lobby.changed()
             return done
-        meta = dict(meta)
+        meta = meta.copy()
         clock = clock_in(meta)
         if clock is not None:
             clock.stop(games.now())
             put_clock(meta, clock)
-        meta["deadline"] = None
-        meta["termination"] = "aborted"
-        meta["turn"] = None
+        meta.deadline = None
+        meta.termination = "aborted"
+        meta.turn = None
         done = bool(await games.calls.call(games.storage.end_if_playing, game_id, None,
                                            ABORTED, meta, iso_now()))
         self.clocks.unwatch(game_id)

@@ -52,7 +52,7 @@ from hexgames.web.play.clock_watch import ClockWatch
 from hexgames.web.play.live_games import LiveGames, iso_now
 from hexgames.web.ratings.games import current, rating_pool
 from hexgames.web.ratings.glicko2 import Rating
-from hexgames.web.storage import PairingTaken, PoolEntry, StoredGame, hashed
+from hexgames.web.storage import GameMeta, Mode, PairingTaken, PoolEntry, StoredGame, hashed
 
 __all__ = [
     "POOL_CONTROLS",
@@ -332,12 +332,12 @@ class Pools:
         seats = [first, second] if secrets.randbelow(2) else [second, first]
         stamp = iso_now()
         stored = StoredGame(
-            id=secrets.token_urlsafe(9), game=game.name, options=options, mode="online",
+            id=secrets.token_urlsafe(9), game=game.name, options=options, mode=Mode.ONLINE,
             players=[{"kind": "human", "level": None, "player_id": entry.player_id}
                      for entry in seats],
             seat_tokens=[entry.token for entry in seats], status="playing", winner=None,
             reason=None, created_at=stamp, updated_at=stamp, rated=first.rated,
-            meta={"pool": spec.id},
+            meta=GameMeta(pool=spec.id),
         )
         match = await self.games.build(stored)  # off the loop
         self.clocks.start_clock(match, spec.control)

@@ -43,6 +43,7 @@ from hexgames.web.game.clocks import LAG_ALLOWANCE_MS, TimeControl
 from hexgames.web.game.matches import Match, color_word
 from hexgames.web.play.clock_watch import ClockWatch
 from hexgames.web.play.live_games import LiveGames
+from hexgames.web.storage import Mode
 
 __all__ = ["CLAIMS", "PRESENCE_BEAT", "Absence", "AbsenceLimits", "claim_after_ms"]
 
@@ -130,13 +131,13 @@ class Absence:
         return self.games.now()
 
     def limit_ms(self, match: Match) -> float | None:
-        control = TimeControl.parse(match.meta.get("control"))
+        control = TimeControl.parse(match.meta.control)
         return claim_after_ms(control, self.limits, self.games.storage.shared)
 
     @staticmethod
     def watched(match: Match) -> bool:
         """An online game under way: the games whose players' presence matters."""
-        return match.stored.mode == "online" and not match.is_over
+        return match.stored.mode == Mode.ONLINE and not match.is_over
 
     def _mark(self, game_id: str, seat: int, moment: float) -> None:
         key = (game_id, seat)
@@ -322,8 +323,8 @@ class Absence:
         if clock is not None:
             clock.stop(self.now())
             match.set_clock(clock)
-        match.meta["termination"] = CommonTermination.OPPONENT_LEFT.value
-        match.meta["turn"] = None
+        match.meta.termination = CommonTermination.OPPONENT_LEFT.value
+        match.meta.turn = None
         position = match.position
         winner = position.color_of_seat(seat) if claim == "victory" else "draw"
         reason = f"{position.color_of_seat(opponent).capitalize()} left the game"

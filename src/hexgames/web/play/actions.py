@@ -20,7 +20,7 @@ from hexgames.web.play.change_feed import ChangeFeed
 from hexgames.web.play.clock_watch import ClockWatch
 from hexgames.web.play.conditional_moves import ConditionalMoves
 from hexgames.web.play.live_games import LiveGames, iso_now
-from hexgames.web.storage import StaleWrite
+from hexgames.web.storage import GameMeta, Mode, StaleWrite
 
 __all__ = ["GameActions"]
 
@@ -64,8 +64,8 @@ class GameActions:
                         mover = match.position.current_seat
                         first = len(match.plies)
                         ply = match.play(token, action, expected_ply)
-                        await games.save_or_take_back(match, first, ply.notation, present=True)
-                        await self.clocks.after_action(match, mover, lag_ms)
+                        await games.save_or_take_back(match, first, ply.notation, True,
+                                                      lag_ms)
                         games.hooks.acted(match, mover)
                         if self.conditional is not None:  # under the same lock
                             await self.conditional.follow(match)
@@ -121,14 +121,14 @@ class GameActions:
             stored.updated_at = stamp
             moment = games.now()
 
-            def resigned(meta: dict[str, Any]) -> None:
+            def resigned(meta: GameMeta) -> None:
                 clock = clock_in(meta)
                 if clock is not None:
                     clock.stop(moment)
                     put_clock(meta, clock)
-                meta["termination"] = "resignation"
+                meta.termination = "resignation"
 
-            if match.stored.mode == "online":
+            if match.stored.mode == Mode.ONLINE:
                 await self.feed.write_meta(match, resigned)
             await games.record_result(match)
         await games.hub.broadcast(match)

@@ -21,7 +21,7 @@ from typing import Any
 from hexgames.errors import IllegalAction
 from hexgames.web.game.matches import Match
 from hexgames.web.play.live_games import LiveGames, iso_now
-from hexgames.web.storage import Change, MetaConflict
+from hexgames.web.storage import Change, GameMeta, MetaConflict
 
 __all__ = ["META_RETRIES", "ChangeFeed"]
 
@@ -85,7 +85,7 @@ class ChangeFeed:
         for game_id in ids:
             if game_id not in self.games.matches and game_id not in self.games.loading:
                 continue  # not held here: it is loaded from storage when opened
-            if change is None or change.kind not in ("append", "meta"):
+            if change is None or change.kind not in ("append", "turn", "meta"):
                 self._full_reload.add(game_id)
             self._dirty.add(game_id)
             if game_id not in self.refreshing:
@@ -167,9 +167,9 @@ class ChangeFeed:
             games.hooks.watch_clock(match)
         return match
 
-    async def write_meta(self, match: Match, change: Callable[[dict[str, Any]], None],
+    async def write_meta(self, match: Match, change: Callable[[GameMeta], None],
                          batched: bool = False) -> bool:
-        """Apply ``change`` (a pure function of a meta dict, run in the storage thread)
+        """Apply ``change`` (a pure function of a meta, run in the storage thread)
         to the game's meta *as stored* and store it, in one transaction that holds the
         game's row (``Storage.update_meta``): a takeback offer written meanwhile through
         another process is kept and never turns the clock back, and nothing needs a

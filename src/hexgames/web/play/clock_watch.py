@@ -2,7 +2,7 @@
 
 The clocks themselves are pure (:mod:`hexgames.web.game.clocks`); this module applies them to
 the games a server process holds. Each online game keeps its clock in its meta, with the
-wall time its flag falls (``meta["deadline"]``, stored and indexed). :class:`ClockWatch`
+wall time its flag falls (``meta.deadline``, stored and indexed). :class:`ClockWatch`
 keeps every running clock's deadline and one task that sleeps until the nearest, then
 adjudicates (:meth:`ClockWatch.check_clocks`): a flag fall ends the game with a timeout,
 a first turn not made in time aborts it. Games of other server processes (or from before
@@ -17,14 +17,13 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
-from typing import Any
 
 from hexgames.phrases import N_
 from hexgames.web.game.clocks import LAG_ALLOWANCE_MS, Clock, TimeControl, clock_in, put_clock
 from hexgames.web.game.matches import Match
 from hexgames.web.play.change_feed import ChangeFeed
 from hexgames.web.play.live_games import LiveGames, iso_now
-from hexgames.web.storage import MetaConflict
+from hexgames.web.storage import GameMeta, MetaConflict, Mode
 
 __all__ = ["ABORTED", "CLOCK_ALIVE", "CLOCK_HEARTBEAT", "CLOCK_RESYNC", "ClockWatch"]
 
@@ -44,10 +43,10 @@ ABORTED = N_("Game aborted")
 
 
 def crediting(outages: list[tuple[float, float]], moment: float
-              ) -> Callable[[dict[str, Any]], None]:
+              ) -> Callable[[GameMeta], None]:
     """A change of a stored meta (:meth:`ChangeFeed.write_meta`) giving its running
     clock the time of ``outages`` (:meth:`Clock.credit`: each moment once)."""
-    def credit(meta: dict[str, Any]) -> None:
+    def credit(meta: GameMeta) -> None:
         clock = clock_in(meta)
         if clock is not None and clock.credit(outages, moment):
             put_clock(meta, clock)
@@ -86,7 +85,7 @@ class ClockWatch:
         credited = 0
         for match in list(games.matches.values()):
             clock = match.clock()
-            if (match.stored.mode != "online" or match.is_over or clock is None
+            if (match.stored.mode != Mode.ONLINE or match.is_over or clock is None
                     or (clock.since is None and clock.abort_at is None)):
                 continue  # no time runs: nothing to give back
             try:
@@ -106,8 +105,8 @@ class ClockWatch:
     # ------------------------------------------------------------- a game's clock
     def start_clock(self, match: Match, control: TimeControl) -> None:
         """Give a new online game its time control (and clock, unless untimed)."""
-        match.meta["control"] = control.to_dict()
-        match.meta["turn"] = match.position.current_seat
+        match.meta.control = control.to_dict()
+        match.meta.turn = match.position.current_seat
         if control.timed:
             clock = Clock.new(control)
             clock.resume(match.position.current_seat, self.now())
@@ -115,13 +114,13 @@ class ClockWatch:
 
     def watch(self, match: Match) -> None:
         """Keep the flag-fall watch in step with the game's running clock."""
-        deadline = None if match.is_over else match.meta.get("deadline")
+        deadline = None if match.is_over else match.meta.deadline
         if deadline is None:
             self.deadlines.pop(match.id, None)
             return
         # A running clock's flag falls once the lag credit after its deadline is spent
         # too (a move arriving within it still counts): the watch looks then.
-        running = (match.meta.get("clock") or {}).get("running") is not None
+        running = match.meta.clock_running
         self.deadlines[match.id] = float(deadline) + (LAG_ALLOWANCE_MS if running else 0)
         if self._wake is not None:
             self._wake.set()
@@ -130,23 +129,26 @@ class ClockWatch:
         """The game ended: nothing to watch."""
         self.deadlines.pop(game_id, None)
 
-    async def after_action(self, match: Match, mover: int, lag_ms: float) -> None:
-        """After an online action is stored: end the mover's turn on its clock when the
-        side to move changed (the protocol's turn start), stop it at the end of the game,
-        drop a pending takeback request, and store the meta. Under the game's lock."""
-        if match.stored.mode != "online":
-            return
+    def move_change(self, match: Match, mover: int, lag_ms: float
+                    ) -> Callable[[GameMeta], None] | None:
+        """The meta change of an online action just played (``None``: none), stored
+        with the action in one write (:meth:`LiveGames.save_or_take_back`): end the
+        mover's turn on its clock when the side to move changed (the protocol's turn
+        start), stop it at the end of the game, drop a pending takeback request, and
+        set the seat to move. Under the game's lock."""
+        if match.stored.mode != Mode.ONLINE:
+            return None
         position = match.position
-        turn_over = match.is_over or position.is_turn_start()
-        offers = match.meta.get("offers", {})
+        turn_over = position.is_over or position.is_turn_start()
+        offers = match.meta.offers
         if not turn_over and "takeback" not in offers:
-            return
+            return None
         moment = self.now()
-        over, next_seat = match.is_over, position.current_seat
+        over, next_seat = position.is_over, position.current_seat
         outages = self.games.calls.outages.spans()
 
-        def ended(meta: dict[str, Any]) -> None:  # on the stored meta (storage thread)
-            meta.get("offers", {}).pop("takeback", None)  # any move drops a request
+        def ended(meta: GameMeta) -> None:  # the held or the stored meta
+            meta.offers.pop("takeback", None)  # any move drops a request
             clock = clock_in(meta)
             if clock is not None:
                 clock.credit(outages, moment)  # no time ran while no move could be stored
@@ -155,10 +157,9 @@ class ClockWatch:
                 elif turn_over:
                     clock.turn_ended(mover, next_seat, moment, lag_ms)
                 put_clock(meta, clock)
-            meta["turn"] = None if over else next_seat
+            meta.turn = None if over else next_seat
 
-        # With the other moves' writes of this loop turn (one thread hop for all).
-        await self.feed.write_meta(match, ended, batched=True)
+        return ended
 
     # ------------------------------------------------------------------ endings
     async def flag_fall(self, match: Match, clock: Clock) -> bool:
@@ -169,8 +170,8 @@ class ClockWatch:
             return False
         clock.stop(self.now())
         match.set_clock(clock)
-        match.meta["termination"] = "timeout"  # CommonTermination.TIMEOUT
-        match.meta["turn"] = None
+        match.meta.termination = "timeout"  # CommonTermination.TIMEOUT
+        match.meta.turn = None
         loser = match.position.color_of_seat(seat)
         winner = match.position.color_of_seat(1 - seat)
         reason = f"{loser.capitalize()} ran out of time"
@@ -187,8 +188,8 @@ class ClockWatch:
         if clock is not None:
             clock.stop(self.now())
             match.set_clock(clock)
-        match.meta["termination"] = "aborted"
-        match.meta["turn"] = None
+        match.meta.termination = "aborted"
+        match.meta.turn = None
         if not await self._end(match, None, ABORTED):
             return False
         self.games.hub.publish(match)
@@ -288,7 +289,7 @@ class ClockWatch:
         rows = await self.games.calls.call(self.games.storage.clocked_games)
         for game_id, deadline in rows:
             match = self.games.matches.get(game_id)
-            if match is None or match.meta.get("deadline") == deadline:
+            if match is None or match.meta.deadline == deadline:
                 self.deadlines[game_id] = float(deadline)
 
     async def watch_loop(self) -> None:
@@ -344,10 +345,10 @@ class ClockWatch:
             if deadline <= last:
                 continue  # overdue before the outage: adjudicated as it is
             loaded = await call(storage.load_tail, game_id, 1 << 30)
-            if loaded is None or loaded[0].status != "playing" or not loaded[0].meta.get("clock"):
+            if loaded is None or loaded[0].status != "playing" or not loaded[0].meta.clock:
                 continue
             stored = loaded[0]
-            meta = dict(stored.meta)
+            meta = stored.meta.copy()
             clock = clock_in(meta)
             assert clock is not None  # checked above
             if clock.running is not None and clock.since is not None:

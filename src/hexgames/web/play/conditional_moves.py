@@ -46,7 +46,7 @@ from hexgames.web.play.conditional_lines import (
 )
 from hexgames.web.play.live_games import LiveGames, iso_now
 from hexgames.web.play.storage_calls import WriteUnconfirmed
-from hexgames.web.storage import ConditionalLine, StaleWrite, StorageUnavailable
+from hexgames.web.storage import ConditionalLine, Mode, StaleWrite, StorageUnavailable
 
 __all__ = ["MAX_LINES", "MAX_LINE_ACTIONS", "MAX_LINE_TURNS", "ConditionalMoves",
            "LineNotFound", "refusal", "takes_lines"]
@@ -65,13 +65,12 @@ NO_SEAT = N_("conditional moves belong to a player: this link holds no seat in t
 
 def takes_lines(match: Match) -> bool:
     """An online game whose time control takes conditional lines."""
-    return (match.stored.mode == "online"
-            and (match.meta.get("control") or {}).get("kind", "untimed") in CONTROLS)
+    return match.stored.mode == Mode.ONLINE and match.meta.control_kind in CONTROLS
 
 
 def refusal(match: Match) -> Phrase | None:
     """Why the game takes no conditional lines now (``None``: it does)."""
-    if match.stored.mode != "online":
+    if match.stored.mode != Mode.ONLINE:
         return Phrase("conditional moves are for online games")
     if not takes_lines(match):
         return Phrase("conditional moves are for correspondence games (real-time games "
@@ -330,5 +329,4 @@ class ConditionalMoves:
             first = len(match.plies)
             ply = match.play_for_seat(seat, text)
             await self.games.save_or_take_back(match, first, ply.notation)
-            await self.clocks.after_action(match, seat, 0)
         return True

@@ -33,9 +33,20 @@ from hexgames.web.play.hub import Hub
 from hexgames.web.play.storage_calls import StorageCalls, WriteUnconfirmed
 from hexgames.web.ratings.games import record_rated_result
 from hexgames.web.ratings.results import results_of_match
-from hexgames.web.storage import StaleWrite, Storage, StorageUnavailable, StoredGame
+from hexgames.web.storage import (
+    GameMeta,
+    Mode,
+    MoveWrite,
+    StaleWrite,
+    Storage,
+    StorageUnavailable,
+    StoredGame,
+)
 
-__all__ = ["GameNotFound", "Hooks", "LiveGames", "iso_now"]
+__all__ = ["GameNotFound", "Hooks", "LiveGames", "MetaChange", "iso_now"]
+
+#: A change of a game's meta, made in place (a move's clock and turn: :class:`Hooks`).
+MetaChange = Callable[[GameMeta], None]
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +90,11 @@ def _no_seat(match: Match, seat: int) -> None:
     """A hook nobody set: nothing to do."""
 
 
+def _no_change(match: Match, mover: int, lag_ms: float) -> MetaChange | None:
+    """A hook nobody set: a move changes nothing in the meta."""
+    return None
+
+
 def _idle(game_id: str) -> bool:
     """A hook nobody set: no collaborator is busy with the game."""
     return False
@@ -115,6 +131,11 @@ class Hooks:
     busy: Callable[[str], bool] = field(default=_idle)
     #: A seat of the game acted (stored): it is present (the absence watch).
     acted: Callable[[Match, int], None] = field(default=_no_seat)
+    #: The meta change of an action of ``mover`` just played (the clock switched at a
+    #: turn's end, the turn, a takeback request dropped; ``None``: none), stored with
+    #: the action in one write (the clock watch; its last argument the client's lag).
+    move_change: Callable[[Match, int, float], MetaChange | None] = field(
+        default=_no_change)
 
 
 class LiveGames:
@@ -227,7 +248,7 @@ class LiveGames:
             seats = match.seats_of(token)
             if seat and not seats:
                 raise PermissionError(no_seat)
-            if online is not None and match.stored.mode != "online":
+            if online is not None and match.stored.mode != Mode.ONLINE:
                 raise IllegalAction(online)
             if playing and match.is_over:
                 raise IllegalAction("the game is over: {result}", result=match.result_phrase())
@@ -254,21 +275,23 @@ class LiveGames:
 
     # ------------------------------------------------------------------ saving
     async def save_or_take_back(self, match: Match, first: int, notation: str,
-                                present: bool = False) -> None:
-        """Store an action just played; if storing fails, the live game forgets it too,
-        so that memory and database never disagree (the error then reaches the caller).
-        ``present``: the mover played it in person (not the AI, not a stored line), so
-        its seat is stored as seen now in the same commit (an absence claim on any
-        process then sees it: issue 39, row 2), unless a socket of that seat is open
-        here: the presence beat stores it then, and a claim counts a seat seen within
-        two beats as present."""
+                                present: bool = False, lag_ms: float = 0.0) -> None:
+        """Store an action just played, with what it changes in the game's row (the
+        clock and the turn of an online game, the end), in one write; if storing fails,
+        the live game forgets it too, so that memory and database never disagree (the
+        error then reaches the caller). ``present``: the mover played it in person (not
+        the AI, not a stored line), so its seat is stored as seen now in the same commit
+        (an absence claim on any process then sees it: issue 39, row 2), unless a socket
+        of that seat is open here: the presence beat stores it then, and a claim counts
+        a seat seen within two beats as present. ``lag_ms``: the client's measured
+        round trip, credited to its clock."""
         seen = None
         seat = match.plies[first].seat
-        if (present and match.stored.mode == "online"
+        if (present and match.stored.mode == Mode.ONLINE
                 and not self.hub.holds_seat(match.id, seat)):  # with a socket here, the
             seen = (seat, int(self.now()))  # presence beat stores it (no write per move)
         try:
-            await self._save_actions(match, first, [notation], seen)
+            await self._save_actions(match, first, [notation], seen, lag_ms)
         except (StaleWrite, WriteUnconfirmed):
             # The stored game is not what this server holds (another writer, or a write
             # that timed out and landed later): reload it from storage next time.
@@ -280,16 +303,30 @@ class LiveGames:
             raise
 
     async def _save_actions(self, match: Match, first: int, actions: list[str],
-                            seen: tuple[int, int] | None = None) -> None:
+                            seen: tuple[int, int] | None = None, lag_ms: float = 0.0
+                            ) -> None:
+        """One write (:meth:`Storage.store_move`): the actions, the mover's presence,
+        the meta change of the move (applied to this copy of the meta for the usual
+        case, to the stored one if another writer changed the row meanwhile) and the
+        end of the game it made."""
         stamp = iso_now()
-        where = (match.id, first, actions, stamp) + ((seen,) if seen is not None else ())
-        self.bumped(match, await self.calls.call_batched(self.storage.append_actions, *where))
-        match.stored.updated_at = stamp
-        if match.sync_result():
-            stored = match.stored
-            self.bumped(match, await self.calls.call_batched(
-                self.storage.finish_game, match.id, stored.winner, stored.reason, stamp
-            ))
+        stored = match.stored
+        change = self.hooks.move_change(match, match.plies[first].seat, lag_ms)
+        held = None
+        if change is not None:
+            held = stored.meta.copy()
+            change(held)
+        ended = match.sync_result()
+        write = MoveWrite(match.id, first, tuple(actions), stamp, seen, change, held,
+                          stored.version if change is not None else None, ended,
+                          stored.winner, stored.reason)
+        written = await self.calls.call_batched(self.storage.store_move, write)
+        if written.meta is not None:
+            stored.meta = written.meta
+            match.revision += 1
+        self.bumped(match, written.version)
+        stored.updated_at = stamp
+        if ended:
             await self.record_result(match)
 
     async def record_result(self, match: Match) -> None:
@@ -354,7 +391,7 @@ class LiveGames:
                     or match.thinking):
                 continue
             used = self.used.setdefault(game_id, time.monotonic())  # first seen now
-            if match.stored.mode == "online" and not match.is_over:
+            if match.stored.mode == Mode.ONLINE and not match.is_over:
                 # Being played (analysis reads its position: LivePositions): by time only.
                 if moment - used >= IDLE_SECONDS:
                     expired.append(game_id)

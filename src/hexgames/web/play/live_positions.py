@@ -33,7 +33,7 @@ from hexgames.phrases import N_
 from hexgames.web.game.matches import Match, rebuild, start_position
 from hexgames.web.game.options import parse_options
 from hexgames.web.play.live_games import LiveGames
-from hexgames.web.storage import StorageUnavailable
+from hexgames.web.storage import Mode, StorageUnavailable
 
 __all__ = ["FOLLOW_PLIES", "LIVE_LIMIT", "LIVE_REFRESH", "LIVE_REFUSAL", "OPENING_PLIES",
            "LivePositions", "closed_on_line", "live_start"]
@@ -56,7 +56,7 @@ LIVE_REFUSAL = N_("this position is on the board of an online game being played:
 
 def protected(match: Match) -> bool:
     """Is the position on this game's board closed to the engine now?"""
-    return (match.stored.mode == "online" and not match.is_over
+    return (match.stored.mode == Mode.ONLINE and not match.is_over
             and len(match.plies) >= OPENING_PLIES)
 
 
@@ -76,7 +76,7 @@ class LivePositions:
         if now - self._read_at >= LIVE_REFRESH:
             stored = await games.calls.call(games.storage.games_with_status, "playing",
                                             LIVE_LIMIT)
-            self._ids = [g.id for g in stored if g.mode == "online"]
+            self._ids = [g.id for g in stored if g.mode == Mode.ONLINE]
             self._read_at = now
         keys: set[int] = set()
         for game_id in list(self._ids):

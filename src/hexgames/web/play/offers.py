@@ -18,7 +18,7 @@ from hexgames.web.game.matches import Match
 from hexgames.web.play.change_feed import ChangeFeed
 from hexgames.web.play.clock_watch import ClockWatch
 from hexgames.web.play.live_games import LiveGames, iso_now
-from hexgames.web.storage import MetaConflict, StoredGame
+from hexgames.web.storage import GameMeta, MetaConflict, Mode, StoredGame
 
 __all__ = ["Offers"]
 
@@ -76,7 +76,7 @@ class Offers:
                 if clock is not None:
                     clock.resume(match.position.current_seat, games.now())
                     match.set_clock(clock)
-                match.meta["turn"] = match.position.current_seat
+                match.meta.turn = match.position.current_seat
             try:  # the meta and (accepted) the actions taken back, in one transaction
                 match.stored.version = await games.calls.call(
                     games.storage.set_meta, game_id, match.meta, stamp, match.stored.version,
@@ -128,9 +128,9 @@ class Offers:
         async with games.locked(game_id, token) as held:
             match, seats = held.match, held.seats
             stored = match.stored
-            if stored.mode != "online" or not match.is_over:
+            if stored.mode != Mode.ONLINE or not match.is_over:
                 raise IllegalAction("a rematch is offered after an online game")
-            if match.meta.get("rematch"):
+            if match.meta.rematch:
                 raise IllegalAction("the rematch has already started")
             if any(player.get("invite") for player in stored.players):
                 raise IllegalAction("your opponent never joined this game")
@@ -140,18 +140,18 @@ class Offers:
             offers["rematch"] = sorted(asked)
             stamp = iso_now()
             if asked == {0, 1}:
-                players = [dict(player) for player in reversed(stored.players)]
+                players = [player.copy() for player in reversed(stored.players)]
                 created = StoredGame(
                     id=secrets.token_urlsafe(9), game=stored.game, options=dict(stored.options),
-                    mode="online", players=players,
+                    mode=Mode.ONLINE, players=players,
                     seat_tokens=list(reversed(stored.seat_tokens)),
                     status="playing", winner=None, reason=None,
                     created_at=stamp, updated_at=stamp,
-                    rated=stored.rated, meta={"rematch_of": stored.id},
+                    rated=stored.rated, meta=GameMeta(rematch_of=stored.id),
                 )
                 fresh = await games.build(created)
-                self.clocks.start_clock(fresh, TimeControl.parse(match.meta.get("control")))
-                match.meta["rematch"] = created.id
+                self.clocks.start_clock(fresh, TimeControl.parse(match.meta.control))
+                match.meta.rematch = created.id
             match.stored.version = await games.calls.call(
                 games.storage.set_meta, game_id, match.meta, stamp, match.stored.version,
                 None, created)

@@ -23,7 +23,7 @@ from hexgames.web.play.ai_queue import AiQueue
 from hexgames.web.play.change_feed import ChangeFeed
 from hexgames.web.play.clock_watch import ClockWatch
 from hexgames.web.play.live_games import LiveGames, iso_now
-from hexgames.web.storage import StoredGame, hashed
+from hexgames.web.storage import Mode, SeatPlayer, StoredGame, hashed
 
 __all__ = ["INVITE_OPEN", "MAX_RECORD", "MAX_START", "GameSetup", "checked_start",
            "resigned_from_tags"]
@@ -131,43 +131,44 @@ class GameSetup:
         if seat not in (0, 1):
             raise ValueError(Phrase("seat must be 0 or 1, got {seat}", seat=repr(seat)))
         time_control = TimeControl.parse(control)
-        if time_control.timed and mode != "online":
+        if time_control.timed and mode != Mode.ONLINE:
             raise ValueError(N_("clocks are for online games (untimed against the computer "
                                 "and at one screen)"))
-        human: dict[str, Any] = {"kind": "human", "level": None}
-        if mode == "ai":
+        human: SeatPlayer = {"kind": "human", "level": None}
+        players: list[SeatPlayer]
+        if mode == Mode.AI:
             if level not in LEVELS:
                 raise ValueError(Phrase("AI level must be 1 to 5, got {level}", level=repr(level)))
             if self.ai.workers.busy(level):
                 raise AiBusy(N_("the computer is busy with other games; try again in a minute"))
             token = new_token()
-            players = [dict(human), dict(human)]
+            players = [human.copy(), human.copy()]
             players[1 - seat] = {"kind": "ai", "level": level}
             tokens: list[str | None] = [None, None]
             tokens[seat] = token
-        elif mode == "hotseat":
+        elif mode == Mode.HOTSEAT:
             token = new_token()
-            players, tokens = [dict(human), dict(human)], [token, token]
+            players, tokens = [human.copy(), human.copy()], [token, token]
         else:
-            players, tokens = [dict(human), dict(human)], [new_token(), new_token()]
+            players, tokens = [human.copy(), human.copy()], [new_token(), new_token()]
             # The opponent's link is an invitation: the first browser to open it takes
             # the seat and gets a credential of its own (see claim).
             if opponent is None:
                 players[1 - seat]["invite"] = INVITE_OPEN
             else:
                 players[1 - seat]["player_id"] = opponent.id
-        if rated and mode != "online":
+        if rated and mode != Mode.ONLINE:
             raise ValueError(N_("only online games between two players can be rated"))
         if rated:
             time_control.check_rated()
-        if player is not None and mode != "hotseat":
+        if player is not None and mode != Mode.HOTSEAT:
             players[seat]["player_id"] = player.id
         stamp = iso_now()
         stored = StoredGame(
             id=secrets.token_urlsafe(9),
             game=game.name,
             options=rules_options,
-            mode=mode,
+            mode=Mode(mode),
             players=players,
             seat_tokens=[hashed(token) for token in tokens],  # only hashes are kept
             status="playing",
@@ -181,7 +182,7 @@ class GameSetup:
         # built in a thread: a start position's reading and a new variant's tables take
         # time that other clients must not wait for
         match = await self.games.build(stored)
-        if mode == "online":
+        if mode == Mode.ONLINE:
             self.clocks.start_clock(match, time_control)
         await self.games.calls.call(self.games.storage.create_game, stored)
         self.games.hold(match)
@@ -236,7 +237,7 @@ class GameSetup:
                 id=secrets.token_urlsafe(9),
                 game=game.name,
                 options=options,
-                mode="hotseat",
+                mode=Mode.HOTSEAT,
                 players=[{"kind": "human", "level": None}, {"kind": "human", "level": None}],
                 seat_tokens=[hashed(token), hashed(token)],
                 status="playing",
@@ -303,7 +304,7 @@ class GameSetup:
             fresh = new_token()
             tokens = list(match.stored.seat_tokens)
             tokens[seat] = hashed(fresh)
-            new_players = [dict(entry) for entry in players]
+            new_players = [entry.copy() for entry in players]
             new_players[seat].pop("invite", None)
             if player is not None:
                 new_players[seat]["player_id"] = player.id

@@ -12,7 +12,9 @@ with a time limit, so that a frozen database answers 503 instead of hanging requ
   the game to see whether it was stored).
 
 The calls of every move made in one turn of the event loop go to the storage thread
-together (:meth:`call_batched`): one thread hop for all, each still its own transaction.
+together (:meth:`call_batched`): one thread hop for all, and the moves' writes
+(``store_move``) one call of ``Storage.store_moves``, which PostgreSQL commits together
+(one flush of its log for all); each move still succeeds or fails alone.
 """
 
 from __future__ import annotations
@@ -102,19 +104,44 @@ class _Pending:
 Batch = list[tuple[Any, tuple[Any, ...], asyncio.Future[Any], _Pending]]
 
 
+def _moves_of(function: Any) -> Callable[[list[Any]], list[Any]] | None:
+    """``store_moves`` of the storage whose ``store_move`` ``function`` is (a replaced
+    one, a test's, is called on its own)."""
+    storage = getattr(function, "__self__", None)
+    if getattr(function, "__name__", "") != "store_move" or storage is None:
+        return None
+    return getattr(storage, "store_moves", None)
+
+
 def _call_each(batch: Batch) -> list[tuple[bool, Any]]:
     """Run a batch of storage calls (in the storage thread): (True, result) or (False,
-    the exception) for each, in order; a call its caller gave up is skipped."""
-    outcomes: list[tuple[bool, Any]] = []
+    the exception) for each, in order; a call its caller gave up is skipped. The moves'
+    writes go to the storage together (one ``store_moves``), after the other calls."""
+    outcomes: list[tuple[bool, Any] | None] = []
+    moves: list[tuple[int, Any]] = []
+    together = None
     for function, args, _, pending in batch:
         if not pending.start():
             outcomes.append((False, asyncio.CancelledError()))
+            continue
+        many = _moves_of(function)
+        if many is not None and (together is None or many == together):
+            together = many
+            moves.append((len(outcomes), args[0]))
+            outcomes.append(None)
             continue
         try:
             outcomes.append((True, function(*args)))
         except Exception as error:
             outcomes.append((False, error))
-    return outcomes
+    if together is not None:
+        try:
+            results = together([move for _, move in moves])
+        except Exception as error:
+            results = [error] * len(moves)
+        for (index, _), result in zip(moves, results, strict=True):
+            outcomes[index] = (not isinstance(result, Exception), result)
+    return [outcome for outcome in outcomes if outcome is not None]
 
 
 def _settle(batch: Batch, finished: asyncio.Future[list[tuple[bool, Any]]]) -> None:

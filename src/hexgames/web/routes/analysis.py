@@ -48,6 +48,7 @@ from hexgames.web.game.options import parse_options
 from hexgames.web.http.client_limits import MAX_ANALYSES_PER_ADDRESS
 from hexgames.web.http.language import page, request_translator
 from hexgames.web.http.state import Service, Site
+from hexgames.web.storage import Mode
 
 #: Iterations of the successive searches of one position (depth 0, 1, ...).
 BUDGETS = (100, 400, 1500, 4000)
@@ -332,7 +333,7 @@ async def analysis_source(game_id: str, request: Request, service: Service) -> d
     """A stored game as a line to analyse: game, options, start text and actions.
     An online game opens to analysis once it is over (no engine help mid-game)."""
     match = await service.get(game_id)
-    if match.stored.mode == "online" and not match.is_over:
+    if match.stored.mode == Mode.ONLINE and not match.is_over:
         raise PermissionError(N_("an online game can be analysed once it is over"))
     words = request_translator(request)
     return {"id": match.id, "game": match.game.name, "options": match.stored.options,
@@ -352,7 +353,7 @@ async def hint(game_id: str, body: HintIn, request: Request, service: Service,
     hot-seat games only: refused in online games)."""
     match = await service.get(game_id)
     seats = match.seats_of(body.token)
-    if match.stored.mode == "online":
+    if match.stored.mode == Mode.ONLINE:
         raise PermissionError(N_("hints are off in online games"))
     if not seats:
         raise PermissionError(N_("only a player of this game may ask for a hint"))

@@ -83,7 +83,7 @@ def game_line(stored: StoredGame, player_id: str, names: dict[str, str],
         title, colors = game.title, list(game.colors)
     except (KeyError, ValueError):
         title, colors = stored.game, []
-    seats = []
+    seats: list[dict[str, Any]] = []
     for seat, entry in enumerate(stored.players):
         holder = entry.get("player_id")
         seats.append({
@@ -93,7 +93,7 @@ def game_line(stored: StoredGame, player_id: str, names: dict[str, str],
             "player": {"id": holder, "name": names.get(holder, "?")} if holder else None,
         })
     mine = [seat["seat"] for seat in seats if seat["player"] and seat["player"]["id"] == player_id]
-    turn = stored.meta.get("turn") if stored.status == "playing" else None
+    turn = stored.meta.turn if stored.status == "playing" else None
     reason = (stored.reason or "")[:120] or None
     return {
         "id": stored.id,

@@ -29,6 +29,7 @@ from hexgames.web.storage.errors import (
     StorageUnavailable,
 )
 from hexgames.web.storage.interface import Storage
+from hexgames.web.storage.meta import GameMeta, Mode, SeatPlayer
 from hexgames.web.storage.records import (
     HASH_PREFIX,
     RESULTS,
@@ -39,6 +40,7 @@ from hexgames.web.storage.records import (
     ConditionalLine,
     GameQuery,
     ListedGame,
+    MoveWrite,
     PlayerRecord,
     PoolEntry,
     RatingPoint,
@@ -46,6 +48,7 @@ from hexgames.web.storage.records import (
     SeatResult,
     Seek,
     StoredGame,
+    StoredMove,
     TournamentEntry,
     TournamentGame,
     TournamentRecord,
@@ -71,9 +74,12 @@ __all__ = [
     "ChatRefused",
     "ChatReport",
     "ConditionalLine",
+    "GameMeta",
     "GameQuery",
     "ListedGame",
     "MetaConflict",
+    "Mode",
+    "MoveWrite",
     "NameLookAlike",
     "NameTaken",
     "PairingTaken",
@@ -81,6 +87,7 @@ __all__ = [
     "PoolEntry",
     "RatingPoint",
     "RatingRecord",
+    "SeatPlayer",
     "SeatResult",
     "Seek",
     "SeekTaken",
@@ -88,6 +95,7 @@ __all__ = [
     "Storage",
     "StorageUnavailable",
     "StoredGame",
+    "StoredMove",
     "TournamentClosed",
     "TournamentEntry",
     "TournamentGame",

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
+from hexgames.web.storage.meta import GameMeta, SeatPlayer
 from hexgames.web.storage.records import (
     AlertSettings,
     Change,
@@ -23,6 +24,7 @@ from hexgames.web.storage.records import (
     ConditionalLine,
     GameQuery,
     ListedGame,
+    MoveWrite,
     PlayerRecord,
     PoolEntry,
     PuzzleRatingRecord,
@@ -33,6 +35,7 @@ from hexgames.web.storage.records import (
     SeatResult,
     Seek,
     StoredGame,
+    StoredMove,
     TournamentGame,
     TournamentRecord,
     TournamentState,
@@ -79,6 +82,23 @@ class Storage(Protocol):
         and is still being played (an end stored first wins). ``seen``: ``(seat, ms)``,
         the mover's presence (:meth:`touch_presence`), stored in the same commit."""
 
+    def store_move(self, move: MoveWrite) -> StoredMove:
+        """Store a move in one transaction: its actions (from ply ``move.first_ply``), the
+        mover's presence, the meta it changes and, when it ended the game, the result;
+        touch the game and return the row's new version and meta as written. The same
+        conditions as :meth:`append_actions` (:class:`~.errors.StaleWrite` and nothing
+        stored unless the game is still being played and ends at ``first_ply``). A meta
+        change is never lost to a concurrent one: ``move.meta`` is written only while the
+        row is at ``move.version``, else ``move.change`` is applied to the stored meta
+        under the row's lock. PostgreSQL stores the usual case (the row as the mover held
+        it) in one statement: one round trip, one commit."""
+
+    def store_moves(self, moves: Sequence[MoveWrite]) -> list[StoredMove | Exception]:
+        """:meth:`store_move` for moves of several games at once (those made in the same
+        turn of the event loop): for each, what it returned or the exception it raised,
+        in order; each succeeds or fails alone, and none is stored before its commit.
+        PostgreSQL commits them together (one flush of its log for all)."""
+
     def truncate_actions(self, game_id: str, keep: int, at: str) -> int | None:
         """Forget every action from ply ``keep`` on (an undo) and touch the game;
         returns the row's new version."""
@@ -88,7 +108,7 @@ class Storage(Protocol):
         """Mark the game over (or playing again, with ``winner=reason=None`` after an
         undo); returns the row's new version."""
 
-    def set_seats(self, game_id: str, players: list[dict[str, Any]],
+    def set_seats(self, game_id: str, players: list[SeatPlayer],
                   seat_tokens: list[str | None], at: str,
                   version: int | None = None) -> int | None:
         """Replace the players and seat credentials (stored hashed) of a game (an
@@ -96,20 +116,20 @@ class Storage(Protocol):
         if the row is still at it (:class:`~.errors.MetaConflict` otherwise: an
         invitation claimed through two processes at once has one claimant)."""
 
-    def set_meta(self, game_id: str, meta: dict[str, Any], at: str,
+    def set_meta(self, game_id: str, meta: GameMeta, at: str,
                  version: int | None = None, keep: int | None = None,
                  new_game: StoredGame | None = None) -> int | None:
         """Replace the game's ``meta`` (clock, offers...) and its flag-fall deadline
-        (``meta["deadline"]``, ms since the epoch, or none); returns the row's new
+        (``meta.deadline``, ms since the epoch, or none); returns the row's new
         version. ``version``: only if the row is still at it (:class:`~.errors.MetaConflict`
         otherwise). In the same transaction: ``keep``, the actions from that ply on are
         deleted (an accepted takeback); ``new_game`` is stored (a rematch: with the
         condition, exactly one per game)."""
 
-    def update_meta(self, game_id: str, change: Callable[[dict[str, Any]], None], at: str,
+    def update_meta(self, game_id: str, change: Callable[[GameMeta], None], at: str,
                     plies: int | None = None, status: str | None = None,
                     ) -> StoredGame | None:
-        """Apply ``change`` (a function of the meta dict, which it changes in place) to
+        """Apply ``change`` (a function of the meta, which it changes in place) to
         the stored meta and store it, in one transaction that holds the game's row (a
         concurrent conditional write waits, then finds a new version): for changes that
         must never be lost to a concurrent one nor retried (a move's clock). Only while
@@ -117,14 +137,14 @@ class Storage(Protocol):
         and nothing is written. Returns the row as written (without actions)."""
 
     def end_if_playing(self, game_id: str, winner: str | None, reason: str,
-                       meta: dict[str, Any], at: str, version: int | None = None) -> bool:
+                       meta: GameMeta, at: str, version: int | None = None) -> bool:
         """End a game still being played (a flag fall, an abort): False when it was
         already over (another process adjudicated it first) or, with ``version``, when
         its row is no longer at that version (the ending was decided on an older state;
         the row then has ``version + 1``)."""
 
     def unopened_games(self, created_before: str, limit: int, correspondence: bool
-                       ) -> list[tuple[str, dict[str, Any]]]:
+                       ) -> list[tuple[str, GameMeta]]:
         """(id, meta) of online games still being played whose invitation was never
         opened, created before ``created_before``, oldest first (``correspondence``:
         those with a correspondence clock, else the others)."""

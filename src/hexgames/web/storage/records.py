@@ -10,9 +10,11 @@ the service, identities and ratings can use them without touching a database.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from hexgames.web.storage.meta import GameMeta, Mode, SeatPlayer
 
 #: Stored seat tokens are ``sha256:<hex>`` of the token, never the token itself.
 HASH_PREFIX = "sha256:"
@@ -35,7 +37,7 @@ def name_key(name: str) -> str:
     return name.strip().casefold()
 
 
-def seat_holders(players: Sequence[dict[str, Any]]) -> list[tuple[int, str]]:
+def seat_holders(players: Sequence[SeatPlayer]) -> list[tuple[int, str]]:
     """``(seat, player id)`` of the seats held by an identity."""
     return [(seat, str(player["player_id"])) for seat, player in enumerate(players)
             if isinstance(player, dict) and player.get("player_id")]
@@ -45,7 +47,8 @@ def seat_holders(players: Sequence[dict[str, Any]]) -> list[tuple[int, str]]:
 class StoredGame:
     """One game as stored: everything needed to rebuild and present it.
 
-    ``players`` has one entry per seat (``{"kind": "human"|"ai", "level": int|None}``);
+    ``players`` has one entry per seat (:class:`~.meta.SeatPlayer`: its kind, level,
+    holder and invitation);
     ``seat_tokens`` holds the secret that lets a browser act for each seat (``None`` for a
     seat nobody may act for, i.e. the AI's). ``status`` is ``"playing"`` or ``"over"``;
     ``winner``/``reason`` are set when the game is over (including by resignation, which is
@@ -55,8 +58,8 @@ class StoredGame:
     id: str
     game: str
     options: dict[str, Any]
-    mode: str
-    players: list[dict[str, Any]]
+    mode: Mode
+    players: list[SeatPlayer]
     seat_tokens: list[str | None]
     status: str
     winner: str | None
@@ -69,16 +72,52 @@ class StoredGame:
     start: str | None = None
     #: A rated game: its result updates the players' ratings (see hexgames.web.ratings.games).
     rated: bool = False
-    #: What the site keeps beside the actions: ``control`` (time control),
-    #: ``clock`` (:meth:`hexgames.web.game.clocks.Clock.to_dict`), ``offers``
-    #: (takeback/rematch), ``rematch`` (the next game's id), ``seek``,
-    #: ``turn`` (the seat to move, for "your turn" lists), ``termination``.
-    meta: dict[str, Any] = field(default_factory=dict)
+    #: What the site keeps beside the actions (:class:`~.meta.GameMeta`: the time
+    #: control, the clock, offers, the rematch, the seat to move, the termination).
+    meta: GameMeta = field(default_factory=GameMeta)
     #: The row's version: every write of the game (actions, meta, seats, result) adds
     #: one, and the writes of meta and seats are conditional on the version their writer
     #: read (:class:`~hexgames.web.storage.errors.MetaConflict` otherwise; see
     #: docs/web.md, "Storage").
     version: int = 0
+
+    def __post_init__(self) -> None:
+        self.mode = Mode(self.mode)  # a stored string: an unknown mode is an error here
+
+
+@dataclass(frozen=True)
+class MoveWrite:
+    """One move as stored: its actions and what it changes in the game's row, written
+    together in one transaction (:meth:`~.interface.Storage.store_move`; one round trip
+    on PostgreSQL when the row is as the mover held it).
+
+    ``seen`` is ``(seat, ms)``, the mover's presence. ``change`` is the meta change the
+    move makes (the clock switched, the turn, a takeback request dropped), a function that
+    changes a meta in place; ``meta`` is that change applied to the meta the mover held at
+    row ``version`` (written as it is while the row is still at that version; otherwise
+    ``change`` is applied to the stored meta under the row's lock). ``ended``: the move
+    ended the game, with ``winner`` and ``reason`` stored in the same write."""
+
+    game_id: str
+    first_ply: int
+    actions: tuple[str, ...]
+    at: str
+    seen: tuple[int, int] | None = None
+    change: Callable[[GameMeta], None] | None = None
+    meta: GameMeta | None = None
+    version: int | None = None
+    ended: bool = False
+    winner: str | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class StoredMove:
+    """What :meth:`~.interface.Storage.store_move` wrote: the row's new version and its
+    meta as written (``None`` when the move did not change it)."""
+
+    version: int
+    meta: GameMeta | None = None
 
 
 @dataclass
@@ -229,8 +268,8 @@ class ListedGame:
 
     result: SeatResult
     opponent_name: str | None
-    players: list[dict[str, Any]]
-    mode: str
+    players: list[SeatPlayer]
+    mode: Mode
     reason: str | None
 
 
@@ -253,7 +292,8 @@ class ConditionalLine:
 @dataclass(frozen=True)
 class Change:
     """A change another server process stored: ``kind`` is ``append`` (actions up to
-    ``ply`` exclusive are stored), ``reset`` (actions from ``ply`` on were taken back),
+    ``ply`` exclusive are stored), ``turn`` (the same, with the meta changed: a move
+    that ended a turn), ``reset`` (actions from ``ply`` on were taken back),
     ``row`` (result, players or seats changed), ``meta`` (only the meta: clock,
     offers; the actions are read from ``load_tail``, no full reload) or ``lobby`` (the
     open challenges changed; ``game_id`` empty)."""

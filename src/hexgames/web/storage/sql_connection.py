@@ -63,14 +63,18 @@ class SqlConnection:
         return text.replace("?", self.placeholder)
 
     @contextmanager
-    def _transaction(self) -> Iterator[Any]:
+    def _transaction(self, single: bool = False) -> Iterator[Any]:
         """A cursor whose statements commit together when the block ends, or roll back
         when it raises. Driver failures leave as :class:`StorageUnavailable`, constraint
-        violations as :class:`StaleWrite`; nothing driver-specific reaches the caller."""
+        violations as :class:`StaleWrite`; nothing driver-specific reaches the caller.
+        ``single``: the block runs one statement, committed on its own (no BEGIN nor
+        COMMIT round trips where the driver sends them: :meth:`_autocommit`)."""
         with self._lock:
             cursor = None
             try:
                 self._reconnect_if_needed()
+                if single:
+                    self._autocommit(True)
                 cursor = self._connection.cursor()
                 yield cursor
             except BaseException as error:
@@ -92,10 +96,18 @@ class SqlConnection:
                 if cursor is not None:
                     with suppress(Exception):
                         cursor.close()
+                if single:
+                    with suppress(Exception):  # a broken connection is replaced anyway
+                        self._autocommit(False)
 
     # ------------------------------------------------------- hooks of the backends
     def _reconnect_if_needed(self) -> None:
         """Hook for backends whose connection can drop (PostgreSQL); called under the lock."""
+
+    def _autocommit(self, on: bool) -> None:
+        """Hook: commit each statement on its own (``on``) or in the caller's
+        transaction. Nothing to switch by default: a one-statement transaction is as
+        good in-process (SQLite)."""
 
     def _lock_schema(self, cursor: Any) -> None:
         """Hook: keep two processes starting at once from creating the schema together

@@ -14,7 +14,14 @@ from typing import Any
 
 from hexgames.phrases import N_, Phrase
 from hexgames.web.storage.errors import MetaConflict, StaleWrite
-from hexgames.web.storage.records import StoredGame, hashed, seat_holders
+from hexgames.web.storage.meta import GameMeta, Mode, SeatPlayer
+from hexgames.web.storage.records import (
+    MoveWrite,
+    StoredGame,
+    StoredMove,
+    hashed,
+    seat_holders,
+)
 from hexgames.web.storage.sql_connection import SqlConnection
 from hexgames.web.storage.sql_presence import PRESENCE_UPSERT
 
@@ -31,11 +38,43 @@ _APPEND_MOVE = (
 )
 
 
-def _deadline(meta: dict[str, Any]) -> int | None:
+def _deadline(meta: GameMeta) -> int | None:
     """The flag-fall deadline kept in a column of its own, so running clocks are found
     by a query (:meth:`GameTables.clocked_games`) without reading every game's meta."""
-    value = meta.get("deadline") if meta else None
-    return None if value is None else int(value)
+    return None if meta.deadline is None else int(meta.deadline)
+
+
+def meta_json(meta: GameMeta) -> str:
+    """The stored form of a game's meta (the JSON object it always was)."""
+    return json.dumps(meta.to_dict())
+
+
+def meta_of(text: str | None) -> GameMeta:
+    """A game's meta from its stored form (``NULL`` or empty: none)."""
+    return GameMeta.from_dict(json.loads(text) if text else None)
+
+
+def move_assignments(move: MoveWrite, meta: GameMeta | None
+                      ) -> tuple[str, tuple[Any, ...]]:
+    """The ``SET`` of a move's write of the game's row (without the version) and its
+    values: the time, the meta it changed (``meta``), the end it made."""
+    assignments, values = ["updated_at = ?"], [move.at]  # type: list[str], list[Any]
+    if meta is not None:
+        assignments.append("meta = ?, deadline = ?")
+        values += [meta_json(meta), _deadline(meta)]
+    if move.ended:
+        assignments.append("status = 'over', winner = ?, reason = ?")
+        values += [move.winner, move.reason]
+    return ", ".join(assignments), tuple(values)
+
+
+def outcome_of(store: Callable[[MoveWrite], StoredMove], move: MoveWrite
+               ) -> StoredMove | Exception:
+    """``store(move)``, or the exception it raised (a move of a batch fails alone)."""
+    try:
+        return store(move)
+    except Exception as error:
+        return error
 
 
 def game_from_row(row: Sequence[Any]) -> StoredGame:
@@ -44,7 +83,7 @@ def game_from_row(row: Sequence[Any]) -> StoredGame:
         id=row[0],
         game=row[1],
         options=json.loads(row[2]),
-        mode=row[3],
+        mode=Mode(row[3]),
         players=json.loads(row[4]),
         seat_tokens=json.loads(row[5]),
         status=row[6],
@@ -54,7 +93,7 @@ def game_from_row(row: Sequence[Any]) -> StoredGame:
         updated_at=row[10],
         start=row[11],
         rated=bool(row[12]),
-        meta=json.loads(row[13]) if row[13] else {},
+        meta=meta_of(row[13]),
         version=int(row[14] or 0),
     )
 
@@ -88,7 +127,7 @@ class GameTables(SqlConnection):
                 game.updated_at,
                 game.start,
                 1 if game.rated else 0,
-                json.dumps(game.meta),
+                meta_json(game.meta),
                 int(game.version),
                 _deadline(game.meta),
             ),
@@ -102,7 +141,7 @@ class GameTables(SqlConnection):
             )
 
     def _write_seat_holders(self, cursor: Any, game_id: str,
-                            players: Sequence[dict[str, Any]]) -> None:
+                            players: Sequence[SeatPlayer]) -> None:
         """Keep ``game_players`` in step with the row's ``players``."""
         cursor.execute(self._sql("DELETE FROM game_players WHERE game_id = ?"), (game_id,))
         holders = seat_holders(players)
@@ -175,7 +214,7 @@ class GameTables(SqlConnection):
             return [(row[0], int(row[1])) for row in cursor.fetchall()]
 
     def unopened_games(self, created_before: str, limit: int, correspondence: bool
-                       ) -> list[tuple[str, dict[str, Any]]]:
+                       ) -> list[tuple[str, GameMeta]]:
         kind = "" if correspondence else "NOT "
         with self._transaction() as cursor:
             cursor.execute(
@@ -184,45 +223,81 @@ class GameTables(SqlConnection):
                           f"AND COALESCE(meta, '') {kind}LIKE ? ORDER BY created_at, id LIMIT ?"),
                 ('%"invite": "open"%', created_before, '%"kind": "correspondence"%', limit),
             )
-            return [(row[0], json.loads(row[1]) if row[1] else {})
-                    for row in cursor.fetchall()]
+            return [(row[0], meta_of(row[1])) for row in cursor.fetchall()]
 
     # ------------------------------------------------------------ storing actions
     def append_actions(self, game_id: str, first_ply: int, actions: Sequence[str], at: str,
                        seen: tuple[int, int] | None = None) -> int:
+        return self.store_move(MoveWrite(game_id, first_ply, tuple(actions), at, seen)).version
+
+    def store_move(self, move: MoveWrite) -> StoredMove:
+        done = self._store_move_at_once(move)
+        if done is not None:
+            return done
         with self._transaction() as cursor:
-            # The row first, touched only while the game is being played: that write
-            # locks it, so an end stored meanwhile (a claim, a flag fall on another
-            # process) makes this action too late, and one stored after waits for this
-            # one and finds the version moved (issue 39, row 2). One statement, the one
-            # every action made anyway.
+            return self._store_move(cursor, move)
+
+    def store_moves(self, moves: Sequence[MoveWrite]) -> list[StoredMove | Exception]:
+        # Each its own transaction: SQLite's commits do not wait for the disk (WAL,
+        # synchronous=NORMAL), so there is no flush to share.
+        return [outcome_of(self.store_move, move) for move in moves]
+
+    def _store_move_at_once(self, move: MoveWrite) -> StoredMove | None:
+        """Hook: store the usual move (the row as its writer held it) in one round trip
+        and one commit, or return ``None`` having stored nothing (then
+        :meth:`_store_move` does it in a transaction). SQLite has no round trips to
+        save: its transaction is in-process."""
+        return None
+
+    def _store_move(self, cursor: Any, move: MoveWrite) -> StoredMove:
+        """A move in the caller's transaction (see :meth:`Storage.store_move`)."""
+        game_id, at = move.game_id, move.at
+        meta = None
+        if move.change is not None:
+            # The stored meta under the row's lock (FOR UPDATE): a takeback offer written
+            # meanwhile through another process is kept, the clock never turned back.
+            cursor.execute(self._sql("SELECT status, meta FROM games WHERE id = ?"
+                                     + self.for_update), (game_id,))
+            row = cursor.fetchone()
+            if row is not None and row[0] == "playing":
+                meta = meta_of(row[1])
+                move.change(meta)
+        assignments, values = move_assignments(move, meta)
+        # The row first, touched only while the game is being played: that write locks
+        # it, so an end stored meanwhile (a claim, a flag fall on another process) makes
+        # this action too late, and one stored after waits for this one and finds the
+        # version moved (issue 39, row 2).
+        cursor.execute(
+            self._sql(f"UPDATE games SET {assignments}, version = version + 1 "
+                      "WHERE id = ? AND status = 'playing' RETURNING version"),
+            (*values, game_id),
+        )
+        touched = cursor.fetchall()
+        if not touched:
+            cursor.execute(self._sql("SELECT 1 FROM games WHERE id = ?"), (game_id,))
+            if cursor.fetchone() is not None:
+                raise StaleWrite(N_("the game ended before this action was stored; "
+                                    "reload the game"))
+        new = int(touched[0][0]) if touched else -1
+        for offset, action in enumerate(move.actions):
+            ply = move.first_ply + offset
             cursor.execute(
-                self._sql("UPDATE games SET updated_at = ?, version = version + 1 "
-                          "WHERE id = ? AND status = 'playing' RETURNING version"),
-                (at, game_id),
+                self._sql(_APPEND_MOVE), (game_id, ply, action, at, game_id, ply - 1)
             )
-            touched = cursor.fetchall()
-            if not touched:
-                cursor.execute(self._sql("SELECT 1 FROM games WHERE id = ?"), (game_id,))
-                if cursor.fetchone() is not None:
-                    raise StaleWrite(N_("the game ended before this action was stored; "
-                                        "reload the game"))
-            new = int(touched[0][0]) if touched else -1
-            for offset, action in enumerate(actions):
-                ply = first_ply + offset
-                cursor.execute(
-                    self._sql(_APPEND_MOVE), (game_id, ply, action, at, game_id, ply - 1)
-                )
-                if cursor.rowcount != 1:
-                    raise StaleWrite(Phrase(
-                        "action {number} was not stored: the stored game does not end at "
-                        "ply {ply} (changed by another server?); reload the game",
-                        number=ply + 1, ply=ply))
-            if seen is not None:  # the mover was here: in the same commit as its action
-                cursor.execute(self._sql(PRESENCE_UPSERT),
-                               (game_id, int(seen[0]), int(seen[1])))
-            self._notify(cursor, game_id, "append", first_ply + len(actions))
-            return new
+            if cursor.rowcount != 1:
+                raise StaleWrite(Phrase(
+                    "action {number} was not stored: the stored game does not end at "
+                    "ply {ply} (changed by another server?); reload the game",
+                    number=ply + 1, ply=ply))
+        if move.seen is not None:  # the mover was here: in the same commit as its action
+            cursor.execute(self._sql(PRESENCE_UPSERT),
+                           (game_id, int(move.seen[0]), int(move.seen[1])))
+        # ``turn``: actions and a meta change (the turn passed: turn alerts), one note.
+        self._notify(cursor, game_id, "append" if meta is None else "turn",
+                     move.first_ply + len(move.actions))
+        if move.ended:  # the other processes read the whole game again, as for an end
+            self._notify(cursor, game_id, "row", -1)
+        return StoredMove(new, meta)
 
     def truncate_actions(self, game_id: str, keep: int, at: str) -> int:
         with self._transaction() as cursor:
@@ -268,7 +343,7 @@ class GameTables(SqlConnection):
             self._notify(cursor, game_id, "row", -1)
             return new
 
-    def set_seats(self, game_id: str, players: list[dict[str, Any]],
+    def set_seats(self, game_id: str, players: list[SeatPlayer],
                   seat_tokens: list[str | None], at: str, version: int | None = None) -> int:
         with self._transaction() as cursor:
             new = self._write_row(cursor, game_id, "players = ?, seat_tokens = ?, updated_at = ?",
@@ -278,12 +353,12 @@ class GameTables(SqlConnection):
             self._notify(cursor, game_id, "row", -1)
             return new
 
-    def set_meta(self, game_id: str, meta: dict[str, Any], at: str,
+    def set_meta(self, game_id: str, meta: GameMeta, at: str,
                  version: int | None = None, keep: int | None = None,
                  new_game: StoredGame | None = None) -> int:
         with self._transaction() as cursor:
             new = self._write_row(cursor, game_id, "meta = ?, deadline = ?, updated_at = ?",
-                                  (json.dumps(meta), _deadline(meta), at), version)
+                                  (meta_json(meta), _deadline(meta), at), version)
             if keep is not None:
                 cursor.execute(self._sql("DELETE FROM moves WHERE game_id = ? AND ply >= ?"),
                                (game_id, keep))
@@ -295,7 +370,7 @@ class GameTables(SqlConnection):
                 self._notify(cursor, "", "lobby", -1)
             return new
 
-    def update_meta(self, game_id: str, change: Callable[[dict[str, Any]], None], at: str,
+    def update_meta(self, game_id: str, change: Callable[[GameMeta], None], at: str,
                     plies: int | None = None, status: str | None = None,
                     ) -> StoredGame | None:
         with self._transaction() as cursor:
@@ -320,20 +395,20 @@ class GameTables(SqlConnection):
             change(game.meta)
             game.version = self._write_row(
                 cursor, game_id, "meta = ?, deadline = ?, updated_at = ?",
-                (json.dumps(game.meta), _deadline(game.meta), at), game.version)
+                (meta_json(game.meta), _deadline(game.meta), at), game.version)
             game.updated_at = at
             self._notify(cursor, game_id, "meta", -1)
             return game
 
     def end_if_playing(self, game_id: str, winner: str | None, reason: str,
-                       meta: dict[str, Any], at: str, version: int | None = None) -> bool:
+                       meta: GameMeta, at: str, version: int | None = None) -> bool:
         condition = "" if version is None else " AND version = ?"
         with self._transaction() as cursor:
             cursor.execute(
                 self._sql("UPDATE games SET status = 'over', winner = ?, reason = ?, meta = ?, "
                           "deadline = NULL, updated_at = ?, version = version + 1 "
                           f"WHERE id = ? AND status = 'playing'{condition}"),
-                (winner, reason, json.dumps(meta), at, game_id,
+                (winner, reason, meta_json(meta), at, game_id,
                  *(() if version is None else (version,))),
             )
             done = cursor.rowcount == 1

@@ -14,6 +14,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from hexgames.web.storage.meta import Mode
 from hexgames.web.storage.records import GameQuery, ListedGame, RatingPoint, SeatResult
 from hexgames.web.storage.sql_connection import SqlConnection
 
@@ -154,7 +155,7 @@ class ProfileTables(SqlConnection):
             )
             listed = [
                 ListedGame(_result_from_row(row), None if row[10] is None else str(row[10]),
-                           json.loads(row[11]), str(row[12]),
+                           json.loads(row[11]), Mode(str(row[12])),
                            None if row[13] is None else str(row[13]))
                 for row in cursor.fetchall()
             ]

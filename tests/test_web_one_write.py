@@ -1,0 +1,192 @@
+"""One write per move (issue 40): a move stores its actions, its clock and the turn in one
+transaction, and on PostgreSQL in one statement committed on its own (one round trip).
+
+The storages are the real ones; only what they send is counted: SQLite's own trace of
+the statements it runs (``set_trace_callback``), and for PostgreSQL a subclass used only
+here that notes each transaction and the statements run in it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+import test_web_storage
+from hexgames.web.play.storage_calls import StorageCalls
+from hexgames.web.storage import GameMeta, MoveWrite, StaleWrite, StoredMove
+from hexgames.web.storage.postgres import PostgresStorage
+from hexgames.web.storage.sqlite import SqliteStorage
+from test_web_absence import REALTIME, rated_game
+from test_web_lobby import FakeTime, state
+from test_web_pools import quiet_app
+
+postgres_cluster = test_web_storage.postgres_cluster
+postgres_url = test_web_storage.postgres_url
+
+WRITES = ("INSERT", "UPDATE", "DELETE", "WITH")
+
+
+class _Cursor:
+    """A driver cursor whose statements are noted in ``statements``."""
+
+    def __init__(self, cursor: Any, statements: list[str]) -> None:
+        self._cursor = cursor
+        self._statements = statements
+
+    def execute(self, statement: str, *args: Any) -> Any:
+        self._statements.append(statement)
+        return self._cursor.execute(statement, *args)
+
+    def executemany(self, statement: str, *args: Any) -> Any:
+        self._statements.append(statement)
+        return self._cursor.executemany(statement, *args)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._cursor, name)
+
+
+class CountedPostgres(PostgresStorage):
+    """PostgreSQL storage noting each transaction: whether it ran as one statement
+    committed on its own (no BEGIN nor COMMIT round trip), and its statements."""
+
+    def __init__(self, url: str) -> None:
+        self.transactions: list[tuple[bool, list[str]]] = []
+        super().__init__(url)
+
+    @contextmanager
+    def _transaction(self, single: bool = False) -> Iterator[Any]:
+        statements: list[str] = []
+        with super()._transaction(single) as cursor:
+            yield _Cursor(cursor, statements)
+        self.transactions.append((single, statements))
+
+    def writes(self) -> list[tuple[bool, list[str]]]:
+        return [(single, statements) for single, statements in self.transactions
+                if any(s.lstrip().upper().startswith(WRITES) for s in statements)]
+
+
+def _first_move(client: TestClient) -> tuple[str, dict[str, Any]]:
+    """An online game with a clock, before Red's first action (a whole turn: the clock
+    switches and the turn passes, so the move changes the meta)."""
+    game_id, red, _ = rated_game(client, REALTIME)
+    view = state(client, game_id, red)
+    body = {"token": red, "action": view["legal"][0]["action"], "ply": view["ply"]}
+    return game_id, body
+
+
+def test_a_move_is_one_sqlite_transaction(tmp_path: Path) -> None:
+    with TestClient(quiet_app(FakeTime(), data_dir=tmp_path / "site")) as client:
+        service = client.app.state.site.service
+        site = service.storage
+        service.storage = storage = SqliteStorage(tmp_path / "counted.sqlite3")
+        try:
+            game_id, body = _first_move(client)
+            before = storage.load_game(game_id)
+            assert before is not None
+            seen: list[str] = []
+            storage._connection.set_trace_callback(seen.append)
+            answer = client.post(f"/api/games/{game_id}/actions", json=body)
+            storage._connection.set_trace_callback(None)
+            assert answer.status_code == 200, answer.text
+            assert [s for s in seen if s.strip().upper() == "COMMIT"] == ["COMMIT"], seen
+            after = storage.load_game(game_id)
+            assert after is not None and len(after.actions) == 1
+            # The one write holds the clock and the turn too.
+            assert before.meta.turn == 0 and after.meta.turn == 1
+            assert after.meta.clock != before.meta.clock
+        finally:
+            service.storage = site
+            storage.close()
+
+
+def test_a_move_is_one_postgres_statement(tmp_path: Path, postgres_url: str) -> None:
+    with TestClient(quiet_app(FakeTime(), data_dir=tmp_path)) as client:
+        service = client.app.state.site.service
+        site = service.storage
+        service.storage = storage = CountedPostgres(postgres_url)
+        try:
+            game_id, body = _first_move(client)
+            before = storage.load_game(game_id)
+            assert before is not None
+            storage.transactions.clear()
+            answer = client.post(f"/api/games/{game_id}/actions", json=body)
+            assert answer.status_code == 200, answer.text
+            writes = storage.writes()
+            assert len(writes) == 1, writes
+            single, statements = writes[0]
+            assert single and len(statements) == 1, writes  # one round trip
+            after = storage.load_game(game_id)
+            assert after is not None and len(after.actions) == 1
+            assert before.meta.turn == 0 and after.meta.turn == 1
+            assert after.meta.clock != before.meta.clock
+        finally:
+            service.storage = site
+            storage.close()
+
+
+def test_a_move_on_a_row_changed_meanwhile_keeps_the_other_change(
+        postgres_url: str) -> None:
+    """The one-statement write is taken only while the row is at the version the mover
+    read; else the move's meta change is applied to the stored meta (a takeback offer
+    written meanwhile by another process is kept), still in one transaction."""
+    storage = CountedPostgres(postgres_url)
+    try:
+        game = test_web_storage._game("g1")
+        game.meta = GameMeta(turn=0)
+        storage.create_game(game)
+        moved_on = storage.set_meta("g1", GameMeta(turn=0, offers={"rematch": 1}), "t")
+
+        def change(meta: GameMeta) -> None:
+            meta.turn = 1
+
+        held = GameMeta(turn=1)  # computed from the older copy
+        storage.transactions.clear()
+        written = storage.store_move(MoveWrite("g1", 0, ("e3e4",), "t", None, change, held,
+                                               moved_on - 1))
+        assert written.version == moved_on + 1
+        assert written.meta is not None
+        assert written.meta.to_dict() == {"turn": 1, "offers": {"rematch": 1}}
+        # The one statement found the row moved on and wrote nothing; one transaction
+        # then read the row under its lock and wrote everything.
+        assert [single for single, _ in storage.transactions] == [True, False]
+        assert len(storage.writes()) == 2
+        stored = storage.load_game("g1")
+        assert stored is not None and stored.actions == ["e3e4"]
+        assert stored.meta == written.meta
+    finally:
+        storage.close()
+
+
+def test_moves_of_one_loop_turn_share_one_postgres_commit(postgres_url: str) -> None:
+    """The moves of several games made in the same turn of the event loop go to the
+    storage together (``StorageCalls.call_batched``): one transaction, one statement each,
+    one commit; a move refused there (another writer stored its ply) fails alone."""
+    storage = CountedPostgres(postgres_url)
+    calls = StorageCalls(storage)
+    try:
+        for game_id in ("a", "b", "c"):
+            storage.create_game(test_web_storage._game(game_id))
+        storage.append_actions("c", 0, ["e3e4"], "t")  # c's ply 0 is taken
+        storage.transactions.clear()
+
+        async def three_moves() -> list[Any]:
+            return await asyncio.gather(
+                *(calls.call_batched(storage.store_move, MoveWrite(game_id, 0, ("e3e4",), "t"))
+                  for game_id in ("a", "b", "c")), return_exceptions=True)
+
+        first, second, refused = asyncio.run(three_moves())
+        assert isinstance(first, StoredMove) and isinstance(second, StoredMove)
+        assert isinstance(refused, StaleWrite)
+        assert len(storage.transactions) == 1, storage.transactions  # one commit
+        single, statements = storage.transactions[0]
+        assert not single and statements[-1] == "ROLLBACK TO SAVEPOINT move"
+        assert [storage.load_game(g).actions for g in "abc"] == [["e3e4"]] * 3  # type: ignore[union-attr]
+        assert storage.load_game("c").version == 1  # type: ignore[union-attr]
+    finally:
+        calls.shutdown()
+        storage.close()
