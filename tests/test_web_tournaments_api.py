@@ -15,6 +15,7 @@ from hexgames.web.game.clocks import wall_ms
 
 REALTIME = {"kind": "realtime", "base_s": 180, "increment_s": 2}
 CORRESPONDENCE = {"kind": "correspondence", "days": 3}
+FORM = {"content-type": "application/x-www-form-urlencoded"}
 
 
 class FakeTime:
@@ -226,3 +227,38 @@ def test_the_socket_pushes_the_tournament_as_it_changes(app: Any, time_: FakeTim
             if pushed["players"] == 1:
                 break
         assert pushed["players"] == 1 and pushed["standings"][0]["name"] == "Joiner"
+
+
+def test_the_pages_work_without_scripts(app: Any, time_: FakeTime) -> None:
+    """Create and join with plain HTML forms (303 to the tournament's page), read the
+    page drawn by the server; a refused form is a page saying why."""
+    host = named(app, "Formhost")
+    form = {"game": "benediction", "kind": "arena", "minutes": "30", "clock": "realtime",
+            "base_minutes": "3", "increment_s": "2", "starts_in_min": "0",
+            "max_players": "8", "rated": "on"}
+    made = host.post("/api/tournaments", data=form, follow_redirects=False)
+    assert made.status_code == 303, made.text
+    page = made.headers["location"]
+    tid = page.rsplit("/", 1)[1]
+    joined = host.post(f"/api/tournaments/{tid}/join", content=b"", headers=FORM,
+                       follow_redirects=False)  # a form without fields, as a browser
+    assert joined.status_code == 303 and joined.headers["location"] == page
+    drawn = host.get(page)
+    assert drawn.status_code == 200 and "Formhost" in drawn.text and 'id="leave"' in drawn.text
+    assert f'/tournament/{tid}' in host.get("/tournaments").text
+    refused = host.post("/api/tournaments", data={**form, "minutes": "3"},
+                        follow_redirects=False)
+    assert refused.status_code == 400 and "minutes: must be between 10 and 360" in refused.text
+    assert "text/html" in refused.headers["content-type"]
+    guest = TestClient(app)
+    assert 'id="join"' not in guest.get(page).text  # guests are asked for a name
+    assert guest.get("/tournament/unknown").status_code == 404
+
+    other = named(app, "Formguest")
+    other.post(f"/api/tournaments/{tid}/join", content=b"", headers=FORM)
+    tick(app)
+    view = read(host, tid)
+    game_id = live_games(view)[0]["game_id"]
+    assert host.get(f"/api/games/{game_id}").json()["tournament"] == tid
+    history = host.get("/api/players/Formhost").json()["tournaments"]
+    assert [entry["id"] for entry in history] == [tid]

@@ -151,7 +151,7 @@ ERRORS: tuple[ErrorRule, ...] = (
     ErrorRule(GameNotFound, 404),
     ErrorRule(PermissionError, 403),  # a token for another seat; a guest's rated game
     ErrorRule(TooManyRatedGames, 429, headers=_rated_wait),
-    ErrorRule(TournamentUnknown, 404),
+    ErrorRule(TournamentUnknown, 404, page_404=True),
     ErrorRule(TournamentClosed, 409),  # ended, or full
     ErrorRule(TournamentQuota, 429),  # tournaments per creator per day
     ErrorRule(GuestsRefused, 403),

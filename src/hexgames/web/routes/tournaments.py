@@ -1,5 +1,10 @@
 """Tournaments over HTTP (docs/web-api.md, "Tournaments"): create one, list them, read
-one, join, leave, pause; ``/ws/tournaments/{id}`` pushes the tournament as it changes.
+one, join, leave, pause; ``/ws/tournaments/{id}`` pushes the tournament as it changes;
+the pages ``/tournaments`` and ``/tournament/{id}``.
+
+Every call that changes something also takes an HTML form's post (``application/
+x-www-form-urlencoded``) and then answers 303 to the tournament's page, or the page of
+the refusal: the pages work without scripts (the script only makes them live).
 
 A creation request is read field by field so that every refusal is a 400 naming the
 field (``kind``, ``minutes``, ``rounds``, ``game``, ``options``, ``control``...). The
@@ -14,21 +19,23 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
+from urllib.parse import parse_qs
 
 from fastapi import APIRouter, Request, WebSocket, WebSocketDisconnect
-from pydantic import BaseModel, ConfigDict, StrictBool
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from hexgames.game import game_names, get_game
 from hexgames.phrases import Phrase
 from hexgames.web.game.clocks import TimeControl
 from hexgames.web.game.options import parse_options
-from hexgames.web.http.identity import Player, current_player, known_player
+from hexgames.web.http.identity import PagePlayer, Player, current_player, known_player
+from hexgames.web.http.language import page, request_translator, said
 from hexgames.web.http.state import Service, app_state
 from hexgames.web.ratings.games import rating_pool
 from hexgames.web.service import GameService
-from hexgames.web.storage.sql_tournaments import TournamentUnknown
+from hexgames.web.storage.sql_tournaments import TournamentRefused, TournamentUnknown
 from hexgames.web.tournaments.model import FIELDS, SettingsError
 
 __all__ = ["MAX_WATCHERS", "PUSH_SECONDS", "router"]
@@ -79,9 +86,68 @@ def checked_site_fields(data: Mapping[str, Any], rated: bool, kind: object
     return name, options, control.to_dict()
 
 
-class SwitchIn(BaseModel):
-    model_config = ConfigDict(strict=True)
-    on: StrictBool = True
+#: The form's numbers (whole numbers; an empty field is left out).
+FORM_NUMBERS = ("minutes", "rounds", "max_players")
+
+
+def is_form(request: Request) -> bool:
+    return request.headers.get("content-type", "").startswith(
+        "application/x-www-form-urlencoded")
+
+
+async def request_fields(request: Request) -> dict[str, Any]:
+    """The request's fields: its JSON object, or its form turned into the same shape
+    (numbers, the checkbox ``rated``, the clock from ``clock``, ``base_minutes``,
+    ``increment_s``, ``days``; ``starts_in_min`` as ``starts_in_s``)."""
+    body = await request.body()
+    if not is_form(request):
+        try:
+            data = json.loads(body or b"null")
+        except ValueError as error:
+            raise ValueError(Phrase("the body is not JSON")) from error
+        if not isinstance(data, dict):
+            raise ValueError(Phrase("the body is a JSON object of the tournament's fields"))
+        return data
+    form = {key: values[-1] for key, values in
+            parse_qs(body.decode("utf-8", "replace"), max_num_fields=40).items()}
+    fields: dict[str, Any] = {"rated": form.pop("rated", "") == "on"}
+    for key in ("game", "kind"):
+        if key in form:
+            fields[key] = form.pop(key)
+    for key in (*FORM_NUMBERS, "starts_in_min", "base_minutes", "increment_s", "days"):
+        raw = form.pop(key, "").strip()
+        if raw:
+            try:
+                fields[key] = float(raw) if key in ("base_minutes", "increment_s") else int(raw)
+            except ValueError as error:
+                raise _field(key, "must be a number") from error
+    if "starts_in_min" in fields:
+        fields["starts_in_s"] = fields.pop("starts_in_min") * 60
+    clock = form.pop("clock", "realtime")
+    fields["control"] = ({"kind": "correspondence", "days": fields.pop("days", 3)}
+                         if clock == "correspondence" else
+                         {"kind": clock, "base_s": fields.pop("base_minutes", 3) * 60,
+                          "increment_s": fields.pop("increment_s", 2)})
+    fields.pop("base_minutes", None), fields.pop("increment_s", None), fields.pop("days", None)
+    fields["on"] = form.pop("on", "true") != "false"
+    return fields
+
+
+async def answered(request: Request, work: Callable[[], Awaitable[dict[str, Any]]]
+                   ) -> Response | dict[str, Any]:
+    """``work()``'s view as JSON; for a form, 303 to the tournament's page, or the
+    refusal as a page with its status (the API's error table answers JSON calls)."""
+    if not is_form(request):
+        return await work()
+    try:
+        view = await work()
+    except (ValueError, TournamentRefused, PermissionError) as error:
+        status = 404 if isinstance(error, TournamentUnknown) else (
+            409 if isinstance(error, TournamentRefused) else 400)
+        words = request_translator(request)
+        return page(request, "notice.html", status_code=status,
+                    title=words.gettext("Tournaments"), text=words.text(said(error)))
+    return RedirectResponse(f"/tournament/{view['id']}", status_code=303)
 
 
 async def _names(service: GameService, ids: set[str]) -> dict[str, str]:
@@ -122,28 +188,29 @@ async def _rating(service: GameService, player: Player, game: str,
     return DEFAULT_RATING
 
 
-@router.post("/api/tournaments", status_code=201)
-async def create_tournament(request: Request, service: Service) -> dict[str, Any]:
+@router.post("/api/tournaments", status_code=201, response_model=None)
+async def create_tournament(request: Request, service: Service) -> Response | dict[str, Any]:
     """Create a tournament (a named player; at most a few a day): ``game``, ``options``,
     ``control``, ``kind`` (``arena``|``swiss``), ``minutes`` or ``rounds``, ``rated``,
     ``starts_in_s``, and optionally ``max_players``, ``berserk``, ``streaks``."""
-    try:
-        data = json.loads(await request.body() or b"null")
-    except ValueError as error:
-        raise ValueError(Phrase("the body is not JSON")) from error
-    if not isinstance(data, dict):
-        raise ValueError(Phrase("the body is a JSON object of the tournament's fields"))
-    unknown = sorted(set(data) - FIELDS - SITE_FIELDS)
-    if unknown:
-        raise _field(str(unknown[0])[:40], "unknown field")
-    rated = data.get("rated", True)
-    game, options, control = checked_site_fields(data, rated is True, data.get("kind"))
-    player = await current_player(request)
-    settings = {key: value for key, value in data.items() if key in FIELDS}
-    settings.setdefault("rated", rated)
-    record = await service.tournaments.director.create(
-        player.id, player.guest, game, options, control, settings)
-    return await tournament_view(service, record.id, player)
+
+    async def create() -> dict[str, Any]:
+        data = await request_fields(request)
+        if is_form(request):
+            data.pop("on", None)
+        unknown = sorted(set(data) - FIELDS - SITE_FIELDS)
+        if unknown:
+            raise _field(str(unknown[0])[:40], "unknown field")
+        rated = data.get("rated", True)
+        game, options, control = checked_site_fields(data, rated is True, data.get("kind"))
+        player = await current_player(request)
+        settings = {key: value for key, value in data.items() if key in FIELDS}
+        settings.setdefault("rated", rated)
+        record = await service.tournaments.director.create(
+            player.id, player.guest, game, options, control, settings)
+        return await tournament_view(service, record.id, player)
+
+    return await answered(request, create)
 
 
 @router.get("/api/tournaments")
@@ -166,37 +233,75 @@ async def read_tournament(tournament_id: str, request: Request,
     return await tournament_view(service, tournament_id[:64], await known_player(request))
 
 
-@router.post("/api/tournaments/{tournament_id}/join")
+@router.post("/api/tournaments/{tournament_id}/join", response_model=None)
 async def join_tournament(tournament_id: str, request: Request,
-                          service: Service) -> dict[str, Any]:
+                          service: Service) -> Response | dict[str, Any]:
     """Enter (a named player; 409 when it has ended or is full; joining twice is
     joining once)."""
-    player = await current_player(request)
-    view = await service.tournaments.director.view(tournament_id[:64])
-    rating = await _rating(service, player, view["game"], view["options"])
-    await service.tournaments.director.join(tournament_id[:64], player.id, player.guest,
-                                            rating)
-    return await tournament_view(service, tournament_id[:64], player)
+    tournament_id = tournament_id[:64]
+
+    async def join() -> dict[str, Any]:
+        player = await current_player(request)
+        view = await service.tournaments.director.view(tournament_id)
+        rating = await _rating(service, player, view["game"], view["options"])
+        await service.tournaments.director.join(tournament_id, player.id, player.guest,
+                                                rating)
+        return await tournament_view(service, tournament_id, player)
+
+    return await answered(request, join)
 
 
-@router.post("/api/tournaments/{tournament_id}/leave")
+@router.post("/api/tournaments/{tournament_id}/leave", response_model=None)
 async def leave_tournament(tournament_id: str, request: Request,
-                           service: Service) -> dict[str, Any]:
+                           service: Service) -> Response | dict[str, Any]:
     """Withdraw: never paired again (a game in progress is played to its end)."""
-    player = await current_player(request)
-    await service.tournaments.director.view(tournament_id[:64])  # 404 for an unknown id
-    await service.tournaments.director.leave(tournament_id[:64], player.id)
-    return await tournament_view(service, tournament_id[:64], player)
+    tournament_id = tournament_id[:64]
+
+    async def leave() -> dict[str, Any]:
+        player = await current_player(request)
+        await service.tournaments.director.view(tournament_id)  # 404 for an unknown id
+        await service.tournaments.director.leave(tournament_id, player.id)
+        return await tournament_view(service, tournament_id, player)
+
+    return await answered(request, leave)
 
 
-@router.post("/api/tournaments/{tournament_id}/pause")
-async def pause_tournament(tournament_id: str, body: SwitchIn, request: Request,
-                          service: Service) -> dict[str, Any]:
+@router.post("/api/tournaments/{tournament_id}/pause", response_model=None)
+async def pause_tournament(tournament_id: str, request: Request,
+                           service: Service) -> Response | dict[str, Any]:
     """``{"on": true}``: not paired until ``{"on": false}`` (an arena's pause)."""
-    player = await current_player(request)
-    await service.tournaments.director.view(tournament_id[:64])
-    await service.tournaments.director.pause(tournament_id[:64], player.id, body.on)
-    return await tournament_view(service, tournament_id[:64], player)
+    tournament_id = tournament_id[:64]
+
+    async def pause() -> dict[str, Any]:
+        fields = await request_fields(request)
+        on = fields.get("on", True)
+        if not isinstance(on, bool):
+            raise _field("on", "must be true or false")
+        player = await current_player(request)
+        await service.tournaments.director.view(tournament_id)
+        await service.tournaments.director.pause(tournament_id, player.id, on)
+        return await tournament_view(service, tournament_id, player)
+
+    return await answered(request, pause)
+
+
+# ---------------------------------------------------------------------- the pages
+@router.get("/tournaments", include_in_schema=False)
+async def tournaments_page(request: Request, player: PagePlayer,
+                           service: Service) -> HTMLResponse:
+    """The tournaments: upcoming, running, finished, and the form to create one."""
+    listed = await list_tournaments(service)
+    return page(request, "tournaments.html", listed=listed, games=game_names(),
+                named=player is not None and not player.guest)
+
+
+@router.get("/tournament/{tournament_id}", include_in_schema=False)
+async def tournament_page(tournament_id: str, request: Request, player: PagePlayer,
+                          service: Service) -> HTMLResponse:
+    """One tournament, drawn by the server (its script keeps it live)."""
+    view = await tournament_view(service, tournament_id[:64], player)
+    return page(request, "tournament.html", t=view,
+                named=player is not None and not player.guest)
 
 
 @router.websocket("/ws/tournaments/{tournament_id}")
