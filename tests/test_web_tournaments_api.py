@@ -47,8 +47,17 @@ def app(tmp_path: Path, time_: FakeTime) -> Iterator[Any]:
         yield application
 
 
-def named(app: Any, name: str) -> TestClient:
+def visitor(app: Any) -> TestClient:
+    """A browser of its own (a cookie jar) whose requests run on the app's one event loop
+    (the lifespan's portal), as in a server: a task a request starts (a tournament
+    game's result handed to the director) outlives the request."""
     client = TestClient(app)
+    client.portal = app.state.driver.portal
+    return client
+
+
+def named(app: Any, name: str) -> TestClient:
+    client = visitor(app)
     answer = client.post("/api/me/name", json={"name": name})
     assert answer.status_code == 200, answer.text
     return client
@@ -196,7 +205,7 @@ def test_bad_settings_get_a_400_naming_the_field(app: Any, body: dict[str, Any],
 
 
 def test_guests_full_tournaments_and_the_daily_bound(app: Any) -> None:
-    guest = TestClient(app)
+    guest = visitor(app)
     body = {"game": "benediction", "kind": "arena", "minutes": 30, "control": REALTIME,
             "rated": False, "starts_in_s": 600, "max_players": 2}
     assert guest.post("/api/tournaments", json=body).status_code == 403
@@ -250,7 +259,7 @@ def test_the_pages_work_without_scripts(app: Any, time_: FakeTime) -> None:
                         follow_redirects=False)
     assert refused.status_code == 400 and "minutes: must be between 10 and 360" in refused.text
     assert "text/html" in refused.headers["content-type"]
-    guest = TestClient(app)
+    guest = visitor(app)
     assert 'id="join"' not in guest.get(page).text  # guests are asked for a name
     assert guest.get("/tournament/unknown").status_code == 404
 

@@ -121,6 +121,8 @@ async def request_fields(request: Request) -> dict[str, Any]:
                 fields[key] = float(raw) if key in ("base_minutes", "increment_s") else int(raw)
             except ValueError as error:
                 raise _field(key, "must be a number") from error
+    # The form has both lengths: the one of the other kind is not this tournament's.
+    fields.pop("rounds" if fields.get("kind") == "arena" else "minutes", None)
     if "starts_in_min" in fields:
         fields["starts_in_s"] = fields.pop("starts_in_min") * 60
     clock = form.pop("clock", "realtime")

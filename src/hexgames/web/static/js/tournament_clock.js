@@ -18,8 +18,9 @@ function refresh() {
     for (const node of root.querySelectorAll(".countdown[data-ms]")) {
       const left = Number(node.dataset.ms) - (Date.now() - Number(node.dataset.at || loaded));
       const time = format(left);
-      node.textContent = node.dataset.kind === "ends" ? t("ends in {time}", { time })
-        : t("starts in {time}", { time });
+      if (node.dataset.kind === "ends") node.textContent = t("ends in {time}", { time });
+      else if (left > 0) node.textContent = t("starts in {time}", { time });
+      else node.textContent = t("waiting for players");  // a Swiss needs two to start
     }
   }
 }
