@@ -135,6 +135,7 @@ def test_a_form_on_another_port_cannot_accept_a_challenge(app: Any) -> None:
     assert seek.status_code == 201, seek.text
     seek_id = seek.json()["id"]
     for headers in ({"Origin": FOREIGN}, {"Origin": "null"},
+                    {"Origin": "null", "Sec-Fetch-Site": "cross-site"},
                     {"Origin": "https://evil.example"}, {"Sec-Fetch-Site": "same-site"},
                     {"Sec-Fetch-Site": "cross-site"}):
         refused = victim.post(f"/api/seeks/{seek_id}/accept", headers=headers)
@@ -142,10 +143,10 @@ def test_a_form_on_another_port_cannot_accept_a_challenge(app: Any) -> None:
         assert "cross-site" in refused.json()["error"]
     assert victim.get(f"/api/seeks/{seek_id}").json()["status"] == "open"
     assert victim.get("/api/me/turn").json()["games"] == []
-    # The site's own page (Origin: the site) accepts.
+    # The site's own page (Origin: the site; or a form of it under the site's
+    # no-referrer policy: "Origin: null" and Sec-Fetch-Site same-origin) accepts.
     taken = victim.post(f"/api/seeks/{seek_id}/accept",
-                        headers={"Origin": "http://testserver",
-                                 "Sec-Fetch-Site": "same-origin"})
+                        headers={"Origin": "null", "Sec-Fetch-Site": "same-origin"})
     assert taken.status_code == 201, taken.text
 
 

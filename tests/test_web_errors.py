@@ -31,6 +31,13 @@ from hexgames.web.service import (
     WriteUnconfirmed,
 )
 from hexgames.web.storage import StaleWrite, StorageUnavailable
+from hexgames.web.storage.sql_tournaments import (
+    TournamentClosed,
+    TournamentQuota,
+    TournamentRefused,
+    TournamentUnknown,
+)
+from hexgames.web.tournaments.director import GuestsRefused
 
 SAID = N_("the server is busy; try again in a moment")  # a phrase with a Korean text
 
@@ -52,6 +59,11 @@ CASES: dict[str, tuple[Callable[[], Exception], int, dict[str, str]]] = {
     "TooManyRatedGames": (lambda: TooManyRatedGames(Phrase(SAID), retry_after=42), 429,
                           {"retry-after": "42"}),
     "ValueError": (lambda: ValueError(SAID), 400, {}),
+    "TournamentUnknown": (lambda: TournamentUnknown(SAID), 404, {}),
+    "TournamentClosed": (lambda: TournamentClosed(SAID), 409, {}),
+    "TournamentQuota": (lambda: TournamentQuota(SAID), 429, {}),
+    "GuestsRefused": (lambda: GuestsRefused(SAID), 403, {}),
+    "TournamentRefused": (lambda: TournamentRefused(SAID), 409, {}),
 }
 
 

@@ -25,7 +25,12 @@ from hexgames.web.storage import (
     open_storage,
 )
 from hexgames.web.tournaments import arena
-from hexgames.web.tournaments.director import PENDING_MS, GuestsRefused, TournamentDirector
+from hexgames.web.tournaments.director import (
+    PENDING_MS,
+    START_GRACE_MS,
+    GuestsRefused,
+    TournamentDirector,
+)
 from hexgames.web.tournaments.ledger import crosstable, in_live_game
 from hexgames.web.tournaments.model import SettingsError
 from test_web_storage import postgres_cluster, postgres_url  # noqa: F401 - fixtures
@@ -282,6 +287,32 @@ def test_a_swiss_of_five_gives_one_bye_each_round_and_ends_with_fide_tiebreaks(
     asyncio.run(run())
 
 
+def test_a_swiss_waits_for_a_second_player_then_starts_or_ends_alone(
+        storage: Any) -> None:
+    """A Swiss whose start comes with one player waits for a second (joining it is
+    still open), a while; a Swiss still alone after START_GRACE_MS ends without games."""
+    _players(storage, "boss")
+    director, clock, games = _director(storage)
+
+    async def run() -> None:
+        waiting = await _create(director, SWISS, {"a": 1500.0})
+        alone = await _create(director, SWISS, {"z": 1500.0})
+        clock.ms += 60_000
+        await director.tick()
+        for record in (waiting, alone):
+            view = await director.view(record.id)
+            assert view["status"] == "created" and view["countdown_ms"] == 0
+        assert await director.join(waiting.id, "b", False, 1500.0)
+        await director.tick()
+        assert (await director.view(waiting.id))["round"] == 1 and len(games.made) == 1
+        clock.ms += START_GRACE_MS
+        await director.tick()
+        ended = await director.view(alone.id)
+        assert ended["status"] == "finished" and ended["games"] == []
+
+    asyncio.run(run())
+
+
 def test_a_swiss_counts_a_late_joiner_and_a_withdrawn_player_as_absent(
         storage: Any) -> None:
     _players(storage, "boss")
@@ -358,7 +389,8 @@ def test_the_bounds_refuse_with_a_clear_error(storage: Any) -> None:
             await director.view("nope")
         clock.ms += 24 * 3600 * 1000  # a day later: the count starts again
         alone = await _create(director, {**SWISS, "starts_in_s": 0}, {"a": 1500})
-        await director.tick()  # one player: nobody to play, the Swiss ends
+        clock.ms += START_GRACE_MS  # one player, all along: nobody to play, it ends
+        await director.tick()
         assert storage.load_tournament(alone.id).tournament.status == "finished"
         with pytest.raises(TournamentClosed, match="has ended"):
             await director.join(alone.id, "b", False, 1500)

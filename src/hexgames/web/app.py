@@ -57,6 +57,7 @@ from hexgames.web.routes import (
     rules,
     seeks,
     sockets,
+    tournaments,
 )
 from hexgames.web.service import MAX_RECORD, GameService
 from hexgames.web.storage import open_storage
@@ -86,6 +87,7 @@ ROUTERS: tuple[APIRouter, ...] = (
     languages.router,  # /i18n/<lang>.js, /api/languages
     puzzles.router,  # /puzzles/<game> and /api/puzzles/...
     puzzle_streaks.router,  # /api/puzzles/<game>/streak/...
+    tournaments.router,  # /api/tournaments/..., /ws/tournaments/{id}
 )
 
 

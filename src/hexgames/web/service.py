@@ -41,6 +41,7 @@ from hexgames.web.game.matches import ENGLISH, Match
 from hexgames.web.lobby.challenges import Lobby, LobbyFull, playing_summary, public_seek
 from hexgames.web.lobby.housekeeping import Housekeeping
 from hexgames.web.lobby.pools import PoolFull, Pools
+from hexgames.web.lobby.tournaments import TournamentGames
 from hexgames.web.play.absence import Absence, AbsenceLimits
 from hexgames.web.play.actions import GameActions
 from hexgames.web.play.ai_queue import AiQueue
@@ -104,12 +105,15 @@ class GameService:
         self.lobby.player_gone = self.pools.player_left
         self.lobby.pool_counts = self.pools.counts
         self.absence = Absence(self.games, self.clocks, absence)
+        #: Tournaments: their games, their ends, and the director's tick.
+        self.tournaments = TournamentGames(self.games, self.clocks)
         hooks = self.games.hooks
         hooks.acted = self.absence.acted
         hooks.schedule_ai = self.ai.schedule
         hooks.watch_clock = self.clocks.watch
         hooks.move_change = self.clocks.move_change
         hooks.lobby_changed = self.lobby.changed
+        hooks.game_over = self.tournaments.game_over
         hooks.busy = lambda game_id: game_id in self.ai.tasks or game_id in self.feed.refreshing
         #: Run the flag-fall watch task (tests with an injected time turn it off and call
         #: :meth:`resync_clocks`/:meth:`check_clocks` themselves).
@@ -121,6 +125,9 @@ class GameService:
         #: time turn them off and call :meth:`match_pools` and ``absence.beat``).
         self.pooling = True
         self.presence = True
+        #: Run the tournaments' tick (tests with an injected time turn it off and call
+        #: ``tournaments.director.tick()`` themselves).
+        self.ticking = True
         self._tasks: dict[str, asyncio.Task[None]] = {}
 
     # ------------------------------------------------------- shared settings
@@ -185,6 +192,8 @@ class GameService:
             self._tasks["housekeeping"] = asyncio.create_task(self.housekeeper.loop())
         if self.watch_clocks:
             self._tasks["clocks"] = asyncio.create_task(self.clocks.watch_loop())
+        if self.ticking:  # it starts games: after the engines are ready
+            self._tasks["tournaments"] = asyncio.create_task(self.tournaments.loop())
 
     async def _loops_when_ready(self, engine_ready: Callable[[], Awaitable[None]]) -> None:
         await engine_ready()
@@ -197,6 +206,8 @@ class GameService:
         self.pools.cancel_tasks()
         await self._stop("pools")
         await self._stop("presence")
+        await self._stop("tournaments")
+        await self.tournaments.close()
         with contextlib.suppress(Exception):  # the clocks are kept until now
             await self.clocks.mark_clocks_kept()
         evict = self._tasks.pop("evict", None)

@@ -698,6 +698,8 @@ class Match:
             "created_at": self.stored.created_at,
             "updated_at": self.stored.updated_at,
             "rated": self.stored.rated,
+            #: The tournament the game belongs to (its id), or None.
+            "tournament": self.meta.tournament,
             # Per seat once a rated game's result is applied: {"seat", "player_id",
             # "before", "after", "change", "deviation"}; None otherwise.
             "rating_changes": self.rating_changes,

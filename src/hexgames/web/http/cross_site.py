@@ -40,14 +40,21 @@ def cross_site(scope: Scope) -> str | None:
 
     ``Origin`` must name this site: the host and port the browser connected to (the
     ``Host`` header), over http or https. ``Origin: null`` (a sandboxed frame, a file)
-    is another site. Without ``Origin``, a ``Sec-Fetch-Site`` of ``cross-site`` or
-    ``same-site`` (another port or subdomain) is refused as well."""
+    is another site, unless the browser says ``Sec-Fetch-Site: same-origin`` (a form of
+    the site's own page, under its ``no-referrer`` policy). Without ``Origin``, a
+    ``Sec-Fetch-Site`` of ``cross-site`` or ``same-site`` (another port or subdomain) is
+    refused as well."""
     origin = _header(scope, b"origin")
+    fetch_site = _header(scope, b"sec-fetch-site")
     if origin is not None:
         if origin_matches(origin.strip(), _header(scope, b"host") or ""):
             return None
+        if origin.strip() == "null" and (fetch_site or "").strip().lower() == "same-origin":
+            # A form of the site's own page: under the site's "Referrer-Policy:
+            # no-referrer" a browser sends "Origin: null" with it, and says in
+            # Sec-Fetch-Site (which no page can set) that it comes from this origin.
+            return None
         return "another site's page"
-    fetch_site = _header(scope, b"sec-fetch-site")
     if fetch_site is not None and fetch_site.strip().lower() not in SAME_SITE_FETCH:
         return "another site's page"
     return None

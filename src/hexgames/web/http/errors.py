@@ -40,6 +40,13 @@ from hexgames.web.service import (
     WriteUnconfirmed,
 )
 from hexgames.web.storage import StaleWrite, StorageUnavailable
+from hexgames.web.storage.sql_tournaments import (
+    TournamentClosed,
+    TournamentQuota,
+    TournamentRefused,
+    TournamentUnknown,
+)
+from hexgames.web.tournaments.director import GuestsRefused
 
 __all__ = ["ERRORS", "ErrorRule", "add_error_handlers", "error_response", "wants_page"]
 
@@ -144,6 +151,11 @@ ERRORS: tuple[ErrorRule, ...] = (
     ErrorRule(GameNotFound, 404),
     ErrorRule(PermissionError, 403),  # a token for another seat; a guest's rated game
     ErrorRule(TooManyRatedGames, 429, headers=_rated_wait),
+    ErrorRule(TournamentUnknown, 404, page_404=True),
+    ErrorRule(TournamentClosed, 409),  # ended, or full
+    ErrorRule(TournamentQuota, 429),  # tournaments per creator per day
+    ErrorRule(GuestsRefused, 403),
+    ErrorRule(TournamentRefused, 409),
     ErrorRule(ValueError, 400),
     ErrorRule(Exception, 500, _internal, logged=True),
 )

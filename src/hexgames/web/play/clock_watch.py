@@ -193,6 +193,7 @@ class ClockWatch:
         if not await self._end(match, None, ABORTED):
             return False
         self.games.hub.publish(match)
+        self.games.hooks.game_over(match)
         return True
 
     async def end_locked(self, match: Match, winner: str | None, reason: str) -> bool:

@@ -136,6 +136,9 @@ class Hooks:
     #: the action in one write (the clock watch; its last argument the client's lag).
     move_change: Callable[[Match, int, float], MetaChange | None] = field(
         default=_no_change)
+    #: The game ended here, its end stored, with a result or aborted (the tournaments
+    #: record it; called with the game's lock held, so it only schedules its work).
+    game_over: Callable[[Match], None] = field(default=_no_match)
 
 
 class LiveGames:
@@ -339,6 +342,7 @@ class LiveGames:
         First it files how the game went for each identity in it (profiles: see
         :mod:`hexgames.web.ratings.results`; one that fails is filed when a profile is read)."""
         await self.file_results(match)
+        self.hooks.game_over(match)
         if not match.stored.rated or match.rating_changes is not None:
             return
         try:

@@ -251,6 +251,10 @@ async def logout(request: Request) -> Any:
     return {"ok": True}
 
 
+#: Tournaments listed on a profile (the latest).
+PLAYER_TOURNAMENTS = 20
+
+
 @router.get("/api/players/{name}")
 async def player_api(name: str, request: Request, service: Service) -> Any:
     record = await service.call_storage(service.storage.player_by_name, name[:40])
@@ -272,6 +276,11 @@ async def player_api(name: str, request: Request, service: Service) -> Any:
         "playing": sorted((line for line in lines if line["status"] != "over"),
                           key=lambda line: not line["your_turn"]),
         "finished": [line for line in lines if line["status"] == "over"],
+        # The tournaments the player entered, the latest first (their history).
+        "tournaments": [{"id": entry.id, "kind": entry.kind, "game": entry.game,
+                         "status": entry.status, "starts_at": entry.starts_at}
+                        for entry in await service.call_storage(
+                            service.storage.tournaments_of, record.id, PLAYER_TOURNAMENTS)],
     }
 
 

@@ -74,6 +74,8 @@ class GameMeta:
     seek: str | None = None
     #: The quick-pairing pool it came from.
     pool: str | None = None
+    #: The tournament it is a game of (its id).
+    tournament: str | None = None
     #: The game this one is the rematch of.
     rematch_of: str | None = None
     #: The time control (``TimeControl.to_dict()``; ``None``: an old game, untimed).
@@ -103,6 +105,7 @@ class GameMeta:
         meta = cls(
             seek=_str(raw.pop("seek", None)),
             pool=_str(raw.pop("pool", None)),
+            tournament=_str(raw.pop("tournament", None)),
             rematch_of=_str(raw.pop("rematch_of", None)),
             control=_dict(raw.pop("control", None)),
             turn=_int(raw.pop("turn", None)),
@@ -120,7 +123,8 @@ class GameMeta:
         (``None`` fields and empty offers are left out: every reader, old or new,
         reads a missing key as ``None`` or no offers), then the unknown keys kept."""
         stored: dict[str, Any] = {}
-        for name in ("seek", "pool", "rematch_of", "control", "turn", "clock", "deadline"):
+        for name in ("seek", "pool", "tournament", "rematch_of", "control", "turn", "clock",
+                     "deadline"):
             value = getattr(self, name)
             if value is not None:
                 stored[name] = value

@@ -43,6 +43,9 @@ TICK_LIMIT = 100
 #: A pairing still without its game this long after it was stored (ms) is void: the
 #: process that stored it died before creating the game (creating one takes far less).
 PENDING_MS = 60_000
+#: How long a Swiss whose start has come waits for its second player (ms); then it ends
+#: without a game (an arena starts alone: players may join it while it runs).
+START_GRACE_MS = 10 * 60_000
 #: Times a pairing is computed again to keep apart the players it found blocking each
 #: other, before the pairs still blocked are simply left out of the step.
 BLOCK_TRIES = 4
@@ -171,6 +174,8 @@ class TournamentDirector:
             return  # the round is being played
         active = [e for e in state.players if not e.withdrawn and not e.paused]
         rounds = ledger.settings_of(state).rounds or 0
+        if t.status == "created" and len(active) < 2 and now < t.starts_at + START_GRACE_MS:
+            return  # not started: it waits for a second player, a while
         if t.step >= rounds or len(active) < 2:
             await self._call(self._storage.claim_tournament_step, t.id, t.step, now,
                              "finished")

@@ -197,6 +197,8 @@ function receive(next) {
   document.body.dataset.game = state.game;
   $("rules-link").href = `/rules/${state.game}`;
   $("rules-link").textContent = t("{game} rules", { game: t(state.title) });
+  $("tournament-link").hidden = !state.tournament;  // a tournament's game: back to it
+  if (state.tournament) $("tournament-link").href = `/tournament/${encodeURIComponent(state.tournament)}`;
   $("replay").href = `/replay/${state.id}`;
   $("download").href = `/api/games/${state.id}/record`;
   $("analyse").href = `/analysis/${state.id}`;

@@ -79,6 +79,7 @@ async function load() {
   const mine = Boolean(me && me.id === player.id);
   renderGames($("playing"), player.playing, player.id, player.name, mine, t("No game in progress."));
   renderGames($("finished"), player.finished, player.id, player.name, mine, t("No finished game yet."));
+  renderTournaments(player.tournaments || []);
   $("identity").hidden = !mine;
   $("login-card").hidden = !mine;
   if (mine) {
@@ -122,3 +123,12 @@ $("login-form").addEventListener("submit", async (event) => {
 });
 
 load().catch((error) => { $("player-name").textContent = error.message; });
+
+function renderTournaments(entered) {
+  $("tournaments-card").hidden = !entered.length;
+  $("player-tournaments").replaceChildren(...entered.map((entry) => el("li", {},
+    el("a", { href: `/tournament/${encodeURIComponent(entry.id)}`,
+      text: `${entry.kind === "arena" ? t("Arena") : t("Swiss")} · ${cap(entry.game)} · ${
+        new Date(entry.starts_at).toLocaleDateString()}${entry.status === "finished" ? "" : ` · ${
+        entry.status === "running" ? t("playing") : t("starting soon")}`}` }))));
+}

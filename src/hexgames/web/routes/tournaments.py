@@ -1,0 +1,343 @@
+"""Tournaments over HTTP (docs/web-api.md, "Tournaments"): create one, list them, read
+one, join, leave, pause; ``/ws/tournaments/{id}`` pushes the tournament as it changes;
+the pages ``/tournaments`` and ``/tournament/{id}``.
+
+Every call that changes something also takes an HTML form's post (``application/
+x-www-form-urlencoded``) and then answers 303 to the tournament's page, or the page of
+the refusal: the pages work without scripts (the script only makes them live).
+
+A creation request is read field by field so that every refusal is a 400 naming the
+field (``kind``, ``minutes``, ``rounds``, ``game``, ``options``, ``control``...). The
+game, its rules options and the clock are checked here as the lobby checks them;
+what makes a tournament (kind, length, size, start) by
+:mod:`hexgames.web.tournaments.model`. The director (:mod:`.tournaments.director`) does
+the rest: the countdown, the pairings, the standings.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+from urllib.parse import parse_qs
+
+from fastapi import APIRouter, Request, WebSocket, WebSocketDisconnect
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from hexgames.game import game_names, get_game
+from hexgames.phrases import Phrase
+from hexgames.web.game.clocks import TimeControl
+from hexgames.web.game.options import parse_options
+from hexgames.web.http.identity import PagePlayer, Player, current_player, known_player
+from hexgames.web.http.language import page, request_translator, said
+from hexgames.web.http.state import Service, app_state
+from hexgames.web.ratings.games import rating_pool
+from hexgames.web.service import GameService
+from hexgames.web.storage.sql_tournaments import TournamentRefused, TournamentUnknown
+from hexgames.web.tournaments.model import FIELDS, SettingsError
+
+__all__ = ["MAX_WATCHERS", "PUSH_SECONDS", "router"]
+
+router = APIRouter()
+
+#: The request's fields beside the tournament's own settings (model.FIELDS).
+SITE_FIELDS = frozenset({"game", "options", "control"})
+#: Sockets watching one tournament, on this process (more are refused, 1013).
+MAX_WATCHERS = 500
+#: Seconds between two looks at a watched tournament (its new state is pushed if changed).
+PUSH_SECONDS = 1.0
+#: Tournaments listed per section of the list.
+LISTED = 50
+#: The rating a player without one in the tournament's pool joins with (Glicko-2's start).
+DEFAULT_RATING = 1500.0
+
+
+def _field(name: str, reason: object) -> SettingsError:
+    return SettingsError(name, str(reason))
+
+
+def checked_site_fields(data: Mapping[str, Any], rated: bool, kind: object
+                        ) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    """The game, its options and the clock of a creation request, checked as the lobby
+    checks a challenge's; :class:`SettingsError` naming the field otherwise."""
+    name = data.get("game")
+    if not isinstance(name, str) or name not in game_names():
+        raise _field("game", f"must be one of {', '.join(game_names())}")
+    game = get_game(name)
+    raw_options = data.get("options", {})
+    if not isinstance(raw_options, dict):
+        raise _field("options", "must be an object")
+    try:
+        options = parse_options(game, raw_options)
+    except ValueError as error:
+        raise _field("options", error) from error
+    try:
+        control = TimeControl.parse(data.get("control"))
+        if rated:
+            control.check_rated()
+    except ValueError as error:
+        raise _field("control", error) from error
+    if not control.timed:
+        raise _field("control", "a tournament is played with a clock")
+    if kind == "arena" and control.kind != "realtime":
+        raise _field("control", "an arena is played with a real-time clock")
+    return name, options, control.to_dict()
+
+
+#: The form's numbers (whole numbers; an empty field is left out).
+FORM_NUMBERS = ("minutes", "rounds", "max_players")
+
+
+def is_form(request: Request) -> bool:
+    return request.headers.get("content-type", "").startswith(
+        "application/x-www-form-urlencoded")
+
+
+async def request_fields(request: Request) -> dict[str, Any]:
+    """The request's fields: its JSON object, or its form turned into the same shape
+    (numbers, the checkbox ``rated``, the clock from ``clock``, ``base_minutes``,
+    ``increment_s``, ``days``; ``starts_in_min`` as ``starts_in_s``)."""
+    body = await request.body()
+    if not is_form(request):
+        try:
+            data = json.loads(body or b"null")
+        except ValueError as error:
+            raise ValueError(Phrase("the body is not JSON")) from error
+        if not isinstance(data, dict):
+            raise ValueError(Phrase("the body is a JSON object of the tournament's fields"))
+        return data
+    form = {key: values[-1] for key, values in
+            parse_qs(body.decode("utf-8", "replace"), max_num_fields=40).items()}
+    fields: dict[str, Any] = {"rated": form.pop("rated", "") == "on"}
+    for key in ("game", "kind"):
+        if key in form:
+            fields[key] = form.pop(key)
+    for key in (*FORM_NUMBERS, "starts_in_min", "base_minutes", "increment_s", "days"):
+        raw = form.pop(key, "").strip()
+        if raw:
+            try:
+                fields[key] = float(raw) if key in ("base_minutes", "increment_s") else int(raw)
+            except ValueError as error:
+                raise _field(key, "must be a number") from error
+    # The form has both lengths: the one of the other kind is not this tournament's.
+    fields.pop("rounds" if fields.get("kind") == "arena" else "minutes", None)
+    if "starts_in_min" in fields:
+        fields["starts_in_s"] = fields.pop("starts_in_min") * 60
+    clock = form.pop("clock", "realtime")
+    fields["control"] = ({"kind": "correspondence", "days": fields.pop("days", 3)}
+                         if clock == "correspondence" else
+                         {"kind": clock, "base_s": fields.pop("base_minutes", 3) * 60,
+                          "increment_s": fields.pop("increment_s", 2)})
+    fields.pop("base_minutes", None), fields.pop("increment_s", None), fields.pop("days", None)
+    fields["on"] = form.pop("on", "true") != "false"
+    return fields
+
+
+async def answered(request: Request, work: Callable[[], Awaitable[dict[str, Any]]]
+                   ) -> Response | dict[str, Any]:
+    """``work()``'s view as JSON; for a form, 303 to the tournament's page, or the
+    refusal as a page with its status (the API's error table answers JSON calls)."""
+    if not is_form(request):
+        return await work()
+    try:
+        view = await work()
+    except (ValueError, TournamentRefused, PermissionError) as error:
+        status = 404 if isinstance(error, TournamentUnknown) else (
+            409 if isinstance(error, TournamentRefused) else 400)
+        words = request_translator(request)
+        return page(request, "notice.html", status_code=status,
+                    title=words.gettext("Tournaments"), text=words.text(said(error)))
+    return RedirectResponse(f"/tournament/{view['id']}", status_code=303)
+
+
+async def _names(service: GameService, ids: set[str]) -> dict[str, str]:
+    if not ids:
+        return {}
+    return dict(await service.call_storage(service.storage.player_names, sorted(ids)))
+
+
+async def tournament_view(service: GameService, tournament_id: str,
+                          viewer: Player | None) -> dict[str, Any]:
+    """The tournament as the API shows it: the director's view, with names beside the
+    identities, and what the viewer is to it (``you``)."""
+    view = await service.tournaments.director.view(tournament_id)
+    ids = {line["player"] for line in view["standings"]} | {view["creator"]}
+    ids |= {g[seat] for g in view["games"] for seat in ("first", "second") if g[seat]}
+    names = await _names(service, ids)
+    view["names"] = names
+    for line in view["standings"]:
+        line["name"] = names.get(line["player"], line["player"])
+    if view["podium"] is not None:
+        view["podium"] = view["standings"][:3]
+    view["creator_name"] = names.get(view["creator"], "")
+    joined = viewer is not None and any(line["player"] == viewer.id and not line["withdrawn"]
+                                        for line in view["standings"])
+    view["you"] = {"joined": joined, "player": viewer.id if viewer else None,
+                   "can_join": viewer is not None and not viewer.guest and not joined
+                   and view["status"] != "finished"
+                   and view["players"] < view["max_players"]}
+    return view
+
+
+async def _rating(service: GameService, player: Player, game: str,
+                  options: Mapping[str, Any]) -> float:
+    pool = rating_pool(game, options)
+    for record in await service.call_storage(service.storage.ratings_of, player.id):
+        if record.pool == pool:
+            return float(record.rating)
+    return DEFAULT_RATING
+
+
+@router.post("/api/tournaments", status_code=201, response_model=None)
+async def create_tournament(request: Request, service: Service) -> Response | dict[str, Any]:
+    """Create a tournament (a named player; at most a few a day): ``game``, ``options``,
+    ``control``, ``kind`` (``arena``|``swiss``), ``minutes`` or ``rounds``, ``rated``,
+    ``starts_in_s``, and optionally ``max_players``, ``berserk``, ``streaks``."""
+
+    async def create() -> dict[str, Any]:
+        data = await request_fields(request)
+        if is_form(request):
+            data.pop("on", None)
+        unknown = sorted(set(data) - FIELDS - SITE_FIELDS)
+        if unknown:
+            raise _field(str(unknown[0])[:40], "unknown field")
+        rated = data.get("rated", True)
+        game, options, control = checked_site_fields(data, rated is True, data.get("kind"))
+        player = await current_player(request)
+        settings = {key: value for key, value in data.items() if key in FIELDS}
+        settings.setdefault("rated", rated)
+        record = await service.tournaments.director.create(
+            player.id, player.guest, game, options, control, settings)
+        return await tournament_view(service, record.id, player)
+
+    return await answered(request, create)
+
+
+@router.get("/api/tournaments")
+async def list_tournaments(service: Service) -> dict[str, Any]:
+    """The upcoming, running and recently finished tournaments (``LISTED`` each)."""
+    director = service.tournaments.director
+    listed = {which: await director.listing(which, LISTED)
+              for which in ("upcoming", "running", "recent")}
+    names = await _names(service, {t["creator"] for ts in listed.values() for t in ts})
+    for tournaments in listed.values():
+        for tournament in tournaments:
+            tournament["creator_name"] = names.get(tournament["creator"], "")
+    return listed
+
+
+@router.get("/api/tournaments/{tournament_id}")
+async def read_tournament(tournament_id: str, request: Request,
+                          service: Service) -> dict[str, Any]:
+    """Status, round, countdown, standings with score and tiebreaks, games, podium."""
+    return await tournament_view(service, tournament_id[:64], await known_player(request))
+
+
+@router.post("/api/tournaments/{tournament_id}/join", response_model=None)
+async def join_tournament(tournament_id: str, request: Request,
+                          service: Service) -> Response | dict[str, Any]:
+    """Enter (a named player; 409 when it has ended or is full; joining twice is
+    joining once)."""
+    tournament_id = tournament_id[:64]
+
+    async def join() -> dict[str, Any]:
+        player = await current_player(request)
+        view = await service.tournaments.director.view(tournament_id)
+        rating = await _rating(service, player, view["game"], view["options"])
+        await service.tournaments.director.join(tournament_id, player.id, player.guest,
+                                                rating)
+        return await tournament_view(service, tournament_id, player)
+
+    return await answered(request, join)
+
+
+@router.post("/api/tournaments/{tournament_id}/leave", response_model=None)
+async def leave_tournament(tournament_id: str, request: Request,
+                           service: Service) -> Response | dict[str, Any]:
+    """Withdraw: never paired again (a game in progress is played to its end)."""
+    tournament_id = tournament_id[:64]
+
+    async def leave() -> dict[str, Any]:
+        player = await current_player(request)
+        await service.tournaments.director.view(tournament_id)  # 404 for an unknown id
+        await service.tournaments.director.leave(tournament_id, player.id)
+        return await tournament_view(service, tournament_id, player)
+
+    return await answered(request, leave)
+
+
+@router.post("/api/tournaments/{tournament_id}/pause", response_model=None)
+async def pause_tournament(tournament_id: str, request: Request,
+                           service: Service) -> Response | dict[str, Any]:
+    """``{"on": true}``: not paired until ``{"on": false}`` (an arena's pause)."""
+    tournament_id = tournament_id[:64]
+
+    async def pause() -> dict[str, Any]:
+        fields = await request_fields(request)
+        on = fields.get("on", True)
+        if not isinstance(on, bool):
+            raise _field("on", "must be true or false")
+        player = await current_player(request)
+        await service.tournaments.director.view(tournament_id)
+        await service.tournaments.director.pause(tournament_id, player.id, on)
+        return await tournament_view(service, tournament_id, player)
+
+    return await answered(request, pause)
+
+
+# ---------------------------------------------------------------------- the pages
+@router.get("/tournaments", include_in_schema=False)
+async def tournaments_page(request: Request, player: PagePlayer,
+                           service: Service) -> HTMLResponse:
+    """The tournaments: upcoming, running, finished, and the form to create one."""
+    listed = await list_tournaments(service)
+    return page(request, "tournaments.html", listed=listed, games=game_names(),
+                named=player is not None and not player.guest)
+
+
+@router.get("/tournament/{tournament_id}", include_in_schema=False)
+async def tournament_page(tournament_id: str, request: Request, player: PagePlayer,
+                          service: Service) -> HTMLResponse:
+    """One tournament, drawn by the server (its script keeps it live)."""
+    view = await tournament_view(service, tournament_id[:64], player)
+    return page(request, "tournament.html", t=view,
+                named=player is not None and not player.guest)
+
+
+@router.websocket("/ws/tournaments/{tournament_id}")
+async def watch_tournament(websocket: WebSocket, tournament_id: str) -> None:
+    """The tournament as :func:`read_tournament` gives it, at once and again whenever it
+    changes (looked at every ``PUSH_SECONDS``), until the client leaves."""
+    service = app_state(websocket.app).service
+    watchers: dict[str, int] = service.tournaments.watchers
+    tournament_id = tournament_id[:64]
+    if watchers.get(tournament_id, 0) >= MAX_WATCHERS:
+        await websocket.close(code=1013)
+        return
+    viewer = await known_player(websocket)
+    await websocket.accept()
+    watchers[tournament_id] = watchers.get(tournament_id, 0) + 1
+    try:
+        last = None
+        while True:
+            try:
+                view = await tournament_view(service, tournament_id, viewer)
+            except TournamentUnknown:
+                await websocket.send_json({"type": "error", "message": "no such tournament"})
+                return
+            if view != last:
+                await asyncio.wait_for(websocket.send_json({"type": "tournament", **view}),
+                                       10)
+                last = view
+            with contextlib.suppress(asyncio.TimeoutError):
+                message = await asyncio.wait_for(websocket.receive(), PUSH_SECONDS)
+                if message.get("type") == "websocket.disconnect":
+                    return
+    except (TimeoutError, WebSocketDisconnect, RuntimeError):
+        return
+    finally:
+        watchers[tournament_id] -= 1
+        if not watchers[tournament_id]:
+            del watchers[tournament_id]
