@@ -31,6 +31,7 @@ from hexgames.web.accounts.rated_play import TooManyRatedGames
 from hexgames.web.game.errors import error_body
 from hexgames.web.http.language import request_translator, said
 from hexgames.web.http.not_found import not_found_response
+from hexgames.web.play.chat import ChatForbidden, ChatTooFast, MessageNotFound
 from hexgames.web.service import (
     AiBusy,
     GameNotFound,
@@ -39,7 +40,7 @@ from hexgames.web.service import (
     SeekTaken,
     WriteUnconfirmed,
 )
-from hexgames.web.storage import StaleWrite, StorageUnavailable
+from hexgames.web.storage import ChatRefused, StaleWrite, StorageUnavailable
 
 __all__ = ["ERRORS", "ErrorRule", "add_error_handlers", "error_response", "wants_page"]
 
@@ -90,6 +91,11 @@ def _http_headers(exc: Exception) -> Mapping[str, str] | None:
 
 def _rated_wait(exc: Exception) -> Mapping[str, str]:
     assert isinstance(exc, TooManyRatedGames)
+    return {"Retry-After": str(exc.retry_after)}
+
+
+def _chat_wait(exc: Exception) -> Mapping[str, str]:
+    assert isinstance(exc, ChatTooFast)
     return {"Retry-After": str(exc.retry_after)}
 
 
@@ -144,6 +150,10 @@ ERRORS: tuple[ErrorRule, ...] = (
     ErrorRule(GameNotFound, 404),
     ErrorRule(PermissionError, 403),  # a token for another seat; a guest's rated game
     ErrorRule(TooManyRatedGames, 429, headers=_rated_wait),
+    ErrorRule(ChatForbidden, 403),  # a stranger in the players' chat, a guest, a block
+    ErrorRule(ChatTooFast, 429, headers=_chat_wait),
+    ErrorRule(ChatRefused, 409),  # a full room, a silenced writer
+    ErrorRule(MessageNotFound, 404),
     ErrorRule(ValueError, 400),
     ErrorRule(Exception, 500, _internal, logged=True),
 )

@@ -255,8 +255,9 @@ class Change:
     """A change another server process stored: ``kind`` is ``append`` (actions up to
     ``ply`` exclusive are stored), ``reset`` (actions from ``ply`` on were taken back),
     ``row`` (result, players or seats changed), ``meta`` (only the meta: clock,
-    offers; the actions are read from ``load_tail``, no full reload) or ``lobby`` (the
-    open challenges changed; ``game_id`` empty)."""
+    offers; the actions are read from ``load_tail``, no full reload), ``lobby`` (the
+    open challenges changed; ``game_id`` empty) or ``chat.<room>`` (a chat message
+    stored, ``ply`` its number in the room: no game changed)."""
 
     game_id: str
     kind: str
