@@ -122,7 +122,10 @@ def test_a_player_does_not_write_to_the_watchers_during_a_rated_game(
 def test_a_guest_reads_the_watchers_room_but_does_not_write(client: TestClient,
                                                             game: str) -> None:
     post(client, "Cat", game, "spectators", "welcome")
+    with visitor(client, "Guest"):  # an identity with the name the site gave
+        assert client.get("/api/me").json()["guest"] is True
     view = rooms(client, "Guest", game)
+    assert read(client, "Guest", game).json()["you"]["guest"] is True
     assert texts(client, "Guest", game, "spectators") == ["welcome"]
     assert view["spectators"]["can_post"] is False
     assert "guests do not write" in view["spectators"]["refusal"]

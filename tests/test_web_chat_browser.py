@@ -167,7 +167,7 @@ def test_players_and_watchers_chat_with_bounds_mute_report_and_block(
 def test_a_guest_reads_after_asking_and_chat_is_off_against_the_computer(
         visitors: Any) -> None:
     ann, bob, cat = (visitors(DESKTOP, who) for who in ("Ann2", "Bob2", "Cat2"))
-    game_id, _ = rated_game(ann, bob)
+    game_id, ann_token = rated_game(ann, bob)
     cat.open(game_id)
     cat.say("hello watchers")
     cat.sees("hello watchers")
@@ -179,6 +179,13 @@ def test_a_guest_reads_after_asking_and_chat_is_off_against_the_computer(
     guest.sees("hello watchers")
     page.wait_for_selector(".chat-refusal:has-text('guests do not write')", timeout=WAIT)
     assert page.locator(".chat-input").count() == 0
+    # once the game is over its players read the watchers' room too (without a reload)
+    assert bob.page.locator(".chat-tab").count() == 1
+    ended = ann.context.request.post(f"{ann.url}/api/games/{game_id}/resign",
+                                     data={"token": ann_token})
+    assert ended.ok, ended.text()
+    bob.page.click(".chat-tab[data-room=spectators]", timeout=WAIT)
+    bob.sees("hello watchers")
     # against the computer: no rooms at all
     made = ann.context.request.post(ann.url + "/api/games", data={
         "game": "benediction", "mode": "ai", "level": 1}).json()

@@ -202,4 +202,6 @@ document.addEventListener("hexgames:chat", (event) => add(event.detail.message))
 // Read once the socket is open (after the page claimed its seat: who reads which room
 // depends on it), and again at every reconnection.
 document.addEventListener("hexgames:socket-open", () => { load(); });
+// Once a rated game is over its players read the spectators' room too.
+document.addEventListener("hexgames:game-over", () => { load(); });
 if (document.documentElement.dataset.gameSocket === "open") load();

@@ -198,6 +198,9 @@ function receive(next) {
   const fresh = !state || state.ply !== next.ply || state.your_turn !== next.your_turn
     || state.is_over !== next.is_over;
   const moved = Boolean(state && next.ply === state.ply + 1);  // one action: animate it
+  if (state && !state.is_over && next.is_over) {  // the chat's rooms open up (chat.js)
+    document.dispatchEvent(new CustomEvent("hexgames:game-over"));
+  }
   if (state && state.ply !== next.ply) $("toast").className = "toast";  // old news
   state = next;
   pending = false;
