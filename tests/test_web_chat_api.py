@@ -350,3 +350,13 @@ def test_a_message_posted_on_one_process_is_pushed_by_the_other(
             [pushed] = chat_messages(bobs, 1)
             assert pushed["message"]["text"] == "across processes"
             assert pushed["message"]["seq"] == 1
+
+
+def test_the_game_page_loads_without_scripts_and_says_the_chat_needs_them(
+        client: TestClient, game: str) -> None:
+    page = client.get(f"/play/{game}")
+    assert page.status_code == 200
+    assert 'id="chat"' in page.text and "The chat needs scripts" in page.text
+    assert '<script type="module" src="/static/js/chat.js">' in page.text
+    korean = client.get(f"/play/{game}", params={"lang": "ko"}).text
+    assert "채팅에는 스크립트가 필요합니다" in korean

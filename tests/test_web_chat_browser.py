@@ -149,6 +149,7 @@ def test_players_and_watchers_chat_with_bounds_mute_report_and_block(
         assert bob.page.locator(".chat-messages").count() == 0
         ann.say("while you were away")
         ann.sees("while you were away")
+        assert bob.page.locator(".chat-message").count() == 0  # pushed, not shown
         bob.page.click(".chat-mute")
         bob.sees("while you were away")
 
