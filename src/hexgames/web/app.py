@@ -44,6 +44,7 @@ from hexgames.web.routes import (
     alerts,
     analysis,
     catalog,
+    chat,
     conditional,
     games,
     languages,
@@ -75,6 +76,7 @@ ROUTERS: tuple[APIRouter, ...] = (
     games.router,  # /api/games/..., /api/records, /api/me/turn
     seeks.router,  # /api/seeks/...: the lobby's challenges
     sockets.router,  # /ws/games/{id}, /ws/lobby
+    chat.router,  # /api/games/{id}/chat...: a game's chat
     analysis.router,  # the analysis board, hints and the board editor
     conditional.router,  # correspondence lines that play themselves
     pairing.router,  # quick-pairing pools, absence claims

@@ -17,6 +17,7 @@ higher one goes through :class:`~hexgames.web.play.live_games.Hooks`, set here):
 :mod:`.lobby`              open challenges and the lobby sockets
 :mod:`.pools`              quick pairing: pools by game and time control
 :mod:`.absence`            absent opponents: presence, and claims of the game
+:mod:`.chat`               the games' chat: posting, reading, pushing to the sockets
 :mod:`.housekeeping`       what expires on its own
 =========================  ==============================================================
 
@@ -46,6 +47,7 @@ from hexgames.web.play.absence import Absence, AbsenceLimits
 from hexgames.web.play.actions import GameActions
 from hexgames.web.play.ai_queue import AiQueue
 from hexgames.web.play.change_feed import ChangeFeed
+from hexgames.web.play.chat import GameChat
 from hexgames.web.play.clock_watch import ClockWatch
 from hexgames.web.play.conditional_moves import ConditionalMoves
 from hexgames.web.play.hub import Connection, Hub
@@ -107,6 +109,8 @@ class GameService:
         self.absence = Absence(self.games, self.clocks, absence)
         #: Tournaments: their games, their ends, and the director's tick.
         self.tournaments = TournamentGames(self.games, self.clocks)
+        self.chat = GameChat(self.games)
+        self.feed.listeners.append(self.chat.heard)
         hooks = self.games.hooks
         hooks.acted = self.absence.acted
         hooks.schedule_ai = self.ai.schedule
@@ -216,6 +220,7 @@ class GameService:
         await self._stop("clocks")
         await self.lobby.close()
         await self.feed.close()
+        await self.chat.close()
         await self.ai.close()
         self.workers.shutdown()
         await self.hub.close_all()

@@ -31,6 +31,7 @@ from hexgames.web.accounts.rated_play import TooManyRatedGames
 from hexgames.web.game.errors import error_body
 from hexgames.web.http.language import request_translator, said
 from hexgames.web.http.not_found import not_found_response
+from hexgames.web.play.chat import ChatForbidden, ChatTooFast, MessageNotFound
 from hexgames.web.service import (
     AiBusy,
     GameNotFound,
@@ -39,7 +40,7 @@ from hexgames.web.service import (
     SeekTaken,
     WriteUnconfirmed,
 )
-from hexgames.web.storage import StaleWrite, StorageUnavailable
+from hexgames.web.storage import ChatRefused, StaleWrite, StorageUnavailable
 from hexgames.web.storage.sql_tournaments import (
     TournamentClosed,
     TournamentQuota,
@@ -100,6 +101,11 @@ def _rated_wait(exc: Exception) -> Mapping[str, str]:
     return {"Retry-After": str(exc.retry_after)}
 
 
+def _chat_wait(exc: Exception) -> Mapping[str, str]:
+    assert isinstance(exc, ChatTooFast)
+    return {"Retry-After": str(exc.retry_after)}
+
+
 def _internal(exc: Exception) -> object:
     return N_("internal error: the server could not handle this request")
 
@@ -156,6 +162,10 @@ ERRORS: tuple[ErrorRule, ...] = (
     ErrorRule(TournamentQuota, 429),  # tournaments per creator per day
     ErrorRule(GuestsRefused, 403),
     ErrorRule(TournamentRefused, 409),
+    ErrorRule(ChatForbidden, 403),  # a stranger in the players' chat, a guest, a block
+    ErrorRule(ChatTooFast, 429, headers=_chat_wait),
+    ErrorRule(ChatRefused, 409),  # a full room, a silenced writer
+    ErrorRule(MessageNotFound, 404),
     ErrorRule(ValueError, 400),
     ErrorRule(Exception, 500, _internal, logged=True),
 )

@@ -66,9 +66,11 @@ class Connection:
 
     def __init__(self, socket: Socket, token: str | None, delta: bool = False,
                  svg_patch: bool = False, words: Translator = ENGLISH,
-                 seats: frozenset[int] = frozenset()) -> None:
+                 seats: frozenset[int] = frozenset(), player_id: str | None = None) -> None:
         self.socket = socket
         self.token = token
+        #: The identity of the socket's cookie (who reads the game's chat), if any.
+        self.player_id = player_id
         #: The seats its token holds (empty: a viewer); what :meth:`Hub.admit` counts.
         self.seats = seats
         #: The language of the page on the other end (its states' ``*_text`` fields).
@@ -275,11 +277,17 @@ class Hub:
 
     def join(self, game_id: str, socket: Socket, token: str | None,
              delta: bool = False, svg_patch: bool = False,
-             words: Translator = ENGLISH, seats: frozenset[int] = frozenset()) -> Connection:
-        connection = Connection(socket, token, delta, svg_patch, words, seats)
+             words: Translator = ENGLISH, seats: frozenset[int] = frozenset(),
+             player_id: str | None = None) -> Connection:
+        connection = Connection(socket, token, delta, svg_patch, words, seats, player_id)
         self._connections[game_id][socket] = connection
         self._total += 1
         return connection
+
+    def connections(self, game_id: str) -> list[Connection]:
+        """The open connections of the game (the chat picks its readers among them)."""
+        return [connection for connection in self._connections.get(game_id, {}).values()
+                if not connection.closed]
 
     def watchers(self, game_id: str) -> int:
         """Sockets open on this game (a game with none may be dropped from memory)."""

@@ -6,7 +6,10 @@ change (its own view: legal actions only on its turn), and sends small JSON mess
 ``{"type": "resign"}``, ``{"type": "ping"}`` and (online games, issue 11)
 ``{"type": "takeback", "answer": "offer"|"accept"|"decline"|"cancel"}``,
 ``{"type": "abort"}``, ``{"type": "rematch", "answer": "offer"|"decline"}``,
-``{"type": "absence_claim", "claim": "victory"|"draw"}`` (:mod:`~hexgames.web.play.absence`);
+``{"type": "absence_claim", "claim": "victory"|"draw"}`` (:mod:`~hexgames.web.play.absence`),
+``{"type": "chat", "room", "text"}`` (a chat message, as the cookie's identity:
+:mod:`~hexgames.web.play.chat`; the sockets that may read the room get
+``{"type": "chat", "room", "message"}``);
 an action may carry ``"lag"``, the client's measured round trip in ms (credited to its clock up to
 ``clocks.LAG_ALLOWANCE_MS``). A refused message is answered with
 ``{"type": "error", "message": ...}`` to the sender only and changes nothing (``message``
@@ -35,12 +38,13 @@ from hexgames.i18n import Translator
 from hexgames.phrases import N_, Phrase
 from hexgames.web.game.errors import socket_error
 from hexgames.web.game.matches import ENGLISH
-from hexgames.web.http.identity import known_player
+from hexgames.web.http.identity import Player, known_player
 from hexgames.web.http.language import request_translator, said
 from hexgames.web.http.origins import origin_allowed
 from hexgames.web.http.state import Service
+from hexgames.web.play.chat import ChatForbidden, ChatTooFast, MessageNotFound
 from hexgames.web.service import AiBusy, GameNotFound, GameService, WriteUnconfirmed
-from hexgames.web.storage import StaleWrite, StorageUnavailable
+from hexgames.web.storage import ChatRefused, StaleWrite, StorageUnavailable
 
 #: Longest WebSocket message read (actions are short; see docs/web.md).
 MAX_MESSAGE = 4096
@@ -82,6 +86,10 @@ async def socket(websocket: WebSocket, game_id: str, service: Service,
         notice = socket_error(N_("this token holds no seat here: you are watching"), words)
         token = None
     seats = frozenset(match.seats_of(token)) if token else frozenset()
+    try:  # who reads the chat (the cookie's identity: blocks, the players' room)
+        player = await known_player(websocket)
+    except StorageUnavailable:
+        player = None
     if seats:  # stored before the seat is shown present: a claim on another process
         # reads it (issue 39, row 2); a storage failure leaves it to the beat
         await service.absence.arrived(service.current(game_id, match), seats)
@@ -91,7 +99,8 @@ async def socket(websocket: WebSocket, game_id: str, service: Service,
         await websocket.close(code=1013)
         return
     connection = service.hub.join(game_id, websocket, token, delta=delta in ("1", "true"),
-                                  svg_patch=svg == "patch", words=words, seats=seats)
+                                  svg_patch=svg == "patch", words=words, seats=seats,
+                                  player_id=player.id if player is not None else None)
     try:
         if notice:
             connection.send(notice)
@@ -108,7 +117,7 @@ async def socket(websocket: WebSocket, game_id: str, service: Service,
             text = frame.get("text")
             if text is None:  # a binary frame: decode it rather than fail the socket
                 text = (frame.get("bytes") or b"").decode("utf-8", "replace")
-            reply = await handle_message(service, game_id, token, text, words)
+            reply = await handle_message(service, game_id, token, text, words, player, seats)
             if reply is not None:
                 connection.send(reply)
     except (WebSocketDisconnect, RuntimeError):
@@ -158,7 +167,8 @@ async def lobby(websocket: WebSocket, service: Service) -> None:
 
 async def handle_message(
     service: GameService, game_id: str, token: str | None, text: str,
-    words: Translator = ENGLISH,
+    words: Translator = ENGLISH, player: Player | None = None,
+    seats: frozenset[int] = frozenset(),
 ) -> dict[str, Any] | None:
     """Act on one WebSocket message; returns an error message for the sender (in
     ``words``' language), or None.
@@ -208,12 +218,17 @@ async def handle_message(
             if not isinstance(claim, str):
                 return refused(N_('"claim" must be "victory" or "draw"'))
             await service.claim_absence(game_id, token, claim)
+        elif kind == "chat":  # the message reaches the sender through the push
+            await service.chat.post(game_id, player, message.get("room"),
+                                    message.get("text"), seats)
         elif kind == "ping":
             return {"type": "pong"}
         else:
             return refused(Phrase("unknown message type {kind}", kind=repr(kind[:ECHO_LIMIT])))
     except (IllegalAction, PermissionError, ValueError, GameNotFound, StaleWrite,
             WriteUnconfirmed) as exc:
+        return refused(said(exc))
+    except (ChatForbidden, ChatTooFast, ChatRefused, MessageNotFound) as exc:
         return refused(said(exc))
     except (StorageUnavailable, AiBusy) as exc:  # the socket stays open: try again later
         return refused(said(exc))

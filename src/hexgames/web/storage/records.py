@@ -295,8 +295,9 @@ class Change:
     ``ply`` exclusive are stored), ``turn`` (the same, with the meta changed: a move
     that ended a turn), ``reset`` (actions from ``ply`` on were taken back),
     ``row`` (result, players or seats changed), ``meta`` (only the meta: clock,
-    offers; the actions are read from ``load_tail``, no full reload) or ``lobby`` (the
-    open challenges changed; ``game_id`` empty)."""
+    offers; the actions are read from ``load_tail``, no full reload), ``lobby`` (the
+    open challenges changed; ``game_id`` empty) or ``chat.<room>`` (a chat message
+    stored, ``ply`` its number in the room: no game changed)."""
 
     game_id: str
     kind: str

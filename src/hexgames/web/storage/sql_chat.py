@@ -59,6 +59,9 @@ class ChatTables(SqlConnection):
             if row is None:
                 raise ChatRefused(Phrase("this chat is full: {limit} messages",
                                          limit=room_limit))
+            # The other server processes push it to their sockets (a ``chat.<room>``
+            # change numbered by the message).
+            self._notify(cursor, game_id, f"chat.{room}", int(row[0]))
         return ChatMessage(game_id, room, int(row[0]), player_id, name, text, int(at))
 
     def chat_messages(self, game_id: str, room: str, after: int = 0,

@@ -83,12 +83,20 @@ function connect() {
   const query = `?delta=1&svg=patch${token ? `&token=${encodeURIComponent(token)}` : ""}`;
   socket = new WebSocket(`${scheme}://${location.host}/ws/games/${encodeURIComponent(gameId)}${query}`);
   setConn(t("connecting…"), "wait");
-  socket.addEventListener("open", () => { retry = 500; setConn(t("online"), "ok"); });
+  socket.addEventListener("open", () => {
+    retry = 500; setConn(t("online"), "ok");
+    // The chat (chat.js) reads its rooms again: messages may have come while away.
+    document.documentElement.dataset.gameSocket = "open";
+    document.dispatchEvent(new CustomEvent("hexgames:socket-open"));
+  });
   socket.addEventListener("message", (event) => {
     const message = JSON.parse(event.data);
     if (message.type === "state") receive(complete(message));
     else if (message.type === "error") { pending = false; toast(message.message); refreshInput(); }
     else if (message.type === "pong") onPong();
+    else if (message.type === "chat") {  // a chat message: the chat panel's (chat.js)
+      document.dispatchEvent(new CustomEvent("hexgames:chat", { detail: message }));
+    }
   });
   socket.addEventListener("close", (event) => {
     if (event.code === 4404) { setConn(t("no such game"), "bad"); showMissing(); return; }
@@ -190,6 +198,9 @@ function receive(next) {
   const fresh = !state || state.ply !== next.ply || state.your_turn !== next.your_turn
     || state.is_over !== next.is_over;
   const moved = Boolean(state && next.ply === state.ply + 1);  // one action: animate it
+  if (state && !state.is_over && next.is_over) {  // the chat's rooms open up (chat.js)
+    document.dispatchEvent(new CustomEvent("hexgames:game-over"));
+  }
   if (state && state.ply !== next.ply) $("toast").className = "toast";  // old news
   state = next;
   pending = false;
