@@ -27,6 +27,7 @@ PAGES: dict[str, tuple[str | None, set[str]]] = {
     "/editor": ("/editor", {"rules-link"}),
     "/analysis": ("/analysis", {"back"}),
     "/leaderboard": ("/leaderboard", {"me-link"}),
+    "/tv/benediction": ("/tv", {"me-link"}),
     "/rules/benediction": (None, set()),
     "/rules/dendria": (None, set()),
     "/learn/dendria": (None, {"rules-link"}),
@@ -111,7 +112,8 @@ def test_every_page_has_the_one_menu_with_its_own_entry_current(client: TestClie
         assert ids <= bar.ids, (path, ids - bar.ids)
     first = menus["/"]
     hrefs = [href for href, _ in first]
-    assert hrefs == ["/", "/lobby", "/puzzles", "/editor", "/analysis", "/leaderboard", "/"]
+    assert hrefs == ["/", "/lobby", "/puzzles", "/editor", "/analysis", "/leaderboard", "/tv",
+                     "/"]
     assert all(text.strip() for _, text in first)
     for path, menu in menus.items():
         assert menu == first, f"{path}'s menu differs from the home page's"

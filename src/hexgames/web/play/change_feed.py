@@ -77,6 +77,8 @@ class ChangeFeed:
                 listener(change)
             except Exception:
                 log.exception("a change listener failed")
+        if change is not None and change.kind == "started":
+            return  # a new game stored elsewhere: only the listeners (the bell) care
         if change is None or change.kind == "lobby":
             self.games.hooks.lobby_changed()
             if change is not None:

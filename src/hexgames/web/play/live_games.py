@@ -115,6 +115,9 @@ class Hooks:
     busy: Callable[[str], bool] = field(default=_idle)
     #: A seat of the game acted (stored): it is present (the absence watch).
     acted: Callable[[Match, int], None] = field(default=_no_seat)
+    #: A new game was stored and is held here (an accepted challenge, a pairing, a
+    #: rematch, a tournament's game...): its players' followers are told (the bell).
+    started: Callable[[Match], None] = field(default=_no_match)
 
 
 class LiveGames:
@@ -234,8 +237,13 @@ class LiveGames:
             yield Held(match, seats)
 
     def hold(self, match: Match) -> None:
-        """Keep a new game (just stored) in memory."""
+        """Keep a new game (just stored) in memory, and say it started
+        (:attr:`Hooks.started`)."""
         self.matches[match.id] = match
+        try:
+            self.hooks.started(match)
+        except Exception:  # a listener must never undo a stored game
+            log.exception("a started-game listener failed on game %s", match.id)
 
     async def renamed(self, player_id: str, name: str) -> None:
         """A player changed their name: the games this process holds show it at once."""

@@ -255,8 +255,9 @@ class Change:
     """A change another server process stored: ``kind`` is ``append`` (actions up to
     ``ply`` exclusive are stored), ``reset`` (actions from ``ply`` on were taken back),
     ``row`` (result, players or seats changed), ``meta`` (only the meta: clock,
-    offers; the actions are read from ``load_tail``, no full reload) or ``lobby`` (the
-    open challenges changed; ``game_id`` empty)."""
+    offers; the actions are read from ``load_tail``, no full reload), ``lobby`` (the
+    open challenges changed; ``game_id`` empty) or ``started`` (an online game was
+    stored, being played: its players' followers are told)."""
 
     game_id: str
     kind: str
