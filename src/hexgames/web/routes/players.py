@@ -11,6 +11,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 from typing import Any
 
 from fastapi import APIRouter, Query, Request
@@ -32,6 +34,7 @@ from hexgames.web.http.not_found import not_found_response
 from hexgames.web.http.origins import origin_allowed
 from hexgames.web.http.state import Service
 from hexgames.web.ratings.games import pool_title, rating_view
+from hexgames.web.service import GameService
 from hexgames.web.storage import NameLookAlike, NameTaken, PlayerRecord, StoredGame, name_key
 from hexgames.web.storage.site_limits import SiteLimiter, StorageCaller
 
@@ -193,6 +196,15 @@ async def relation_view(service: StorageCaller, viewer: Player | None,
             "blocked": record.id in blocks}
 
 
+async def form_token(service: GameService, player_id: str) -> str:
+    """The hidden field of a profile's forms (follow, block): a keyed hash of the
+    viewer's identity that another site's page cannot know. (A same-site form's
+    ``Origin`` is ``null`` under the site's ``no-referrer`` policy, so the origin alone
+    cannot tell the site's own forms from another's.)"""
+    key = await service.seat_key()
+    return hmac.new(key, b"profile-form\x00" + player_id.encode(), hashlib.sha256).hexdigest()[:32]
+
+
 @router.get("/api/me")
 async def me(player: CurrentPlayer) -> dict[str, Any]:
     """This browser's identity (created, with its cookie, on the first call)."""
@@ -322,7 +334,9 @@ async def player_page(name: str, request: Request, player: PagePlayer, service: 
     if record is None:
         return not_found_response(request)
     relation = await relation_view(service, player, record)
-    return page(request, "player.html", profile_name=record.name, relation=relation)
+    token = await form_token(service, player.id) if player is not None else ""
+    return page(request, "player.html", profile_name=record.name, relation=relation,
+                form_token=token)
 
 
 @router.get("/leaderboard", include_in_schema=False)

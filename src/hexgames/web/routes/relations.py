@@ -7,9 +7,10 @@ blocking").
   block holds both ways: no direct challenge, no accepted lobby challenge, no pool pairing
   between the two, and blocking ends the follows between them.
 - ``POST /player/{name}/follow`` and ``/player/{name}/block`` (a form: ``on=1`` or
-  ``on=0``): the same without scripts, answered with a redirect back to the profile
-  (303). The form is refused from another site's page (403), as the API is by the
-  cross-site guard.
+  ``on=0``, and the profile's hidden ``form`` field): the same without scripts, answered
+  with a redirect back to the profile (303). A form without the viewer's ``form`` value
+  (:func:`~hexgames.web.routes.players.form_token`), or from a page whose ``Origin``
+  names another site, is refused (403), as the API is by the cross-site guard.
 
 Only named players follow and block (a guest is told to choose a name), never themselves,
 and at most :data:`MAX_RELATIONS` players of each kind.
@@ -17,6 +18,7 @@ and at most :data:`MAX_RELATIONS` players of each kind.
 
 from __future__ import annotations
 
+import hmac
 import time
 from typing import Any
 from urllib.parse import parse_qs, quote
@@ -31,7 +33,13 @@ from hexgames.web.http.identity import Player, known_player
 from hexgames.web.http.language import page, request_translator
 from hexgames.web.http.origins import origin_allowed
 from hexgames.web.http.state import Service
-from hexgames.web.routes.players import CROSS_SITE, MAX_RELATIONS, no_player, relation_view
+from hexgames.web.routes.players import (
+    CROSS_SITE,
+    MAX_RELATIONS,
+    form_token,
+    no_player,
+    relation_view,
+)
 from hexgames.web.service import GameService
 from hexgames.web.storage import PlayerRecord
 
@@ -42,7 +50,7 @@ router = APIRouter()
 #: The two relations a profile sets.
 KINDS = ("follow", "block")
 #: Form bodies are tiny: ``on=1``.
-MAX_FORM = 64
+MAX_FORM = 256
 
 
 class RelationIn(BaseModel):
@@ -127,15 +135,20 @@ def _notice(request: Request, status: int, message: object) -> HTMLResponse:
 async def _form(kind: str, name: str, request: Request,
                 service: GameService) -> Response:
     """The profile's forms, without scripts: set the relation, then back to the profile."""
-    if not origin_allowed(request):
+    origin = request.headers.get("origin")
+    if origin not in (None, "null") and not origin_allowed(request):
         return _notice(request, 403, CROSS_SITE)
     raw = (await request.body())[:MAX_FORM].decode("utf-8", "replace")
-    value = parse_qs(raw).get("on", [""])[0]
+    fields = parse_qs(raw)
+    value = fields.get("on", [""])[0]
     if value not in ("0", "1"):
         return _notice(request, 400, N_("the form says on=1 or on=0"))
+    viewer = await known_player(request)
+    given = fields.get("form", [""])[0]
+    if viewer is None or not hmac.compare_digest(given, await form_token(service, viewer.id)):
+        return _notice(request, 403, CROSS_SITE)  # not the profile's own form
     try:
-        record, _ = await set_relation(service, await known_player(request), name, kind,
-                                       value == "1")
+        record, _ = await set_relation(service, viewer, name, kind, value == "1")
     except Refused as refused:
         return _notice(request, refused.status, refused.message)
     return RedirectResponse(f"/player/{quote(record.name)}", status_code=303)
