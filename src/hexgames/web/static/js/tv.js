@@ -86,7 +86,8 @@ function show(state) {
   const mover = state.players.find((p) => p.seat === state.current_seat);
   if (state.is_over) {
     const result = state.result ? cap(state.result_text ?? state.result) : t("Game over");
-    $("status").textContent = `${result} · ${t("the next game comes in a moment")}`;
+    const next = t("the next game comes in a moment");
+    $("status").textContent = [result, next].join(" · ");
     if (!status.over) { status.over = true; later(LOOK_MS); }
   } else {
     $("status").textContent = mover ? t("{color} to move", { color: t(cap(mover.color)) }) : "";
