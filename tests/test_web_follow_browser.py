@@ -101,11 +101,23 @@ def test_following_from_the_profile_rings_the_bell_when_they_start_a_game(
         assert page.get_attribute("#alerts-toggle", "data-news") == "1"
         page.click("#alerts-toggle")
         page.wait_for_selector(f"#alerts-news a[href='/play/{game_id}']", timeout=WAIT)
+        assert page.get_attribute("#alerts-toggle", "data-news") == "0"  # seen: no dot
         page.click("#alerts-note-watch")
         page.wait_for_url(f"**/play/{game_id}", timeout=WAIT)
         page.wait_for_selector(".board svg", timeout=WAIT)
     finally:
         ann.resign(game_id, ann_token)
+    # Challenge: the lobby's form, naming her.
+    page.goto(f"{server}/player/{ann.name}")
+    page.click("#challenge-button")
+    page.wait_for_function(f"document.getElementById('seek-target').value === {ann.name!r}",
+                           timeout=WAIT)
+    SHOTS.mkdir(exist_ok=True)
+    page.goto(f"{server}/player/{ann.name}")
+    page.wait_for_selector("#relation", timeout=WAIT)
+    page.wait_for_function("document.getElementById('player-name').textContent !== '…'",
+                           timeout=WAIT)
+    page.screenshot(path=str(SHOTS / f"follow-profile-{size}.png"), animations="disabled")
 
 
 @pytest.mark.parametrize("viewer", list(VIEWPORTS), indirect=True)

@@ -120,6 +120,12 @@ async function handle(turn) {
 // notification, a note with a link to watch), like a turn.
 const NEWS_KEY = "hexgames.alerts.news";    // [{game_id, player, title, url, at}]
 const NEWS_KEPT = 10;
+const NEWS_SEEN_KEY = "hexgames.alerts.news-seen";  // ms: the panel last opened
+
+function unseenNews() {
+  const seen = Number(localStorage.getItem(NEWS_SEEN_KEY) || 0);
+  return readNews().filter((item) => item.at > seen).length;
+}
 status.followed = [];                       // game ids heard in this tab (the tests read it)
 
 function readNews() {
@@ -239,7 +245,7 @@ function updateButton() {
   const chosen = settings();
   const notifying = chosen.notify && permission() === "granted";
   button.dataset.state = notifying ? "notify" : chosen.sound ? "sound" : "off";
-  button.dataset.news = String(readNews().length);  // a dot: followed players' games
+  button.dataset.news = String(unseenNews());  // a dot: followed players' new games
   if (chosen.sound && notifying) button.title = t("Turn alerts: sound and notifications");
   else if (chosen.sound) button.title = t("Turn alerts: sound");
   else if (notifying) button.title = t("Turn alerts: notifications");
@@ -343,7 +349,10 @@ function renderPanel() {
 function setOpen(open) {
   panel.hidden = !open;
   button.setAttribute("aria-expanded", String(open));
-  if (open) renderPanel();
+  if (open) {
+    localStorage.setItem(NEWS_SEEN_KEY, String(Date.now()));  // the news is seen: no dot
+    renderPanel();
+  }
 }
 
 function install() {
