@@ -243,6 +243,23 @@ def test_a_followed_player_starting_a_game_rings_the_followers_bell(
         assert all(m["type"] != "followed" for m in messages_before_pong(cy))
 
 
+def test_a_quick_pairing_rings_the_bell_too(tmp_path: Path) -> None:
+    """Any online game: a pool's pairing is a game started like an accepted challenge."""
+    with TestClient(quiet_app(FakeTime(), data_dir=tmp_path)) as client:
+        for who in ("ann", "bob", "cyd"):
+            named(client, who)
+        relate(client, "cyd", "follow", "bob")
+        with visitor(client, "cyd"), client.websocket_connect("/ws/alerts") as cyd:
+            assert cyd.receive_json()["type"] == "hello"
+            assert join(client, "ann").status_code == 201
+            assert join(client, "bob").status_code == 201
+            game_id = mine(client, "bob")["game"]
+            assert game_id is not None
+            message = followed(cyd)
+            assert (message["player"], message["game_id"], message["opponent"]) == \
+                ("bob", game_id, "ann")
+
+
 def test_the_bell_rings_for_a_game_started_through_another_process(
         postgres_url: str) -> None:
     """Two server processes on one PostgreSQL: Cy's alerts socket is on the second; Ann
