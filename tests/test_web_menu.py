@@ -28,6 +28,7 @@ PAGES: dict[str, tuple[str | None, set[str]]] = {
     "/analysis": ("/analysis", {"back"}),
     "/leaderboard": ("/leaderboard", {"me-link"}),
     "/tournaments": ("/tournaments", {"me-link"}),
+    "/tv/benediction": ("/tv", {"me-link"}),
     "/rules/benediction": (None, set()),
     "/rules/dendria": (None, set()),
     "/learn/dendria": (None, {"rules-link"}),
@@ -113,7 +114,7 @@ def test_every_page_has_the_one_menu_with_its_own_entry_current(client: TestClie
     first = menus["/"]
     hrefs = [href for href, _ in first]
     assert hrefs == ["/", "/lobby", "/tournaments", "/puzzles", "/editor", "/analysis",
-                     "/leaderboard", "/"]
+                     "/leaderboard", "/tv", "/"]
     assert all(text.strip() for _, text in first)
     for path, menu in menus.items():
         assert menu == first, f"{path}'s menu differs from the home page's"

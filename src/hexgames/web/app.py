@@ -38,6 +38,7 @@ from hexgames.web.http.identity import (
 )
 from hexgames.web.http.security_headers import SecurityHeaders
 from hexgames.web.http.state import AppState
+from hexgames.web.lobby.tv import Television
 from hexgames.web.play.absence import AbsenceLimits
 from hexgames.web.play.hub import Hub
 from hexgames.web.routes import (
@@ -55,10 +56,12 @@ from hexgames.web.routes import (
     profiles,
     puzzle_streaks,
     puzzles,
+    relations,
     rules,
     seeks,
     sockets,
     tournaments,
+    tv,
 )
 from hexgames.web.service import MAX_RECORD, GameService
 from hexgames.web.storage import open_storage
@@ -82,6 +85,8 @@ ROUTERS: tuple[APIRouter, ...] = (
     pairing.router,  # quick-pairing pools, absence claims
     players.router,  # identities, player pages, leaderboards
     profiles.router,  # rating history, statistics, game search, export
+    relations.router,  # following and blocking players
+    tv.router,  # /tv/<game> and /api/tv/<game>: the featured game
     alerts.router,  # /ws/alerts, /api/me/alerts and the email links
     pages.router,  # home, a game, the lobby, a replay
     rules.router,  # /rules/<game>
@@ -110,6 +115,7 @@ def app_parts(service: GameService, mail: MailSettings | None,
         new_identities=SiteLimiter("new-identity", NEW_IDENTITIES_PER_ADDRESS,
                                    NEW_IDENTITY_WINDOW),
         engines=engines,
+        television=Television(service.games),
     )
 
 

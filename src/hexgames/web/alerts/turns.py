@@ -196,6 +196,23 @@ class TurnAlerts:
         """Alerts sockets of ``player_id`` open here."""
         return len(self._by_player.get(player_id, ()))
 
+    def anybody(self) -> bool:
+        """Whether any alerts socket is open here."""
+        return bool(self._sockets)
+
+    def send_to(self, player_id: str, event: dict[str, Any]) -> int:
+        """Queue ``event`` on every alerts socket of ``player_id`` here (each socket's
+        queue is bounded); returns 1 when one was open, else 0."""
+        connections = list(self._by_player.get(player_id, {}).items())
+        sent = 0
+        for socket, connection in connections:
+            if connection.closed:
+                self.leave(socket)
+            else:
+                connection.send(event, state=False)
+                sent = 1
+        return sent
+
     async def close(self) -> None:
         if self._reader is not None:
             self._reader.cancel()

@@ -20,6 +20,7 @@ from hexgames.web.alerts.emails import TurnEmails
 from hexgames.web.alerts.turns import TurnAlerts
 from hexgames.web.engine.prep import EnginePreparation
 from hexgames.web.http.client_limits import ClientLimits, Exports
+from hexgames.web.lobby.tv import Television
 from hexgames.web.service import GameService
 from hexgames.web.storage.site_limits import SiteLimiter
 
@@ -47,6 +48,8 @@ class AppState:
     new_identities: SiteLimiter
     #: The rules engines being prepared (``hexgames serve`` on a cold cache), or none.
     engines: EnginePreparation | None = None
+    #: The featured game of each game (``/tv/<game>``); built by ``create_app``.
+    television: Television | None = None
 
 
 def app_state(app: Any) -> AppState:

@@ -137,6 +137,10 @@ class Lobby:
                                     colors=", ".join(game.colors)))
         if target is not None and (not target.strip() or len(target) > 40):
             raise ValueError(N_("a direct challenge names a player"))
+        if target is not None:
+            named = await self._store(self._storage.player_by_name, target.strip())
+            if named is not None:
+                await self.refuse_blocked(creator.get("player_id"), named.id)
         open_now = [seek for seek in await self._store(self._storage.open_seeks, MAX_OPEN_SEEKS)
                     if not self.seek_expired(seek)]
         poster = creator.get("player_id")
@@ -190,6 +194,7 @@ class Lobby:
             name = str(acceptor.get("name") or "").casefold()
             if name != seek.target.casefold():
                 raise PermissionError(Phrase("this challenge is for {name}", name=seek.target))
+        await self.refuse_blocked(seek.creator.get("player_id"), mine)
         game = get_game(seek.game)
         color = seek.color if seek.color != "random" else secrets.choice(list(game.colors))
         start = await self.games.calls.call_thread(start_position, game, seek.options)
@@ -216,6 +221,16 @@ class Lobby:
         self.clocks.watch(match)
         self.changed({"type": "seek_taken", "seek": seek.id, "game": stored.id})
         return match, token
+
+    async def refuse_blocked(self, first: Any, second: Any) -> None:
+        """Refuse (409, :class:`IllegalAction`) a challenge between two identities when
+        either blocked the other (docs/web.md, "Following and blocking")."""
+        if not first or not second or first == second:
+            return
+        pair = (str(first), str(second))
+        if await self._store(self._storage.blocked_between, [pair]):
+            raise IllegalAction("no challenge between you and this player: one of you "
+                                "blocked the other")
 
     async def cancel_seek(self, seek_id: str, token: str | None) -> None:
         if not token or not await self._store(self._storage.cancel_seek, seek_id, token):

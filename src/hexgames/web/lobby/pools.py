@@ -36,7 +36,7 @@ import hashlib
 import hmac
 import logging
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass
 from typing import Any
 
@@ -88,6 +88,8 @@ POOL_FORGET = 86_400.0
 #: address in all pools (409 past it, whatever identities it makes up).
 MAX_POOL_WAITING = 200
 MAX_POOL_WAITING_PER_ADDRESS = 5
+#: Times one wave pairs again around blocked pairs (see :meth:`Pools._pairs`).
+BLOCK_ROUNDS = 4
 
 
 class PoolFull(RuntimeError):
@@ -125,12 +127,14 @@ def rating_range(waited_ms: float) -> float:
     return POOL_RANGE_BASE + POOL_RANGE_WIDEN * max(0.0, waited_ms) / 1000.0
 
 
-def pair_up(entries: Sequence[PoolEntry], now: float) -> list[tuple[PoolEntry, PoolEntry]]:
+def pair_up(entries: Sequence[PoolEntry], now: float,
+            apart: Set[frozenset[str]] = frozenset()) -> list[tuple[PoolEntry, PoolEntry]]:
     """The pairs a wave makes of the waiting ``entries`` at ``now`` (ms): per pool and
     rated flag, longest waiting first, each with the closest rating within its range
     (ties: the longer waiting). A rated pool never pairs two entries joined from one
     client address (``origin``): identities made up on one machine do not rate each
-    other. Pure: tests give it entries and times."""
+    other; no pool pairs two players of ``apart`` (pairs of player ids: a block).
+    Pure: tests give it entries and times."""
     groups: dict[tuple[str, bool], list[PoolEntry]] = {}
     for entry in sorted(entries, key=lambda e: (e.joined_at, e.id)):
         if entry.status == "waiting":
@@ -143,7 +147,8 @@ def pair_up(entries: Sequence[PoolEntry], now: float) -> list[tuple[PoolEntry, P
             reach = rating_range(now - first.joined_at)
             candidates = [other for other in free if other.player_id != first.player_id
                           and abs(other.rating - first.rating) <= reach
-                          and not (first.rated and other.origin == first.origin)]
+                          and not (first.rated and other.origin == first.origin)
+                          and frozenset((first.player_id, other.player_id)) not in apart]
             if not candidates:
                 continue
             best = min(candidates, key=lambda other: (abs(other.rating - first.rating),
@@ -315,7 +320,7 @@ class Pools:
                     self.lobby_changed()
             entries = [e for e in entries if e.seen_at >= stale and e.pool in self.specs]
             made = []
-            for first, second in pair_up(entries, moment):
+            for first, second in await self._pairs(entries, moment):
                 try:
                     made.append(await self._start(first, second))
                 except PairingTaken:
@@ -323,6 +328,28 @@ class Pools:
             if made:
                 self.lobby_changed()
             return made
+
+    async def _pairs(self, entries: list[PoolEntry],
+                     moment: int) -> list[tuple[PoolEntry, PoolEntry]]:
+        """:func:`pair_up`, never pairing two players when either blocked the other: the
+        pairs made are checked (one bounded question), and while some are blocked the
+        wave is made again without them (at most ``BLOCK_ROUNDS`` times; pairs still
+        blocked then are left for the next wave)."""
+        apart: set[frozenset[str]] = set()
+        pairs = pair_up(entries, moment)
+        for round_ in range(BLOCK_ROUNDS + 1):
+            asked = [(first.player_id, second.player_id) for first, second in pairs]
+            blocked = await self._store(self.games.storage.blocked_between, asked) \
+                if asked else set()
+            if not blocked:
+                return pairs
+            apart |= {frozenset(pair) for pair in blocked}
+            if round_ == BLOCK_ROUNDS:
+                break
+            pairs = pair_up(entries, moment, apart)
+        # Every pair left was asked about: only the blocked ones are dropped.
+        return [(first, second) for first, second in pairs
+                if frozenset((first.player_id, second.player_id)) not in apart]
 
     async def _start(self, first: PoolEntry, second: PoolEntry) -> str:
         """The game of a pairing, stored with it (one transaction), colours at random."""

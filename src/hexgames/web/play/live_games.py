@@ -139,6 +139,9 @@ class Hooks:
     #: The game ended here, its end stored, with a result or aborted (the tournaments
     #: record it; called with the game's lock held, so it only schedules its work).
     game_over: Callable[[Match], None] = field(default=_no_match)
+    #: A new game was stored and is held here (an accepted challenge, a pairing, a
+    #: rematch, a tournament's game...): its players' followers are told (the bell).
+    started: Callable[[Match], None] = field(default=_no_match)
 
 
 class LiveGames:
@@ -258,8 +261,13 @@ class LiveGames:
             yield Held(match, seats)
 
     def hold(self, match: Match) -> None:
-        """Keep a new game (just stored) in memory."""
+        """Keep a new game (just stored) in memory, and say it started
+        (:attr:`Hooks.started`)."""
         self.matches[match.id] = match
+        try:
+            self.hooks.started(match)
+        except Exception:  # a listener must never undo a stored game
+            log.exception("a started-game listener failed on game %s", match.id)
 
     async def renamed(self, player_id: str, name: str) -> None:
         """A player changed their name: the games this process holds show it at once."""

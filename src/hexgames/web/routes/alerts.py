@@ -1,7 +1,9 @@
 """HTTP and WebSocket routes of turn alerts (docs/web.md, "Turn alerts").
 
 - ``WS /ws/alerts``: the ``your_turn`` messages of this browser's identity (the cookie),
-  for any of its online games (:mod:`.alerts`); ``{"type": "ping"}`` is answered ``pong``.
+  for any of its online games (:mod:`.alerts`), and the ``followed`` messages (a followed
+  player started a game: :mod:`hexgames.web.alerts.follows`); ``{"type": "ping"}`` is
+  answered ``pong``.
 - ``GET /api/me/alerts`` and ``POST /api/me/alerts`` ``{"email"?, "turn_emails"?}``: the
   identity's turn-email settings (:mod:`.turn_emails`).
 - ``GET /alerts/verify?token=`` and ``GET /alerts/stop?player=&key=``: the links of the
@@ -22,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, StrictBool, StrictStr
 from hexgames.phrases import N_, Phrase
 from hexgames.web.accounts.mail import Mailer, MailSettings
 from hexgames.web.alerts.emails import EmailsOff, TurnEmails
+from hexgames.web.alerts.follows import FollowAlerts
 from hexgames.web.alerts.turns import TurnAlerts
 from hexgames.web.game.errors import socket_error
 from hexgames.web.http.addresses import client_address
@@ -55,6 +58,9 @@ def wire_alerts(service: GameService,
     alerts.on_turn = emails.turn_passed
     service.hub.listeners.append(alerts.published)
     service.feed.listeners.append(alerts.heard)
+    follows = FollowAlerts(service.games, alerts)
+    service.games.hooks.started = follows.started
+    service.feed.listeners.append(follows.heard)
     return alerts, emails
 
 

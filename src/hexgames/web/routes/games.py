@@ -20,7 +20,7 @@ from hexgames.web.http.identity import KnownPlayer, Player, known_player
 from hexgames.web.http.language import request_translator
 from hexgames.web.http.state import Service, Site
 from hexgames.web.play.setup import INVITE_OPEN
-from hexgames.web.storage import StoredGame
+from hexgames.web.storage import Mode, StoredGame
 
 __all__ = ["GAMES_PER_ADDRESS", "GAME_WINDOW", "links", "router", "state_response",
            "summary"]
@@ -141,16 +141,16 @@ async def new_game(body: NewGame, player: KnownPlayer, request: Request, service
         raise HTTPException(429, Phrase("too many games created; try again in {seconds} s",
                                         seconds=int(wait) + 1),
                             headers={"Retry-After": str(int(wait) + 1)})
-    if body.rated and body.mode == "online":
+    if body.rated and body.mode == Mode.ONLINE:
         await site.rated_play.check(player)
-    if body.mode == "ai" and body.start:  # not the engine on a live game's board
+    if body.mode == Mode.AI and body.start:  # not the engine on a live game's board
         await service.live_positions.refuse_start(body.game, body.options, body.start)
     match, tokens = await service.create(
         body.game, body.options, body.mode, seat=body.seat, level=body.level,
         start=body.start,
         player=player, rated=body.rated, control=body.control,
     )
-    seat_token = tokens[body.seat] if body.mode != "hotseat" else tokens[0]
+    seat_token = tokens[body.seat] if body.mode != Mode.HOTSEAT else tokens[0]
     return {
         "id": match.id,
         "token": seat_token,

@@ -11,6 +11,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 from typing import Any
 
 from fastapi import APIRouter, Query, Request
@@ -26,13 +28,14 @@ from hexgames.web.game.matches import ENGLISH, reason_phrase
 from hexgames.web.http import identity
 from hexgames.web.http.addresses import client_address
 from hexgames.web.http.errors import error_response
-from hexgames.web.http.identity import CurrentPlayer, PagePlayer, Player
+from hexgames.web.http.identity import CurrentPlayer, KnownPlayer, PagePlayer, Player
 from hexgames.web.http.language import page, request_translator, said
 from hexgames.web.http.not_found import not_found_response
 from hexgames.web.http.origins import origin_allowed
 from hexgames.web.http.state import Service
 from hexgames.web.ratings.games import pool_title, rating_view
-from hexgames.web.storage import NameLookAlike, NameTaken, StoredGame, name_key
+from hexgames.web.service import GameService
+from hexgames.web.storage import NameLookAlike, NameTaken, PlayerRecord, StoredGame, name_key
 from hexgames.web.storage.site_limits import SiteLimiter, StorageCaller
 
 #: Wrong passwords (logins and password changes) per window: per client address, and per
@@ -43,6 +46,9 @@ LOGIN_ATTEMPTS = 10
 LOGIN_WINDOW = 300.0
 #: Games listed on a player page.
 PLAYER_GAMES = 100
+#: Players one identity may follow, and block (past it: 409; routes/relations.py). The
+#: bell reads at most 500 followers of a player per game; a profile, the viewer's lists.
+MAX_RELATIONS = 500
 
 router = APIRouter()
 
@@ -174,6 +180,31 @@ def too_many(request: Request, wait: float) -> JSONResponse:
                           {"Retry-After": str(int(wait) + 1)})
 
 
+async def relation_view(service: StorageCaller, viewer: Player | None,
+                        record: PlayerRecord) -> dict[str, Any]:
+    """How the viewer stands to the player ``record``: ``following`` and ``blocked``
+    (the viewer's own choices), ``you`` (their own profile) and ``named`` (whether the
+    viewer may follow and block: guests may not)."""
+    if viewer is None or viewer.id == record.id:
+        return {"you": viewer is not None, "named": bool(viewer and not viewer.guest),
+                "following": False, "blocked": False}
+    follows = await service.call_storage(service.storage.relations_of, viewer.id,
+                                         "follow", MAX_RELATIONS)
+    blocks = await service.call_storage(service.storage.relations_of, viewer.id,
+                                        "block", MAX_RELATIONS)
+    return {"you": False, "named": not viewer.guest, "following": record.id in follows,
+            "blocked": record.id in blocks}
+
+
+async def form_token(service: GameService, player_id: str) -> str:
+    """The hidden field of a profile's forms (follow, block): a keyed hash of the
+    viewer's identity that another site's page cannot know. (A same-site form's
+    ``Origin`` is ``null`` under the site's ``no-referrer`` policy, so the origin alone
+    cannot tell the site's own forms from another's.)"""
+    key = await service.seat_key()
+    return hmac.new(key, b"profile-form\x00" + player_id.encode(), hashlib.sha256).hexdigest()[:32]
+
+
 @router.get("/api/me")
 async def me(player: CurrentPlayer) -> dict[str, Any]:
     """This browser's identity (created, with its cookie, on the first call)."""
@@ -256,7 +287,8 @@ PLAYER_TOURNAMENTS = 20
 
 
 @router.get("/api/players/{name}")
-async def player_api(name: str, request: Request, service: Service) -> Any:
+async def player_api(name: str, request: Request, service: Service,
+                     viewer: KnownPlayer) -> Any:
     record = await service.call_storage(service.storage.player_by_name, name[:40])
     if record is None:
         return error_response(404, no_player(name), request)
@@ -281,6 +313,8 @@ async def player_api(name: str, request: Request, service: Service) -> Any:
                          "status": entry.status, "starts_at": entry.starts_at}
                         for entry in await service.call_storage(
                             service.storage.tournaments_of, record.id, PLAYER_TOURNAMENTS)],
+        # How the viewer (the cookie's identity) stands to this player.
+        **(await relation_view(service, viewer, record)),
     }
 
 
@@ -308,7 +342,10 @@ async def player_page(name: str, request: Request, player: PagePlayer, service: 
     record = await service.call_storage(service.storage.player_by_name, name[:40])
     if record is None:
         return not_found_response(request)
-    return page(request, "player.html")
+    relation = await relation_view(service, player, record)
+    token = await form_token(service, player.id) if player is not None else ""
+    return page(request, "player.html", profile_name=record.name, relation=relation,
+                form_token=token)
 
 
 @router.get("/leaderboard", include_in_schema=False)

@@ -296,8 +296,9 @@ class Change:
     that ended a turn), ``reset`` (actions from ``ply`` on were taken back),
     ``row`` (result, players or seats changed), ``meta`` (only the meta: clock,
     offers; the actions are read from ``load_tail``, no full reload), ``lobby`` (the
-    open challenges changed; ``game_id`` empty) or ``chat.<room>`` (a chat message
-    stored, ``ply`` its number in the room: no game changed)."""
+    open challenges changed; ``game_id`` empty), ``chat.<room>`` (a chat message
+    stored, ``ply`` its number in the room: no game changed) or ``started`` (an online
+    game was stored, being played: its players' followers are told)."""
 
     game_id: str
     kind: str

@@ -133,6 +133,9 @@ class GameTables(SqlConnection):
             ),
         )
         self._write_seat_holders(cursor, game.id, game.players)
+        if game.mode == "online" and game.status == "playing":
+            # A game started: the other processes tell the followers of its players.
+            self._notify(cursor, game.id, "started", -1)
         if game.actions:
             cursor.executemany(
                 self._sql(_INSERT_MOVE),

@@ -114,9 +114,88 @@ async function handle(turn) {
   log.push({ key, what: done.join("+") || "silent" });
 }
 
+// ------------------------------------------------------------------ followed players
+// A followed player started a game ({"type": "followed", ...}): the bell shows a dot and
+// lists it (the latest few, kept in localStorage), and one tab says it (a sound, a
+// notification, a note with a link to watch), like a turn.
+const NEWS_KEY = "hexgames.alerts.news";    // [{game_id, player, title, url, at}]
+const NEWS_KEPT = 10;
+const NEWS_SEEN_KEY = "hexgames.alerts.news-seen";  // ms: the panel last opened
+
+function unseenNews() {
+  const seen = Number(localStorage.getItem(NEWS_SEEN_KEY) || 0);
+  return readNews().filter((item) => item.at > seen).length;
+}
+status.followed = [];                       // game ids heard in this tab (the tests read it)
+
+function readNews() {
+  try { return JSON.parse(localStorage.getItem(NEWS_KEY) || "[]") || []; } catch { return []; }
+}
+
+function followedText(news) {
+  return t("{player} started a game of {game}", { player: news.player,
+    game: news.title ? t(news.title) : "hexgames" });
+}
+
+function showNote(news) {
+  let note = document.getElementById("alerts-note");
+  if (!note) {
+    note = el("div", { class: "alerts-note", id: "alerts-note", role: "status" });
+    document.body.append(note);
+  }
+  note.replaceChildren(el("span", { text: followedText(news) }), " ",
+    el("a", { class: "button small primary", id: "alerts-note-watch", href: news.url,
+      text: t("Watch") }),
+    el("button", { type: "button", class: "small ghost", "aria-label": t("Close"), text: "×",
+      onclick: () => note.remove() }));
+}
+
+async function handleFollowed(news) {
+  if (!news || typeof news.game_id !== "string" || typeof news.url !== "string"
+      || !news.url.startsWith("/play/")) return;
+  status.followed.push(news.game_id);
+  const kept = readNews().filter((item) => item.game_id !== news.game_id);
+  kept.unshift({ game_id: news.game_id, player: String(news.player || ""),
+    title: String(news.title || ""), url: news.url, at: Date.now() });
+  localStorage.setItem(NEWS_KEY, JSON.stringify(kept.slice(0, NEWS_KEPT)));
+  updateButton();
+  if (panel && !panel.hidden) renderPanel();
+  showNote(news);
+  if (!document.hasFocus()) await sleep(UNFOCUSED_DELAY_MS);
+  if (!(await claim(`followed:${news.game_id}`))) return;
+  const chosen = settings();
+  if (chosen.sound) playSound();
+  if (chosen.notify && permission() === "granted") {
+    try {
+      const shown = new Notification(followedText(news), { tag: `hexgames-followed-${news.game_id}`,
+        icon: "/static/favicon.svg" });
+      shown.onclick = () => { window.focus(); location.href = news.url; shown.close(); };
+    } catch { /* notifications from a service worker only */ }
+  }
+}
+
+function newsPart() {
+  const news = readNews();
+  if (!news.length) return null;
+  return el("div", { class: "alerts-news", id: "alerts-news" },
+    el("h3", { text: t("Followed players") }),
+    el("ul", {}, ...news.map((item) => el("li", {},
+      el("span", { text: followedText(item) }), " ",
+      el("a", { href: item.url, text: t("Watch") })))),
+    el("button", { type: "button", class: "small ghost", text: t("Clear"), onclick: () => {
+      localStorage.removeItem(NEWS_KEY);
+      renderPanel();
+    } }));
+}
+
+function dispatch(message) {
+  if (message && message.type === "followed") handleFollowed(message);
+  else handle(message);
+}
+
 // ------------------------------------------------------------------ the socket
 const channel = "BroadcastChannel" in window ? new BroadcastChannel(CHANNEL) : null;
-if (channel) channel.onmessage = (event) => { handle(event.data); };
+if (channel) channel.onmessage = (event) => { dispatch(event.data); };
 
 function connect() {
   let retry = 1000;
@@ -127,9 +206,9 @@ function connect() {
       let message;
       try { message = JSON.parse(event.data); } catch { return; }
       if (message.type === "hello") { retry = 1000; status.listening = true; }
-      if (message.type !== "your_turn") return;
+      if (message.type !== "your_turn" && message.type !== "followed") return;
       if (channel && elected) channel.postMessage(message); // (unelected: every tab hears)
-      handle(message);
+      dispatch(message);
     };
     socket.onclose = (event) => {
       status.listening = false;
@@ -166,6 +245,7 @@ function updateButton() {
   const chosen = settings();
   const notifying = chosen.notify && permission() === "granted";
   button.dataset.state = notifying ? "notify" : chosen.sound ? "sound" : "off";
+  button.dataset.news = String(unseenNews());  // a dot: followed players' new games
   if (chosen.sound && notifying) button.title = t("Turn alerts: sound and notifications");
   else if (chosen.sound) button.title = t("Turn alerts: sound");
   else if (notifying) button.title = t("Turn alerts: notifications");
@@ -260,7 +340,8 @@ function renderPanel() {
         onchange: (event) => save({ sound: event.target.checked }) }),
       " " + t("Play a sound")),
     notificationPart(),
-    emails);
+    emails,
+    newsPart() || "");
   updateButton();
   emailPart(emails);
 }
@@ -268,7 +349,10 @@ function renderPanel() {
 function setOpen(open) {
   panel.hidden = !open;
   button.setAttribute("aria-expanded", String(open));
-  if (open) renderPanel();
+  if (open) {
+    localStorage.setItem(NEWS_SEEN_KEY, String(Date.now()));  // the news is seen: no dot
+    renderPanel();
+  }
 }
 
 function install() {

@@ -218,6 +218,13 @@ $("seek-kind").addEventListener("change", syncKind);
 $("seek-form").addEventListener("submit", post);
 renderForm();
 syncKind();
+// From a player's profile (its Challenge button): the challenge form names that player.
+const challenged = new URLSearchParams(location.search).get("challenge");
+if (challenged) {
+  $("seek-target").value = challenged.slice(0, 40);
+  $("seek-form").scrollIntoView({ block: "start" });
+  $("seek-game").focus();
+}
 await collectTaken();
 connect();
 initPools($("pools"));
