@@ -71,7 +71,8 @@ function result(game) {
 
 function games(view) {
   const items = [...view.games].reverse().map((game) => {
-    const text = `${t("Round {number}", { number: game.round })}: ${name(game.first)} – ${
+    const round = view.kind === "swiss" ? `${t("Round {number}", { number: game.round })}: ` : "";
+    const text = `${round}${name(game.first)} – ${
       game.second ? name(game.second) : t("bye")} ${result(game)}`;
     return el("li", {}, game.game_id ? el("a", { href: `/play/${game.game_id}`, text }) : text);
   });
