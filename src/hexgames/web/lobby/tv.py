@@ -93,8 +93,8 @@ class Television:
         ranked.sort(key=lambda stored: rank_key(stored.rated, mean(stored)))
         best = ranked[0]
         try:
-            control = TimeControl.parse(best.meta.get("control")) \
-                if best.meta.get("control") else TimeControl()
+            control = TimeControl.parse(best.meta.control) \
+                if best.meta.control else TimeControl()
             time_text = control.describe()
         except ValueError:
             time_text = ""
