@@ -18,7 +18,7 @@ from fastapi.testclient import TestClient
 
 import test_web_storage
 from hexgames.web.play.storage_calls import StorageCalls
-from hexgames.web.storage import GameMeta, MoveWrite, StaleWrite, StoredMove
+from hexgames.web.storage import ConditionalLine, GameMeta, MoveWrite, StaleWrite, StoredMove
 from hexgames.web.storage.postgres import PostgresStorage
 from hexgames.web.storage.sqlite import SqliteStorage
 from test_web_absence import REALTIME, rated_game
@@ -190,3 +190,45 @@ def test_moves_of_one_loop_turn_share_one_postgres_commit(postgres_url: str) -> 
     finally:
         calls.shutdown()
         storage.close()
+
+
+def test_a_move_of_a_game_without_conditional_lines_reads_none(
+        tmp_path: Path, postgres_url: str) -> None:
+    """A correspondence game takes conditional lines; its move learns in its own write
+    how many the game holds, so a game with none makes no second call to read them
+    (a round trip a move on PostgreSQL). With a line stored, the move reads it."""
+    with TestClient(quiet_app(FakeTime(), data_dir=tmp_path)) as client:
+        service = client.app.state.site.service
+        site = service.storage
+        service.storage = storage = CountedPostgres(postgres_url)
+        try:
+            game_id, red, blue = rated_game(client, {"kind": "correspondence", "days": 3})
+
+            def line_reads() -> int:
+                return sum(1 for _, statements in storage.transactions for s in statements
+                           if s.lstrip().upper().startswith("SELECT")
+                           and "FROM conditional_lines" in s and "count(" not in s)
+
+            view = state(client, game_id, red)
+            storage.transactions.clear()
+            move = {"token": red, "action": view["legal"][0]["action"], "ply": view["ply"]}
+            assert client.post(f"/api/games/{game_id}/actions", json=move).is_success
+            assert line_reads() == 0
+            assert storage.transactions and service.games.matches[game_id].lines_held == 0
+            stored_game = storage.load_game(game_id)
+            assert stored_game is not None
+            ply = len(stored_game.actions)
+            storage.add_conditional_line(ConditionalLine(
+                "l1", game_id, 0, ply, "not-this-game", (("x",), ("y",)), "2026-01-01"), 10)
+            storage.transactions.clear()
+            for token in (red, blue):  # whoever is to act
+                view = state(client, game_id, token)
+                if view["legal"]:
+                    move = {"token": token, "action": view["legal"][0]["action"],
+                            "ply": view["ply"]}
+                    assert client.post(f"/api/games/{game_id}/actions", json=move).is_success
+                    break
+            assert line_reads() == 1  # the game holds a line: it is read (and dropped)
+        finally:
+            service.storage = site
+            storage.close()

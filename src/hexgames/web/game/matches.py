@@ -245,6 +245,10 @@ class Match:
         self.names: dict[str, str] = {}
         #: A rated game's rating changes once applied (see hexgames.web.ratings.games).
         self.rating_changes: list[dict[str, Any]] | None = None
+        #: Conditional lines the game held when its last action was stored (read in that
+        #: action's one write); ``None``: unknown (none stored here yet). A move of a
+        #: game with none needs no look at the lines.
+        self.lines_held: int | None = None
         #: The wall clock (ms) for clocks in views (the service injects its own).
         self.now: Any = wall_ms
         #: Absent players (set by :mod:`hexgames.web.play.absence`): seat -> when it was last

@@ -256,8 +256,8 @@ class ConditionalMoves:
         then the replies that answers (a chain), at most ``MAX_CHAIN``. Returns the
         replies' actions played. A failure is logged, never raised: the action that
         called this is stored whatever happens to the replies."""
-        if not takes_lines(match):
-            return 0
+        if not takes_lines(match) or match.lines_held == 0:
+            return 0  # (no line stored when the action was: nothing to read)
         try:
             return await self._follow(match)
         except (StaleWrite, WriteUnconfirmed, StorageUnavailable) as error:

@@ -332,6 +332,7 @@ class LiveGames:
                           stored.version if change is not None else None, ended,
                           stored.winner, stored.reason)
         written = await self.calls.call_batched(self.storage.store_move, write)
+        match.lines_held = written.lines
         if written.meta is not None:
             stored.meta = written.meta
             match.revision += 1

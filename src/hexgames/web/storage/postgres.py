@@ -18,7 +18,7 @@ from hexgames.web.storage.meta import GameMeta
 from hexgames.web.storage.records import Change, MoveWrite, StoredMove
 from hexgames.web.storage.sql import SqlStorage
 from hexgames.web.storage.sql_connection import UNAVAILABLE
-from hexgames.web.storage.sql_games import move_assignments, outcome_of
+from hexgames.web.storage.sql_games import LINES_HELD, move_assignments, outcome_of
 from hexgames.web.storage.sql_presence import PRESENCE_UPSERT
 
 #: Seconds to wait for a connection, and milliseconds for any one statement.
@@ -110,7 +110,7 @@ class PostgresStorage(SqlStorage):
         with self._transaction(single=True) as cursor:
             cursor.execute(*prepared[:2])
             row = cursor.fetchone()
-        return None if row is None else StoredMove(int(row[0]), prepared[2])
+        return None if row is None else StoredMove(int(row[0]), prepared[2], int(row[-1]))
 
     def store_moves(self, moves: Sequence[MoveWrite]) -> list[StoredMove | Exception]:
         """Moves of several games (made in the same turn of the event loop) in one
@@ -138,7 +138,7 @@ class PostgresStorage(SqlStorage):
         """One move of :meth:`store_moves`, in its transaction: written by its statement
         (``row``), or else by :meth:`_store_move` under a savepoint."""
         if prepared is not None and row is not None:
-            return StoredMove(int(row[0]), prepared[2])
+            return StoredMove(int(row[0]), prepared[2], int(row[-1]))
         cursor.execute("SAVEPOINT move")
         try:
             stored = self._store_move(cursor, move)
@@ -182,7 +182,7 @@ class PostgresStorage(SqlStorage):
             "unnest(?::text[]) AS note) "
             "SELECT version, (SELECT count(*) FROM stored), (SELECT count(*) FROM noted)"
             + (", (SELECT count(*) FROM seen)" if move.seen is not None else "")
-            + " FROM touched"
+            + f", ({LINES_HELD}) FROM touched"
         )
         params: list[Any] = [*values, move.game_id,
                              *(() if meta is None else (move.version,)),
@@ -190,7 +190,7 @@ class PostgresStorage(SqlStorage):
                              move.game_id, move.first_ply, move.at, list(move.actions)]
         if move.seen is not None:
             params += [move.game_id, int(move.seen[0]), int(move.seen[1])]
-        params += [CHANNEL, notes]
+        params += [CHANNEL, notes, move.game_id]
         return self._sql(statement), params, meta
 
     def _autocommit(self, on: bool) -> None:

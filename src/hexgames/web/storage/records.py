@@ -114,10 +114,13 @@ class MoveWrite:
 @dataclass(frozen=True)
 class StoredMove:
     """What :meth:`~.interface.Storage.store_move` wrote: the row's new version and its
-    meta as written (``None`` when the move did not change it)."""
+    meta as written (``None`` when the move did not change it), and how many conditional
+    lines the game held when the move was stored (read in the same write, so that a move
+    of a game without lines needs no second call to learn it; ``None``: not read)."""
 
     version: int
     meta: GameMeta | None = None
+    lines: int | None = None
 
 
 @dataclass

@@ -98,6 +98,9 @@ def game_from_row(row: Sequence[Any]) -> StoredGame:
     )
 
 
+#: How many conditional lines a game holds, read with each move (:class:`StoredMove`).
+LINES_HELD = "SELECT count(*) FROM conditional_lines WHERE game_id = ?"
+
 class GameTables(SqlConnection):
     """The game statements of the SQL storage (see :class:`~.interface.Storage` for what
     each method promises)."""
@@ -300,7 +303,8 @@ class GameTables(SqlConnection):
                      move.first_ply + len(move.actions))
         if move.ended:  # the other processes read the whole game again, as for an end
             self._notify(cursor, game_id, "row", -1)
-        return StoredMove(new, meta)
+        cursor.execute(self._sql(LINES_HELD), (game_id,))
+        return StoredMove(new, meta, int(cursor.fetchone()[0]))
 
     def truncate_actions(self, game_id: str, keep: int, at: str) -> int:
         with self._transaction() as cursor:
