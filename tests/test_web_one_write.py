@@ -9,6 +9,7 @@ here that notes each transaction and the statements run in it.
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -232,3 +233,51 @@ def test_a_move_of_a_game_without_conditional_lines_reads_none(
         finally:
             service.storage = site
             storage.close()
+
+
+class HeldPostgres(CountedPostgres):
+    """PostgreSQL storage whose first move waits for ``hold`` (a slow commit)."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(url)
+        self.entered = threading.Event()
+        self.hold = threading.Event()
+
+    def store_move(self, move: MoveWrite) -> StoredMove:
+        if not self.entered.is_set():
+            self.entered.set()
+            assert self.hold.wait(30)
+        return super().store_move(move)
+
+
+def test_moves_made_while_a_commit_waits_share_the_next_one(postgres_url: str) -> None:
+    """A group commit: while one batch of moves is being stored, the moves made meanwhile
+    (here in three separate turns of the event loop) wait and go to the storage together
+    when it is done: one commit for the three, not one each."""
+    storage = HeldPostgres(postgres_url)
+    calls = StorageCalls(storage)
+    try:
+        for game_id in "abcd":
+            storage.create_game(test_web_storage._game(game_id))
+        storage.transactions.clear()
+
+        async def moves() -> list[Any]:
+            first = asyncio.create_task(
+                calls.call_batched(storage.store_move, MoveWrite("a", 0, ("e3e4",), "t")))
+            assert await asyncio.to_thread(storage.entered.wait, 30)
+            later = []
+            for game_id in "bcd":  # each in a turn of its own
+                later.append(asyncio.create_task(calls.call_batched(
+                    storage.store_move, MoveWrite(game_id, 0, ("e3e4",), "t"))))
+                await asyncio.sleep(0.01)
+            storage.hold.set()
+            return await asyncio.wait_for(asyncio.gather(first, *later), 30)
+
+        stored = asyncio.run(moves())
+        assert all(isinstance(move, StoredMove) for move in stored)
+        # a's commit, then one for b's, c's and d's (their statements in one pipeline)
+        assert [single for single, _ in storage.transactions] == [True, False]
+        assert [storage.load_game(g).actions for g in "abcd"] == [["e3e4"]] * 4  # type: ignore[union-attr]
+    finally:
+        calls.shutdown()
+        storage.close()

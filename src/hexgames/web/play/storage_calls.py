@@ -11,10 +11,11 @@ with a time limit, so that a frozen database answers 503 instead of hanging requ
   ``storage_write_timeout`` seconds, then answered :class:`WriteUnconfirmed` (409: reload
   the game to see whether it was stored).
 
-The calls of every move made in one turn of the event loop go to the storage thread
-together (:meth:`call_batched`): one thread hop for all, and the moves' writes
-(``store_move``) one call of ``Storage.store_moves``, which PostgreSQL commits together
-(one flush of its log for all); each move still succeeds or fails alone.
+The calls of every move made in one turn of the event loop, or while the previous moves
+were being stored, go to the storage thread together (:meth:`call_batched`): one thread
+hop for all, and the moves' writes (``store_move``) one call of ``Storage.store_moves``,
+which PostgreSQL commits together (one flush of its log for all: a group commit); each
+move still succeeds or fails alone.
 """
 
 from __future__ import annotations
@@ -219,6 +220,8 @@ class StorageCalls:
         self._work_threads = ThreadPoolExecutor(WORK_THREADS, "hexgames-work")
         #: Storage calls waiting for the next batch (see :meth:`call_batched`).
         self._batch: Batch = []
+        #: A batch of moves is being stored (the next waits for it: see _run_batch).
+        self._batch_running = False
         #: When calls failed (the clocks do not run then); its ``now`` is the service's.
         self.outages = StorageOutages(wall_ms)
 
@@ -290,12 +293,24 @@ class StorageCalls:
             future.cancel()  # given up (no effect once done): its outcome is not waited for
 
     def _run_batch(self) -> None:
-        batch, self._batch = self._batch, []
-        if not batch:
+        """Send the moves waiting to the storage thread, unless a batch is still being
+        stored: then they wait for it and go together when it is done (a group commit:
+        the moves made while one commit waits for the disk share the next one, instead
+        of each waiting its turn for the connection and a commit of its own)."""
+        if self._batch_running or not self._batch:
             return
-        done = asyncio.get_running_loop().run_in_executor(
-            self._storage_threads, _call_each, batch)
-        done.add_done_callback(lambda finished: _settle(batch, finished))
+        batch, self._batch = self._batch, []
+        self._batch_running = True
+        loop = asyncio.get_running_loop()
+        done = loop.run_in_executor(self._storage_threads, _call_each, batch)
+
+        def finished(outcome: asyncio.Future[list[tuple[bool, Any]]]) -> None:
+            self._batch_running = False
+            _settle(batch, outcome)
+            if self._batch:
+                loop.call_soon(self._run_batch)
+
+        done.add_done_callback(finished)
 
     def shutdown(self) -> None:
         """Stop the threads (calls under way finish; queued ones are dropped)."""
