@@ -249,6 +249,12 @@ def test_a_report_is_kept_for_the_moderators(client: TestClient, game: str, tmp_
     assert report("Ann", "players", 1).status_code == 400  # her own
     assert report("Bob", "players", 9).status_code == 404
     assert report("Cat", "players", 1).status_code == 403  # a room Cat does not read
+    for huge in (2**31, 10**30, 0):  # a message number out of any room's range
+        assert report("Bob", "players", huge).status_code == 400
+    with visitor(client, "Guest"):  # a guest (the name the site gave) does not report
+        refused = client.post(f"/api/games/{game}/chat/report",
+                              json={"room": "spectators", "seq": 1})
+        assert refused.status_code == 403 and "guests" in refused.json()["error"]
     storage = client.app.state.site.service.storage  # type: ignore[attr-defined]
     [kept] = storage.chat_reports()
     assert (kept.text, kept.reported_id) == ("rude words", player_id(client, "Ann"))
@@ -360,3 +366,22 @@ def test_the_game_page_loads_without_scripts_and_says_the_chat_needs_them(
     assert '<script type="module" src="/static/js/chat.js">' in page.text
     korean = client.get(f"/play/{game}", params={"lang": "ko"}).text
     assert "채팅에는 스크립트가 필요합니다" in korean
+
+
+def test_reports_are_bounded_per_identity(client: TestClient, game: str,
+                                          time_: FakeTime) -> None:
+    """A report keeps a copy for the moderators: at most REPORTS_PER_HOUR an hour per
+    identity (counted in storage), then 429 with Retry-After; nothing more is kept."""
+    from hexgames.web.play.chat import REPORTS_PER_HOUR
+
+    for n in range(REPORTS_PER_HOUR + 1):
+        post(client, "Ann", game, "players", f"message {n}")
+        time_.ms += 2_000  # under the messages' own rate
+    with visitor(client, "Bob"):
+        answers = [client.post(f"/api/games/{game}/chat/report",
+                               json={"room": "players", "seq": seq})
+                   for seq in range(1, REPORTS_PER_HOUR + 2)]
+    assert [a.status_code for a in answers] == [201] * REPORTS_PER_HOUR + [429]
+    assert int(answers[-1].headers["retry-after"]) > 0
+    storage = client.app.state.site.service.storage  # type: ignore[attr-defined]
+    assert len(storage.chat_reports()) == REPORTS_PER_HOUR

@@ -50,6 +50,9 @@ SHOWN = 200
 CHANGE_PREFIX = "chat."
 
 
+#: Messages one identity may report in an hour, in all games together.
+REPORTS_PER_HOUR = 20
+
 class ChatForbidden(PermissionError):
     """This reader may not read or write there (403): a stranger in the players' room,
     a guest writing, a game against the computer, a block."""
@@ -118,6 +121,10 @@ class GameChat:
         self.games = games
         #: Messages per identity per window, counted in storage (every process alike).
         self.limiter = SiteLimiter("chat", POSTS_PER_WINDOW, WINDOW_S,
+                                   clock=lambda: int(self.games.now()))
+        #: Reports per identity per hour, counted in storage: a report keeps a copy of
+        #: a message for the moderators, so it is bounded like a message.
+        self.reports = SiteLimiter("chat-report", REPORTS_PER_HOUR, 3600.0,
                                    clock=lambda: int(self.games.now()))
         self._pushes: set[asyncio.Task[None]] = set()
 
@@ -238,9 +245,15 @@ class GameChat:
         """Keep a message for the moderators (one the reporter may read, not their
         own)."""
         chosen = _room(room)
+        if viewer.guest:
+            raise ChatForbidden(N_("guests do not report messages: choose a name on your "
+                                   "profile first"))
         match = await self.games.get(game_id)
         if chosen not in readable_rooms(chat_game(match), reader_of(match, viewer)):
             raise ChatForbidden(N_("only the two players read the players' chat"))
+        wait = await self.reports.hit(self, viewer.id)
+        if wait is not None:
+            raise ChatTooFast(max(1, math.ceil(wait)))
         found: list[ChatMessage] = await self.call_storage(
             self.storage.chat_messages, game_id, chosen.value, seq - 1, 1)
         if not found or found[0].seq != seq:

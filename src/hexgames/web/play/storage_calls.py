@@ -56,6 +56,10 @@ READS = frozenset({
     "finished_game_ids",
     # Rate limits (hexgames.web.storage.site_limits).
     "limit_count", "limit_rows",
+    # Tournaments, chat, follows and blocks (issue 42).
+    "load_tournament", "due_tournaments", "list_tournaments", "tournament_game",
+    "tournaments_of", "chat_messages", "chat_muted", "chat_silenced_until",
+    "chat_posts_since", "chat_reports", "blocked_between", "relations_of", "related_to",
 })
 NOT_ANSWERING = N_("the game storage is not answering; try again in a moment")
 UNCONFIRMED = N_("the game storage has not confirmed this change yet; reload the game to "

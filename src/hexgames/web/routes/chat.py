@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Request
-from pydantic import BaseModel, ConfigDict, StrictBool, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 
 from hexgames.web.http.identity import CurrentPlayer, KnownPlayer
 from hexgames.web.http.language import request_translator
@@ -38,7 +38,8 @@ class PostIn(Strict):
 
 class ReportIn(Strict):
     room: StrictStr
-    seq: StrictInt
+    #: A message's number in its room (a room keeps at most ROOM_LIMIT).
+    seq: StrictInt = Field(ge=1, le=2**31 - 1)
 
 
 class MuteIn(Strict):
