@@ -50,8 +50,7 @@ from hexgames.web.game.matches import ENGLISH
 from hexgames.web.game.options import parse_options
 from hexgames.web.play.clock_watch import ClockWatch
 from hexgames.web.play.live_games import LiveGames, iso_now
-from hexgames.web.ratings.games import current, rating_pool
-from hexgames.web.ratings.glicko2 import Rating
+from hexgames.web.ratings.games import rating_in, rating_pool
 from hexgames.web.storage import GameMeta, Mode, PairingTaken, PoolEntry, StoredGame, hashed
 
 __all__ = [
@@ -240,10 +239,7 @@ class Pools:
     async def _rating(self, player_id: str, game_name: str) -> float:
         """The player's current rating in the game's standard pool (1500 if none)."""
         pool = rating_pool(game_name, parse_options(get_game(game_name), None))
-        for record in await self._store(self.games.storage.ratings_of, player_id):
-            if record.pool == pool:
-                return float(current(record).rating)
-        return float(Rating().rating)
+        return rating_in(await self._store(self.games.storage.ratings_of, player_id), pool)
 
     async def leave(self, player_id: str) -> bool:
         """The player leaves the pool they wait in (False: they waited in none)."""

@@ -27,7 +27,7 @@ in a storage thread. Nothing here knows about HTTP.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -41,6 +41,7 @@ __all__ = [
     "PROVISIONAL_DEVIATION",
     "current",
     "pool_title",
+    "rating_in",
     "rating_pool",
     "rating_view",
     "record_rated_result",
@@ -60,6 +61,15 @@ def current(record: RatingRecord, at: str | None = None) -> Rating:
     periods of inactivity since its last game."""
     stored = Rating(record.rating, record.deviation, record.volatility)
     return idle(stored, periods_between(record.rated_at, at or now()))
+
+
+def rating_in(records: Sequence[RatingRecord], pool: str) -> float:
+    """A player's current rating in ``pool`` among their ``records`` (Glicko-2's start,
+    1500, when they have none there): what pairings and the TV rank players by."""
+    for record in records:
+        if record.pool == pool:
+            return float(current(record).rating)
+    return float(Rating().rating)
 
 
 def rating_pool(game_name: str, options: Mapping[str, Any]) -> str:

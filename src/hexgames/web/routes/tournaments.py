@@ -33,7 +33,7 @@ from hexgames.web.game.options import parse_options
 from hexgames.web.http.identity import PagePlayer, Player, current_player, known_player
 from hexgames.web.http.language import page, request_translator, said
 from hexgames.web.http.state import Service, app_state
-from hexgames.web.ratings.games import rating_pool
+from hexgames.web.ratings.games import rating_in, rating_pool
 from hexgames.web.service import GameService
 from hexgames.web.storage.sql_tournaments import TournamentRefused, TournamentUnknown
 from hexgames.web.tournaments.model import FIELDS, SettingsError
@@ -50,8 +50,6 @@ MAX_WATCHERS = 500
 PUSH_SECONDS = 1.0
 #: Tournaments listed per section of the list.
 LISTED = 50
-#: The rating a player without one in the tournament's pool joins with (Glicko-2's start).
-DEFAULT_RATING = 1500.0
 
 
 def _field(name: str, reason: object) -> SettingsError:
@@ -183,11 +181,8 @@ async def tournament_view(service: GameService, tournament_id: str,
 
 async def _rating(service: GameService, player: Player, game: str,
                   options: Mapping[str, Any]) -> float:
-    pool = rating_pool(game, options)
-    for record in await service.call_storage(service.storage.ratings_of, player.id):
-        if record.pool == pool:
-            return float(record.rating)
-    return DEFAULT_RATING
+    records = await service.call_storage(service.storage.ratings_of, player.id)
+    return rating_in(records, rating_pool(game, options))
 
 
 @router.post("/api/tournaments", status_code=201, response_model=None)
