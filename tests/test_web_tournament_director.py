@@ -25,6 +25,7 @@ from hexgames.web.storage import (
     open_storage,
 )
 from hexgames.web.tournaments import arena
+from hexgames.web.tournaments import director as director_module
 from hexgames.web.tournaments.director import (
     PENDING_MS,
     START_GRACE_MS,
@@ -526,3 +527,24 @@ def test_two_directors_on_one_postgres_pair_each_arena_wave_once(
     assert len(in_live_game(state)) == 2 * len([g for g in state.games if g.live])
     assert steps == list(range(steps[0], steps[0] + len(steps)))  # one claim per wave
     setup.close()
+
+
+def test_every_due_tournament_gets_its_turn_when_more_are_due_than_a_tick_takes(
+        storage: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tick looks at TICK_LIMIT tournaments from where the last one stopped: with two
+    a tick and five due, all five start within three ticks (never only the same two)."""
+    monkeypatch.setattr(director_module, "TICK_LIMIT", 2)
+    _players(storage, "boss")
+    director, clock, games = _director(storage)
+
+    async def run() -> None:
+        records = [await _create(director, ARENA, {"a": 1500.0, "b": 1400.0})
+                   for _ in range(5)]
+        clock.ms += 60_000
+        for _ in range(3):
+            await director.tick()
+        statuses = [(await director.view(record.id))["status"] for record in records]
+        assert statuses == ["running"] * 5
+        assert {made[0] for made in games.made} == {record.id for record in records}
+
+    asyncio.run(run())

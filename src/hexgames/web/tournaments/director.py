@@ -38,7 +38,8 @@ _T = TypeVar("_T")
 
 #: Tournaments one player may create in 24 hours.
 MAX_PER_CREATOR_PER_DAY = 5
-#: Tournaments one tick looks at (the oldest first; the rest at the next tick).
+#: Tournaments one tick looks at (by id from where the last tick stopped; see
+#: :meth:`TournamentDirector._due`).
 TICK_LIMIT = 100
 #: A pairing still without its game this long after it was stored (ms) is void: the
 #: process that stored it died before creating the game (creating one takes far less).
@@ -82,6 +83,8 @@ class TournamentDirector:
         self._make_game = make_game
         self._now = now
         self.daily_limit = daily_limit
+        #: The last tournament id the previous tick looked at (see :meth:`_due`).
+        self._cursor = ""
 
     # ------------------------------------------------------------ players' calls
     async def create(self, creator_id: str, creator_is_guest: bool, game: str,
@@ -143,12 +146,28 @@ class TournamentDirector:
         """Move on every tournament that is due: start those whose countdown is over,
         pair arena waves and Swiss rounds, end what is over. Safe on every process at
         once. A storage failure leaves a tournament to the next tick."""
-        due = await self._call(self._storage.due_tournaments, self._now(), TICK_LIMIT)
+        due = await self._due()
         for tournament_id in due:
             try:
                 await self._advance(tournament_id)
             except StorageUnavailable as error:
                 log.warning("tournament %s left to the next tick: %s", tournament_id, error)
+
+    async def _due(self) -> list[str]:
+        """The next :data:`TICK_LIMIT` due tournaments after this director's cursor (by
+        id), wrapping round to the first when the end is reached: with more due than one
+        tick takes, each still gets its turn every few ticks (never the same oldest
+        ones only)."""
+        now = self._now()
+        due = await self._call(self._storage.due_tournaments, now, TICK_LIMIT, self._cursor)
+        if len(due) < TICK_LIMIT and self._cursor:
+            more = await self._call(self._storage.due_tournaments, now,
+                                    TICK_LIMIT - len(due), "")
+            due += [found for found in more if found not in due]
+            self._cursor = more[-1] if more else ""  # go on after the wrapped ones
+        else:
+            self._cursor = due[-1] if len(due) >= TICK_LIMIT else ""
+        return due
 
     async def _advance(self, tournament_id: str) -> None:
         state = await self._call(self._storage.load_tournament, tournament_id)
