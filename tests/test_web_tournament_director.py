@@ -25,8 +25,11 @@ from hexgames.web.storage import (
     open_storage,
 )
 from hexgames.web.tournaments import arena
+from hexgames.web.tournaments import director as director_module
 from hexgames.web.tournaments.director import (
     PENDING_MS,
+    RECONCILE_AFTER_MS,
+    RECONCILE_MS,
     START_GRACE_MS,
     GuestsRefused,
     TournamentDirector,
@@ -526,3 +529,64 @@ def test_two_directors_on_one_postgres_pair_each_arena_wave_once(
     assert len(in_live_game(state)) == 2 * len([g for g in state.games if g.live])
     assert steps == list(range(steps[0], steps[0] + len(steps)))  # one claim per wave
     setup.close()
+
+
+def test_every_due_tournament_gets_its_turn_when_more_are_due_than_a_tick_takes(
+        storage: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tick looks at TICK_LIMIT tournaments from where the last one stopped: with two
+    a tick and five due, all five start within three ticks (never only the same two)."""
+    monkeypatch.setattr(director_module, "TICK_LIMIT", 2)
+    _players(storage, "boss")
+    director, clock, games = _director(storage)
+
+    async def run() -> None:
+        records = [await _create(director, ARENA, {"a": 1500.0, "b": 1400.0})
+                   for _ in range(5)]
+        clock.ms += 60_000
+        for _ in range(3):
+            await director.tick()
+        statuses = [(await director.view(record.id))["status"] for record in records]
+        assert statuses == ["running"] * 5
+        assert {made[0] for made in games.made} == {record.id for record in records}
+
+    asyncio.run(run())
+
+
+def test_a_game_whose_end_was_never_reported_is_recorded_by_a_later_tick(
+        storage: Any) -> None:
+    """A result lost on the way (``game_ended`` never called) would leave a Swiss waiting
+    for its round forever: a tick asks ``ended_game`` about live pairings older than
+    RECONCILE_AFTER_MS, records what is over, and pairs the next round."""
+    _players(storage, "boss")
+    over: dict[str, tuple[int | None, int]] = {}
+    asked: list[str] = []
+
+    async def ended_game(game_id: str) -> tuple[int | None, int] | None:
+        asked.append(game_id)
+        return over.get(game_id)
+
+    clock, games = Clock(), Games()
+    director = TournamentDirector(storage, _thread_call, games, clock, ended_game=ended_game)
+
+    async def run() -> None:
+        record = await _create(director, {**SWISS, "rounds": 2}, {"a": 1600.0, "b": 1500.0})
+        clock.ms += 60_000
+        await director.tick()
+        (game,) = _live(storage.load_tournament(record.id))
+        await director.tick()
+        assert asked == []  # too young to be asked after
+        clock.ms += RECONCILE_AFTER_MS
+        await director.tick()
+        assert asked == [game.game_id]  # still played: nothing recorded
+        over[str(game.game_id)] = (0, 31)
+        clock.ms += 1000
+        await director.tick()
+        assert asked == [game.game_id]  # asked at most every RECONCILE_MS
+        clock.ms += RECONCILE_MS
+        await director.tick()
+        state = storage.load_tournament(record.id)
+        first = next(g for g in state.games if g.step == 1)
+        assert (first.result, first.turns) == ("first", 31)
+        assert (await director.view(record.id))["round"] == 2 and len(_live(state)) == 1
+
+    asyncio.run(run())

@@ -12,6 +12,9 @@ from fastapi.testclient import TestClient
 
 from hexgames.web.app import create_app
 from hexgames.web.game.clocks import wall_ms
+from hexgames.web.lobby import tournaments as site_tournaments
+from hexgames.web.storage.errors import StorageUnavailable
+from hexgames.web.tournaments.director import RECONCILE_AFTER_MS
 
 REALTIME = {"kind": "realtime", "base_s": 180, "increment_s": 2}
 CORRESPONDENCE = {"kind": "correspondence", "days": 3}
@@ -181,6 +184,71 @@ def test_a_swiss_of_three_rounds_and_five_players_with_a_bye(app: Any, time_: Fa
     assert all({"buchholz", "sonneborn_berger"} <= set(line["tiebreaks"])
                for line in ended["standings"])
     assert sum(line["score"] for line in ended["standings"]) == 3 * 3  # 2 games + a bye
+
+
+def test_a_swiss_result_that_never_reached_the_director_is_recorded_by_a_later_tick(
+        app: Any, time_: FakeTime, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A result dropped on its way (here: past MAX_PENDING_ENDS) leaves a live pairing
+    whose game is over; a tick after RECONCILE_AFTER_MS reads the game, records its
+    result and pairs the next round (without it, the Swiss would wait forever)."""
+    names = ["Lost0", "Lost1"]
+    players = {name: named(app, name) for name in names}
+    made = players["Lost0"].post("/api/tournaments", json={
+        "game": "dendria", "options": {"board_side": 5}, "kind": "swiss", "rounds": 2,
+        "control": CORRESPONDENCE, "rated": False, "starts_in_s": 0})
+    assert made.status_code == 201, made.text
+    tid = made.json()["id"]
+    for name in names:
+        players[name].post(f"/api/tournaments/{tid}/join")
+    tick(app)
+    (game,) = live_games(read(players["Lost0"], tid))
+    monkeypatch.setattr(site_tournaments, "MAX_PENDING_ENDS", 0)  # every end dropped
+    resign(players, game["game_id"], game["first"])
+    settle(app)
+    time_.ms += 1000
+    tick(app)
+    view = read(players["Lost0"], tid)
+    assert view["round"] == 1 and live_games(view) == [game]  # the result was lost
+    time_.ms += RECONCILE_AFTER_MS
+    tick(app)
+    view = read(players["Lost0"], tid)
+    first = next(g for g in view["games"] if g["game_id"] == game["game_id"])
+    assert first["result"] == "second" and first["turns"] >= 0
+    assert view["round"] == 2 and len(live_games(view)) == 1
+
+
+def test_a_result_the_director_failed_to_record_is_tried_again(
+        app: Any, time_: FakeTime, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first ``game_ended`` fails (storage away a moment): the report tries again
+    after a short wait, and the result is there without waiting for reconciliation."""
+    names = ["Retry0", "Retry1"]
+    players = {name: named(app, name) for name in names}
+    made = players["Retry0"].post("/api/tournaments", json={
+        "game": "dendria", "options": {"board_side": 5}, "kind": "swiss", "rounds": 2,
+        "control": CORRESPONDENCE, "rated": False, "starts_in_s": 0})
+    tid = made.json()["id"]
+    for name in names:
+        players[name].post(f"/api/tournaments/{tid}/join")
+    tick(app)
+    (game,) = live_games(read(players["Retry0"], tid))
+    director = app.state.site.service.tournaments.director
+    real = director.game_ended
+    calls: list[str] = []
+
+    async def fails_once(game_id: str, *args: Any) -> bool:
+        calls.append(game_id)
+        if len(calls) == 1:
+            raise StorageUnavailable("the database is away a moment")
+        return await real(game_id, *args)
+
+    monkeypatch.setattr(site_tournaments, "REPORT_BACKOFF_S", (0.0, 0.0))
+    monkeypatch.setattr(director, "game_ended", fails_once)
+    resign(players, game["game_id"], game["first"])
+    settle(app)
+    assert calls == [game["game_id"]] * 2
+    first = next(g for g in read(players["Retry0"], tid)["games"]
+                 if g["game_id"] == game["game_id"])
+    assert first["result"] == "second"
 
 
 @pytest.mark.parametrize("body,field", [

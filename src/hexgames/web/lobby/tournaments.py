@@ -40,8 +40,24 @@ log = logging.getLogger(__name__)
 #: Seconds between two ticks of the director on each process (an arena's players wait
 #: at most this long for their next game).
 TICK_SECONDS = 1.0
-#: Results being handed to the director at once, at most (then they wait their turn).
+#: Results being handed to the director at once, at most (past it a result is left to
+#: the director's reconciliation: see :meth:`TournamentGames.ended_game`).
 MAX_PENDING_ENDS = 1000
+#: Seconds before each new try of a result the director failed to record (then it is
+#: left to the reconciliation).
+REPORT_BACKOFF_S = (0.5, 2.0)
+
+
+def game_result(match: Match) -> tuple[int | None, int]:
+    """A finished tournament game's result for the director: the winner's seat (``None``:
+    a draw) and the turns played. Aborted, whoever moved wins; nobody moved, a draw."""
+    scores = seat_scores(match)
+    if scores is None:
+        moved = [match.seat_has_moved(seat) for seat in (0, 1)]
+        scores = (1.0, 0.0) if moved == [True, False] else (
+            (0.0, 1.0) if moved == [False, True] else (0.5, 0.5))
+    winner = None if scores[0] == scores[1] else (0 if scores[0] > scores[1] else 1)
+    return winner, sum(1 for ply in match.plies if ply.turn_start)
 
 
 class TournamentGames:
@@ -51,7 +67,8 @@ class TournamentGames:
         self.games = games
         self.clocks = clocks
         self.director = TournamentDirector(games.storage, games.calls.call, self.make_game,
-                                           lambda: int(games.now()))
+                                           lambda: int(games.now()),
+                                           ended_game=self.ended_game)
         self._ends: set[asyncio.Task[None]] = set()
         #: Sockets watching each tournament on this process (``/ws/tournaments/{id}``).
         self.watchers: dict[str, int] = {}
@@ -95,17 +112,31 @@ class TournamentGames:
         task.add_done_callback(self._ends.discard)
 
     async def _report(self, match: Match) -> None:
-        scores = seat_scores(match)
-        if scores is None:  # aborted: whoever moved wins; nobody moved, a draw
-            moved = [match.seat_has_moved(seat) for seat in (0, 1)]
-            scores = (1.0, 0.0) if moved == [True, False] else (
-                (0.0, 1.0) if moved == [False, True] else (0.5, 0.5))
-        winner = None if scores[0] == scores[1] else (0 if scores[0] > scores[1] else 1)
-        turns = sum(1 for ply in match.plies if ply.turn_start)
-        try:
-            await self.director.game_ended(match.id, winner, turns)
-        except Exception:
-            log.exception("could not record the tournament result of game %s", match.id)
+        """Hand the result over, trying again after each of :data:`REPORT_BACKOFF_S`;
+        what still fails is recorded later by the director's reconciliation."""
+        winner, turns = game_result(match)
+        for wait in (*REPORT_BACKOFF_S, None):
+            try:
+                await self.director.game_ended(match.id, winner, turns)
+                return
+            except Exception:
+                log.exception("could not record the tournament result of game %s%s",
+                              match.id, "" if wait is None else "; trying again")
+            if wait is not None:
+                await asyncio.sleep(wait)
+
+    async def ended_game(self, game_id: str) -> tuple[int | None, int] | None:
+        """The director's question about a pairing whose end it never heard of: the
+        result if the game is over, ``None`` while it is played. The game held here is
+        read as it is; otherwise its stored status first (one read), and only a game
+        that is over is rebuilt to compute its result."""
+        match = self.games.matches.get(game_id)
+        if match is None:
+            stored = await self.games.calls.call(self.games.storage.load_game, game_id)
+            if stored is None or stored.status != "over":
+                return None
+            match = await self.games.get(game_id)
+        return game_result(match) if match.is_over else None
 
     async def loop(self) -> None:
         """The director's tick every :data:`TICK_SECONDS` (the service's task)."""

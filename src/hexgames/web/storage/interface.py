@@ -503,9 +503,10 @@ class Storage(Protocol):
         """``upcoming`` (by start), ``running`` (by start) or ``recent`` (finished, the
         latest first); at most ``limit`` (and never more than 200)."""
 
-    def due_tournaments(self, now: int, limit: int = 100) -> list[str]:
+    def due_tournaments(self, now: int, limit: int = 100, after_id: str = "") -> list[str]:
         """The ids of the tournaments a director must look at: running, or created and
-        due to start at ``now``."""
+        due to start at ``now``; at most ``limit`` of them, by id, after ``after_id``
+        (the director's cursor: every tournament gets its turn, however many are due)."""
 
     def load_tournament(self, tournament_id: str) -> TournamentState | None:
         """The tournament with its players and games, or ``None``."""

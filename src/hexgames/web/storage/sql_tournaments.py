@@ -166,12 +166,12 @@ class TournamentTables(SqlConnection):
                                      f"ORDER BY {order} LIMIT ?"), (min(int(limit), 200),))
             return [_tournament(row) for row in cursor.fetchall()]
 
-    def due_tournaments(self, now: int, limit: int = 100) -> list[str]:
+    def due_tournaments(self, now: int, limit: int = 100, after_id: str = "") -> list[str]:
         with self._transaction() as cursor:
             cursor.execute(self._sql(
-                "SELECT id FROM tournaments WHERE status = 'running' OR "
-                "(status = 'created' AND starts_at <= ?) ORDER BY starts_at, id LIMIT ?"),
-                (int(now), int(limit)))
+                "SELECT id FROM tournaments WHERE (status = 'running' OR "
+                "(status = 'created' AND starts_at <= ?)) AND id > ? ORDER BY id LIMIT ?"),
+                (int(now), after_id, int(limit)))
             return [str(row[0]) for row in cursor.fetchall()]
 
     def load_tournament(self, tournament_id: str) -> TournamentState | None:

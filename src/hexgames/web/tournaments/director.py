@@ -38,7 +38,8 @@ _T = TypeVar("_T")
 
 #: Tournaments one player may create in 24 hours.
 MAX_PER_CREATOR_PER_DAY = 5
-#: Tournaments one tick looks at (the oldest first; the rest at the next tick).
+#: Tournaments one tick looks at (by id from where the last tick stopped; see
+#: :meth:`TournamentDirector._due`).
 TICK_LIMIT = 100
 #: A pairing still without its game this long after it was stored (ms) is void: the
 #: process that stored it died before creating the game (creating one takes far less).
@@ -49,6 +50,11 @@ START_GRACE_MS = 10 * 60_000
 #: Times a pairing is computed again to keep apart the players it found blocking each
 #: other, before the pairs still blocked are simply left out of the step.
 BLOCK_TRIES = 4
+#: How often (ms) a tick asks after the games of one tournament whose end it has not
+#: heard of (a result lost on the way: see ``ended_game``).
+RECONCILE_MS = 30_000
+#: A live pairing younger than this (ms) is not asked after: its end is on its way.
+RECONCILE_AFTER_MS = 60_000
 
 
 class StorageCall(Protocol):
@@ -59,6 +65,9 @@ class StorageCall(Protocol):
 
 #: Creates the game of a pairing: ``(tournament, first_id, second_id) -> game id``.
 MakeGame = Callable[[TournamentRecord, str, str], Awaitable[str]]
+#: The result of a game if it is over: ``game id -> (winner seat or None, turns)``, or
+#: ``None`` while it is still being played.
+EndedGame = Callable[[str], Awaitable[tuple[int | None, int] | None]]
 
 
 class GuestsRefused(TournamentRefused):
@@ -76,12 +85,20 @@ class TournamentDirector:
 
     def __init__(self, storage: Storage, storage_call: StorageCall, make_game: MakeGame,
                  now: Callable[[], int],
-                 daily_limit: int = MAX_PER_CREATOR_PER_DAY) -> None:
+                 daily_limit: int = MAX_PER_CREATOR_PER_DAY,
+                 ended_game: EndedGame | None = None) -> None:
         self._storage = storage
         self._call = storage_call
         self._make_game = make_game
         self._now = now
         self.daily_limit = daily_limit
+        #: The last tournament id the previous tick looked at (see :meth:`_due`).
+        self._cursor = ""
+        #: Asks whether a live pairing's game is over (the safety net for a result that
+        #: never reached :meth:`game_ended`); ``None``: never asked.
+        self._ended_game = ended_game
+        #: When each tournament's live games were last asked after (ms).
+        self._reconciled: dict[str, int] = {}
 
     # ------------------------------------------------------------ players' calls
     async def create(self, creator_id: str, creator_is_guest: bool, game: str,
@@ -143,12 +160,28 @@ class TournamentDirector:
         """Move on every tournament that is due: start those whose countdown is over,
         pair arena waves and Swiss rounds, end what is over. Safe on every process at
         once. A storage failure leaves a tournament to the next tick."""
-        due = await self._call(self._storage.due_tournaments, self._now(), TICK_LIMIT)
+        due = await self._due()
         for tournament_id in due:
             try:
                 await self._advance(tournament_id)
             except StorageUnavailable as error:
                 log.warning("tournament %s left to the next tick: %s", tournament_id, error)
+
+    async def _due(self) -> list[str]:
+        """The next :data:`TICK_LIMIT` due tournaments after this director's cursor (by
+        id), wrapping round to the first when the end is reached: with more due than one
+        tick takes, each still gets its turn every few ticks (never the same oldest
+        ones only)."""
+        now = self._now()
+        due = await self._call(self._storage.due_tournaments, now, TICK_LIMIT, self._cursor)
+        if len(due) < TICK_LIMIT and self._cursor:
+            more = await self._call(self._storage.due_tournaments, now,
+                                    TICK_LIMIT - len(due), "")
+            due += [found for found in more if found not in due]
+            self._cursor = more[-1] if more else ""  # go on after the wrapped ones
+        else:
+            self._cursor = due[-1] if len(due) >= TICK_LIMIT else ""
+        return due
 
     async def _advance(self, tournament_id: str) -> None:
         state = await self._call(self._storage.load_tournament, tournament_id)
@@ -157,8 +190,9 @@ class TournamentDirector:
         t = state.tournament
         now = self._now()
         if t.status == "finished" or (t.status == "created" and now < t.starts_at):
+            self._reconciled.pop(t.id, None)
             return
-        if await self._void_orphans(state, now):
+        if await self._void_orphans(state, now) | await self._reconcile(state, now):
             state = await self._call(self._storage.load_tournament, tournament_id)
             if state is None:
                 return
@@ -237,6 +271,27 @@ class TournamentDirector:
                             game.tournament_id, game.step, game.board)
                 found |= await self._call(self._storage.attach_tournament_game,
                                           game.tournament_id, game.step, game.board, None, now)
+        return found
+
+    async def _reconcile(self, state: TournamentState, now: int) -> bool:
+        """Record the games that are over though their end was never reported (the
+        report failed, or was dropped under load): without it a Swiss would wait for that
+        round forever. At most every :data:`RECONCILE_MS` per tournament, and only for
+        pairings older than :data:`RECONCILE_AFTER_MS`; whether any was recorded."""
+        t = state.tournament
+        if self._ended_game is None or now - self._reconciled.get(t.id, -RECONCILE_MS) \
+                < RECONCILE_MS:
+            return False
+        self._reconciled[t.id] = now
+        found = False
+        for game in state.games:
+            if not game.live or game.game_id is None or now - game.paired_at < RECONCILE_AFTER_MS:
+                continue
+            ended = await self._ended_game(game.game_id)
+            if ended is not None:
+                log.warning("tournament %s: the end of game %s was never reported; recorded",
+                            t.id, game.game_id)
+                found |= await self.game_ended(game.game_id, ended[0], ended[1])
         return found
 
     async def _blocked(self, pairs: Sequence[tuple[str, str]]) -> set[tuple[str, str]]:

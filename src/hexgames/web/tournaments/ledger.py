@@ -114,35 +114,51 @@ def _arena_game(game: TournamentGame, player: str, ratings: Mapping[str, float],
                            ratings.get(other or "", 0.0))
 
 
-def _finished_games(state: TournamentState, player: str) -> list[TournamentGame]:
-    games = [game for game in state.games if finished(game)
-             and player in (game.first_id, game.second_id)]
-    return sorted(games, key=lambda game: (game.ended_at or 0, game.step, game.board))
+def games_by_player(state: TournamentState) -> dict[str, list[TournamentGame]]:
+    """Each player's pairings, in the stored order: read once, so that the arena's
+    sheets take time linear in the games (not players times games)."""
+    found: dict[str, list[TournamentGame]] = {}
+    for game in state.games:
+        for player in (game.first_id, game.second_id):
+            if player is not None:
+                found.setdefault(player, []).append(game)
+    return found
 
 
-def arena_players(state: TournamentState) -> list[arena.ArenaPlayer]:
+def _finished_games(games: list[TournamentGame]) -> list[TournamentGame]:
+    """One player's finished games (of their pairings ``games``), oldest first."""
+    return sorted((game for game in games if finished(game)),
+                  key=lambda game: (game.ended_at or 0, game.step, game.board))
+
+
+def arena_players(state: TournamentState,
+                  by_player: Mapping[str, list[TournamentGame]] | None = None
+                  ) -> list[arena.ArenaPlayer]:
     """Every player with their finished games, oldest first (berserk counts only where
-    the settings allow it)."""
+    the settings allow it); ``by_player``: :func:`games_by_player`, if already read."""
     ratings = {entry.player_id: entry.rating for entry in state.players}
     berserk = settings_of(state).berserk
+    by_player = games_by_player(state) if by_player is None else by_player
     return [arena.ArenaPlayer(entry.player_id, entry.rating, tuple(
         _arena_game(game, entry.player_id, ratings, berserk)
-        for game in _finished_games(state, entry.player_id))) for entry in state.players]
+        for game in _finished_games(by_player.get(entry.player_id, []))))
+        for entry in state.players]
 
 
 def waiting(state: TournamentState) -> list[arena.Waiting]:
     """The players a wave may pair: in, not paused, in no live game."""
     busy = in_live_game(state)
     streaks = settings_of(state).streaks
-    sheets = {player.id: player.games for player in arena_players(state)}
+    by_player = games_by_player(state)
+    sheets = {player.id: player.games for player in arena_players(state, by_player)}
     found = []
     for entry in state.players:
         if entry.withdrawn or entry.paused or entry.player_id in busy:
             continue
-        games = _finished_games(state, entry.player_id)
-        seats = [game.first_id == entry.player_id for game in state.games
-                 if game.second_id is not None and game.result != "void"
-                 and entry.player_id in (game.first_id, game.second_id)]
+        mine = by_player.get(entry.player_id, [])
+        games = _finished_games(mine)
+        seats = [game.first_id == entry.player_id for game in mine
+                 if game.second_id is not None and game.result != "void"]
         last = games[-1] if games else None
         found.append(arena.Waiting(
             entry.player_id, arena.total(sheets[entry.player_id], streaks), entry.rating,
