@@ -271,3 +271,47 @@ def test_the_pages_work_without_scripts(app: Any, time_: FakeTime) -> None:
     assert host.get(f"/api/games/{game_id}").json()["tournament"] == tid
     history = host.get("/api/players/Formhost").json()["tournaments"]
     assert [entry["id"] for entry in history] == [tid]
+
+
+def test_a_refused_form_has_the_status_of_the_error_table(app: Any) -> None:
+    """A form's refusal answers what the JSON call answers (the app's one error table):
+    a guest 403, the daily bound 429, a full tournament 409, an unknown one 404, a bad
+    field 400."""
+    form = {"game": "benediction", "kind": "arena", "minutes": "30", "clock": "realtime",
+            "base_minutes": "3", "increment_s": "2", "starts_in_min": "10",
+            "max_players": "2"}
+    guest = visitor(app)
+    refused = guest.post("/api/tournaments", data=form, follow_redirects=False)
+    assert refused.status_code == 403 and "text/html" in refused.headers["content-type"]
+    host = named(app, "Quotahost")
+    made = [host.post("/api/tournaments", data=form, follow_redirects=False)
+            for _ in range(6)]
+    assert [m.status_code for m in made] == [303] * 5 + [429]
+    tid = made[0].headers["location"].rsplit("/", 1)[1]
+    for name in ("Ann", "Bob"):
+        named(app, name).post(f"/api/tournaments/{tid}/join", content=b"", headers=FORM)
+    full = named(app, "Cyd").post(f"/api/tournaments/{tid}/join", content=b"",
+                                  headers=FORM, follow_redirects=False)
+    assert full.status_code == 409 and "full" in full.text
+    unknown = host.post("/api/tournaments/nope/join", content=b"", headers=FORM,
+                        follow_redirects=False)
+    assert unknown.status_code == 404
+    bad = host.post("/api/tournaments", data={**form, "minutes": "x"},
+                    follow_redirects=False)
+    assert bad.status_code == 400 and "minutes: must be a number" in bad.text
+
+
+def test_a_pause_is_an_arenas_only(app: Any) -> None:
+    """A Swiss pairs every player each round: its pause is refused (409, saying why);
+    an arena's is taken."""
+    host = named(app, "Pausehost")
+    base = {"game": "benediction", "control": REALTIME, "rated": False, "starts_in_s": 600}
+    swiss = host.post("/api/tournaments", json={**base, "kind": "swiss", "rounds": 3})
+    arena = host.post("/api/tournaments", json={**base, "kind": "arena", "minutes": 30})
+    player = named(app, "Pauser")
+    for made in (swiss, arena):
+        assert player.post(f"/api/tournaments/{made.json()['id']}/join").status_code == 200
+    refused = player.post(f"/api/tournaments/{swiss.json()['id']}/pause", json={"on": True})
+    assert refused.status_code == 409 and "only an arena" in refused.json()["error"]
+    paused = player.post(f"/api/tournaments/{arena.json()['id']}/pause", json={"on": True})
+    assert paused.status_code == 200, paused.text

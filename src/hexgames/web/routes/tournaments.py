@@ -30,6 +30,7 @@ from hexgames.game import game_names, get_game
 from hexgames.phrases import Phrase
 from hexgames.web.game.clocks import TimeControl
 from hexgames.web.game.options import parse_options
+from hexgames.web.http.errors import ERRORS, ErrorRule
 from hexgames.web.http.identity import PagePlayer, Player, current_player, known_player
 from hexgames.web.http.language import page, request_translator, said
 from hexgames.web.http.state import Service, app_state
@@ -135,6 +136,14 @@ async def request_fields(request: Request) -> dict[str, Any]:
     return fields
 
 
+def error_rule(error: Exception) -> ErrorRule:
+    """The rule of the app's one error table for ``error``: the closest class in its
+    MRO, as Starlette picks the handler (so a form's refusal has the JSON call's
+    status)."""
+    rules = {rule.exception: rule for rule in ERRORS}
+    return next(rules[cls] for cls in type(error).__mro__ if cls in rules)
+
+
 async def answered(request: Request, work: Callable[[], Awaitable[dict[str, Any]]]
                    ) -> Response | dict[str, Any]:
     """``work()``'s view as JSON; for a form, 303 to the tournament's page, or the
@@ -144,8 +153,7 @@ async def answered(request: Request, work: Callable[[], Awaitable[dict[str, Any]
     try:
         view = await work()
     except (ValueError, TournamentRefused, PermissionError) as error:
-        status = 404 if isinstance(error, TournamentUnknown) else (
-            409 if isinstance(error, TournamentRefused) else 400)
+        status = error_rule(error).status_of(error)
         words = request_translator(request)
         return page(request, "notice.html", status_code=status,
                     title=words.gettext("Tournaments"), text=words.text(said(error)))
