@@ -315,3 +315,87 @@ def test_a_pause_is_an_arenas_only(app: Any) -> None:
     assert refused.status_code == 409 and "only an arena" in refused.json()["error"]
     paused = player.post(f"/api/tournaments/{arena.json()['id']}/pause", json={"on": True})
     assert paused.status_code == 200, paused.text
+
+
+def _arena(client: TestClient) -> str:
+    made = client.post("/api/tournaments", json={
+        "game": "benediction", "kind": "arena", "minutes": 20, "control": REALTIME,
+        "rated": False, "starts_in_s": 60})
+    assert made.status_code == 201, made.text
+    return str(made.json()["id"])
+
+
+def test_the_socket_refuses_another_sites_page_and_bounds_its_watchers(
+        app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from starlette.websockets import WebSocketDisconnect
+
+    from hexgames.web.routes import tournaments as routes
+
+    host = named(app, "Sockhost")
+    first, second = _arena(host), _arena(host)
+    with pytest.raises(WebSocketDisconnect) as refused, host.websocket_connect(
+            f"/ws/tournaments/{first}", headers={"origin": "https://evil.example"}) as socket:
+        socket.receive_json()
+    assert refused.value.code == 4403
+    monkeypatch.setattr(routes, "MAX_TOTAL_WATCHERS", 1)
+    with host.websocket_connect(f"/ws/tournaments/{first}") as socket:
+        assert socket.receive_json()["id"] == first
+        with pytest.raises(WebSocketDisconnect) as full, host.websocket_connect(
+                f"/ws/tournaments/{second}") as other:
+            other.receive_json()
+        assert full.value.code == 1013  # the process's bound, across tournaments
+    assert app.state.site.service.tournaments.watchers == {}
+
+
+def test_the_socket_says_an_unknown_tournament_and_a_storage_down(app: Any) -> None:
+    from starlette.websockets import WebSocketDisconnect
+
+    from hexgames.web.storage import StorageUnavailable
+
+    host = named(app, "Downhost")
+    with host.websocket_connect("/ws/tournaments/nope") as socket:
+        assert socket.receive_json() == {"type": "error", "message": "no such tournament"}
+        with pytest.raises(WebSocketDisconnect) as closed:
+            socket.receive_json()
+        assert closed.value.code == 4404
+    tid = _arena(host)
+    storage = app.state.site.service.storage
+
+    def down(*args: Any) -> None:
+        raise StorageUnavailable("the game storage is not answering; try again in a moment")
+
+    original, storage.load_tournament = storage.load_tournament, down
+    try:
+        with host.websocket_connect(f"/ws/tournaments/{tid}") as socket:
+            message = socket.receive_json()
+            assert message["type"] == "error" and "storage" in message["message"]
+            with pytest.raises(WebSocketDisconnect) as closed:
+                socket.receive_json()
+            assert closed.value.code == 1013
+    finally:
+        storage.load_tournament = original
+
+
+def test_the_socket_sends_no_clock_tick_and_ignores_the_clients_messages(
+        app: Any, time_: FakeTime) -> None:
+    """The countdown moving is no change (the page counts down itself), and a client's
+    message asks for no look: the next message is the next real change, a join; two
+    watchers share one look and each gets its own ``you``."""
+    host = named(app, "Tickhost")
+    tid = _arena(host)
+    joiner = named(app, "Ticker")
+    with host.websocket_connect(f"/ws/tournaments/{tid}") as socket, \
+            joiner.websocket_connect(f"/ws/tournaments/{tid}") as theirs:
+        first = socket.receive_json()
+        assert first["players"] == 0 and theirs.receive_json()["players"] == 0
+        from hexgames.web.routes.tournaments import _FEEDS
+
+        assert list(_FEEDS[app.state.site.service.tournaments]) == [tid]  # one look
+        time_.ms += 5000
+        for _ in range(3):
+            socket.send_text("hello")
+        assert joiner.post(f"/api/tournaments/{tid}/join").status_code == 200
+        pushed = socket.receive_json()
+        assert pushed["players"] == 1 and pushed["countdown_ms"] < first["countdown_ms"]
+        assert pushed["you"]["joined"] is False
+        assert theirs.receive_json()["you"]["joined"] is True
