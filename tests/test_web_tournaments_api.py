@@ -399,3 +399,14 @@ def test_the_socket_sends_no_clock_tick_and_ignores_the_clients_messages(
         assert pushed["players"] == 1 and pushed["countdown_ms"] < first["countdown_ms"]
         assert pushed["you"]["joined"] is False
         assert theirs.receive_json()["you"]["joined"] is True
+
+
+def test_a_bad_setting_is_said_in_the_visitors_language(app: Any) -> None:
+    """The English ``error`` stays as API clients match it; ``message`` is translated."""
+    creator = named(app, "Korean")
+    answer = creator.post("/api/tournaments", headers={"accept-language": "ko"}, json={
+        "game": "benediction", "control": REALTIME, "rated": False, "kind": "arena",
+        "minutes": 3})
+    assert answer.status_code == 400
+    assert answer.json()["error"] == "minutes: must be between 10 and 360"
+    assert answer.json()["message"] == "minutes: 10에서 360 사이여야 합니다"

@@ -68,7 +68,8 @@ DEFAULT_RATING = 1500.0
 
 
 def _field(name: str, reason: object) -> SettingsError:
-    return SettingsError(name, str(reason))
+    """The refusal of a field: ``reason`` a phrase, or an error saying its own."""
+    return SettingsError(name, said(reason) if isinstance(reason, BaseException) else reason)
 
 
 def checked_site_fields(data: Mapping[str, Any], rated: bool, kind: object
@@ -77,11 +78,11 @@ def checked_site_fields(data: Mapping[str, Any], rated: bool, kind: object
     checks a challenge's; :class:`SettingsError` naming the field otherwise."""
     name = data.get("game")
     if not isinstance(name, str) or name not in game_names():
-        raise _field("game", f"must be one of {', '.join(game_names())}")
+        raise _field("game", Phrase("must be one of {names}", names=", ".join(game_names())))
     game = get_game(name)
     raw_options = data.get("options", {})
     if not isinstance(raw_options, dict):
-        raise _field("options", "must be an object")
+        raise _field("options", Phrase("must be an object"))
     try:
         options = parse_options(game, raw_options)
     except ValueError as error:
@@ -93,9 +94,9 @@ def checked_site_fields(data: Mapping[str, Any], rated: bool, kind: object
     except ValueError as error:
         raise _field("control", error) from error
     if not control.timed:
-        raise _field("control", "a tournament is played with a clock")
+        raise _field("control", Phrase("a tournament is played with a clock"))
     if kind == "arena" and control.kind != "realtime":
-        raise _field("control", "an arena is played with a real-time clock")
+        raise _field("control", Phrase("an arena is played with a real-time clock"))
     return name, options, control.to_dict()
 
 
@@ -133,7 +134,7 @@ async def request_fields(request: Request) -> dict[str, Any]:
             try:
                 fields[key] = float(raw) if key in ("base_minutes", "increment_s") else int(raw)
             except ValueError as error:
-                raise _field(key, "must be a number") from error
+                raise _field(key, Phrase("must be a number")) from error
     # The form has both lengths: the one of the other kind is not this tournament's.
     fields.pop("rounds" if fields.get("kind") == "arena" else "minutes", None)
     if "starts_in_min" in fields:
@@ -234,7 +235,7 @@ async def create_tournament(request: Request, service: Service) -> Response | di
             data.pop("on", None)
         unknown = sorted(set(data) - FIELDS - SITE_FIELDS)
         if unknown:
-            raise _field(str(unknown[0])[:40], "unknown field")
+            raise _field(str(unknown[0])[:40], Phrase("unknown field"))
         rated = data.get("rated", True)
         game, options, control = checked_site_fields(data, rated is True, data.get("kind"))
         player = await current_player(request)
@@ -310,7 +311,7 @@ async def pause_tournament(tournament_id: str, request: Request,
         fields = await request_fields(request)
         on = fields.get("on", True)
         if not isinstance(on, bool):
-            raise _field("on", "must be true or false")
+            raise _field("on", Phrase("must be true or false"))
         player = await current_player(request)
         await service.tournaments.director.view(tournament_id)
         await service.tournaments.director.pause(tournament_id, player.id, on)
