@@ -339,3 +339,142 @@ def test_the_pages_work_without_scripts(app: Any, time_: FakeTime) -> None:
     assert host.get(f"/api/games/{game_id}").json()["tournament"] == tid
     history = host.get("/api/players/Formhost").json()["tournaments"]
     assert [entry["id"] for entry in history] == [tid]
+
+
+def test_a_refused_form_has_the_status_of_the_error_table(app: Any) -> None:
+    """A form's refusal answers what the JSON call answers (the app's one error table):
+    a guest 403, the daily bound 429, a full tournament 409, an unknown one 404, a bad
+    field 400."""
+    form = {"game": "benediction", "kind": "arena", "minutes": "30", "clock": "realtime",
+            "base_minutes": "3", "increment_s": "2", "starts_in_min": "10",
+            "max_players": "2"}
+    guest = visitor(app)
+    refused = guest.post("/api/tournaments", data=form, follow_redirects=False)
+    assert refused.status_code == 403 and "text/html" in refused.headers["content-type"]
+    host = named(app, "Quotahost")
+    made = [host.post("/api/tournaments", data=form, follow_redirects=False)
+            for _ in range(6)]
+    assert [m.status_code for m in made] == [303] * 5 + [429]
+    tid = made[0].headers["location"].rsplit("/", 1)[1]
+    for name in ("Ann", "Bob"):
+        named(app, name).post(f"/api/tournaments/{tid}/join", content=b"", headers=FORM)
+    full = named(app, "Cyd").post(f"/api/tournaments/{tid}/join", content=b"",
+                                  headers=FORM, follow_redirects=False)
+    assert full.status_code == 409 and "full" in full.text
+    unknown = host.post("/api/tournaments/nope/join", content=b"", headers=FORM,
+                        follow_redirects=False)
+    assert unknown.status_code == 404
+    bad = host.post("/api/tournaments", data={**form, "minutes": "x"},
+                    follow_redirects=False)
+    assert bad.status_code == 400 and "minutes: must be a number" in bad.text
+
+
+def test_a_pause_is_an_arenas_only(app: Any) -> None:
+    """A Swiss pairs every player each round: its pause is refused (409, saying why);
+    an arena's is taken."""
+    host = named(app, "Pausehost")
+    base = {"game": "benediction", "control": REALTIME, "rated": False, "starts_in_s": 600}
+    swiss = host.post("/api/tournaments", json={**base, "kind": "swiss", "rounds": 3})
+    arena = host.post("/api/tournaments", json={**base, "kind": "arena", "minutes": 30})
+    player = named(app, "Pauser")
+    for made in (swiss, arena):
+        assert player.post(f"/api/tournaments/{made.json()['id']}/join").status_code == 200
+    refused = player.post(f"/api/tournaments/{swiss.json()['id']}/pause", json={"on": True})
+    assert refused.status_code == 409 and "only an arena" in refused.json()["error"]
+    paused = player.post(f"/api/tournaments/{arena.json()['id']}/pause", json={"on": True})
+    assert paused.status_code == 200, paused.text
+
+
+def _arena(client: TestClient) -> str:
+    made = client.post("/api/tournaments", json={
+        "game": "benediction", "kind": "arena", "minutes": 20, "control": REALTIME,
+        "rated": False, "starts_in_s": 60})
+    assert made.status_code == 201, made.text
+    return str(made.json()["id"])
+
+
+def test_the_socket_refuses_another_sites_page_and_bounds_its_watchers(
+        app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from starlette.websockets import WebSocketDisconnect
+
+    from hexgames.web.routes import tournaments as routes
+
+    host = named(app, "Sockhost")
+    first, second = _arena(host), _arena(host)
+    with pytest.raises(WebSocketDisconnect) as refused, host.websocket_connect(
+            f"/ws/tournaments/{first}", headers={"origin": "https://evil.example"}) as socket:
+        socket.receive_json()
+    assert refused.value.code == 4403
+    monkeypatch.setattr(routes, "MAX_TOTAL_WATCHERS", 1)
+    with host.websocket_connect(f"/ws/tournaments/{first}") as socket:
+        assert socket.receive_json()["id"] == first
+        with pytest.raises(WebSocketDisconnect) as full, host.websocket_connect(
+                f"/ws/tournaments/{second}") as other:
+            other.receive_json()
+        assert full.value.code == 1013  # the process's bound, across tournaments
+    assert app.state.site.service.tournaments.watchers == {}
+
+
+def test_the_socket_says_an_unknown_tournament_and_a_storage_down(app: Any) -> None:
+    from starlette.websockets import WebSocketDisconnect
+
+    from hexgames.web.storage import StorageUnavailable
+
+    host = named(app, "Downhost")
+    with host.websocket_connect("/ws/tournaments/nope") as socket:
+        assert socket.receive_json() == {"type": "error", "message": "no such tournament"}
+        with pytest.raises(WebSocketDisconnect) as closed:
+            socket.receive_json()
+        assert closed.value.code == 4404
+    tid = _arena(host)
+    storage = app.state.site.service.storage
+
+    def down(*args: Any) -> None:
+        raise StorageUnavailable("the game storage is not answering; try again in a moment")
+
+    original, storage.load_tournament = storage.load_tournament, down
+    try:
+        with host.websocket_connect(f"/ws/tournaments/{tid}") as socket:
+            message = socket.receive_json()
+            assert message["type"] == "error" and "storage" in message["message"]
+            with pytest.raises(WebSocketDisconnect) as closed:
+                socket.receive_json()
+            assert closed.value.code == 1013
+    finally:
+        storage.load_tournament = original
+
+
+def test_the_socket_sends_no_clock_tick_and_ignores_the_clients_messages(
+        app: Any, time_: FakeTime) -> None:
+    """The countdown moving is no change (the page counts down itself), and a client's
+    message asks for no look: the next message is the next real change, a join; two
+    watchers share one look and each gets its own ``you``."""
+    host = named(app, "Tickhost")
+    tid = _arena(host)
+    joiner = named(app, "Ticker")
+    with host.websocket_connect(f"/ws/tournaments/{tid}") as socket, \
+            joiner.websocket_connect(f"/ws/tournaments/{tid}") as theirs:
+        first = socket.receive_json()
+        assert first["players"] == 0 and theirs.receive_json()["players"] == 0
+        from hexgames.web.routes.tournaments import _FEEDS
+
+        assert list(_FEEDS[app.state.site.service.tournaments]) == [tid]  # one look
+        time_.ms += 5000
+        for _ in range(3):
+            socket.send_text("hello")
+        assert joiner.post(f"/api/tournaments/{tid}/join").status_code == 200
+        pushed = socket.receive_json()
+        assert pushed["players"] == 1 and pushed["countdown_ms"] < first["countdown_ms"]
+        assert pushed["you"]["joined"] is False
+        assert theirs.receive_json()["you"]["joined"] is True
+
+
+def test_a_bad_setting_is_said_in_the_visitors_language(app: Any) -> None:
+    """The English ``error`` stays as API clients match it; ``message`` is translated."""
+    creator = named(app, "Korean")
+    answer = creator.post("/api/tournaments", headers={"accept-language": "ko"}, json={
+        "game": "benediction", "control": REALTIME, "rated": False, "kind": "arena",
+        "minutes": 3})
+    assert answer.status_code == 400
+    assert answer.json()["error"] == "minutes: must be between 10 and 360"
+    assert answer.json()["message"] == "minutes: 10에서 360 사이여야 합니다"

@@ -17,8 +17,9 @@ the rest: the countdown, the pairings, the standings.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
+import logging
+import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 from urllib.parse import parse_qs
@@ -27,33 +28,46 @@ from fastapi import APIRouter, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from hexgames.game import game_names, get_game
-from hexgames.phrases import Phrase
+from hexgames.phrases import N_, Phrase
 from hexgames.web.game.clocks import TimeControl
+from hexgames.web.game.errors import socket_error
 from hexgames.web.game.options import parse_options
+from hexgames.web.http.errors import ERRORS, ErrorRule
 from hexgames.web.http.identity import PagePlayer, Player, current_player, known_player
 from hexgames.web.http.language import page, request_translator, said
+from hexgames.web.http.origins import origin_allowed
 from hexgames.web.http.state import Service, app_state
 from hexgames.web.ratings.games import rating_in, rating_pool
 from hexgames.web.service import GameService
+from hexgames.web.storage import StorageUnavailable
 from hexgames.web.storage.sql_tournaments import TournamentRefused, TournamentUnknown
 from hexgames.web.tournaments.model import FIELDS, SettingsError
 
-__all__ = ["MAX_WATCHERS", "PUSH_SECONDS", "router"]
+__all__ = ["MAX_TOTAL_WATCHERS", "MAX_WATCHERS", "PUSH_SECONDS", "RESYNC_SECONDS",
+           "TournamentFeed", "router"]
 
+log = logging.getLogger(__name__)
 router = APIRouter()
 
 #: The request's fields beside the tournament's own settings (model.FIELDS).
 SITE_FIELDS = frozenset({"game", "options", "control"})
 #: Sockets watching one tournament, on this process (more are refused, 1013).
 MAX_WATCHERS = 500
+#: Sockets watching tournaments, all together, on this process (more are refused, 1013).
+MAX_TOTAL_WATCHERS = 2000
 #: Seconds between two looks at a watched tournament (its new state is pushed if changed).
 PUSH_SECONDS = 1.0
+#: The clocks of the view: their ticking alone is no change (the page counts down).
+CLOCK_FIELDS = frozenset({"countdown_ms", "remaining_ms"})
+#: Seconds after which an unchanged tournament is sent again, to set the page's clocks.
+RESYNC_SECONDS = 30.0
 #: Tournaments listed per section of the list.
 LISTED = 50
 
 
 def _field(name: str, reason: object) -> SettingsError:
-    return SettingsError(name, str(reason))
+    """The refusal of a field: ``reason`` a phrase, or an error saying its own."""
+    return SettingsError(name, said(reason) if isinstance(reason, BaseException) else reason)
 
 
 def checked_site_fields(data: Mapping[str, Any], rated: bool, kind: object
@@ -62,11 +76,11 @@ def checked_site_fields(data: Mapping[str, Any], rated: bool, kind: object
     checks a challenge's; :class:`SettingsError` naming the field otherwise."""
     name = data.get("game")
     if not isinstance(name, str) or name not in game_names():
-        raise _field("game", f"must be one of {', '.join(game_names())}")
+        raise _field("game", Phrase("must be one of {names}", names=", ".join(game_names())))
     game = get_game(name)
     raw_options = data.get("options", {})
     if not isinstance(raw_options, dict):
-        raise _field("options", "must be an object")
+        raise _field("options", Phrase("must be an object"))
     try:
         options = parse_options(game, raw_options)
     except ValueError as error:
@@ -78,9 +92,9 @@ def checked_site_fields(data: Mapping[str, Any], rated: bool, kind: object
     except ValueError as error:
         raise _field("control", error) from error
     if not control.timed:
-        raise _field("control", "a tournament is played with a clock")
+        raise _field("control", Phrase("a tournament is played with a clock"))
     if kind == "arena" and control.kind != "realtime":
-        raise _field("control", "an arena is played with a real-time clock")
+        raise _field("control", Phrase("an arena is played with a real-time clock"))
     return name, options, control.to_dict()
 
 
@@ -118,7 +132,7 @@ async def request_fields(request: Request) -> dict[str, Any]:
             try:
                 fields[key] = float(raw) if key in ("base_minutes", "increment_s") else int(raw)
             except ValueError as error:
-                raise _field(key, "must be a number") from error
+                raise _field(key, Phrase("must be a number")) from error
     # The form has both lengths: the one of the other kind is not this tournament's.
     fields.pop("rounds" if fields.get("kind") == "arena" else "minutes", None)
     if "starts_in_min" in fields:
@@ -133,6 +147,14 @@ async def request_fields(request: Request) -> dict[str, Any]:
     return fields
 
 
+def error_rule(error: Exception) -> ErrorRule:
+    """The rule of the app's one error table for ``error``: the closest class in its
+    MRO, as Starlette picks the handler (so a form's refusal has the JSON call's
+    status)."""
+    rules = {rule.exception: rule for rule in ERRORS}
+    return next(rules[cls] for cls in type(error).__mro__ if cls in rules)
+
+
 async def answered(request: Request, work: Callable[[], Awaitable[dict[str, Any]]]
                    ) -> Response | dict[str, Any]:
     """``work()``'s view as JSON; for a form, 303 to the tournament's page, or the
@@ -142,8 +164,7 @@ async def answered(request: Request, work: Callable[[], Awaitable[dict[str, Any]
     try:
         view = await work()
     except (ValueError, TournamentRefused, PermissionError) as error:
-        status = 404 if isinstance(error, TournamentUnknown) else (
-            409 if isinstance(error, TournamentRefused) else 400)
+        status = error_rule(error).status_of(error)
         words = request_translator(request)
         return page(request, "notice.html", status_code=status,
                     title=words.gettext("Tournaments"), text=words.text(said(error)))
@@ -160,6 +181,14 @@ async def tournament_view(service: GameService, tournament_id: str,
                           viewer: Player | None) -> dict[str, Any]:
     """The tournament as the API shows it: the director's view, with names beside the
     identities, and what the viewer is to it (``you``)."""
+    view = await shared_view(service, tournament_id)
+    view["you"] = viewer_part(view, viewer)
+    return view
+
+
+async def shared_view(service: GameService, tournament_id: str) -> dict[str, Any]:
+    """The tournament as every viewer sees it: the director's view, with names beside
+    the identities."""
     view = await service.tournaments.director.view(tournament_id)
     ids = {line["player"] for line in view["standings"]} | {view["creator"]}
     ids |= {g[seat] for g in view["games"] for seat in ("first", "second") if g[seat]}
@@ -170,13 +199,17 @@ async def tournament_view(service: GameService, tournament_id: str,
     if view["podium"] is not None:
         view["podium"] = view["standings"][:3]
     view["creator_name"] = names.get(view["creator"], "")
+    return view
+
+
+def viewer_part(view: Mapping[str, Any], viewer: Player | None) -> dict[str, Any]:
+    """What ``viewer`` is to the tournament of :func:`shared_view` (``you``): no storage
+    call, so a feed's many watchers each get theirs cheaply."""
     joined = viewer is not None and any(line["player"] == viewer.id and not line["withdrawn"]
                                         for line in view["standings"])
-    view["you"] = {"joined": joined, "player": viewer.id if viewer else None,
-                   "can_join": viewer is not None and not viewer.guest and not joined
-                   and view["status"] != "finished"
-                   and view["players"] < view["max_players"]}
-    return view
+    return {"joined": joined, "player": viewer.id if viewer else None,
+            "can_join": viewer is not None and not viewer.guest and not joined
+            and view["status"] != "finished" and view["players"] < view["max_players"]}
 
 
 async def _rating(service: GameService, player: Player, game: str,
@@ -197,7 +230,7 @@ async def create_tournament(request: Request, service: Service) -> Response | di
             data.pop("on", None)
         unknown = sorted(set(data) - FIELDS - SITE_FIELDS)
         if unknown:
-            raise _field(str(unknown[0])[:40], "unknown field")
+            raise _field(str(unknown[0])[:40], Phrase("unknown field"))
         rated = data.get("rated", True)
         game, options, control = checked_site_fields(data, rated is True, data.get("kind"))
         player = await current_player(request)
@@ -273,7 +306,7 @@ async def pause_tournament(tournament_id: str, request: Request,
         fields = await request_fields(request)
         on = fields.get("on", True)
         if not isinstance(on, bool):
-            raise _field("on", "must be true or false")
+            raise _field("on", Phrase("must be true or false"))
         player = await current_player(request)
         await service.tournaments.director.view(tournament_id)
         await service.tournaments.director.pause(tournament_id, player.id, on)
@@ -301,38 +334,150 @@ async def tournament_page(tournament_id: str, request: Request, player: PagePlay
                 named=player is not None and not player.guest)
 
 
+class TournamentFeed:
+    """One tournament's look on this process, shared by all its watchers: one poller
+    computes the view once every ``PUSH_SECONDS`` and hands it to every socket (each
+    adds its own ``you``), so a thousand watchers cost one look, not a thousand. The
+    view is handed on only when it changed, the clocks (``countdown_ms``,
+    ``remaining_ms``) aside: the page counts down itself, so an unchanged tournament
+    is sent again only every ``RESYNC_SECONDS`` to set its clocks right."""
+
+    def __init__(self) -> None:
+        self.message: dict[str, Any] | None = None
+        #: Why the feed stopped (a phrase, for each watcher to say in its language),
+        #: and the code its sockets close with.
+        self.failure: object | None = None
+        self.close_code = 1013
+        self.version = 0
+        self._changed = asyncio.Event()
+        self.task: asyncio.Task[None] | None = None
+
+    def publish(self, message: dict[str, Any] | None, failure: object = None,
+                close_code: int = 1013) -> None:
+        self.message, self.failure, self.close_code = message, failure, close_code
+        self.version += 1
+        changed, self._changed = self._changed, asyncio.Event()
+        changed.set()
+
+    async def after(self, seen: int) -> int:
+        """Wait for a version newer than ``seen``; that version."""
+        while self.version == seen:
+            await self._changed.wait()
+        return self.version
+
+    async def poll(self, service: GameService, tournament_id: str,
+                   feeds: dict[str, TournamentFeed]) -> None:
+        """Look every ``PUSH_SECONDS`` until cancelled (the last watcher left) or the
+        tournament cannot be read (unknown, or the storage is down: said, and over)."""
+        loop = asyncio.get_running_loop()
+        last: dict[str, Any] | None = None
+        sent_at = 0.0
+        try:
+            while True:
+                view = await shared_view(service, tournament_id)
+                compared = {k: v for k, v in view.items() if k not in CLOCK_FIELDS}
+                if compared != last or loop.time() - sent_at >= RESYNC_SECONDS:
+                    self.publish({"type": "tournament", **view})
+                    last, sent_at = compared, loop.time()
+                await asyncio.sleep(PUSH_SECONDS)
+        except TournamentUnknown:
+            self.publish(None, N_("no such tournament"), 4404)
+        except StorageUnavailable as down:
+            self.publish(None, said(down))
+        except Exception:  # never leave the watchers waiting on a dead look
+            log.exception("the look at tournament %s failed", tournament_id)
+            self.publish(None, N_("internal error: the server could not handle this "
+                                  "request"))
+        if feeds.get(tournament_id) is self:
+            del feeds[tournament_id]  # the next watcher looks afresh
+
+
+#: The feeds of each app's tournaments (by its tournaments' registry), on this process.
+_FEEDS: weakref.WeakKeyDictionary[object, dict[str, TournamentFeed]] = (
+    weakref.WeakKeyDictionary())
+
+
+def _feed(service: GameService, tournament_id: str) -> TournamentFeed:
+    """The tournament's feed, its poller started by its first watcher (no await: the
+    count and the feed are taken at once)."""
+    feeds = _FEEDS.setdefault(service.tournaments, {})
+    feed = feeds.get(tournament_id)
+    if feed is None:
+        feed = feeds[tournament_id] = TournamentFeed()
+        feed.task = asyncio.get_running_loop().create_task(
+            feed.poll(service, tournament_id, feeds))
+    return feed
+
+
+def _drop_feed(service: GameService, tournament_id: str) -> None:
+    """The last watcher left: stop the look."""
+    feed = _FEEDS.get(service.tournaments, {}).pop(tournament_id, None)
+    if feed is not None and feed.task is not None:
+        feed.task.cancel()
+
+
+async def _drained(websocket: WebSocket) -> None:
+    """Read and ignore what the client sends, until it leaves (a message asks for no
+    look: the feed looks every ``PUSH_SECONDS`` anyway)."""
+    while (await websocket.receive())["type"] != "websocket.disconnect":
+        pass
+
+
 @router.websocket("/ws/tournaments/{tournament_id}")
 async def watch_tournament(websocket: WebSocket, tournament_id: str) -> None:
     """The tournament as :func:`read_tournament` gives it, at once and again whenever it
-    changes (looked at every ``PUSH_SECONDS``), until the client leaves."""
+    changes (:class:`TournamentFeed`), until the client leaves. Another site's page is
+    refused (4403); over ``MAX_WATCHERS`` on the tournament or ``MAX_TOTAL_WATCHERS``
+    on the process, 1013; an unknown tournament is an error message and 4404, a
+    storage that does not answer one and 1013."""
+    if not origin_allowed(websocket):
+        await websocket.close(code=4403)
+        return
     service = app_state(websocket.app).service
     watchers: dict[str, int] = service.tournaments.watchers
     tournament_id = tournament_id[:64]
-    if watchers.get(tournament_id, 0) >= MAX_WATCHERS:
+    if (watchers.get(tournament_id, 0) >= MAX_WATCHERS
+            or sum(watchers.values()) >= MAX_TOTAL_WATCHERS):
         await websocket.close(code=1013)
         return
-    viewer = await known_player(websocket)
-    await websocket.accept()
-    watchers[tournament_id] = watchers.get(tournament_id, 0) + 1
+    watchers[tournament_id] = watchers.get(tournament_id, 0) + 1  # before any await
     try:
-        last = None
-        while True:
-            try:
-                view = await tournament_view(service, tournament_id, viewer)
-            except TournamentUnknown:
-                await websocket.send_json({"type": "error", "message": "no such tournament"})
-                return
-            if view != last:
-                await asyncio.wait_for(websocket.send_json({"type": "tournament", **view}),
-                                       10)
-                last = view
-            with contextlib.suppress(asyncio.TimeoutError):
-                message = await asyncio.wait_for(websocket.receive(), PUSH_SECONDS)
-                if message.get("type") == "websocket.disconnect":
-                    return
+        await _watch(websocket, service, tournament_id)
     except (TimeoutError, WebSocketDisconnect, RuntimeError):
         return
     finally:
         watchers[tournament_id] -= 1
         if not watchers[tournament_id]:
             del watchers[tournament_id]
+            _drop_feed(service, tournament_id)
+
+
+async def _watch(websocket: WebSocket, service: GameService, tournament_id: str) -> None:
+    feed = _feed(service, tournament_id)
+    await websocket.accept()
+    words = request_translator(websocket)
+    try:
+        viewer = await known_player(websocket)
+    except StorageUnavailable as down:
+        await websocket.send_json(socket_error(said(down), words))
+        await websocket.close(code=1013)
+        return
+    drain = asyncio.create_task(_drained(websocket))
+    drain.add_done_callback(lambda task: task.cancelled() or task.exception())
+    try:
+        seen = 0
+        while True:
+            newer = asyncio.create_task(feed.after(seen))
+            await asyncio.wait({drain, newer}, return_when=asyncio.FIRST_COMPLETED)
+            if not newer.done():
+                newer.cancel()
+                return  # the client left
+            seen = newer.result()
+            if feed.message is None:
+                await websocket.send_json(socket_error(feed.failure, words))
+                await websocket.close(code=feed.close_code)
+                return
+            await asyncio.wait_for(websocket.send_json(
+                {**feed.message, "you": viewer_part(feed.message, viewer)}), 10)
+    finally:
+        drain.cancel()

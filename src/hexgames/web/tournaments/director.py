@@ -135,7 +135,12 @@ class TournamentDirector:
         return await self._call(self._storage.leave_tournament, tournament_id, player_id)
 
     async def pause(self, tournament_id: str, player_id: str, paused: bool = True) -> bool:
-        """Pause (not paired until unpaused) or come back."""
+        """Pause (not paired until unpaused) or come back: an arena's only.
+        ``TournamentRefused`` (409) in a Swiss, which pairs everyone each round."""
+        state = await self._state(tournament_id)
+        if state.tournament.kind != "arena":
+            raise TournamentRefused(N_("only an arena has a pause: a Swiss pairs every "
+                                       "player each round"))
         return await self._call(self._storage.pause_tournament, tournament_id, player_id,
                                 paused)
 

@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from hexgames.phrases import Phrase
+
 Kind = Literal["arena", "swiss"]
 KINDS: tuple[Kind, ...] = ("arena", "swiss")
 #: An arena lasts between these many minutes.
@@ -32,10 +34,11 @@ FIELDS = frozenset({"kind", "minutes", "rounds", "rated", "starts_in_s", "max_pl
 class SettingsError(ValueError):
     """A tournament setting is missing, of the wrong type or out of range."""
 
-    def __init__(self, field: str, reason: str) -> None:
+    def __init__(self, field: str, reason: object) -> None:
         self.field = field
+        #: Why, a :class:`~hexgames.phrases.Phrase` (translated) or a text as it is.
         self.reason = reason
-        super().__init__(f"{field}: {reason}")
+        super().__init__(Phrase("{field}: {reason}", field=field, reason=reason))
 
 
 @dataclass(frozen=True)
@@ -54,15 +57,15 @@ class TournamentSettings:
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
-            raise SettingsError("kind", f"must be one of {', '.join(KINDS)}")
+            raise SettingsError("kind", Phrase("must be one of {names}", names=", ".join(KINDS)))
         if self.kind == "arena":
             _range("minutes", self.minutes, MIN_MINUTES, MAX_MINUTES)
             if self.rounds is not None:
-                raise SettingsError("rounds", "an arena has minutes, not rounds")
+                raise SettingsError("rounds", Phrase("an arena has minutes, not rounds"))
         else:
             _range("rounds", self.rounds, MIN_ROUNDS, MAX_ROUNDS)
             if self.minutes is not None:
-                raise SettingsError("minutes", "a Swiss has rounds, not minutes")
+                raise SettingsError("minutes", Phrase("a Swiss has rounds, not minutes"))
         _flag("rated", self.rated)
         _range("starts_in_s", self.starts_in_s, 0, MAX_STARTS_IN_S)
         _range("max_players", self.max_players, MIN_PLAYERS, MAX_PLAYERS)
@@ -75,25 +78,26 @@ class TournamentSettings:
         (only the fields of :data:`FIELDS` are read; the caller takes its own out first)."""
         unknown = sorted(set(data) - FIELDS)
         if unknown:
-            raise SettingsError(unknown[0], "unknown field")
+            raise SettingsError(unknown[0], Phrase("unknown field"))
         if "kind" not in data:
-            raise SettingsError("kind", "is required")
+            raise SettingsError("kind", Phrase("is required"))
         kind = data["kind"]
         if not isinstance(kind, str) or kind not in KINDS:
-            raise SettingsError("kind", f"must be one of {', '.join(KINDS)}")
+            raise SettingsError("kind", Phrase("must be one of {names}", names=", ".join(KINDS)))
         values = {name: data[name] for name in FIELDS - {"kind"} if name in data}
         return cls(kind, **values)  # type: ignore[arg-type]  # __post_init__ checks them
 
 
 def _range(field: str, value: object, low: int, high: int) -> None:
     if value is None:
-        raise SettingsError(field, "is required")
+        raise SettingsError(field, Phrase("is required"))
     if not isinstance(value, int) or isinstance(value, bool):
-        raise SettingsError(field, "must be a whole number")
+        raise SettingsError(field, Phrase("must be a whole number"))
     if not low <= value <= high:
-        raise SettingsError(field, f"must be between {low} and {high}")
+        raise SettingsError(field, Phrase("must be between {low} and {high}", low=low,
+                                          high=high))
 
 
 def _flag(field: str, value: object) -> None:
     if not isinstance(value, bool):
-        raise SettingsError(field, "must be true or false")
+        raise SettingsError(field, Phrase("must be true or false"))
