@@ -143,9 +143,15 @@ def test_a_swiss_of_three_with_a_bye_each_round_followed_live_to_its_podium(
     for round_number in (1, 2, 3):
         watcher.wait_for_selector(
             f"#tournament-status:has-text('Round {round_number} of 3')", timeout=WAIT)
-        view = ann.evaluate("async (id) => (await fetch('/api/tournaments/' + id)).json()",
-                            tournament_id)
-        current = [g for g in view["games"] if g["round"] == round_number]
+        # The round's game is created just after its pairing is stored: wait for its
+        # id (bounded), as a busy machine may show the pairing first.
+        for _ in range(120):
+            view = ann.evaluate(
+                "async (id) => (await fetch('/api/tournaments/' + id)).json()", tournament_id)
+            current = [g for g in view["games"] if g["round"] == round_number]
+            if all(g["game_id"] for g in current if g["second"]):
+                break
+            ann.wait_for_timeout(250)
         assert len(current) == 2, current  # one game and one bye
         bye = next(g for g in current if not g["second"])
         game = next(g for g in current if g["second"])
