@@ -19,6 +19,7 @@ import json
 import logging
 import secrets
 import threading
+from collections.abc import Collection
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -285,8 +286,13 @@ class Match:
     def take_back_for(self, seat: int) -> int:
         """Take back ``seat``'s last action and everything after it (an accepted
         takeback request); returns how many actions."""
+        return self._take_back({seat})
+
+    def _take_back(self, seats: Collection[int]) -> int:
+        """Undo the last action of any of ``seats`` and every action after it, and set
+        the game playing again (an engine-decided end is undone with it); how many."""
         keep = next((i for i in range(len(self.plies) - 1, -1, -1)
-                     if self.plies[i].seat == seat), None)
+                     if self.plies[i].seat in seats), None)
         if keep is None:
             raise IllegalAction("there is no action of yours to take back")
         count = len(self.plies) - keep
@@ -421,18 +427,8 @@ class Match:
             raise IllegalAction("undo is not available in online games")
         if self.stored.status == "over" and not self.position.is_over:
             raise IllegalAction("a resigned game cannot be undone")
-        keep = next(
-            (i for i in range(len(self.plies) - 1, -1, -1) if self.plies[i].seat in seats), None
-        )
-        if keep is None:
-            raise IllegalAction("there is no action of yours to take back")
-        count = len(self.plies) - keep
-        for _ in range(count):
-            self._pop()
         # Only an engine-decided end can be undone (resignations are refused above).
-        self.stored.status, self.stored.winner, self.stored.reason = "playing", None, None
-        self.revision += 1
-        return count
+        return self._take_back(seats)
 
     def resign(self, token: str | None) -> None:
         seats = self._require_seat(token)
