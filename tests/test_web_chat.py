@@ -23,7 +23,8 @@ from hexgames.web.chat.rules import (
     post_refusal,
     readable_rooms,
 )
-from hexgames.web.storage import ChatRefused, PlayerRecord, open_storage
+from hexgames.web.storage import ChatRefused, PlayerRecord, open_storage, sql_chat
+from hexgames.web.storage.sql_chat import new_report_id
 from test_web_storage import _game, postgres_cluster, postgres_url  # noqa: F401 - fixtures
 
 PLAYER, WATCHER = Reader(player=True, named=True), Reader(player=False, named=True)
@@ -254,4 +255,29 @@ def test_a_moderator_lists_closes_and_silences_from_the_command_line(
         main([*base, "silence", "zed", "--reason", "x"])
     with pytest.raises(SystemExit, match="--hours"):
         main([*base, "silence", "bob", "--hours", "0", "--reason", "x"])
+    storage.close()
+
+
+def test_report_ids_never_begin_with_a_dash_which_the_command_line_reads_as_an_option() -> None:
+    """A URL-safe id began with ``-`` one time in 64 and ``close`` then refused it."""
+    ids = [new_report_id() for _ in range(2000)]
+    assert not [found for found in ids if found.startswith("-")]
+    assert len(set(ids)) == len(ids)
+
+
+def test_an_older_report_id_that_begins_with_a_dash_closes_after_a_double_dash(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    storage: Any = open_storage(data_dir=tmp_path)
+    _players(storage, "ann", "bob")
+    storage.create_game(_game("g1"))
+    storage.post_chat("g1", "spectators", "bob", "bob", "you play like a potato", 10, 10)
+    monkeypatch.setattr(sql_chat, "new_report_id", lambda: "-Zq3x_old")
+    report = storage.report_chat("g1", "spectators", 1, "ann", 20)
+    assert report.id == "-Zq3x_old"
+    base = ["moderate", "--data-dir", str(tmp_path)]
+    assert main([*base, "close", "--", report.id]) == 0
+    assert "report -Zq3x_old closed" in capsys.readouterr().out
+    assert main([*base, "reports"]) == 0
+    assert "no open reports" in capsys.readouterr().out
     storage.close()

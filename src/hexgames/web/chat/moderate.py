@@ -39,7 +39,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     reports.add_argument("--all", action="store_true", help="closed reports too")
     reports.add_argument("--limit", type=int, default=100, help="at most this many (100)")
     close = actions.add_parser("close", help="mark a report as dealt with")
-    close.add_argument("report_id")
+    close.add_argument("report_id", help="the report's id, as `reports` lists it (an older "
+                                          "id that begins with '-' goes after '--')")
     silence = actions.add_parser("silence", help="stop a player writing in chat for a time")
     silence.add_argument("name", help="the player's name")
     silence.add_argument("--hours", type=float, default=24.0,

@@ -22,6 +22,13 @@ _COLUMNS = "game_id, room, seq, player_id, name, text, at"
 _REPORT_COLUMNS = "id, game_id, room, seq, reporter_id, reported_id, text, at, status"
 
 
+def new_report_id() -> str:
+    """A fresh report id, in hex: a moderator types it after ``hexgames moderate close``, and
+    an id of URL-safe base64 could begin with ``-``, which the command line reads as an
+    option (one report in 64 could not be closed without ``--``)."""
+    return secrets.token_hex(8)
+
+
 def _message(row: Sequence[object]) -> ChatMessage:
     game_id, room, seq, player_id, name, text, at = row
     return ChatMessage(str(game_id), str(room), int(str(seq)), str(player_id), str(name),
@@ -87,7 +94,7 @@ class ChatTables(SqlConnection):
             found = cursor.fetchone()
             if found is None:
                 return None
-            report = ChatReport(secrets.token_urlsafe(9), game_id, room, int(seq),
+            report = ChatReport(new_report_id(), game_id, room, int(seq),
                                 reporter_id, str(found[0]), str(found[1]), int(at))
             cursor.execute(self._sql(
                 f"INSERT INTO chat_reports ({_REPORT_COLUMNS}) "
