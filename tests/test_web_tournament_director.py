@@ -573,20 +573,60 @@ def test_a_game_whose_end_was_never_reported_is_recorded_by_a_later_tick(
         clock.ms += 60_000
         await director.tick()
         (game,) = _live(storage.load_tournament(record.id))
+        assert asked == [game.game_id]  # once as its id was attached: being played
         await director.tick()
-        assert asked == []  # too young to be asked after
+        assert asked == [game.game_id]  # too young to be asked after
         clock.ms += RECONCILE_AFTER_MS
         await director.tick()
-        assert asked == [game.game_id]  # still played: nothing recorded
+        assert asked == [game.game_id] * 2  # still played: nothing recorded
         over[str(game.game_id)] = (0, 31)
         clock.ms += 1000
         await director.tick()
-        assert asked == [game.game_id]  # asked at most every RECONCILE_MS
+        assert asked == [game.game_id] * 2  # asked at most every RECONCILE_MS
         clock.ms += RECONCILE_MS
         await director.tick()
         state = storage.load_tournament(record.id)
         first = next(g for g in state.games if g.step == 1)
         assert (first.result, first.turns) == ("first", 31)
         assert (await director.view(record.id))["round"] == 2 and len(_live(state)) == 1
+
+    asyncio.run(run())
+
+
+def test_a_game_that_ends_before_its_id_is_attached_is_recorded_at_once(
+        storage: Any) -> None:
+    """A player resigns in the moment between the game's creation and its id reaching the
+    pairing: ``game_ended`` cannot find the pairing then, so the director asks once the
+    id is attached, and records the result without waiting for the reconciliation."""
+    _players(storage, "boss")
+    over: dict[str, tuple[int | None, int]] = {}
+    reports: list[bool] = []
+    clock = Clock()
+    director: TournamentDirector
+
+    class ResignedAtOnce(Games):
+        async def __call__(self, tournament: TournamentRecord, first: str,
+                           second: str) -> str:
+            game_id = await super().__call__(tournament, first, second)
+            over[game_id] = (1, 0)  # the first player resigned before moving
+            reports.append(await director.game_ended(game_id, 1, 0))
+            return game_id
+
+    async def ended_game(game_id: str) -> tuple[int | None, int] | None:
+        return over.get(game_id)
+
+    director = TournamentDirector(storage, _thread_call, ResignedAtOnce(), clock,
+                                  ended_game=ended_game)
+
+    async def run() -> None:
+        record = await _create(director, {**SWISS, "rounds": 2}, {"a": 1600.0, "b": 1500.0})
+        clock.ms += 60_000
+        await director.tick()
+        assert reports == [False]  # reported while the pairing had no game yet
+        state = storage.load_tournament(record.id)
+        first = next(g for g in state.games if g.step == 1)
+        assert (first.result, first.turns) == ("second", 0)
+        await director.tick()  # the next round, with no time gone by
+        assert (await director.view(record.id))["round"] == 2
 
     asyncio.run(run())

@@ -323,6 +323,22 @@ class TournamentDirector:
                 game_id = None
             await self._call(self._storage.attach_tournament_game, t.id, game.step,
                              game.board, game_id, self._now())
+            if game_id is not None:
+                await self._record_if_over(game_id)
+
+    async def _record_if_over(self, game_id: str) -> None:
+        """Record a game that ended before its id was attached to its pairing (a resign
+        or an abort in that moment): its end was reported while :meth:`game_ended` could
+        not find it, and its players would otherwise wait for the reconciliation."""
+        if self._ended_game is None:
+            return
+        try:
+            ended = await self._ended_game(game_id)
+            if ended is not None:
+                await self.game_ended(game_id, ended[0], ended[1])
+        except StorageUnavailable as error:  # the reconciliation records it later
+            log.warning("the result of tournament game %s is left to the reconciliation: %s",
+                        game_id, error)
 
     # ------------------------------------------------------------------ reading
     async def _state(self, tournament_id: str) -> TournamentState:
