@@ -11,6 +11,7 @@ would have come (a socket's messages keep their order), and waits are bounded.
 from __future__ import annotations
 
 import re
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -241,6 +242,45 @@ def test_a_followed_player_starting_a_game_rings_the_followers_bell(
         relate(client, "cyd", "follow", "ann", on=False)
         started(client, "ann", "bob")
         assert all(m["type"] != "followed" for m in messages_before_pong(cy))
+
+
+def test_stopping_the_app_cancels_a_bell_still_being_rung(tmp_path: Path) -> None:
+    """The bell's worker waits on the storage (here held back by a read that takes
+    seconds): stopping the app cancels it before the storage closes under it (else the
+    loop's end cancels it later, after its read failed on a closed storage)."""
+    release = threading.Event()
+    done_at_close: list[bool] = []
+    with TestClient(create_app(data_dir=tmp_path, ai_processes=1)) as client:
+        for who in ("ann", "bob", "cyd"):
+            named(client, who)
+        relate(client, "cyd", "follow", "ann")
+        site = client.app.state.site  # type: ignore[attr-defined]
+        storage = site.service.games.storage
+        reading = threading.Event()
+        real_related_to = storage.related_to
+
+        def held_back(*args: Any) -> Any:
+            reading.set()
+            release.wait(timeout=30)
+            return real_related_to(*args)
+
+        storage.related_to = held_back
+        real_close = storage.close
+
+        def close() -> None:
+            done_at_close.append(worker.done())
+            real_close()
+
+        storage.close = close
+        with visitor(client, "cyd"), client.websocket_connect("/ws/alerts") as cy:
+            assert cy.receive_json()["type"] == "hello"
+            started(client, "ann", "bob")
+            assert reading.wait(timeout=30)
+            worker = site.follow_alerts._worker
+            assert worker is not None and not worker.done()
+        threading.Timer(1.0, release.set).start()  # the storage thread ends its read
+    assert done_at_close == [True] and worker.cancelled()
+    release.set()
 
 
 def test_a_quick_pairing_rings_the_bell_too(tmp_path: Path) -> None:

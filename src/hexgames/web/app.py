@@ -101,13 +101,14 @@ ROUTERS: tuple[APIRouter, ...] = (
 def app_parts(service: GameService, mail: MailSettings | None,
               engines: EnginePreparation | None) -> AppState:
     """The parts of a new app around ``service`` (what the routes share)."""
-    turn_alerts, turn_emails = alerts.wire_alerts(service, mail)
+    turn_alerts, turn_emails, follow_alerts = alerts.wire_alerts(service, mail)
     return AppState(
         service=service,
         rated_play=RatedPlay(service),  # guests play no rated games; rated games per hour
         client_limits=ClientLimits(),
         turn_alerts=turn_alerts,
         turn_emails=turn_emails,
+        follow_alerts=follow_alerts,
         profile_exports=Exports(profiles.EXPORTS_PER_WINDOW, profiles.EXPORT_WINDOW),
         # Shared by every server process (counted in storage: web/storage/site_limits.py).
         game_posts=SiteLimiter("game", games.GAMES_PER_ADDRESS, games.GAME_WINDOW),

@@ -19,6 +19,7 @@ process has no alerts socket at all.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from typing import Any
 
@@ -115,6 +116,16 @@ class FollowAlerts:
                 await self.tell(game_id, stored)
             except Exception:
                 log.exception("could not tell the followers of game %s", game_id)
+
+    async def close(self) -> None:
+        """Stop telling (the app is stopping): the worker is cancelled, what was waiting
+        is dropped (its followers' sockets are being closed anyway)."""
+        self._pending.clear()
+        worker, self._worker = self._worker, None
+        if worker is not None and not worker.done():
+            worker.cancel()
+            with contextlib.suppress(BaseException):
+                await worker
 
     async def tell(self, game_id: str, stored: StoredGame | None = None) -> int:
         """Send the ``followed`` event of the game to the followers of its players who

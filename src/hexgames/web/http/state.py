@@ -17,6 +17,7 @@ from starlette.requests import HTTPConnection
 
 from hexgames.web.accounts.rated_play import RatedPlay
 from hexgames.web.alerts.emails import TurnEmails
+from hexgames.web.alerts.follows import FollowAlerts
 from hexgames.web.alerts.turns import TurnAlerts
 from hexgames.web.engine.prep import EnginePreparation
 from hexgames.web.http.client_limits import ClientLimits, Exports
@@ -48,6 +49,8 @@ class AppState:
     new_identities: SiteLimiter
     #: The rules engines being prepared (``hexgames serve`` on a cold cache), or none.
     engines: EnginePreparation | None = None
+    #: Followers told when a player they follow starts a game (``/ws/alerts``).
+    follow_alerts: FollowAlerts | None = None
     #: The featured game of each game (``/tv/<game>``); built by ``create_app``.
     television: Television | None = None
 

@@ -48,11 +48,12 @@ EMAIL_CHANGES = SiteLimiter("email-change", EMAIL_CHANGES_PER_ADDRESS, 3600.0)
 router = APIRouter()
 
 
-def wire_alerts(service: GameService,
-                mail: MailSettings | None = None) -> tuple[TurnAlerts, TurnEmails]:
-    """The turn alerts and emails of an app, wired into ``service`` (the hub's and the
-    change feed's listeners); the emails are sent through ``mail`` (none: no email).
-    Close them with :func:`close_alerts` when the app stops."""
+def wire_alerts(service: GameService, mail: MailSettings | None = None
+                ) -> tuple[TurnAlerts, TurnEmails, FollowAlerts]:
+    """The turn alerts, emails and follow alerts of an app, wired into ``service`` (the
+    hub's and the change feed's listeners, the started-game hook); the emails are sent
+    through ``mail`` (none: no email). Close them with :func:`close_alerts` when the app
+    stops."""
     alerts = TurnAlerts(service.games)
     emails = TurnEmails(service.games, Mailer(mail) if mail is not None else None)
     alerts.on_turn = emails.turn_passed
@@ -61,7 +62,7 @@ def wire_alerts(service: GameService,
     follows = FollowAlerts(service.games, alerts)
     service.games.hooks.started = follows.started
     service.feed.listeners.append(follows.heard)
-    return alerts, emails
+    return alerts, emails, follows
 
 
 def page(request: Request, title: str, text: str, status: int = 200) -> HTMLResponse:
@@ -177,6 +178,9 @@ async def alerts_socket(websocket: WebSocket, site: Site) -> None:
 
 
 async def close_alerts(site: AppState) -> None:
-    """Close the alerts sockets and stop the mailer (the app is stopping)."""
+    """Close the alerts sockets, stop the mailer and the follow alerts' worker (the app
+    is stopping)."""
+    if site.follow_alerts is not None:
+        await site.follow_alerts.close()
     await site.turn_alerts.close()
     await site.turn_emails.close()
