@@ -186,11 +186,13 @@ def test_a_swiss_of_three_rounds_and_five_players_with_a_bye(app: Any, time_: Fa
     assert sum(line["score"] for line in ended["standings"]) == 3 * 3  # 2 games + a bye
 
 
+@pytest.mark.parametrize("held", [True, False], ids=["held", "evicted"])
 def test_a_swiss_result_that_never_reached_the_director_is_recorded_by_a_later_tick(
-        app: Any, time_: FakeTime, monkeypatch: pytest.MonkeyPatch) -> None:
+        app: Any, time_: FakeTime, monkeypatch: pytest.MonkeyPatch, held: bool) -> None:
     """A result dropped on its way (here: past MAX_PENDING_ENDS) leaves a live pairing
-    whose game is over; a tick after RECONCILE_AFTER_MS reads the game, records its
-    result and pairs the next round (without it, the Swiss would wait forever)."""
+    whose game is over; a tick after RECONCILE_AFTER_MS reads the game (the one held, or
+    the stored row of one no longer held, then the game), records its result and pairs
+    the next round (without it, the Swiss would wait forever)."""
     names = ["Lost0", "Lost1"]
     players = {name: named(app, name) for name in names}
     made = players["Lost0"].post("/api/tournaments", json={
@@ -205,6 +207,8 @@ def test_a_swiss_result_that_never_reached_the_director_is_recorded_by_a_later_t
     monkeypatch.setattr(site_tournaments, "MAX_PENDING_ENDS", 0)  # every end dropped
     resign(players, game["game_id"], game["first"])
     settle(app)
+    if not held:
+        app.state.site.service.games.matches.pop(game["game_id"])
     time_.ms += 1000
     tick(app)
     view = read(players["Lost0"], tid)

@@ -46,6 +46,8 @@ MAX_PENDING_ENDS = 1000
 #: Seconds before each new try of a result the director failed to record (then it is
 #: left to the reconciliation).
 REPORT_BACKOFF_S = (0.5, 2.0)
+#: ``load_tail``'s first ply past any game's end: the stored row, none of its moves.
+ROW_ONLY = 10**9
 
 
 def game_result(match: Match) -> tuple[int | None, int]:
@@ -128,12 +130,13 @@ class TournamentGames:
     async def ended_game(self, game_id: str) -> tuple[int | None, int] | None:
         """The director's question about a pairing whose end it never heard of: the
         result if the game is over, ``None`` while it is played. The game held here is
-        read as it is; otherwise its stored status first (one read), and only a game
+        read as it is; otherwise its stored row first (no moves read), and only a game
         that is over is rebuilt to compute its result."""
         match = self.games.matches.get(game_id)
         if match is None:
-            stored = await self.games.calls.call(self.games.storage.load_game, game_id)
-            if stored is None or stored.status != "over":
+            row = await self.games.calls.call(self.games.storage.load_tail, game_id,
+                                              ROW_ONLY)
+            if row is None or row[0].status != "over":
                 return None
             match = await self.games.get(game_id)
         return game_result(match) if match.is_over else None
