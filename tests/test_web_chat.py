@@ -123,6 +123,10 @@ def test_messages_are_numbered_per_room_and_read_after_a_number(
     assert [m.seq for m in posted] == [1, 2, 3] and watcher.seq == 1
     assert [m.text for m in storage.chat_messages("g1", "players", after=1)] == ["hi 1", "hi 2"]
     assert storage.chat_messages("g1", "spectators") == [watcher]
+    assert [m.text for m in storage.newest_chat_messages("g1", "players", 2)] == \
+        ["hi 1", "hi 2"]
+    assert storage.newest_chat_messages("g1", "spectators", 5) == [watcher]
+    assert storage.newest_chat_messages("g2", "players", 5) == []
     assert storage.chat_posts_since("ann", 1000) == 2
     storage.close()
 

@@ -17,7 +17,8 @@ from fastapi.testclient import TestClient
 
 import test_web_storage
 from hexgames.cli import main
-from hexgames.web.chat.rules import MAX_TEXT, POSTS_PER_WINDOW
+from hexgames.web.chat.rules import MAX_TEXT, POSTS_PER_WINDOW, ROOM_LIMIT
+from hexgames.web.play.chat import SHOWN
 from test_web_absence import REALTIME, rated_game
 from test_web_lobby import FakeTime, visitor
 from test_web_pools import quiet_app
@@ -98,6 +99,15 @@ def test_players_talk_in_their_room_and_watchers_in_theirs(client: TestClient,
     assert texts(client, "Dan", game, "spectators") == ["nice opening"]
     seen = rooms(client, "Ann", game)["players"]["messages"]
     assert [m["mine"] for m in seen] == [True, False]
+
+
+def test_a_long_room_shows_its_newest_messages_oldest_first(client: TestClient,
+                                                             game: str) -> None:
+    storage = client.app.state.site.service.storage  # type: ignore[attr-defined]
+    cat = player_id(client, "Cat")
+    for n in range(SHOWN + 30):
+        storage.post_chat(game, "spectators", cat, "Cat", f"m{n}", 1000 + n, ROOM_LIMIT)
+    assert texts(client, "Dan", game, "spectators") == [f"m{n}" for n in range(30, SHOWN + 30)]
 
 
 def test_a_stranger_neither_reads_nor_posts_in_the_players_room(client: TestClient,

@@ -188,8 +188,8 @@ class GameChat:
 
     async def _newest(self, game_id: str, room: Room) -> list[ChatMessage]:
         messages: list[ChatMessage] = await self.call_storage(
-            self.storage.chat_messages, game_id, room.value, 0, ROOM_LIMIT)
-        return messages[-SHOWN:]
+            self.storage.newest_chat_messages, game_id, room.value, SHOWN)
+        return messages
 
     async def _blocked_authors(self, reader_id: str,
                                messages: Sequence[ChatMessage]) -> set[str]:

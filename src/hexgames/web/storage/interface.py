@@ -433,6 +433,11 @@ class Storage(Protocol):
                       limit: int = 200) -> list[ChatMessage]:
         """The room's messages numbered after ``after``, oldest first, at most ``limit``."""
 
+    def newest_chat_messages(self, game_id: str, room: str,
+                             limit: int = 200) -> list[ChatMessage]:
+        """The room's last ``limit`` messages, oldest first (what a reader opening the
+        chat is shown: one read of those rows only)."""
+
     def chat_posts_since(self, player_id: str, since: int) -> int:
         """How many messages the player stored after ``since`` (ms), in every game."""
 

@@ -79,6 +79,14 @@ class ChatTables(SqlConnection):
                 "AND seq > ? ORDER BY seq LIMIT ?"), (game_id, room, int(after), int(limit)))
             return [_message(row) for row in cursor.fetchall()]
 
+    def newest_chat_messages(self, game_id: str, room: str,
+                             limit: int = 200) -> list[ChatMessage]:
+        with self._transaction() as cursor:
+            cursor.execute(self._sql(
+                f"SELECT {_COLUMNS} FROM chat_messages WHERE game_id = ? AND room = ? "
+                "ORDER BY seq DESC LIMIT ?"), (game_id, room, int(limit)))
+            return [_message(row) for row in reversed(cursor.fetchall())]
+
     def chat_posts_since(self, player_id: str, since: int) -> int:
         with self._transaction() as cursor:
             cursor.execute(self._sql("SELECT COUNT(*) FROM chat_messages WHERE player_id = ? "
