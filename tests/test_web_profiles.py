@@ -88,6 +88,23 @@ def test_each_rated_result_adds_to_the_rating_history_in_order(
         storage.close()
 
 
+def test_the_ratings_of_several_players_are_those_of_each_in_one_read(
+        backend: tuple[str, dict[str, Any]]) -> None:  # noqa: F811
+    storage = open_storage(**backend[1])
+    try:
+        _players(storage, "p1", "p2", "p3", "p4")
+        stamp = "2026-03-01T10:00:00+00:00"
+        record_rated_result(storage, _rated(storage, "g0", "dark", stamp), stamp)
+        record_rated_result(storage, _rated(storage, "g1", "light", stamp, ("p3", "p1")),
+                            stamp)
+        together = storage.ratings_of_players(["p3", "p1", "p4", "p1", "nobody"])
+        assert together == [*storage.ratings_of("p1"), *storage.ratings_of("p3")]
+        assert [record.games for record in together] == [2, 1]
+        assert storage.ratings_of_players([]) == []
+    finally:
+        storage.close()
+
+
 def test_an_older_database_gets_the_history_of_its_rated_games(
         backend: tuple[str, dict[str, Any]]) -> None:  # noqa: F811
     """A database written before the history was kept: its rated results' changes

@@ -75,10 +75,8 @@ class Television:
             return empty
         ids = sorted({str(player["player_id"]) for stored in shown
                       for player in stored.players})
-        ratings: dict[tuple[str, str], float] = {}
-        for player_id in ids:
-            for record in await calls.call(storage.ratings_of, player_id):
-                ratings[(player_id, record.pool)] = float(current(record).rating)
+        ratings = {(record.player_id, record.pool): float(current(record).rating)
+                   for record in await calls.call(storage.ratings_of_players, ids)}
         names = await calls.call(storage.player_names, ids)
 
         def rating_of(stored: StoredGame, player_id: str) -> float:

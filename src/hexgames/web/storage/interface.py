@@ -236,6 +236,11 @@ class Storage(Protocol):
     def ratings_of(self, player_id: str) -> list[RatingRecord]:
         """The player's ratings in the pools where it has rated games, by pool."""
 
+    def ratings_of_players(self, player_ids: Sequence[str]) -> list[RatingRecord]:
+        """The ratings of several players at once (as :meth:`ratings_of` each), by player
+        then pool: one read for a page that shows many players (TV). At most a few hundred
+        ids: the caller bounds them."""
+
     def leaderboard(self, pool: str, limit: int = 100) -> list[tuple[RatingRecord, str]]:
         """The pool's ratings, best first, with the players' names."""
 

@@ -34,6 +34,19 @@ class RatingTables(SqlConnection):
             )
             return [_rating_from_row(row) for row in cursor.fetchall()]
 
+    def ratings_of_players(self, player_ids: Sequence[str]) -> list[RatingRecord]:
+        wanted = sorted(set(player_ids))
+        if not wanted:
+            return []
+        marks = ",".join("?" * len(wanted))
+        with self._transaction() as cursor:
+            cursor.execute(
+                self._sql(f"SELECT {_RATING_COLUMNS} FROM ratings WHERE player_id IN "
+                          f"({marks}) AND games > 0 ORDER BY player_id, pool"),
+                tuple(wanted),
+            )
+            return [_rating_from_row(row) for row in cursor.fetchall()]
+
     def leaderboard(self, pool: str, limit: int = 100) -> list[tuple[RatingRecord, str]]:
         columns = ", ".join(f"r.{c.strip()}" for c in _RATING_COLUMNS.split(","))
         with self._transaction() as cursor:
