@@ -31,7 +31,7 @@ from hexgames.web.http.addresses import client_address
 from hexgames.web.http.identity import known_player
 from hexgames.web.http.language import chosen_language, request_translator, said
 from hexgames.web.http.language import page as language_page
-from hexgames.web.http.origins import origin_allowed
+from hexgames.web.http.origins import refused_from_another_site
 from hexgames.web.http.state import AppState, Service, Site
 from hexgames.web.routes.sockets import MAX_MESSAGE
 from hexgames.web.service import GameService
@@ -141,8 +141,7 @@ async def stop(request: Request, site: Site, player: str = "", key: str = "") ->
 
 @router.websocket("/ws/alerts")
 async def alerts_socket(websocket: WebSocket, site: Site) -> None:
-    if not origin_allowed(websocket):
-        await websocket.close(code=4403)
+    if await refused_from_another_site(websocket):  # HTTP 403 to its handshake
         return
     await websocket.accept()
     words = request_translator(websocket)

@@ -40,7 +40,7 @@ from hexgames.web.game.errors import socket_error
 from hexgames.web.game.matches import ENGLISH
 from hexgames.web.http.identity import Player, known_player
 from hexgames.web.http.language import request_translator, said
-from hexgames.web.http.origins import origin_allowed
+from hexgames.web.http.origins import refused_from_another_site
 from hexgames.web.http.state import Service
 from hexgames.web.play.chat import ChatForbidden, ChatTooFast, MessageNotFound
 from hexgames.web.service import AiBusy, GameNotFound, GameService, WriteUnconfirmed
@@ -59,8 +59,7 @@ router = APIRouter()
 async def socket(websocket: WebSocket, game_id: str, service: Service,
                  token: str | None = None, delta: str | None = None,
                  svg: str | None = None) -> None:
-    if not origin_allowed(websocket):
-        await websocket.close(code=4403)  # the handshake is refused with HTTP 403
+    if await refused_from_another_site(websocket):  # HTTP 403 to its handshake
         return
     await websocket.accept()
     words = request_translator(websocket)  # ?lang=, the cookie or Accept-Language
@@ -135,8 +134,7 @@ async def socket(websocket: WebSocket, game_id: str, service: Service,
 
 @router.websocket("/ws/lobby")
 async def lobby(websocket: WebSocket, service: Service) -> None:
-    if not origin_allowed(websocket):
-        await websocket.close(code=4403)
+    if await refused_from_another_site(websocket):  # HTTP 403 to its handshake
         return
     await websocket.accept()
     words = request_translator(websocket)

@@ -35,7 +35,7 @@ from hexgames.web.game.options import parse_options
 from hexgames.web.http.errors import ERRORS, ErrorRule
 from hexgames.web.http.identity import PagePlayer, Player, current_player, known_player
 from hexgames.web.http.language import page, request_translator, said
-from hexgames.web.http.origins import origin_allowed
+from hexgames.web.http.origins import refused_from_another_site
 from hexgames.web.http.state import Service, app_state
 from hexgames.web.ratings.games import rating_in, rating_pool
 from hexgames.web.service import GameService
@@ -430,8 +430,7 @@ async def watch_tournament(websocket: WebSocket, tournament_id: str) -> None:
     refused (4403); over ``MAX_WATCHERS`` on the tournament or ``MAX_TOTAL_WATCHERS``
     on the process, 1013; an unknown tournament is an error message and 4404, a
     storage that does not answer one and 1013."""
-    if not origin_allowed(websocket):
-        await websocket.close(code=4403)
+    if await refused_from_another_site(websocket):  # HTTP 403 to its handshake
         return
     service = app_state(websocket.app).service
     watchers: dict[str, int] = service.tournaments.watchers
