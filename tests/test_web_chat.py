@@ -13,6 +13,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+import test_web_storage
 from hexgames.cli import main
 from hexgames.web.chat.rules import (
     MAX_TEXT,
@@ -26,6 +27,8 @@ from hexgames.web.chat.rules import (
 from hexgames.web.storage import ChatRefused, PlayerRecord, open_storage, sql_chat
 from hexgames.web.storage.sql_chat import new_report_id
 from test_web_storage import _game, postgres_cluster, postgres_url  # noqa: F401 - fixtures
+
+where = test_web_storage.where  # a fixture: open_storage arguments of each backend
 
 PLAYER, WATCHER = Reader(player=True, named=True), Reader(player=False, named=True)
 GUEST = Reader(player=False, named=False)
@@ -99,14 +102,6 @@ def test_bad_messages_are_refused_saying_why(raw: Any, reason: str) -> None:
 
 
 # ------------------------------------------------------------------ storage
-@pytest.fixture(params=["sqlite", "postgres"])
-def where(request: pytest.FixtureRequest, tmp_path: Path) -> dict[str, object]:
-    """``open_storage`` arguments naming a fresh store of each kind."""
-    if request.param == "sqlite":
-        return {"data_dir": tmp_path}
-    return {"database_url": request.getfixturevalue("postgres_url")}
-
-
 def _players(storage: Any, *names: str) -> None:
     for name in names:
         storage.create_player(PlayerRecord(name, name, "2026-01-01T00:00:00+00:00"),

@@ -119,6 +119,15 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[str, dict[s
     return "postgres", {"database_url": request.getfixturevalue("postgres_url")}
 
 
+@pytest.fixture(params=["sqlite", "postgres"])
+def where(request: pytest.FixtureRequest, tmp_path: Path) -> dict[str, object]:
+    """``open_storage`` arguments naming a fresh store of each kind (``backend`` without
+    its name)."""
+    if request.param == "sqlite":
+        return {"data_dir": tmp_path}
+    return {"database_url": request.getfixturevalue("postgres_url")}
+
+
 def _game(
     game_id: str = "g1", actions: list[str] | None = None, stamp: str = "2026-01-01T00:00:00+00:00"
 ) -> StoredGame:

@@ -9,11 +9,11 @@ import asyncio
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+import test_web_storage
 from hexgames.web.storage import (
     PlayerRecord,
     TournamentClosed,
@@ -37,6 +37,8 @@ from hexgames.web.tournaments.director import (
 from hexgames.web.tournaments.ledger import crosstable, in_live_game
 from hexgames.web.tournaments.model import SettingsError
 from test_web_storage import postgres_cluster, postgres_url  # noqa: F401 - fixtures
+
+where = test_web_storage.where  # a fixture: open_storage arguments of each backend
 
 START = 1_000_000_000
 MINUTE = 60_000
@@ -67,14 +69,6 @@ class Games:
 
 async def _thread_call(function: Callable[..., Any], *args: Any) -> Any:
     return await asyncio.to_thread(function, *args)
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def where(request: pytest.FixtureRequest, tmp_path: Path) -> dict[str, object]:
-    """``open_storage`` arguments naming a fresh store of each kind."""
-    if request.param == "sqlite":
-        return {"data_dir": tmp_path}
-    return {"database_url": request.getfixturevalue("postgres_url")}
 
 
 @pytest.fixture

@@ -5,11 +5,11 @@ recorded once, and the claim of a step that one process of several wins."""
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+import test_web_storage
 from hexgames.web.storage import (
     PlayerRecord,
     TournamentClosed,
@@ -21,15 +21,9 @@ from hexgames.web.storage import (
 )
 from test_web_storage import postgres_cluster, postgres_url  # noqa: F401 - fixtures
 
+where = test_web_storage.where  # a fixture: open_storage arguments of each backend
+
 DAY = 24 * 3600 * 1000
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def where(request: pytest.FixtureRequest, tmp_path: Path) -> dict[str, object]:
-    """``open_storage`` arguments naming a fresh store of each kind."""
-    if request.param == "sqlite":
-        return {"data_dir": tmp_path}
-    return {"database_url": request.getfixturevalue("postgres_url")}
 
 
 def _players(storage: Any, *names: str) -> None:
