@@ -352,10 +352,9 @@ class ClockWatch:
             meta = stored.meta.copy()
             clock = clock_in(meta)
             assert clock is not None  # checked above
-            if clock.running is not None and clock.since is not None:
-                clock.since += outage
-            if clock.abort_at is not None:
-                clock.abort_at += outage
+            # The arithmetic of a storage outage's credit (each moment once): a clock
+            # kept by no process stood still from the last mark to now.
+            clock.credit([(last, current)], current)
             put_clock(meta, clock)
             try:  # conditional: a game another process changed meanwhile is live there
                 await call(storage.set_meta, game_id, meta, iso_now(), stored.version)
