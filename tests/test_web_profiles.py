@@ -17,8 +17,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from hexgames.game import get_game
+from hexgames.web.app import create_app
 from hexgames.web.http.identity import hash_secret
-from hexgames.web.http.rate_limit import RateLimiter
 from hexgames.web.ratings import results as game_results
 from hexgames.web.ratings.games import record_rated_result
 from hexgames.web.routes import profiles
@@ -439,12 +439,12 @@ def test_the_export_is_a_zip_of_every_finished_record(
 def test_exports_are_rate_limited_and_bounded_at_once(app: Any) -> None:  # noqa: F811
     (ann,) = players(app, "Ann")
     exports = app.state.site.profile_exports
-    exports.rate = RateLimiter(2, 600.0)
+    exports.rate.attempts = 2
     assert [ann.get("/api/players/ann/export").status_code for _ in range(2)] == [200, 200]
     refused = ann.get("/api/players/ann/export")
     assert refused.status_code == 429 and int(refused.headers["retry-after"]) > 0
     assert "exports" in refused.json()["error"]
-    exports.rate = RateLimiter(10, 600.0)
+    exports.rate.attempts = 10
     exports.active = profiles.MAX_EXPORTS  # others are being written
     busy = ann.get("/api/players/ann/export")
     assert busy.status_code == 503 and busy.headers["retry-after"]
@@ -452,3 +452,16 @@ def test_exports_are_rate_limited_and_bounded_at_once(app: Any) -> None:  # noqa
     empty = zipfile.ZipFile(io.BytesIO(ann.get("/api/players/ann/export").content))
     assert empty.namelist() == []
     assert exports.active == 0  # released after each stream
+
+
+def test_the_export_limit_is_the_sites_not_each_processs(postgres_url: str) -> None:  # noqa: F811
+    """Two server processes on one PostgreSQL: a client that alternates between them gets
+    the site's number of exports, not that number on each."""
+    with TestClient(create_app(ai_processes=1, database_url=postgres_url)) as one, \
+            TestClient(create_app(ai_processes=1, database_url=postgres_url)) as two:
+        assert one.post("/api/me/name", json={"name": "Ann"}).status_code == 200
+        for client in (one, two):
+            client.app.state.site.profile_exports.rate.attempts = 2  # type: ignore[attr-defined]
+        answers = [client.get("/api/players/ann/export").status_code
+                   for client in (one, two, one, two)]
+        assert answers == [200, 200, 429, 429]

@@ -20,7 +20,6 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from hexgames.phrases import N_, Phrase
 from hexgames.web.http.addresses import client_address
-from hexgames.web.http.rate_limit import RateLimiter
 from hexgames.web.http.refusals import refuse_request, refuse_socket
 from hexgames.web.storage.site_limits import SiteLimiter
 
@@ -74,14 +73,15 @@ class ClientLimit:
 
 
 class Exports:
-    """The game exports (zips) this process is writing (``active``), each client
-    address's recent ones (``rate``, kept in memory: a zip is written by this process)
-    and the filing of finished games before one (``filing``: one at a time, replays are
-    CPU work)."""
+    """The game exports (zips) this process is writing (``active``: a zip is written
+    by the process that answers), each client address's recent ones (``rate``: counted
+    in storage, for the whole site, so that a client spreading its requests over the
+    server processes gets no more) and the filing of finished games before one
+    (``filing``: one at a time, replays are CPU work)."""
 
     def __init__(self, per_window: int, window: float) -> None:
         self.active = 0
-        self.rate = RateLimiter(per_window, window)
+        self.rate = SiteLimiter("export", per_window, window)
         self.filing = asyncio.Lock()
 
 

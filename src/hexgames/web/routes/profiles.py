@@ -279,7 +279,7 @@ async def export(name: str, request: Request, service: Service, site: Site) -> A
     if site.profile_exports.active >= MAX_EXPORTS:
         return error_response(503, N_("the server is writing other exports; try again "
                                       "in a minute"), request, {"Retry-After": "30"})
-    wait = site.profile_exports.rate.hit(client_address(request.scope))
+    wait = await site.profile_exports.rate.hit(service, client_address(request.scope))
     if wait is not None:
         return error_response(429, Phrase(
             "at most {count} exports per {minutes} minutes; try again in {seconds} s",
