@@ -83,12 +83,13 @@ def messages_before_pong(socket: Any) -> list[dict[str, Any]]:
     return came
 
 
-def followed(socket: Any, timeout: float = 30.0) -> dict[str, Any]:
-    """The next ``followed`` message (bounded wait: it may come from another process)."""
+def followed(socket: Any, timeout: float = 30.0, kind: str = "followed") -> dict[str, Any]:
+    """The next ``kind`` message (``followed``, ``followed_tournament``; bounded wait: it
+    may come from another process)."""
     deadline = time.monotonic() + timeout
     while True:
         for message in messages_before_pong(socket):
-            if message["type"] == "followed":
+            if message["type"] == kind:
                 return message
         assert time.monotonic() < deadline, "no followed message came"
         time.sleep(0.05)
@@ -318,6 +319,56 @@ def test_the_bell_rings_for_a_game_started_through_another_process(
             message = followed(cy)
             assert (message["player"], message["game_id"], message["opponent"]) == \
                 ("ann", game_id, "bob")
+
+
+TOURNAMENT = {"game": "dendria", "options": {"board_side": 5}, "kind": "swiss", "rounds": 3,
+              "control": CORRESPONDENCE, "rated": False, "starts_in_s": 600}
+
+
+def create_tournament(client: TestClient, who: str) -> str:
+    with visitor(client, who):
+        made = client.post("/api/tournaments", json=TOURNAMENT)
+    assert made.status_code == 201, made.text
+    return str(made.json()["id"])
+
+
+def test_a_followed_player_creating_a_tournament_rings_the_followers_bell(
+        client: TestClient) -> None:
+    for who in ("ann", "bob", "cyd"):
+        named(client, who)
+    relate(client, "cyd", "follow", "ann")
+    with visitor(client, "cyd"), client.websocket_connect("/ws/alerts") as cy:
+        assert cy.receive_json()["type"] == "hello"
+        with visitor(client, "bob"), client.websocket_connect("/ws/alerts") as bob:
+            assert bob.receive_json()["type"] == "hello"
+            tournament_id = create_tournament(client, "ann")
+            message = followed(cy, kind="followed_tournament")
+            assert (message["player"], message["tournament_id"], message["game"],
+                    message["kind"], message["rated"]) == \
+                ("ann", tournament_id, "dendria", "swiss", False)
+            assert message["url"] == f"/tournament/{tournament_id}"
+            assert message["title"] == "Dendria" and message["time"]
+            assert isinstance(message["starts_at"], int)
+            assert all(m["type"] != "followed_tournament" for m in messages_before_pong(bob))
+            # Bob's tournament: nobody follows Bob
+            create_tournament(client, "bob")
+            assert all(m["type"] != "followed_tournament" for m in messages_before_pong(cy))
+
+
+def test_the_bell_rings_for_a_tournament_created_through_another_process(
+        postgres_url: str) -> None:
+    with TestClient(create_app(database_url=postgres_url, ai_processes=1)) as one, \
+            TestClient(create_app(database_url=postgres_url, ai_processes=1)) as two:
+        for who in ("ann", "cyd"):
+            named(one, who)
+        relate(one, "cyd", "follow", "ann")
+        with visitor(one, "cyd"):
+            two.cookies = httpx.Cookies(one.cookies)
+        with two.websocket_connect("/ws/alerts") as cy:
+            assert cy.receive_json()["type"] == "hello"
+            tournament_id = create_tournament(one, "ann")
+            message = followed(cy, kind="followed_tournament")
+            assert (message["player"], message["tournament_id"]) == ("ann", tournament_id)
 
 
 # -------------------------------------------------------------------- TV

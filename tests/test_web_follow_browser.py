@@ -1,8 +1,8 @@
 """Following and TV in a real browser (headless Debian chromium through Playwright,
 against a real ``hexgames serve``), at desktop and phone sizes: Cy follows Ann from her
 profile (the form) and the bell tells Cy's page, with a link to watch, when Ann starts a
-game; TV shows the featured game and switches to the next when it ends by resignation
-over the API.
+game, and with a link to open it when she creates a tournament; TV shows the featured
+game and switches to the next when it ends by resignation over the API.
 
 The players other than the page's viewer are API clients (``httpx``, a cookie each).
 Every game a test starts is ended before it finishes (TV shows whatever is being played).
@@ -46,6 +46,14 @@ class Person:
         taken = other.http.post(f"/api/seeks/{posted.json()['id']}/accept")
         assert taken.status_code == 201, taken.text
         return taken.json()["id"], posted.json()["token"], taken.json()["token"]
+
+    def tournament(self) -> str:
+        """A Swiss this player creates (starting in ten minutes): its id."""
+        made = self.http.post("/api/tournaments", json={
+            "game": "dendria", "options": {"board_side": 5}, "kind": "swiss", "rounds": 3,
+            "control": CORRESPONDENCE, "rated": False, "starts_in_s": 600})
+        assert made.status_code == 201, made.text
+        return str(made.json()["id"])
 
     def resign(self, game_id: str, token: str) -> None:
         answer = self.http.post(f"/api/games/{game_id}/resign", json={"token": token})
@@ -107,6 +115,16 @@ def test_following_from_the_profile_rings_the_bell_when_they_start_a_game(
         page.wait_for_selector(".board svg", timeout=WAIT)
     finally:
         ann.resign(game_id, ann_token)
+    # A tournament she creates rings the bell too, with a link to open it.
+    page.wait_for_function("window.hexgamesAlerts && window.hexgamesAlerts.listening",
+                           timeout=WAIT)
+    tournament_id = ann.tournament()
+    page.wait_for_selector(f"#alerts-note-watch[href='/tournament/{tournament_id}']",
+                           timeout=WAIT)
+    assert f"{ann.name} created a tournament of Dendria" in page.inner_text("#alerts-note")
+    inside(page, "#alerts-note")
+    page.click("#alerts-note-watch")
+    page.wait_for_url(f"**/tournament/{tournament_id}", timeout=WAIT)
     # Challenge: the lobby's form, naming her.
     page.goto(f"{server}/player/{ann.name}")
     page.click("#challenge-button")

@@ -79,8 +79,8 @@ class ChangeFeed:
                 log.exception("a change listener failed")
         if change is not None and change.kind.startswith("chat."):
             return  # a chat message: no game changed (the chat's listener pushes it)
-        if change is not None and change.kind == "started":
-            return  # a new game stored elsewhere: only the listeners (the bell) care
+        if change is not None and change.kind in ("started", "tournament"):
+            return  # a new game or tournament stored elsewhere: only the bell cares
         if change is None or change.kind == "lobby":
             self.games.hooks.lobby_changed()
             if change is not None:

@@ -36,7 +36,7 @@ from hexgames.web.http.errors import ERRORS, ErrorRule
 from hexgames.web.http.identity import PagePlayer, Player, current_player, known_player
 from hexgames.web.http.language import page, request_translator, said
 from hexgames.web.http.origins import refused_from_another_site
-from hexgames.web.http.state import Service, app_state
+from hexgames.web.http.state import Service, Site, app_state
 from hexgames.web.ratings.games import rating_in, rating_pool
 from hexgames.web.service import GameService
 from hexgames.web.storage import StorageUnavailable
@@ -219,7 +219,8 @@ async def _rating(service: GameService, player: Player, game: str,
 
 
 @router.post("/api/tournaments", status_code=201, response_model=None)
-async def create_tournament(request: Request, service: Service) -> Response | dict[str, Any]:
+async def create_tournament(request: Request, service: Service,
+                            site: Site) -> Response | dict[str, Any]:
     """Create a tournament (a named player; at most a few a day): ``game``, ``options``,
     ``control``, ``kind`` (``arena``|``swiss``), ``minutes`` or ``rounds``, ``rated``,
     ``starts_in_s``, and optionally ``max_players``, ``berserk``, ``streaks``."""
@@ -238,6 +239,8 @@ async def create_tournament(request: Request, service: Service) -> Response | di
         settings.setdefault("rated", rated)
         record = await service.tournaments.director.create(
             player.id, player.guest, game, options, control, settings)
+        if site.follow_alerts is not None:
+            site.follow_alerts.tournament_created(record)  # the creator's followers' bells
         return await tournament_view(service, record.id, player)
 
     return await answered(request, create)

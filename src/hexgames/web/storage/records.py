@@ -300,8 +300,9 @@ class Change:
     ``row`` (result, players or seats changed), ``meta`` (only the meta: clock,
     offers; the actions are read from ``load_tail``, no full reload), ``lobby`` (the
     open challenges changed; ``game_id`` empty), ``chat.<room>`` (a chat message
-    stored, ``ply`` its number in the room: no game changed) or ``started`` (an online
-    game was stored, being played: its players' followers are told)."""
+    stored, ``ply`` its number in the room: no game changed), ``started`` (an online
+    game was stored, being played: its players' followers are told) or ``tournament``
+    (a tournament was created, ``game_id`` its id: its creator's followers are told)."""
 
     game_id: str
     kind: str

@@ -106,6 +106,8 @@ class TournamentTables(SqlConnection):
                  json.dumps(t.settings), json.dumps(t.control), int(t.created_at),
                  int(t.starts_at), int(t.max_players), t.ends_at, t.status, int(t.step),
                  int(t.version)))
+            # The other server processes' bells (its creator's followers): "tournament".
+            self._notify(cursor, t.id, "tournament", 0)
 
     def join_tournament(self, tournament_id: str, player_id: str, rating: float,
                         at: int) -> bool:

@@ -115,10 +115,11 @@ async function handle(turn) {
 }
 
 // ------------------------------------------------------------------ followed players
-// A followed player started a game ({"type": "followed", ...}): the bell shows a dot and
-// lists it (the latest few, kept in localStorage), and one tab says it (a sound, a
-// notification, a note with a link to watch), like a turn.
-const NEWS_KEY = "hexgames.alerts.news";    // [{game_id, player, title, url, at}]
+// A followed player started a game ({"type": "followed", ...}) or created a tournament
+// ({"type": "followed_tournament", ...}): the bell shows a dot and lists it (the latest
+// few, kept in localStorage), and one tab says it (a sound, a notification, a note with a
+// link to watch the game or open the tournament), like a turn.
+const NEWS_KEY = "hexgames.alerts.news";    // [{game_id | tournament_id, player, title, url, at}]
 const NEWS_KEPT = 10;
 const NEWS_SEEN_KEY = "hexgames.alerts.news-seen";  // ms: the panel last opened
 
@@ -126,15 +127,34 @@ function unseenNews() {
   const seen = Number(localStorage.getItem(NEWS_SEEN_KEY) || 0);
   return readNews().filter((item) => item.at > seen).length;
 }
-status.followed = [];                       // game ids heard in this tab (the tests read it)
+status.followed = [];                       // newsId()s heard in this tab (the tests read it)
 
 function readNews() {
   try { return JSON.parse(localStorage.getItem(NEWS_KEY) || "[]") || []; } catch { return []; }
 }
 
+// A game's news is known by its game id, a tournament's by "tournament:<id>".
+function newsId(news) {
+  return news.tournament_id ? `tournament:${news.tournament_id}` : news.game_id;
+}
+
 function followedText(news) {
-  return t("{player} started a game of {game}", { player: news.player,
-    game: news.title ? t(news.title) : "hexgames" });
+  const words = { player: news.player, game: news.title ? t(news.title) : "hexgames" };
+  return news.tournament_id ? t("{player} created a tournament of {game}", words)
+    : t("{player} started a game of {game}", words);
+}
+
+function followedAction(news) {
+  return news.tournament_id ? t("Open") : t("Watch");
+}
+
+// A message of the socket is news only with its id and a link of this site's own.
+function wellFormed(news) {
+  if (!news || typeof news.url !== "string") return false;
+  if (news.type === "followed_tournament") {
+    return typeof news.tournament_id === "string" && news.url.startsWith("/tournament/");
+  }
+  return typeof news.game_id === "string" && news.url.startsWith("/play/");
 }
 
 function showNote(news) {
@@ -145,29 +165,32 @@ function showNote(news) {
   }
   note.replaceChildren(el("span", { text: followedText(news) }), " ",
     el("a", { class: "button small primary", id: "alerts-note-watch", href: news.url,
-      text: t("Watch") }),
+      text: followedAction(news) }),
     el("button", { type: "button", class: "small ghost", "aria-label": t("Close"), text: "×",
       onclick: () => note.remove() }));
 }
 
 async function handleFollowed(news) {
-  if (!news || typeof news.game_id !== "string" || typeof news.url !== "string"
-      || !news.url.startsWith("/play/")) return;
-  status.followed.push(news.game_id);
-  const kept = readNews().filter((item) => item.game_id !== news.game_id);
-  kept.unshift({ game_id: news.game_id, player: String(news.player || ""),
-    title: String(news.title || ""), url: news.url, at: Date.now() });
+  if (!wellFormed(news)) return;
+  const id = newsId(news);
+  status.followed.push(id);
+  const kept = readNews().filter((item) => newsId(item) !== id);
+  const item = { player: String(news.player || ""), title: String(news.title || ""),
+    url: news.url, at: Date.now() };
+  if (news.type === "followed_tournament") item.tournament_id = news.tournament_id;
+  else item.game_id = news.game_id;
+  kept.unshift(item);
   localStorage.setItem(NEWS_KEY, JSON.stringify(kept.slice(0, NEWS_KEPT)));
   updateButton();
   if (panel && !panel.hidden) renderPanel();
   showNote(news);
   if (!document.hasFocus()) await sleep(UNFOCUSED_DELAY_MS);
-  if (!(await claim(`followed:${news.game_id}`))) return;
+  if (!(await claim(`followed:${id}`))) return;
   const chosen = settings();
   if (chosen.sound) playSound();
   if (chosen.notify && permission() === "granted") {
     try {
-      const shown = new Notification(followedText(news), { tag: `hexgames-followed-${news.game_id}`,
+      const shown = new Notification(followedText(news), { tag: `hexgames-followed-${id}`,
         icon: "/static/favicon.svg" });
       shown.onclick = () => { window.focus(); location.href = news.url; shown.close(); };
     } catch { /* notifications from a service worker only */ }
@@ -181,16 +204,20 @@ function newsPart() {
     el("h3", { text: t("Followed players") }),
     el("ul", {}, ...news.map((item) => el("li", {},
       el("span", { text: followedText(item) }), " ",
-      el("a", { href: item.url, text: t("Watch") })))),
+      el("a", { href: item.url, text: followedAction(item) })))),
     el("button", { type: "button", class: "small ghost", text: t("Clear"), onclick: () => {
       localStorage.removeItem(NEWS_KEY);
       renderPanel();
     } }));
 }
 
+// What the socket says that a page acts on (others, like "pong", are ignored).
+const NEWS_TYPES = new Set(["your_turn", "followed", "followed_tournament"]);
+
 function dispatch(message) {
-  if (message && message.type === "followed") handleFollowed(message);
-  else handle(message);
+  if (message && (message.type === "followed" || message.type === "followed_tournament")) {
+    handleFollowed(message);
+  } else handle(message);
 }
 
 // ------------------------------------------------------------------ the socket
@@ -206,7 +233,7 @@ function connect() {
       let message;
       try { message = JSON.parse(event.data); } catch { return; }
       if (message.type === "hello") { retry = 1000; status.listening = true; }
-      if (message.type !== "your_turn" && message.type !== "followed") return;
+      if (!NEWS_TYPES.has(message.type)) return;
       if (channel && elected) channel.postMessage(message); // (unelected: every tab hears)
       dispatch(message);
     };
