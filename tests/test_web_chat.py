@@ -183,8 +183,12 @@ def test_follows_blocks_and_muted_chats(where: dict[str, object]) -> None:
     storage.mute_chat("ann", "g1", True)
     storage.mute_chat("ann", "g1", True)
     assert storage.chat_muted("ann", "g1") and not storage.chat_muted("bob", "g1")
+    storage.mute_chat("cy", "g1", True)
+    assert storage.chat_muters("g1", ["bob", "cy", "ann", "cy"]) == {"ann", "cy"}
+    assert storage.chat_muters("g2", ["ann"]) == set() and storage.chat_muters("g1", []) == set()
     storage.mute_chat("ann", "g1", False)
     assert not storage.chat_muted("ann", "g1")
+    assert storage.chat_muters("g1", ["ann", "bob", "cy"]) == {"cy"}
     storage.close()
 
 

@@ -304,6 +304,26 @@ def chat_messages(socket: Any, count: int) -> list[dict[str, Any]]:
     raise AssertionError(f"no {count} chat messages: {found}")
 
 
+def test_a_muted_chat_is_sent_nothing_over_the_socket(client: TestClient, game: str) -> None:
+    with contextlib.ExitStack() as stack:
+        sockets = {}
+        for who in ("Cat", "Dan"):
+            with visitor(client, who):
+                sockets[who] = joined(stack.enter_context(
+                    client.websocket_connect(f"/ws/games/{game}")))
+        with visitor(client, "Dan"):
+            assert client.post(f"/api/games/{game}/chat/mute", json={"on": True}).status_code \
+                == 200
+        post(client, "Cat", game, "spectators", "while Dan muted")
+        [cats] = chat_messages(sockets["Cat"], 1)
+        assert cats["message"]["text"] == "while Dan muted"
+        with visitor(client, "Dan"):
+            client.post(f"/api/games/{game}/chat/mute", json={"on": False})
+        post(client, "Cat", game, "spectators", "after")
+        [dans] = chat_messages(sockets["Dan"], 1)  # the first Dan's socket got
+        assert dans["message"]["text"] == "after"
+
+
 def test_the_sockets_that_may_read_a_room_get_its_messages(client: TestClient,
                                                            game: str) -> None:
     with contextlib.ExitStack() as stack:

@@ -274,7 +274,8 @@ class GameChat:
     # ------------------------------------------------------------- pushing
     async def push(self, match: Match, message: ChatMessage) -> None:
         """Send ``message`` to this process's sockets of the game that may read its
-        room, but not to a reader with a block between them and the poster."""
+        room, but not to a reader with a block between them and the poster, nor to one
+        who muted the game's chat (a muted chat is sent nothing, not only hidden)."""
         room = Room(message.room)
         game = chat_game(match)
         readers: list[Connection] = []
@@ -289,14 +290,16 @@ class GameChat:
             return
         others = sorted({c.player_id for c in readers
                          if c.player_id is not None and c.player_id != message.player_id})
-        blocked: set[str] = set()
+        left_out: set[str] = set()
         if others:
             pairs = [(message.player_id, other) for other in others[:500]]
-            blocked = {other for _, other in
-                       await self.call_storage(self.storage.blocked_between, pairs)}
+            left_out = {other for _, other in
+                        await self.call_storage(self.storage.blocked_between, pairs)}
+            left_out |= await self.call_storage(self.storage.chat_muters, match.id,
+                                                others[:500])
         payload = {"type": "chat", "room": message.room, "message": message_json(message)}
         for connection in readers:
-            if connection.player_id not in blocked:
+            if connection.player_id not in left_out:
                 connection.send(payload, state=False)
 
     def heard(self, change: Change | None) -> None:

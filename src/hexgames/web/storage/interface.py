@@ -486,6 +486,10 @@ class Storage(Protocol):
     def chat_muted(self, player_id: str, game_id: str) -> bool:
         """Whether the player muted the game's chat."""
 
+    def chat_muters(self, game_id: str, player_ids: Sequence[str]) -> set[str]:
+        """Those of ``player_ids`` who muted the game's chat (one read for a message's
+        readers; a few hundred ids at most: the caller bounds them)."""
+
     # ----------------------------------------------------------- tournaments
     # Issue 42; the rules: hexgames.web.tournaments, the scheduling: its director. Times
     # here are ms since the epoch. Refusals are TournamentRefused subclasses

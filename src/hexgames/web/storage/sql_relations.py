@@ -71,6 +71,16 @@ class RelationTables(SqlConnection):
                 cursor.execute(self._sql("DELETE FROM muted_chats WHERE player_id = ? AND "
                                          "game_id = ?"), (player_id, game_id))
 
+    def chat_muters(self, game_id: str, player_ids: Sequence[str]) -> set[str]:
+        wanted = sorted(set(player_ids))
+        if not wanted:
+            return set()
+        marks = ",".join("?" * len(wanted))
+        with self._transaction() as cursor:
+            cursor.execute(self._sql(f"SELECT player_id FROM muted_chats WHERE player_id IN "
+                                     f"({marks}) AND game_id = ?"), (*wanted, game_id))
+            return {str(row[0]) for row in cursor.fetchall()}
+
     def chat_muted(self, player_id: str, game_id: str) -> bool:
         with self._transaction() as cursor:
             cursor.execute(self._sql("SELECT 1 FROM muted_chats WHERE player_id = ? AND "
