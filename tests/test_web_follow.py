@@ -191,6 +191,33 @@ def test_a_block_hides_the_buttons_ends_follows_and_refuses_challenges(
     assert challenge(client, "bob", "ann").status_code == 201
 
 
+def blocks(client: TestClient, who: str | None) -> dict[str, Any]:
+    if who is None:
+        answer = TestClient(client.app).get("/api/me/blocks")  # no cookie: no identity
+    else:
+        with visitor(client, who):
+            answer = client.get("/api/me/blocks")
+    assert answer.status_code == 200, answer.text
+    return dict(answer.json())
+
+
+def test_a_player_reads_whom_they_blocked_and_who_is_kept_apart_from_them(
+        client: TestClient) -> None:
+    """The lobby hides the Accept button of a challenge by a player kept apart."""
+    for who in ("ann", "bob", "Cyd", "dee"):
+        named(client, who)
+    relate(client, "ann", "block", "bob")
+    relate(client, "ann", "block", "Cyd")
+    relate(client, "dee", "block", "ann")
+    assert blocks(client, "ann") == {"blocked": ["bob", "Cyd"],
+                                     "kept_apart": ["bob", "Cyd", "dee"]}
+    assert blocks(client, "bob") == {"blocked": [], "kept_apart": ["ann"]}
+    assert blocks(client, None) == {"blocked": [], "kept_apart": []}
+    relate(client, "ann", "block", "bob", on=False)
+    assert blocks(client, "bob") == {"blocked": [], "kept_apart": []}
+    assert blocks(client, "ann")["kept_apart"] == ["Cyd", "dee"]
+
+
 def test_pair_up_never_pairs_players_kept_apart() -> None:
     one, two, three = entry("a", 1500, 0), entry("b", 1500, 1), entry("c", 1600, 2)
     assert [(x.id, y.id) for x, y in pair_up([one, two], 0)] == [("a", "b")]

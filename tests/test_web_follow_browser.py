@@ -47,6 +47,13 @@ class Person:
         assert taken.status_code == 201, taken.text
         return taken.json()["id"], posted.json()["token"], taken.json()["token"]
 
+    def seek(self) -> tuple[str, str]:
+        """An open challenge in the lobby: its id and the token that withdraws it."""
+        posted = self.http.post("/api/seeks", json={
+            "game": "dendria", "control": CORRESPONDENCE, "rated": False})
+        assert posted.status_code == 201, posted.text
+        return posted.json()["id"], posted.json()["token"]
+
     def tournament(self) -> str:
         """A Swiss this player creates (starting in ten minutes): its id."""
         made = self.http.post("/api/tournaments", json={
@@ -136,6 +143,38 @@ def test_following_from_the_profile_rings_the_bell_when_they_start_a_game(
     page.wait_for_function("document.getElementById('player-name').textContent !== '…'",
                            timeout=WAIT)
     page.screenshot(path=str(SHOTS / f"follow-profile-{size}.png"), animations="disabled")
+
+
+@pytest.mark.parametrize("viewer", list(VIEWPORTS), indirect=True)
+def test_a_blocked_players_challenge_has_no_accept_button_in_the_lobby(
+        server: str, viewer: tuple[Any, str]) -> None:
+    """Accepting it would be refused (409: one of the two blocked the other): the lobby
+    says "blocked" instead, until the block is lifted from the profile."""
+    page, size = viewer
+    fay = Person(server, f"Fay{size}")
+    page.goto(f"{server}/")
+    page.evaluate("""async (name) => { await fetch('/api/me/name', {method: 'POST',
+        headers: {'Content-Type': 'application/json'}, body: JSON.stringify({name})}); }""",
+                  f"Gus{size}")
+    page.goto(f"{server}/player/{fay.name}")
+    page.click("#block-button")  # a plain form: posted, then back to the profile
+    page.wait_for_selector("#block-button:has-text('Unblock')", timeout=WAIT)
+    seek_id, token = fay.seek()
+    row = f'#seek-list .seek[data-seek="{seek_id}"]'
+    try:
+        page.goto(f"{server}/lobby")
+        page.wait_for_selector(f"{row} .kept-apart", timeout=WAIT)
+        assert page.locator(f"{row} button").count() == 0
+        assert page.inner_text(f"{row} .kept-apart") == "blocked"
+        inside(page, f"{row} .kept-apart")
+        page.goto(f"{server}/player/{fay.name}")
+        page.click("#block-button")
+        page.wait_for_selector("#block-button:has-text('Block')", timeout=WAIT)
+        page.goto(f"{server}/lobby")
+        page.wait_for_selector(f"{row} button:has-text('Accept')", timeout=WAIT)
+        assert page.locator(f"{row} .kept-apart").count() == 0
+    finally:
+        fay.http.post(f"/api/seeks/{seek_id}/cancel", json={"token": token})
 
 
 @pytest.mark.parametrize("viewer", list(VIEWPORTS), indirect=True)

@@ -6,6 +6,9 @@ blocking").
 - ``POST /api/players/{name}/block`` ``{"on": bool}``: block or unblock (idempotent). A
   block holds both ways: no direct challenge, no accepted lobby challenge, no pool pairing
   between the two, and blocking ends the follows between them.
+- ``GET /api/me/blocks``: the players the viewer blocked, and those kept apart from the
+  viewer (a block either way): the lobby shows their open challenges without an Accept
+  button (accepting one is refused, 409, saying that one of the two blocked the other).
 - ``POST /player/{name}/follow`` and ``/player/{name}/block`` (a form: ``on=1`` or
   ``on=0``, and the profile's hidden ``form`` field): the same without scripts, answered
   with a redirect back to the profile (303). A form without the viewer's ``form`` value
@@ -124,6 +127,24 @@ async def follow(name: str, body: RelationIn, request: Request, service: Service
 async def block(name: str, body: RelationIn, request: Request, service: Service) -> Any:
     """Block (``on``: true) or unblock the player; answers how the viewer stands."""
     return await _api("block", name, body, request, service)
+
+
+@router.get("/api/me/blocks")
+async def my_blocks(request: Request, service: Service) -> dict[str, Any]:
+    """``blocked``: the names the viewer blocked; ``kept_apart``: the names with a block
+    between them and the viewer, whoever made it (each at most ``MAX_RELATIONS``, by
+    name, case folded)."""
+    viewer = await known_player(request)
+    if viewer is None:
+        return {"blocked": [], "kept_apart": []}
+    storage = service.storage
+    mine = await service.call_storage(storage.relations_of, viewer.id, "block", MAX_RELATIONS)
+    theirs = await service.call_storage(storage.related_to, viewer.id, "block", MAX_RELATIONS)
+    names = await service.call_storage(storage.player_names, [*mine, *theirs])
+    def by_name(ids: list[str]) -> list[str]:
+        return sorted({names[found] for found in ids if found in names}, key=str.casefold)
+
+    return {"blocked": by_name(mine), "kept_apart": by_name([*mine, *theirs])}
 
 
 def _notice(request: Request, status: int, message: object) -> HTMLResponse:

@@ -13,6 +13,7 @@ let catalog = null;
 let retry = 500;
 let shown = null;  // the lobby last received
 let me = null;  // this browser's player, once known (a direct challenge names one)
+let keptApart = new Set();  // case-folded names with a block between them and this player
 
 function mySeeks() {
   try { return JSON.parse(localStorage.getItem(SEEKS) || "{}"); } catch { return {}; }
@@ -140,6 +141,11 @@ function forSomeoneElse(seek) {
   return Boolean(seek.target) && !(me && me.name.toLowerCase() === seek.target.toLowerCase());
 }
 
+/** A challenge by a player with a block between them and this one: accepting it is refused. */
+function blockedPoster(seek) {
+  return keptApart.has(String(seek.by || "").toLowerCase());
+}
+
 function render(lobby) {
   shown = lobby;
   followMine(lobby);
@@ -157,6 +163,9 @@ function render(lobby) {
         onclick: () => withdraw(seek.id) })
       : forSomeoneElse(seek)
         ? el("span", { class: "hint for-other", text: t("for {name} only", { name: seek.target }) })
+        : blockedPoster(seek)
+        ? el("span", { class: "hint kept-apart", text: t("blocked"),
+          title: t("no challenge between you and this player: one of you blocked the other") })
         : el("button", { class: "small primary", type: "button", text: t("Accept"),
           onclick: () => accept(seek.id) }),
   )) : [el("li", { class: "empty", text: t("No open challenges: post one.") })]));
@@ -207,8 +216,12 @@ async function collectTaken() {
   saveSeeks(map);
 }
 
-showMe(document.getElementById("me-link")).then((found) => {
+showMe(document.getElementById("me-link")).then(async (found) => {
   me = found;
+  try {
+    const blocks = await api("/api/me/blocks");
+    keptApart = new Set((blocks.kept_apart || []).map((name) => String(name).toLowerCase()));
+  } catch { /* no Accept button is hidden: the server still refuses */ }
   if (shown) render(shown);  // direct challenges to this player get their Accept button
 });
 catalog = await api("/api/catalog");
