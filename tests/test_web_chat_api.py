@@ -304,13 +304,20 @@ def chat_messages(socket: Any, count: int) -> list[dict[str, Any]]:
     raise AssertionError(f"no {count} chat messages: {found}")
 
 
+def game_sockets(stack: contextlib.ExitStack, client: TestClient, game: str,
+                 *names: str) -> dict[str, Any]:
+    """Each named visitor's socket on the game, once the game's hub holds it."""
+    sockets = {}
+    for who in names:
+        with visitor(client, who):
+            sockets[who] = joined(stack.enter_context(
+                client.websocket_connect(f"/ws/games/{game}")))
+    return sockets
+
+
 def test_a_muted_chat_is_sent_nothing_over_the_socket(client: TestClient, game: str) -> None:
     with contextlib.ExitStack() as stack:
-        sockets = {}
-        for who in ("Cat", "Dan"):
-            with visitor(client, who):
-                sockets[who] = joined(stack.enter_context(
-                    client.websocket_connect(f"/ws/games/{game}")))
+        sockets = game_sockets(stack, client, game, "Cat", "Dan")
         with visitor(client, "Dan"):
             assert client.post(f"/api/games/{game}/chat/mute", json={"on": True}).status_code \
                 == 200
@@ -327,11 +334,7 @@ def test_a_muted_chat_is_sent_nothing_over_the_socket(client: TestClient, game: 
 def test_the_sockets_that_may_read_a_room_get_its_messages(client: TestClient,
                                                            game: str) -> None:
     with contextlib.ExitStack() as stack:
-        sockets = {}
-        for who in ("Bob", "Cat"):
-            with visitor(client, who):
-                sockets[who] = joined(stack.enter_context(
-                    client.websocket_connect(f"/ws/games/{game}")))
+        sockets = game_sockets(stack, client, game, "Bob", "Cat")
         post(client, "Ann", game, "players", "for Bob only")
         post(client, "Dan", game, "spectators", "for the watchers")
         [bobs] = chat_messages(sockets["Bob"], 1)
@@ -359,11 +362,7 @@ def test_a_blocked_posters_message_is_not_pushed(client: TestClient, game: str,
                          int(time_.ms))
     name(client, "Eve")
     with contextlib.ExitStack() as stack:
-        sockets = {}
-        for who in ("Cat", "Eve"):
-            with visitor(client, who):
-                sockets[who] = joined(stack.enter_context(
-                    client.websocket_connect(f"/ws/games/{game}")))
+        sockets = game_sockets(stack, client, game, "Cat", "Eve")
         post(client, "Dan", game, "spectators", "from Dan")
         post(client, "Eve", game, "spectators", "from Eve")
         assert [m["message"]["text"] for m in chat_messages(sockets["Eve"], 2)] == [

@@ -10,6 +10,7 @@ would have come (a socket's messages keep their order), and waits are bounded.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
 import time
@@ -250,8 +251,9 @@ def test_pools_never_pair_two_blocked_players(tmp_path: Path) -> None:
 
 
 # ------------------------------------------------------------------ the bell
-def test_a_followed_player_starting_a_game_rings_the_followers_bell(
-        client: TestClient) -> None:
+@contextlib.contextmanager
+def cy_and_bob_listening(client: TestClient) -> Iterator[tuple[Any, Any]]:
+    """Ann, Bob and Cyd named, Cyd following Ann; Cyd's and Bob's alerts sockets open."""
     for who in ("ann", "bob", "cyd"):
         named(client, who)
     relate(client, "cyd", "follow", "ann")
@@ -259,14 +261,20 @@ def test_a_followed_player_starting_a_game_rings_the_followers_bell(
         assert cy.receive_json()["type"] == "hello"
         with visitor(client, "bob"), client.websocket_connect("/ws/alerts") as bob:
             assert bob.receive_json()["type"] == "hello"
-            game_id = started(client, "ann", "bob", rated=True)
-            message = followed(cy)
-            assert (message["player"], message["game_id"], message["game"]) == \
-                ("ann", game_id, "benediction")
-            assert message["opponent"] == "bob" and message["rated"] is True
-            assert message["url"] == f"/play/{game_id}"
-            # Bob follows nobody: no message (only his own turn alerts).
-            assert all(m["type"] != "followed" for m in messages_before_pong(bob))
+            yield cy, bob
+
+
+def test_a_followed_player_starting_a_game_rings_the_followers_bell(
+        client: TestClient) -> None:
+    with cy_and_bob_listening(client) as (cy, bob):
+        game_id = started(client, "ann", "bob", rated=True)
+        message = followed(cy)
+        assert (message["player"], message["game_id"], message["game"]) == \
+            ("ann", game_id, "benediction")
+        assert message["opponent"] == "bob" and message["rated"] is True
+        assert message["url"] == f"/play/{game_id}"
+        # Bob follows nobody: no message (only his own turn alerts).
+        assert all(m["type"] != "followed" for m in messages_before_pong(bob))
         relate(client, "cyd", "follow", "ann", on=False)
         started(client, "ann", "bob")
         assert all(m["type"] != "followed" for m in messages_before_pong(cy))
@@ -361,25 +369,19 @@ def create_tournament(client: TestClient, who: str) -> str:
 
 def test_a_followed_player_creating_a_tournament_rings_the_followers_bell(
         client: TestClient) -> None:
-    for who in ("ann", "bob", "cyd"):
-        named(client, who)
-    relate(client, "cyd", "follow", "ann")
-    with visitor(client, "cyd"), client.websocket_connect("/ws/alerts") as cy:
-        assert cy.receive_json()["type"] == "hello"
-        with visitor(client, "bob"), client.websocket_connect("/ws/alerts") as bob:
-            assert bob.receive_json()["type"] == "hello"
-            tournament_id = create_tournament(client, "ann")
-            message = followed(cy, kind="followed_tournament")
-            assert (message["player"], message["tournament_id"], message["game"],
-                    message["kind"], message["rated"]) == \
-                ("ann", tournament_id, "dendria", "swiss", False)
-            assert message["url"] == f"/tournament/{tournament_id}"
-            assert message["title"] == "Dendria" and message["time"]
-            assert isinstance(message["starts_at"], int)
-            assert all(m["type"] != "followed_tournament" for m in messages_before_pong(bob))
-            # Bob's tournament: nobody follows Bob
-            create_tournament(client, "bob")
-            assert all(m["type"] != "followed_tournament" for m in messages_before_pong(cy))
+    with cy_and_bob_listening(client) as (cy, bob):
+        tournament_id = create_tournament(client, "ann")
+        message = followed(cy, kind="followed_tournament")
+        assert (message["player"], message["tournament_id"], message["game"],
+                message["kind"], message["rated"]) == \
+            ("ann", tournament_id, "dendria", "swiss", False)
+        assert message["url"] == f"/tournament/{tournament_id}"
+        assert message["title"] == "Dendria" and message["time"]
+        assert isinstance(message["starts_at"], int)
+        assert all(m["type"] != "followed_tournament" for m in messages_before_pong(bob))
+        # Bob's tournament: nobody follows Bob
+        create_tournament(client, "bob")
+        assert all(m["type"] != "followed_tournament" for m in messages_before_pong(cy))
 
 
 def test_the_bell_rings_for_a_tournament_created_through_another_process(

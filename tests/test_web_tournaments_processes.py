@@ -12,33 +12,15 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 
-from test_web_scale import start, stop
+from test_web_scale import two_servers  # noqa: F401 - a fixture
 from test_web_storage import postgres_cluster, postgres_url  # noqa: F401 - fixtures
 
 REALTIME = {"kind": "realtime", "base_s": 180, "increment_s": 2}
 WAIT_S = 60.0
-
-
-@pytest.fixture
-def two_urls(postgres_url: str, tmp_path: Path) -> Iterator[list[str]]:  # noqa: F811
-    processes: list[Any] = []
-    urls: list[str] = []
-    try:
-        for name in ("a", "b"):
-            process, url = start([], postgres_url, tmp_path / name)
-            processes.append(process)
-            urls.append(url)
-        yield urls
-    finally:
-        for process in processes:
-            stop(process)
 
 
 class Player:
@@ -78,7 +60,9 @@ def wait_for_live(player: Player, tournament_id: str, count: int,
         time.sleep(0.2)
 
 
-def test_two_processes_pair_each_arena_wave_exactly_once(two_urls: list[str]) -> None:
+def test_two_processes_pair_each_arena_wave_exactly_once(
+        two_servers: tuple[list[str], list[Any]]) -> None:  # noqa: F811
+    two_urls, _ = two_servers
     players = [Player(two_urls, f"Proc{n}") for n in range(6)]
     made = players[0].post(0, "/api/tournaments", {
         "game": "dendria", "options": {"board_side": 5}, "kind": "arena", "minutes": 30,
