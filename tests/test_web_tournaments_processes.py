@@ -48,13 +48,15 @@ def live(view: dict[str, Any]) -> list[dict[str, Any]]:
 
 def wait_for_live(player: Player, tournament_id: str, count: int,
                   played: int) -> dict[str, Any]:
-    """The tournament once it has ``count`` live games and ``played`` games in all, read
-    from each process in turn (bounded)."""
+    """The tournament once it has ``count`` live games, each with its game created, and
+    ``played`` games in all, read from each process in turn (bounded)."""
     deadline = time.monotonic() + WAIT_S
     while True:
         for process in (0, 1):
             view = player.get(process, f"/api/tournaments/{tournament_id}")
-            if len(live(view)) == count and len(view["games"]) == played:
+            games = live(view)
+            if (len(games) == count and len(view["games"]) == played
+                    and all(game["game_id"] for game in games)):  # created and attached
                 return dict(view)
         assert time.monotonic() < deadline, (count, played, view["games"])
         time.sleep(0.2)
