@@ -284,3 +284,20 @@ def test_an_older_report_id_that_begins_with_a_dash_closes_after_a_double_dash(
     assert main([*base, "reports"]) == 0
     assert "no open reports" in capsys.readouterr().out
     storage.close()
+
+
+def test_the_listing_shows_a_message_as_written_whatever_its_brackets_and_colons(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A chat message is the writer's text: ``[/b]`` once made ``reports`` fail for every
+    report (rich read it as markup), ``[red]`` and ``:smile:`` were drawn, not shown."""
+    monkeypatch.setenv("COLUMNS", "240")
+    storage: Any = open_storage(data_dir=tmp_path)
+    _players(storage, "ann", "bob")
+    storage.create_game(_game("g1"))
+    written = "close [/b] and [red]x[/red] :smile:"
+    storage.post_chat("g1", "spectators", "bob", "bob", written, 10, 10)
+    storage.report_chat("g1", "spectators", 1, "ann", 20)
+    assert main(["moderate", "--data-dir", str(tmp_path), "reports"]) == 0
+    assert written in capsys.readouterr().out
+    storage.close()

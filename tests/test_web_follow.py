@@ -314,7 +314,10 @@ def test_stopping_the_app_cancels_a_bell_still_being_rung(tmp_path: Path) -> Non
             assert reading.wait(timeout=30)
             worker = site.follow_alerts._worker
             assert worker is not None and not worker.done()
-        threading.Timer(1.0, release.set).start()  # the storage thread ends its read
+            # The held read ends once the worker is done (cancelled by the app's stop),
+            # not after a fixed time: a stop that took longer than a timer would let the
+            # worker finish its read first, and the test fail on a busy machine.
+            worker.add_done_callback(lambda _: release.set())
     assert done_at_close == [True] and worker.cancelled()
     release.set()
 

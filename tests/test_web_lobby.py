@@ -8,6 +8,7 @@ here, does at start and at each deadline), so nothing here sleeps or depends on 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
@@ -30,12 +31,26 @@ postgres_cluster = test_web_storage.postgres_cluster
 postgres_url = test_web_storage.postgres_url
 
 
+#: The fake clock's start (ms): 2096-10-02, long after any wall clock the suite meets.
+#: A game's ``created_at`` is the wall clock's, and the absence claims take a seat as
+#: seen at the game's creation at least (``Absence.last_seen``): with the fake "now"
+#: before that (the former start, 1.8e12, is 2027-01-15 08:00 UTC), a seat is "seen"
+#: in the future, its claims wait years, and eight tests fail from that day on.
+FAKE_START_MS = 4_000_000_000_000.0
+
+
 class FakeTime:
     def __init__(self) -> None:
-        self.ms = 1_800_000_000_000.0
+        self.ms = FAKE_START_MS
 
     def __call__(self) -> float:
         return self.ms
+
+
+def test_the_fake_clock_starts_long_after_the_wall_clock() -> None:
+    """The tests' "now" must stay after the wall-clock stamps the site writes (a
+    game's ``created_at``): decades of margin, not weeks."""
+    assert FakeTime().ms - time.time() * 1000 > 50 * 365 * 24 * 3600 * 1000
 
 
 @pytest.fixture

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from hexgames.web.storage import Storage, StorageUnavailable, open_storage
 
@@ -77,10 +78,13 @@ def _reports(storage: Storage, args: argparse.Namespace, console: Console) -> in
     table = Table("when", "game", "room", "written by", "reported by", "message", "status")
     table.add_column("report", no_wrap=True)  # copied into ``close``: never cut
     for report in found:
-        table.add_row(_when(report.at), report.game_id, report.room,
-                      names.get(report.reported_id, report.reported_id),
-                      names.get(report.reporter_id, report.reporter_id),
-                      report.text, report.status, report.id)
+        # Text, not a string: rich reads a string's ``[...]`` as markup and ``:name:`` as
+        # an emoji, and a message that says ``[/b]`` made the whole listing fail.
+        table.add_row(*(Text(cell) for cell in (
+            _when(report.at), report.game_id, report.room,
+            names.get(report.reported_id, report.reported_id),
+            names.get(report.reporter_id, report.reporter_id),
+            report.text, report.status, report.id)))
     console.print(table)
     return 0
 
