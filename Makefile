@@ -33,7 +33,7 @@ test: $(VENV)/.installed-dev
 
 # Property tests with random (not derandomized) examples, 20x the CI budget: bug hunting.
 fuzz: $(VENV)/.installed-dev
-	HEXGAMES_FUZZ=1 $(BIN)/python -m pytest -n auto -q -m "not browser" $(FUZZ_ARGS)
+	HEXGAMES_FUZZ=1 $(BIN)/python -m pytest -n auto -q -m "not browser" --timeout 0 $(FUZZ_ARGS)
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests tools experiments

@@ -1,6 +1,7 @@
 """pyproject.toml builds without setuptools' deprecation warnings (a fresh ``make play``
 printed three ``project.license as a TOML table is deprecated`` blocks, one per build
-step): the licence is an SPDX expression, which needs setuptools 77 or later."""
+step): the licence is an SPDX expression, which needs setuptools 77 or later; and the suite's
+configuration there bounds every test's time."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -38,3 +41,15 @@ def test_building_the_metadata_warns_of_nothing(tmp_path: Path) -> None:
     assert "Warning" not in done.stderr, done.stderr
     metadata = (out / done.stdout.strip().splitlines()[-1] / "METADATA").read_text()
     assert "License-Expression: MIT" in metadata.splitlines()
+
+
+def test_every_test_has_a_time_bound(request: pytest.FixtureRequest) -> None:
+    """A hang is a failing test: pytest-timeout is a dev dependency and the suite's
+    configuration bounds each test (a test that hangs fails instead of running CI into
+    its time limit)."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert any(dependency.startswith("pytest-timeout")
+               for dependency in project["project"]["optional-dependencies"]["dev"])
+    bound = float(project["tool"]["pytest"]["ini_options"]["timeout"])
+    assert 0 < bound <= 1800
+    assert float(request.config.getini("timeout")) == bound  # the plugin read it
