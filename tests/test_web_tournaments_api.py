@@ -10,30 +10,17 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+import test_web_housekeeping
 from hexgames.web.app import create_app
-from hexgames.web.game.clocks import wall_ms
 from hexgames.web.lobby import tournaments as site_tournaments
 from hexgames.web.storage.errors import StorageUnavailable
 from hexgames.web.tournaments.director import RECONCILE_AFTER_MS
+from test_web_housekeeping import FakeTime
 
+time_ = test_web_housekeeping.time_  # a fixture: the site's clock, moved by the test
 REALTIME = {"kind": "realtime", "base_s": 180, "increment_s": 2}
 CORRESPONDENCE = {"kind": "correspondence", "days": 3}
 FORM = {"content-type": "application/x-www-form-urlencoded"}
-
-
-class FakeTime:
-    """The site's clock, moved on demand (starts at the real time)."""
-
-    def __init__(self) -> None:
-        self.ms = float(int(wall_ms()))
-
-    def __call__(self) -> float:
-        return self.ms
-
-
-@pytest.fixture
-def time_() -> FakeTime:
-    return FakeTime()
 
 
 @pytest.fixture
