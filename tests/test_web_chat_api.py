@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +14,7 @@ import anyio
 import pytest
 from fastapi.testclient import TestClient
 
+import test_web_pools
 import test_web_storage
 from hexgames.cli import main
 from hexgames.web.chat.rules import MAX_TEXT, POSTS_PER_WINDOW, ROOM_LIMIT
@@ -25,17 +25,9 @@ from test_web_pools import quiet_app
 
 postgres_cluster = test_web_storage.postgres_cluster
 postgres_url = test_web_storage.postgres_url
-
-
-@pytest.fixture
-def time_() -> FakeTime:
-    return FakeTime()
-
-
-@pytest.fixture
-def client(tmp_path: Path, time_: FakeTime) -> Iterator[TestClient]:
-    with TestClient(quiet_app(time_, data_dir=tmp_path)) as test_client:
-        yield test_client
+# Fixtures: the site's fake clock, and an app on it with its background loops off.
+time_ = test_web_pools.time_
+client = test_web_pools.client
 
 
 def name(client: TestClient, who: str) -> None:
