@@ -17,7 +17,9 @@ from typing import Any
 import httpx
 import pytest
 
+from test_web_alerts_browser import inside
 from test_web_browser import browser, server, shot
+from test_web_layout_browser import name_player
 
 pytestmark = pytest.mark.browser
 __all__ = ["browser", "server"]
@@ -83,22 +85,12 @@ def viewer(browser: Any, request: pytest.FixtureRequest) -> Iterator[tuple[Any, 
     assert not errors, f"JavaScript errors: {errors}"
 
 
-def inside(page: Any, selector: str) -> None:
-    """The element is shown entirely within the viewport's width."""
-    box = page.locator(selector).bounding_box()
-    width = page.viewport_size["width"]
-    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width, box
-
-
 @pytest.mark.parametrize("viewer", list(VIEWPORTS), indirect=True)
 def test_following_from_the_profile_rings_the_bell_when_they_start_a_game(
         server: str, viewer: tuple[Any, str]) -> None:
     page, size = viewer
     ann, bob = Person(server, f"Ann{size}"), Person(server, f"Bob{size}")
-    page.goto(f"{server}/")
-    page.evaluate("""async (name) => { await fetch('/api/me/name', {method: 'POST',
-        headers: {'Content-Type': 'application/json'}, body: JSON.stringify({name})}); }""",
-                  f"Cy{size}")
+    name_player(page, server, f"Cy{size}")
     page.goto(f"{server}/player/{ann.name}")
     inside(page, "#follow-button")
     inside(page, "#challenge-button")
@@ -152,10 +144,7 @@ def test_a_blocked_players_challenge_has_no_accept_button_in_the_lobby(
     says "blocked" instead, until the block is lifted from the profile."""
     page, size = viewer
     fay = Person(server, f"Fay{size}")
-    page.goto(f"{server}/")
-    page.evaluate("""async (name) => { await fetch('/api/me/name', {method: 'POST',
-        headers: {'Content-Type': 'application/json'}, body: JSON.stringify({name})}); }""",
-                  f"Gus{size}")
+    name_player(page, server, f"Gus{size}")
     page.goto(f"{server}/player/{fay.name}")
     page.click("#block-button")  # a plain form: posted, then back to the profile
     page.wait_for_selector("#block-button:has-text('Unblock')", timeout=WAIT)

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from test_web_browser import browser, server, shot  # the real server and browser
+from test_web_layout_browser import name_player
 
 pytestmark = pytest.mark.browser
 __all__ = ["browser", "server"]
@@ -49,14 +50,6 @@ def people(browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
     assert not errors, f"JavaScript errors: {errors}"
 
 
-def name_as(page: Any, server: str, name: str) -> None:
-    page.goto(server + "/leaderboard")
-    status = page.evaluate("""async (name) => (await fetch('/api/me/name', {
-        method: 'POST', headers: {'Content-Type': 'application/json'},
-        body: JSON.stringify({name})})).status""", name)
-    assert status == 200
-
-
 def call(page: Any, path: str, body: dict[str, Any] | None = None) -> Any:
     """A JSON POST from the page (its visitor's identity); the answer's JSON."""
     return page.evaluate("""async ([path, body]) => (await fetch(path, {method: 'POST',
@@ -77,7 +70,7 @@ def test_an_arena_from_its_form_pairs_and_opens_each_players_game(
     ann, bob, carol = people(3)
     tag = people.size[0].upper()  # one server for both sizes: names of their own
     for page, name in ((ann, "Ann" + tag), (bob, "Bob" + tag)):
-        name_as(page, server, name)
+        name_player(page, server, name)
     ann.goto(server + "/tournaments")
     ann.select_option("select[name=game]", "benediction")
     ann.select_option("select[name=kind]", "arena")
@@ -128,7 +121,7 @@ def test_a_swiss_of_three_with_a_bye_each_round_followed_live_to_its_podium(
     players = {"Sann" + tag: ann, "Sbob" + tag: bob, "Scyd" + tag: cyd}
     ids = {}
     for name, page in players.items():
-        name_as(page, server, name)
+        name_player(page, server, name)
         ids[page.evaluate("async () => (await (await fetch('/api/me')).json()).id")] = page
     made = call(ann, "/api/tournaments", {
         "game": "dendria", "options": {"board_side": 5}, "kind": "swiss", "rounds": 3,
